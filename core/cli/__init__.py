@@ -1,0 +1,1 @@
+"""The `cairn` command line, over the same engine the app uses."""

@@ -1,0 +1,190 @@
+"""The `cairn` sub-commands other than `eval`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from core.chunker import ChunkLimits
+from core.cli.main import EXIT_FAIL, EXIT_OK, cancel_on_sigint, print_json, resolve_path
+from core.cli.progress import ProgressLine
+from core.engine import Engine
+from core.errors import IndexNotBuiltError, UsageError
+from core.models import SearchFilters
+from core.notes import parse_note
+from core.paths import AppPaths
+from core.query import parse_date
+from core.search import SearchRequest
+from core.serialize import search_json, status_json, sync_json
+
+
+def open_engine() -> Engine:
+    return Engine(AppPaths.from_env())
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    engine = open_engine()
+    names: list[str] = []
+    for item in args.vault:
+        path = resolve_path(item)
+        if path.is_dir():
+            names.append(engine.add_vault(path).name)
+        elif engine.config.vault_named(item) is not None:
+            names.append(item)
+        else:
+            raise UsageError(f"{item} is neither a folder nor a known vault name")
+    if not engine.vaults:
+        raise UsageError("No vaults yet. Add one: cairn index --vault PATH/TO/NOTES")
+    cancel = cancel_on_sigint()
+    reports = []
+    for name in names or [v.name for v in engine.vaults]:
+        progress = ProgressLine(f"indexing {name}", quiet=args.quiet)
+        reports.extend(engine.sync([name], progress=progress, cancel=cancel, embed=not args.no_embed))
+    payload = [sync_json(r) for r in reports]
+    if args.json:
+        print_json({"vaults": payload})
+    else:
+        for r in payload:
+            skipped = ", ".join(f"{k} {v}" for k, v in r["skipped"].items()) or "none"
+            print(
+                f"{r['vault']}: {r['documents']} notes, {r['chunks']} chunks "
+                f"(+{r['added']} new, ~{r['changed']} changed, -{r['removed']} removed); "
+                f"skipped: {skipped}; {r['seconds']:.2f} s"
+            )
+            if r["embedding"]:
+                e = r["embedding"]
+                print(f"  embeddings: {e['embedded']} embedded, {e['from_cache']} from cache, {e['seconds']:.2f} s")
+            if r.get("semantic_problem"):
+                print(f"  semantic search unavailable: {r['semantic_problem']}")
+    return EXIT_FAIL if any(r["cancelled"] for r in payload) else EXIT_OK
+
+
+def filters_from_args(args: argparse.Namespace) -> SearchFilters:
+    for label in ("after", "before"):
+        value = getattr(args, label)
+        if value and parse_date(value) is None:
+            raise UsageError(f"--{label} {value!r} is not a date (use YYYY-MM-DD)")
+    return SearchFilters(
+        vaults=tuple(args.vault),
+        folders=tuple(f.strip("/") for f in args.folder),
+        tags=tuple(t.lstrip("#").lower() for t in args.tag),
+        tag_mode=args.tag_mode,
+        doc_types=tuple(t.lower() for t in args.doc_type),
+        after=parse_date(args.after) if args.after else None,
+        before=parse_date(args.before) if args.before else None,
+        allow_restricted=args.allow_restricted,
+    )
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    if args.k <= 0:
+        raise UsageError("-k must be a positive number")
+    engine = open_engine()
+    if not engine.vaults:
+        raise IndexNotBuiltError("No vaults indexed yet — run `cairn index --vault PATH` first")
+    request = SearchRequest(
+        args.query,
+        mode=args.mode,
+        k=args.k,
+        filters=filters_from_args(args),
+        profile=args.profile or engine.config.profile,
+        per_note_cap=engine.config.per_note_cap,
+        top_n=engine.config.top_n,
+        rrf_k=engine.config.rrf_k,
+    )
+    try:
+        resp = engine.search(request)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from exc
+    if args.json:
+        print_json(search_json(resp))
+        return EXIT_OK
+    for w in resp.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if not resp.hits:
+        print("No matches.")
+    for i, h in enumerate(resp.hits, 1):
+        where = f" › {h.chunk.heading_path}" if h.chunk.heading_path else ""
+        print(f"{i:>2}. {h.title}{where}  [{h.chunk.vault}/{h.chunk.rel_path}#{h.chunk.ordinal}]  score {h.score:.4f}")
+        print(f"    {h.snippet}")
+        if args.explain:
+            bm = f"rank {h.bm25.rank}, score {h.bm25.score:.3f}" if h.bm25 else "not a candidate"
+            vec = f"rank {h.vector.rank}, cosine {h.vector.score:.3f}" if h.vector else "not a candidate"
+            print(f"    BM25: {bm}; vector: {vec}")
+            for t in h.contributions:
+                print(f"      + {t.value:.5f}  {t.name}")
+            print(f"      = {h.score:.5f}")
+    print(f"({resp.mode} search, {resp.timings_ms.get('total', 0):.1f} ms)", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_similar(args: argparse.Namespace) -> int:
+    engine = open_engine()
+    name = args.vault or (engine.vaults[0].name if len(engine.vaults) == 1 else None)
+    if name is None:
+        raise UsageError("Several vaults are indexed: say which with --vault NAME")
+    results = engine.similar(name, args.rel_path, k=args.k)
+    if args.json:
+        print_json({"vault": name, "rel_path": args.rel_path, "similar": [{"rel_path": r, "title": t, "score": round(s, 6)} for r, t, s in results]})
+    else:
+        for i, (rel, title, score) in enumerate(results, 1):
+            print(f"{i:>2}. {title}  [{rel}]  cosine {score:.3f}")
+    return EXIT_OK
+
+
+def cmd_chunk(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"Cannot read {path}: {exc.strerror or exc}") from exc
+    if b"\x00" in raw:
+        raise UsageError(f"{path} contains NUL bytes; it is not a text note")
+    st = path.stat()
+    doc = parse_note("-", path.name, raw, size=st.st_size, mtime_ns=st.st_mtime_ns, limits=ChunkLimits())
+    if args.json:
+        print_json(
+            {
+                "file": str(path),
+                "title": doc.title,
+                "tags": list(doc.tags),
+                "date": doc.date,
+                "doc_type": doc.doc_type,
+                "confidentiality": doc.confidentiality,
+                "document_version": doc.document_version,
+                "warnings": [{"code": w.code, "detail": w.detail} for w in doc.warnings],
+                "chunks": [
+                    {"ordinal": c.ordinal, "heading_path": c.heading_path, "start_byte": c.start_byte, "end_byte": c.end_byte, "chars": len(c.text), "text": c.text}
+                    for c in doc.chunks
+                ],
+            }
+        )
+        return EXIT_OK
+    print(f"{doc.title}  ({len(doc.chunks)} chunks; tags: {', '.join(doc.tags) or '-'})")
+    for w in doc.warnings:
+        print(f"warning: {w.detail}", file=sys.stderr)
+    for c in doc.chunks:
+        print(f"--- #{c.ordinal} [{c.start_byte}:{c.end_byte}] {c.heading_path or '(top)'} ({len(c.text)} chars)")
+        print(c.text)
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    engine = open_engine()
+    statuses = engine.status()
+    if args.json:
+        print_json({"data_dir": str(engine.paths.data_dir), "vaults": [status_json(s) for s in statuses]})
+        return EXIT_OK
+    if not statuses:
+        print("No vaults yet. Add one: cairn index --vault PATH/TO/NOTES")
+    for s in statuses:
+        i = s.info
+        print(f"{i.vault}  ({i.root})")
+        print(f"  state: {i.state}; {i.documents} notes, {i.chunks} chunks; built {i.built_at or 'never'}")
+        print(f"  semantic: {s.semantic} ({s.semantic_fraction:.0%} embedded)")
+        for sk in i.skipped:
+            print(f"  skipped {sk.rel_path}: {sk.reason.value} — {sk.detail}")
+        for w in i.warnings:
+            print(f"  warning {w.rel_path}: {w.code} — {w.detail}")
+    return EXIT_OK

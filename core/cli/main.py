@@ -1,0 +1,146 @@
+"""`cairn index|search|status|chunk|similar|eval`: argument parsing and exit codes.
+
+Exit codes: 0 ok, 1 runtime failure, 2 bad usage or input, 3 evaluation
+degraded against its baseline, 4 index not built.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from core.errors import CairnError, UsageError
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_DEGRADED, EXIT_NOT_BUILT = 0, 1, 2, 3, 4
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits 2 too, but we want our own wording
+        self.print_usage(sys.stderr)
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="cairn", description="Search and ask your markdown notes, offline.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    ix = sub.add_parser("index", help="register vaults and bring their indexes up to date")
+    ix.add_argument("--vault", action="append", default=[], metavar="PATH_OR_NAME", help="a folder (registered if new) or a vault name")
+    ix.add_argument("--no-embed", action="store_true", help="keyword index only; skip embeddings")
+    ix.add_argument("--json", action="store_true")
+    ix.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+    s = sub.add_parser("search", help="search the indexed vaults")
+    s.add_argument("query")
+    _add_filter_args(s)
+    s.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
+    s.add_argument("--profile", default=None, help="default | recent | keyword-heavy")
+    s.add_argument("-k", type=int, default=10, help="number of hits (default 10)")
+    s.add_argument("--explain", action="store_true", help="print each hit's score breakdown")
+    s.add_argument("--json", action="store_true")
+
+    sim = sub.add_parser("similar", help="notes nearest to a note, by meaning")
+    sim.add_argument("rel_path")
+    sim.add_argument("--vault", default=None)
+    sim.add_argument("-k", type=int, default=10)
+    sim.add_argument("--json", action="store_true")
+
+    c = sub.add_parser("chunk", help="show how a markdown file is chunked")
+    c.add_argument("file")
+    c.add_argument("--json", action="store_true")
+
+    st = sub.add_parser("status", help="per-vault index health")
+    st.add_argument("--json", action="store_true")
+
+    ev = sub.add_parser("eval", help="evaluate retrieval on a golden file or a BEIR dataset")
+    ev.add_argument("golden", nargs="?", help="golden file (.yaml or .json)")
+    ev.add_argument("--beir", metavar="DIR", help="a BEIR dataset folder instead of a golden file")
+    ev.add_argument("--split", default="train")
+    ev.add_argument("--modes", default=None, help="comma-separated modes (BEIR default: keyword,semantic,hybrid)")
+    ev.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
+    ev.add_argument("--vault", default=None)
+    ev.add_argument("-k", type=int, default=10)
+    ev.add_argument("--baseline", default=None, help="an earlier --json report to compare with")
+    ev.add_argument("--tolerance", type=float, default=0.01)
+    ev.add_argument("--limit-queries", type=int, default=None, help="evaluate only the first N queries")
+    ev.add_argument("--json", action="store_true")
+    ev.add_argument("--quiet", action="store_true")
+    return p
+
+
+def _add_filter_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--vault", action="append", default=[], help="limit to this vault (repeatable)")
+    p.add_argument("--folder", action="append", default=[], help="limit to this folder prefix (repeatable)")
+    p.add_argument("--tag", action="append", default=[], help="limit to notes with this tag (repeatable)")
+    p.add_argument("--tag-mode", choices=("any", "all"), default="any")
+    p.add_argument("--type", action="append", default=[], dest="doc_type", help="limit to this doc_type")
+    p.add_argument("--after", default=None, help="notes dated on or after YYYY-MM-DD")
+    p.add_argument("--before", default=None, help="notes dated on or before YYYY-MM-DD")
+    p.add_argument("--allow-restricted", action="store_true", help="include notes marked confidentiality: restricted")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return _dispatch(args)
+    except CairnError as exc:
+        print(f"cairn: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("cairn: interrupted", file=sys.stderr)
+        return EXIT_FAIL
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from core.cli import commands
+
+    handler = {
+        "index": commands.cmd_index,
+        "search": commands.cmd_search,
+        "similar": commands.cmd_similar,
+        "chunk": commands.cmd_chunk,
+        "status": commands.cmd_status,
+        "eval": _eval,
+    }[args.command]
+    return handler(args)
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from core.cli import eval_cmd
+
+    return eval_cmd.cmd_eval(args)
+
+
+def print_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+
+def cancel_on_sigint() -> threading.Event:
+    """Ctrl-C asks long work to stop between batches; a second Ctrl-C interrupts at once."""
+    event = threading.Event()
+
+    def handler(signum: int, frame: object) -> None:
+        if event.is_set():
+            raise KeyboardInterrupt
+        event.set()
+        print("\ncairn: stopping after the current batch (Ctrl-C again to abort)", file=sys.stderr)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, handler)
+    return event
+
+
+def resolve_path(text: str) -> Path:
+    return Path(text).expanduser()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

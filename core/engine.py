@@ -1,0 +1,318 @@
+"""The engine: vaults, their indexes and the embedder, behind one object.
+
+The CLI, the desktop app and the tests all drive Cairn through `Engine`;
+nothing here knows about Qt.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from core.config import EngineConfig, VaultConfig, add_vault, load_config, remove_vault, save_config
+from core.embed_cache import EmbeddingCache
+from core.embed_text import embedding_input
+from core.embedding import Embedder, EmbedderUnavailable, EmbeddingCancelled, create_embedder, default_registry
+from core.errors import BusyError, IndexNotBuiltError, UsageError
+from core.indexer import Progress, SyncStats, VaultIndex
+from core.manifest import FileRecord, IndexInfo
+from core.models import SearchFilters, SearchResponse
+from core.paths import AppPaths
+from core.search import SearchRequest, VaultSearchSide, search
+from core.vector_store import EmbedStats, ModelIdentity, VaultVectors
+
+EmbedderFactory = Callable[[VaultConfig], Embedder]
+
+
+@dataclass(frozen=True, slots=True)
+class VaultStatus:
+    info: IndexInfo
+    built: bool
+    semantic: str  # ok | empty | missing | model_mismatch | rebuilt | unavailable: REASON | partial
+    semantic_fraction: float
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    keyword: SyncStats
+    embedding: EmbedStats | None
+    semantic_problem: str | None = None
+
+
+class _Admission:
+    """Bounded concurrent searches: past the bound, a `BusyError` rather than a pile-up."""
+
+    def __init__(self, limit: int) -> None:
+        self._sem = threading.BoundedSemaphore(limit)
+
+    def __enter__(self) -> None:
+        if not self._sem.acquire(timeout=0.05):
+            raise BusyError("Too many searches at once; try again in a moment", retry_after_seconds=0.2)
+
+    def __exit__(self, *exc: object) -> None:
+        self._sem.release()
+
+
+def default_embedder_factory(vault: VaultConfig) -> Embedder:
+    from core.secrets import lookup_key
+
+    info = default_registry().get(vault.embedder)
+    key = lookup_key(info.id, info.key_env_var) if info is not None and info.needs_key else None
+    return create_embedder(vault.embedder, model=vault.embed_model, base_url=vault.embed_base_url, api_key=key)
+
+
+class Engine:
+    def __init__(
+        self,
+        paths: AppPaths,
+        config: EngineConfig | None = None,
+        *,
+        embedder_factory: EmbedderFactory | None = default_embedder_factory,
+        max_concurrent_searches: int = 4,
+    ) -> None:
+        self.paths = paths
+        paths.ensure()
+        self.config = config if config is not None else load_config(paths)
+        self._embedder_factory = embedder_factory
+        self._indexes: dict[str, VaultIndex] = {}
+        self._vectors: dict[str, VaultVectors] = {}
+        self._embedders: dict[tuple[str, str | None, str | None], Embedder] = {}
+        self._semantic_problem: dict[str, str] = {}
+        self._lock = threading.RLock()
+        self._admission = _Admission(max_concurrent_searches)
+
+    # -- vaults ----------------------------------------------------------------------------
+
+    @property
+    def vaults(self) -> tuple[VaultConfig, ...]:
+        return self.config.vaults
+
+    def add_vault(self, root: Path, name: str | None = None) -> VaultConfig:
+        if not Path(root).is_dir():
+            raise UsageError(f"{root} is not a folder")
+        with self._lock:
+            self.config, vc = add_vault(self.config, Path(root), name)
+            save_config(self.paths, self.config)
+            return vc
+
+    def remove_vault(self, name: str) -> None:
+        with self._lock:
+            vi = self._indexes.pop(name, None)
+            if vi is not None:
+                vi.close()
+            self._vectors.pop(name, None)
+            self.config = remove_vault(self.config, name)
+            save_config(self.paths, self.config)
+
+    def update_config(self, config: EngineConfig) -> None:
+        with self._lock:
+            self.config = config
+            save_config(self.paths, config)
+
+    def vault(self, name: str) -> VaultConfig:
+        vc = self.config.vault_named(name)
+        if vc is None:
+            known = ", ".join(v.name for v in self.config.vaults) or "none"
+            raise UsageError(f"No vault named {name!r} (known: {known}). Add it with `cairn index --vault PATH`.")
+        return vc
+
+    def index_for(self, name: str) -> VaultIndex:
+        with self._lock:
+            vi = self._indexes.get(name)
+            if vi is None:
+                vi = VaultIndex(self.vault(name), self.paths, self.config)
+                self._indexes[name] = vi
+            return vi
+
+    # -- semantic side ---------------------------------------------------------------------
+
+    def embedder_for(self, vc: VaultConfig) -> Embedder | None:
+        """The vault's embedder, or None with the reason kept in `semantic_problem`."""
+        if self._embedder_factory is None:
+            self._semantic_problem[vc.name] = "semantic search is turned off"
+            return None
+        key = (vc.embedder, vc.embed_model, vc.embed_base_url)
+        with self._lock:
+            emb = self._embedders.get(key)
+            if emb is None:
+                try:
+                    emb = self._embedder_factory(vc)
+                    _ = emb.model_hash  # verifies the model file now, not mid-search
+                except EmbedderUnavailable as exc:
+                    self._semantic_problem[vc.name] = f"{exc.reason}: {exc}"
+                    return None
+                self._embedders[key] = emb
+            self._semantic_problem.pop(vc.name, None)
+            return emb
+
+    def vectors_for(self, name: str) -> VaultVectors | None:
+        with self._lock:
+            vv = self._vectors.get(name)
+            if vv is not None:
+                return vv
+            vc = self.vault(name)
+            emb = self.embedder_for(vc)
+            if emb is None:
+                return None
+            model = ModelIdentity(emb.model_id, emb.model_hash, emb.dims)
+            cache = EmbeddingCache(self.paths.cache_dir / "embeddings", model.model_hash, model.dims)
+            vi = self.index_for(name)
+            vv = VaultVectors(vi.dir, name, model, cache)
+            vv.bind(self._embeddable_files(vc, vi.files))
+            self._vectors[name] = vv
+            return vv
+
+    def semantic_problem(self, name: str) -> str | None:
+        return self._semantic_problem.get(name)
+
+    # -- indexing --------------------------------------------------------------------------
+
+    def sync(
+        self,
+        names: Sequence[str] | None = None,
+        *,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+        embed: bool = True,
+    ) -> list[SyncReport]:
+        """Keyword index first (search works at once), then embeddings in batches."""
+        reports = []
+        for name in names or [v.name for v in self.config.vaults]:
+            vi = self.index_for(name)
+            kw, _ = vi.sync(progress=progress, cancel=cancel)
+            emb_stats = None
+            if embed and not kw.cancelled:
+                emb_stats = self.embed_vault(name, progress=progress, cancel=cancel)
+            reports.append(SyncReport(kw, emb_stats, self.semantic_problem(name)))
+        return reports
+
+    def embed_vault(self, name: str, *, progress: Progress | None = None, cancel: threading.Event | None = None) -> EmbedStats | None:
+        vv = self.vectors_for(name)
+        if vv is None:
+            return None
+        vc = self.vault(name)
+        emb = self.embedder_for(vc)
+        assert emb is not None
+        vi = self.index_for(name)
+        files = self._embeddable_files(vc, vi.files)
+
+        def texts_for(refs: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
+            ids = {f"{name}\x1f{rel}\x1f{o}": (rel, o) for rel, o in refs}
+            stored = vi.keyword.stored(ids)
+            out = {}
+            for cid, fields in stored.items():
+                rel, o = ids[cid]
+                rec = files.get(rel)
+                if rec is not None:
+                    out[(rel, o)] = embedding_input(rec.title, fields.get("heading_path", ""), fields.get("body", ""))
+            return out
+
+        try:
+            stats = vv.sync(files, texts_for, lambda texts: emb.embed_documents(texts), progress, cancel)
+        except EmbeddingCancelled:
+            stats = EmbedStats(vv.desired, 0, 0, 0, 0.0, cancelled=True)
+        except EmbedderUnavailable as exc:
+            self._semantic_problem[name] = f"{exc.reason}: {exc}"
+            vv.save()
+            return None
+        vv.save()
+        return stats
+
+    def _embeddable_files(self, vc: VaultConfig, files: dict[str, FileRecord]) -> dict[str, FileRecord]:
+        """Restricted notes never leave the machine: a remote embedder does not see them."""
+        info = default_registry().get(vc.embedder)
+        if info is not None and info.remote:
+            return {rel: rec for rel, rec in files.items() if rec.confidentiality != "restricted"}
+        return files
+
+    # -- search ----------------------------------------------------------------------------
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        with self._admission:
+            sides = [self._side(v.name) for v in self.config.vaults]
+            if not any(s is not None for s in sides):
+                built = [v.name for v in self.config.vaults if self.index_for(v.name).is_built]
+                if not built:
+                    raise IndexNotBuiltError("No index yet — run `cairn index --vault PATH` (or press Index in the app)")
+            return search(request, [s for s in sides if s is not None])
+
+    def _side(self, name: str) -> VaultSearchSide | None:
+        vi = self.index_for(name)
+        if not vi.is_built:
+            return None
+        vv = self.vectors_for(name)
+        emb = self.embedder_for(self.vault(name)) if vv is not None else None
+        if vv is None or len(vv.index) == 0:
+            reason = self.semantic_problem(name) or ("vector index " + (vv.status if vv else "missing"))
+            return VaultSearchSide(name, vi.keyword, unavailable_reason=reason)
+        note = None
+        if vv.fraction_complete < 1.0:
+            note = f"semantic index {int(vv.fraction_complete * 100)}% complete"
+        files = vi.files
+        searcher = _BoundVectors(vv, files)
+        return VaultSearchSide(name, vi.keyword, searcher, emb, semantic_note=note)
+
+    def similar(self, name: str, rel_path: str, k: int = 10) -> list[tuple[str, str, float]]:
+        """Other notes nearest to this one: the mean of its chunk vectors against every chunk."""
+        from core.scanner import normalise_rel_path
+        from core.vector_index import key_for
+        from core.models import chunk_id
+
+        rel = normalise_rel_path(rel_path)
+        vi = self.index_for(name)
+        rec = vi.files.get(rel)
+        if rec is None:
+            raise UsageError(f"{rel_path} is not an indexed note of vault {name!r}")
+        vv = self.vectors_for(name)
+        if vv is None or len(vv.index) == 0:
+            raise IndexNotBuiltError(f"No embeddings for vault {name!r} yet — run `cairn index` (without --no-embed)")
+        vecs = [v for c in rec.chunks if (v := vv.index.vector(key_for(chunk_id(name, rel, c.ordinal)))) is not None]
+        if not vecs:
+            raise IndexNotBuiltError(f"{rel_path} has no embeddings yet")
+        centre = np.mean(vecs, axis=0)
+        centre /= np.linalg.norm(centre) or 1.0
+        best: dict[str, float] = {}
+        for cid, score in vv.search(centre, SearchFilters(), max(50, k * 10), vi.files):
+            other = cid.split("\x1f")[1]
+            if other != rel and score > best.get(other, -2.0):
+                best[other] = score
+        ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        return [(r, vi.files[r].title if r in vi.files else r, s) for r, s in ranked]
+
+    # -- status ----------------------------------------------------------------------------
+
+    def status(self) -> list[VaultStatus]:
+        out = []
+        for v in self.config.vaults:
+            vi = self.index_for(v.name)
+            vv = self.vectors_for(v.name)
+            if vv is None:
+                semantic = f"unavailable: {self.semantic_problem(v.name) or 'unknown'}"
+                fraction = 0.0
+            else:
+                vv.desired = vv.desired or sum(len(r.chunks) for r in self._embeddable_files(v, vi.files).values())
+                fraction = vv.fraction_complete
+                semantic = vv.status if fraction >= 1.0 or vv.status != "ok" else "partial"
+            out.append(VaultStatus(vi.info if vi.is_built else replace(vi.info, state="not built"), vi.is_built, semantic, fraction))
+        return out
+
+    def close(self) -> None:
+        with self._lock:
+            for vi in self._indexes.values():
+                vi.close()
+            self._indexes.clear()
+
+
+class _BoundVectors:
+    """A vault's vectors bound to its manifest records, as `search` expects."""
+
+    def __init__(self, vectors: VaultVectors, files: dict[str, FileRecord]) -> None:
+        self._vectors = vectors
+        self._files = files
+
+    def search(self, query: np.ndarray, filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
+        return self._vectors.search(query, filters, limit, self._files)

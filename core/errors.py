@@ -1,0 +1,33 @@
+"""Errors a user can act on. Each carries the CLI exit code it maps to."""
+
+from __future__ import annotations
+
+
+class CairnError(Exception):
+    exit_code = 1
+
+
+class UsageError(CairnError):
+    exit_code = 2
+
+
+class ConfigError(CairnError):
+    exit_code = 2
+
+
+class IndexNotBuiltError(CairnError):
+    exit_code = 4
+
+
+class BusyError(CairnError):
+    """Too many searches at once; the caller may retry after `retry_after_seconds`."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, retry_after_seconds: float) -> None:
+        super().__init__(message)
+        self.retry_after_seconds = retry_after_seconds
+
+
+class CancelledError(CairnError):
+    exit_code = 1

@@ -1,0 +1,300 @@
+"""Keep one vault's indexes in step with its files.
+
+A sync reads only what changed: unchanged notes (same size and mtime, or
+same hash) are never re-parsed, and an unchanged vault rewrites nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from core.chunker import ChunkLimits, new_parser
+from core.config import EngineConfig, VaultConfig
+from core.keyword_index import KeywordIndex
+from core.manifest import (
+    ChunkRecord,
+    FileRecord,
+    IndexInfo,
+    load_info,
+    load_manifest,
+    save_info,
+    save_manifest,
+)
+from core.embed_text import embedding_input, input_hash
+from core.models import Document, FileWarning, SkippedFile
+from core.notes import document_version, parse_note
+from core.paths import AppPaths
+from core.scanner import ScanEntry, Scanner, normalise_rel_path, read_note_bytes
+
+Progress = Callable[[int, int, str], None]
+PARSER_VERSION = "chunker-1"
+BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class SyncStats:
+    vault: str
+    documents: int
+    chunks: int
+    added: int
+    changed: int
+    removed: int
+    unchanged: int
+    skipped: dict[str, int]
+    warnings: int
+    seconds: float
+    cancelled: bool = False
+    changed_paths: tuple[str, ...] = ()
+    removed_paths: tuple[str, ...] = ()
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def chunking_hash(limits: ChunkLimits) -> str:
+    return hashlib.sha256(f"{PARSER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
+
+
+class VaultIndex:
+    """The keyword index, manifest and health record of one vault."""
+
+    def __init__(self, vault: VaultConfig, paths: AppPaths, config: EngineConfig) -> None:
+        self.vault = vault
+        self.dir = paths.vault_dir(vault.name)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.limits = ChunkLimits(config.soft_chars, config.hard_chars)
+        self.max_bytes = config.max_file_bytes
+        self.chunking_hash = chunking_hash(self.limits)
+        self._lock = threading.RLock()  # one writer at a time
+        loaded = load_manifest(self.manifest_path)
+        if loaded is None or loaded[0] != self.chunking_hash:
+            self.files: dict[str, FileRecord] = {}
+            self._reset_keyword_dir()
+        else:
+            self.files = loaded[1]
+        self.keyword = KeywordIndex(self.dir / "whoosh")
+        self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=self.chunking_hash)
+        self._parser = new_parser()
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.dir / "manifest.json"
+
+    @property
+    def info_path(self) -> Path:
+        return self.dir / "info.json"
+
+    @property
+    def is_built(self) -> bool:
+        return self.info_path.exists()
+
+    def scanner(self) -> Scanner:
+        return Scanner(Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes)
+
+    def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> tuple[SyncStats, list[Document]]:
+        """Bring the index in line with the vault. Returns stats and the documents (re)indexed."""
+        t0 = time.perf_counter()
+        with self._lock:
+            root = Path(self.vault.root)
+            if not root.is_dir():
+                raise FileNotFoundError(f"Vault folder {root} does not exist or is not a folder")
+            scan = self.scanner().scan()
+            present = {e.rel_path for e in scan.entries}
+            removed = sorted(set(self.files) - present)
+            todo: list[ScanEntry] = []
+            for entry in scan.entries:
+                rec = self.files.get(entry.rel_path)
+                if rec is not None and rec.size == entry.size and rec.mtime_ns == entry.mtime_ns:
+                    continue
+                todo.append(entry)
+            result = self._process(todo, removed, list(scan.skipped), progress, cancel, full_scan=True)
+            touched = result.touched
+            stats = self._stats(result, t0)
+            if touched or self._health_changed(result.skipped):
+                self._write_info(result.skipped, result)
+            return stats, result.documents
+
+    def update_paths(self, rel_paths: Iterable[str]) -> tuple[SyncStats, list[Document]]:
+        """Re-index just these notes (the watcher's fast path); vanished ones are removed."""
+        t0 = time.perf_counter()
+        asked = sorted({normalise_rel_path(r) for r in rel_paths})
+        with self._lock:
+            scanner = self.scanner()
+            todo: list[ScanEntry] = []
+            removed: list[str] = []
+            skipped: list[SkippedFile] = []
+            for rel in asked:
+                found = scanner.classify(rel)
+                if isinstance(found, ScanEntry):
+                    todo.append(found)
+                else:
+                    if isinstance(found, SkippedFile):
+                        skipped.append(found)
+                    if rel in self.files:
+                        removed.append(rel)
+            result = self._process(todo, removed, skipped, None, None, full_scan=False)
+            if result.touched or skipped:
+                merged = {s.rel_path: s for s in self.info.skipped if s.rel_path not in set(asked)}
+                merged.update({s.rel_path: s for s in result.skipped})
+                self._write_info(merged.values(), result)
+            return self._stats(result, t0), result.documents
+
+    def documents_for(self, rel_paths: Iterable[str]) -> list[Document]:
+        """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
+        scanner = self.scanner()
+        docs = []
+        for rel in rel_paths:
+            entry = scanner.classify(rel)
+            if isinstance(entry, ScanEntry):
+                raw = read_note_bytes(entry, self.max_bytes)
+                if isinstance(raw, bytes):
+                    docs.append(self._parse(entry, raw))
+        return docs
+
+    def close(self) -> None:
+        self.keyword.close()
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _process(
+        self,
+        todo: list[ScanEntry],
+        removed: list[str],
+        skipped: list[SkippedFile],
+        progress: Progress | None,
+        cancel: threading.Event | None,
+        *,
+        full_scan: bool,
+    ) -> _ProcessResult:
+        res = _ProcessResult(skipped=list(skipped))
+        batch: list[Document] = []
+        total = len(todo)
+        for i, entry in enumerate(todo):
+            if cancel is not None and cancel.is_set():
+                res.cancelled = True
+                break
+            raw = read_note_bytes(entry, self.max_bytes)
+            if isinstance(raw, SkippedFile):
+                res.skipped.append(raw)
+                if entry.rel_path in self.files:
+                    removed.append(entry.rel_path)
+                continue
+            old = self.files.get(entry.rel_path)
+            if old is not None and old.version == document_version(raw):
+                self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
+                res.touched = True  # only the manifest's stat record moves
+                continue
+            doc = self._parse(entry, raw)
+            res.warnings.extend(doc.warnings)
+            batch.append(doc)
+            if old is None:
+                res.added += 1
+            else:
+                res.changed += 1
+            if len(batch) >= BATCH:
+                self._commit(batch, [])
+                res.documents.extend(batch)
+                batch = []
+            if progress is not None and (i % 25 == 0 or i == total - 1):
+                progress(i + 1, total, "keyword")
+        removed = sorted(set(removed))
+        if batch or removed:
+            self._commit(batch, removed)
+            res.documents.extend(batch)
+        res.removed = len(removed)
+        res.removed_paths = removed
+        res.touched = res.touched or bool(res.documents) or bool(removed)
+        if res.touched:
+            save_manifest(self.manifest_path, self.chunking_hash, self.files)
+        return res
+
+    def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
+        return parse_note(
+            self.vault.name, entry.rel_path, raw, size=entry.size, mtime_ns=entry.mtime_ns, limits=self.limits, parser=self._parser
+        )
+
+    def _commit(self, docs: list[Document], removed: list[str]) -> None:
+        self.keyword.apply(removed, docs)
+        for rel in removed:
+            self.files.pop(rel, None)
+        for doc in docs:
+            self.files[doc.rel_path] = record_for(doc)
+
+    def _stats(self, res: _ProcessResult, t0: float) -> SyncStats:
+        reasons = Counter(s.reason.value for s in res.skipped)
+        return SyncStats(
+            vault=self.vault.name,
+            documents=len(self.files),
+            chunks=sum(len(r.chunks) for r in self.files.values()),
+            added=res.added,
+            changed=res.changed,
+            removed=res.removed,
+            unchanged=len(self.files) - res.added - res.changed,
+            skipped=dict(sorted(reasons.items())),
+            warnings=len(res.warnings),
+            seconds=time.perf_counter() - t0,
+            cancelled=res.cancelled,
+            changed_paths=tuple(d.rel_path for d in res.documents),
+            removed_paths=tuple(res.removed_paths),
+        )
+
+    def _health_changed(self, skipped: Iterable[SkippedFile]) -> bool:
+        return not self.info_path.exists() or set(skipped) != set(self.info.skipped)
+
+    def _write_info(self, skipped: Iterable[SkippedFile], res: _ProcessResult) -> None:
+        """Warnings are per note: a re-parsed note's old warnings are replaced by its new ones."""
+        reparsed = {d.rel_path for d in res.documents} | set(res.removed_paths)
+        kept = [w for w in self.info.warnings if w.rel_path in self.files and w.rel_path not in reparsed]
+        self.info = replace(
+            self.info,
+            root=self.vault.root,
+            built_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            chunking_hash=self.chunking_hash,
+            documents=len(self.files),
+            chunks=sum(len(r.chunks) for r in self.files.values()),
+            warnings=tuple(dict.fromkeys(kept + res.warnings)),
+            skipped=tuple(sorted(skipped, key=lambda s: s.rel_path)),
+            state="healthy",
+        )
+        save_info(self.info_path, self.info)
+
+    def _reset_keyword_dir(self) -> None:
+        whoosh_dir = self.dir / "whoosh"
+        if whoosh_dir.exists():
+            for child in whoosh_dir.iterdir():
+                child.unlink()
+
+
+@dataclass
+class _ProcessResult:
+    documents: list[Document] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    warnings: list[FileWarning] = field(default_factory=list)
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    removed_paths: list[str] = field(default_factory=list)
+    cancelled: bool = False
+    touched: bool = False
+
+
+def record_for(doc: Document) -> FileRecord:
+    return FileRecord(
+        version=doc.document_version,
+        size=doc.size,
+        mtime_ns=doc.mtime_ns,
+        title=doc.title,
+        tags=doc.tags,
+        date=doc.date,
+        doc_type=doc.doc_type,
+        confidentiality=doc.confidentiality,
+        chunks=tuple(
+            ChunkRecord(c.ordinal, input_hash(embedding_input(doc.title, c.heading_path, c.text)), c.start_byte, c.end_byte, c.heading_path)
+            for c in doc.chunks
+        ),
+    )

@@ -1,0 +1,237 @@
+"""The per-vault Whoosh BM25F index: one Whoosh document per chunk.
+
+Whoosh keeps the chunk text and metadata as stored fields too, so a hit can be
+shown (title, heading path, snippet, byte range) without re-reading the note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from threading import Lock
+from typing import Any
+
+from whoosh import index as windex
+from whoosh import query as wq
+from whoosh.analysis import Analyzer, CharsetFilter, StemmingAnalyzer
+from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
+from whoosh.scoring import BM25F
+from whoosh.support.charset import accent_map
+
+from core.models import Document, ParsedQuery, SearchFilters, chunk_id
+
+INDEX_NAME = "chunks"
+SEARCH_FIELDS = ("title", "aliases", "heading_path", "body", "tags")
+
+
+def analyzer() -> Analyzer:
+    """Stemming plus accent folding, so 'cafe' finds 'café'."""
+    return StemmingAnalyzer() | CharsetFilter(accent_map)
+
+
+def build_schema() -> Schema:
+    ana = analyzer()
+    return Schema(
+        chunk_id=ID(unique=True, stored=True),
+        vault=ID(stored=True),
+        rel_path=ID(stored=True),
+        folders=KEYWORD(commas=True, lowercase=True),
+        ordinal=NUMERIC(stored=True),
+        title=TEXT(analyzer=ana, field_boost=2.0, stored=True),
+        aliases=TEXT(analyzer=ana, field_boost=1.5),
+        heading_path=TEXT(analyzer=ana, field_boost=1.5, stored=True),
+        tags=KEYWORD(commas=True, lowercase=True, scorable=True, stored=True),
+        body=TEXT(analyzer=ana, stored=True),
+        date=ID(stored=True),
+        doc_type=ID(stored=True),
+        confidentiality=ID(stored=True),
+        document_version=ID(stored=True),
+        start_byte=STORED(),
+        end_byte=STORED(),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordHit:
+    chunk_id: str
+    score: float
+    fields: dict[str, Any]
+    matched_terms: frozenset[str]
+
+
+def folder_ancestors(rel_path: str) -> list[str]:
+    """'a/b/c.md' -> ['a', 'a/b']: lets `folder:a` match everything below a."""
+    parts = rel_path.split("/")[:-1]
+    return ["/".join(parts[: i + 1]).replace(",", " ") for i in range(len(parts))]
+
+
+class KeywordIndex:
+    """One vault's Whoosh index. Writes go through one lock; searches may run beside them."""
+
+    def __init__(self, directory: Path, *, b: float = 0.75, k1: float = 1.2) -> None:
+        self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
+        if windex.exists_in(str(directory), INDEX_NAME):
+            self._ix = windex.open_dir(str(directory), indexname=INDEX_NAME)
+        else:
+            self._ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
+        self._weighting = BM25F(B=b, K1=k1)
+        self._write_lock = Lock()
+        self._searcher = self._new_searcher()
+
+    def close(self) -> None:
+        self._searcher.close()
+
+    def doc_count(self) -> int:
+        return self._fresh_searcher().doc_count()
+
+    def apply(self, removed: Iterable[str], added: Sequence[Document]) -> None:
+        """Delete every chunk of the `removed` notes, then add the chunks of `added`."""
+        removed = list(removed)
+        if not removed and not added:
+            return
+        with self._write_lock:
+            writer = self._ix.writer()
+            try:
+                for rel in removed:
+                    writer.delete_by_term("rel_path", rel)
+                for doc in added:
+                    writer.delete_by_term("rel_path", doc.rel_path)
+                    for fields in document_fields(doc):
+                        writer.add_document(**fields)
+            except BaseException:
+                writer.cancel()
+                raise
+            writer.commit(merge=len(added) > 200)
+        self._searcher = self._new_searcher()
+
+    def search(self, parsed: ParsedQuery, filters: SearchFilters, limit: int) -> list[KeywordHit]:
+        searcher = self._fresh_searcher()
+        q = self.build_query(parsed)
+        flt = filter_query(filters)
+        mask = None if filters.allow_restricted else wq.Term("confidentiality", "restricted")
+        if q is None:
+            if not parsed.text.strip() and flt is not None:
+                q = wq.Every()
+            else:
+                return []
+        results = searcher.search(q, limit=limit, filter=flt, mask=mask, terms=True)
+        hits = []
+        for hit in results:
+            terms = frozenset(t.decode("utf-8", "replace") if isinstance(t, bytes) else str(t) for _, t in hit.matched_terms()) if results.has_matched_terms() else frozenset()
+            hits.append(KeywordHit(hit["chunk_id"], float(hit.score or 0.0), dict(hit.fields()), terms))
+        return hits
+
+    def build_query(self, parsed: ParsedQuery) -> wq.Query | None:
+        schema = self._ix.schema
+        clauses: list[wq.Query] = []
+        words = " ".join(parsed.terms)
+        for field in SEARCH_FIELDS:
+            for token in _analyse(schema, field, words):
+                clauses.append(wq.Term(field, token))
+        required: list[wq.Query] = []
+        for phrase in parsed.phrases:
+            tokens = _analyse(schema, "body", phrase)
+            if not tokens:
+                continue
+            if len(tokens) == 1:
+                options = [wq.Term(f, tokens[0]) for f in ("title", "heading_path", "body")]
+            else:
+                options = [wq.Phrase(f, tokens) for f in ("title", "heading_path", "body")]
+            required.append(wq.Or(options))
+        if not clauses and not required:
+            return None
+        if required:
+            base = wq.And(required)
+            return wq.AndMaybe(base, wq.Or(clauses)) if clauses else base
+        return wq.Or(clauses)
+
+    def stored(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Stored fields of the given chunks (used to show vector-only hits)."""
+        searcher = self._fresh_searcher()
+        out: dict[str, dict[str, Any]] = {}
+        for cid in chunk_ids:
+            fields = searcher.document(chunk_id=cid)
+            if fields is not None:
+                out[cid] = fields
+        return out
+
+    def stored_for_note(self, rel_path: str) -> list[dict[str, Any]]:
+        searcher = self._fresh_searcher()
+        docs = list(searcher.documents(rel_path=rel_path))
+        return sorted(docs, key=lambda d: d["ordinal"])
+
+    def optimize(self) -> None:
+        with self._write_lock:
+            self._ix.optimize()
+
+    def _fresh_searcher(self) -> Any:
+        searcher = self._searcher
+        if not searcher.up_to_date():
+            searcher = self._searcher = self._new_searcher()
+        return searcher
+
+    def _new_searcher(self) -> Any:
+        # A fresh searcher rather than `refresh()`: Whoosh's refresh fails on an index that was
+        # empty. The old searcher is left to the garbage collector so a search running on it
+        # in another thread is not cut off.
+        return self._ix.searcher(weighting=self._weighting)
+
+
+def document_fields(doc: Document) -> list[dict[str, Any]]:
+    folders = ",".join(folder_ancestors(doc.rel_path))
+    tags = ",".join(doc.tags)
+    rows = []
+    for chunk in doc.chunks:
+        rows.append(
+            dict(
+                chunk_id=chunk_id(doc.vault, doc.rel_path, chunk.ordinal),
+                vault=doc.vault,
+                rel_path=doc.rel_path,
+                folders=folders,
+                ordinal=chunk.ordinal,
+                title=doc.title,
+                aliases=" ".join(doc.aliases),
+                heading_path=chunk.heading_path,
+                tags=tags,
+                body=chunk.text,
+                date=doc.date or "",
+                doc_type=doc.doc_type or "",
+                confidentiality=doc.confidentiality,
+                document_version=doc.document_version,
+                start_byte=chunk.start_byte,
+                end_byte=chunk.end_byte,
+            )
+        )
+    return rows
+
+
+def filter_query(filters: SearchFilters) -> wq.Query | None:
+    """Whoosh form of the filters (vault choice happens a level up: one index per vault)."""
+    parts: list[wq.Query] = []
+    if filters.folders:
+        parts.append(wq.Or([wq.Term("folders", f.strip("/").lower()) for f in filters.folders]))
+    if filters.tags:
+        terms = [wq.Term("tags", t.lower()) for t in filters.tags]
+        parts.append(wq.And(terms) if filters.tag_mode == "all" else wq.Or(terms))
+    if filters.doc_types:
+        parts.append(wq.Or([wq.Term("doc_type", t) for t in filters.doc_types]))
+    if filters.after or filters.before:
+        parts.append(wq.TermRange("date", filters.after or "0000-00-00", filters.before or "9999-99-99"))
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else wq.And(parts)
+
+
+def _analyse(schema: Schema, field: str, text: str) -> list[str]:
+    if not text.strip():
+        return []
+    fld = schema[field]
+    if field == "tags":
+        return [t.lstrip("#").lower() for t in text.split() if t.strip("#")]
+    seen: list[str] = []
+    for tok in fld.analyzer(text):
+        if tok.text not in seen:
+            seen.append(tok.text)
+    return seen

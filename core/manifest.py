@@ -1,0 +1,136 @@
+"""What an index knows about the vault it was built from, persisted as JSON.
+
+The manifest lets a re-index skip every note whose size and mtime (or hash)
+did not change; `IndexInfo` is the health record `cairn status` and the app show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.atomic import read_json, write_json_atomic
+from core.models import FileWarning, SkippedFile, SkipReason
+
+INDEX_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    ordinal: int
+    text_hash: str  # sha256 of the embedding input (core.embed_text), the embedding cache key
+    start_byte: int
+    end_byte: int
+    heading_path: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """One indexed note: enough to skip it next time and to filter its vectors."""
+
+    version: str
+    size: int
+    mtime_ns: int
+    title: str
+    tags: tuple[str, ...]
+    date: str | None
+    doc_type: str | None
+    confidentiality: str
+    chunks: tuple[ChunkRecord, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["tags"] = list(self.tags)
+        d["chunks"] = [[c.ordinal, c.text_hash, c.start_byte, c.end_byte, c.heading_path] for c in self.chunks]
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> FileRecord:
+        chunks = tuple(ChunkRecord(int(o), str(h), int(s), int(e), str(p)) for o, h, s, e, p in d["chunks"])
+        return cls(
+            version=d["version"],
+            size=int(d["size"]),
+            mtime_ns=int(d["mtime_ns"]),
+            title=d["title"],
+            tags=tuple(d["tags"]),
+            date=d.get("date"),
+            doc_type=d.get("doc_type"),
+            confidentiality=d.get("confidentiality", "internal"),
+            chunks=chunks,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class IndexInfo:
+    vault: str
+    root: str
+    index_version: int = INDEX_VERSION
+    state: str = "healthy"  # healthy | degraded
+    built_at: str = ""
+    chunking_hash: str = ""
+    documents: int = 0
+    chunks: int = 0
+    warnings: tuple[FileWarning, ...] = ()
+    skipped: tuple[SkippedFile, ...] = ()
+    notes: tuple[str, ...] = ()  # index-level warnings, e.g. "semantic index 40% complete"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "vault": self.vault,
+            "root": self.root,
+            "index_version": self.index_version,
+            "state": self.state,
+            "built_at": self.built_at,
+            "chunking_hash": self.chunking_hash,
+            "totals": {"documents": self.documents, "chunks": self.chunks},
+            "warnings": [asdict(w) for w in self.warnings],
+            "skipped": [{"rel_path": s.rel_path, "reason": s.reason.value, "detail": s.detail} for s in self.skipped],
+            "notes": list(self.notes),
+            "extra": self.extra,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> IndexInfo:
+        totals = d.get("totals", {})
+        return cls(
+            vault=d["vault"],
+            root=d["root"],
+            index_version=int(d.get("index_version", 0)),
+            state=d.get("state", "degraded"),
+            built_at=d.get("built_at", ""),
+            chunking_hash=d.get("chunking_hash", ""),
+            documents=int(totals.get("documents", 0)),
+            chunks=int(totals.get("chunks", 0)),
+            warnings=tuple(FileWarning(**w) for w in d.get("warnings", [])),
+            skipped=tuple(SkippedFile(s["rel_path"], SkipReason(s["reason"]), s["detail"]) for s in d.get("skipped", [])),
+            notes=tuple(d.get("notes", [])),
+            extra=dict(d.get("extra", {})),
+        )
+
+
+def load_manifest(path: Path) -> tuple[str, dict[str, FileRecord]] | None:
+    """Returns (chunking_hash, files) or None when missing or unreadable (forces a rebuild)."""
+    try:
+        data = read_json(path)
+        files = {rel: FileRecord.from_json(rec) for rel, rec in data["files"].items()}
+        return str(data["chunking_hash"]), files
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def save_manifest(path: Path, chunking_hash: str, files: dict[str, FileRecord]) -> None:
+    payload = {"chunking_hash": chunking_hash, "files": {rel: files[rel].to_json() for rel in sorted(files)}}
+    write_json_atomic(path, payload, compact=True)
+
+
+def load_info(path: Path) -> IndexInfo | None:
+    try:
+        return IndexInfo.from_json(read_json(path))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def save_info(path: Path, info: IndexInfo) -> None:
+    write_json_atomic(path, info.to_json())

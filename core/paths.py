@@ -1,0 +1,60 @@
+"""Where Cairn keeps its own data. Never inside a vault."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "Cairn"
+
+
+@dataclass(frozen=True, slots=True)
+class AppPaths:
+    """Every on-disk location Cairn writes to, derived from one data dir.
+
+    `CAIRN_HOME` overrides the platform's user data dir, so tests and the
+    frozen smoke test write only below a temporary folder.
+    """
+
+    data_dir: Path
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> AppPaths:
+        env = os.environ if environ is None else environ
+        home = env.get("CAIRN_HOME")
+        if home:
+            return cls(Path(home).expanduser().resolve())
+        return cls(Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)))
+
+    @property
+    def config_file(self) -> Path:
+        return self.data_dir / "config.json"
+
+    @property
+    def indexes_dir(self) -> Path:
+        return self.data_dir / "indexes"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.data_dir / "cache"
+
+    @property
+    def log_file(self) -> Path:
+        return self.data_dir / "cairn.log"
+
+    def vault_dir(self, vault_name: str) -> Path:
+        return self.indexes_dir / _safe_name(vault_name)
+
+    def ensure(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.indexes_dir.mkdir(parents=True, exist_ok=True)
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+
+
+def _safe_name(name: str) -> str:
+    """A folder name for a vault: readable, and safe on every file system."""
+    keep = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    return keep.strip(".") or "vault"

@@ -1,0 +1,45 @@
+"""Search profiles: named sets of fusion weights, shown in every score breakdown."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    name: str
+    keyword_weight: float = 1.0
+    vector_weight: float = 1.0
+    freshness_weight: float = 0.0  # the largest freshness boost, in RRF score units
+    half_life_days: float = 180.0
+    description: str = ""
+
+    def freshness_boost(self, date: str | None, today: dt.date) -> float:
+        """Exponential decay by the note's age; notes without a date get no boost."""
+        if not self.freshness_weight or not date:
+            return 0.0
+        try:
+            day = dt.date.fromisoformat(date)
+        except ValueError:
+            return 0.0
+        age = max(0, (today - day).days)
+        return self.freshness_weight * math.exp(-math.log(2) * age / self.half_life_days)
+
+
+PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile("default", description="keyword and meaning count alike"),
+        Profile("recent", freshness_weight=0.008, half_life_days=90, description="prefers recently dated notes"),
+        Profile("keyword-heavy", keyword_weight=1.5, vector_weight=0.5, description="exact words matter most"),
+    )
+}
+
+
+def get_profile(name: str) -> Profile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise KeyError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)}") from None
