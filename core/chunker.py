@@ -101,9 +101,10 @@ def chunk_markdown(
 
 def chunk_text(raw: bytes, start: int, end: int) -> str:
     """The text of a byte range exactly as a chunk carries it (line endings normalised)."""
-    return raw[start:end].decode("utf-8", "replace").replace("\r\n", "\n")
+    return _NEWLINE_TEXT.sub("\n", raw[start:end].decode("utf-8", "replace"))
 
 
+_NEWLINE_TEXT = re.compile(r"\r\n?")
 _TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*)", re.UNICODE)
 
 
@@ -186,7 +187,17 @@ def _sentence_units(raw: bytes, start: int, end: int, hard: int) -> list[tuple[i
             units.append((a, b))
     if not _is_clean_utf8(raw, start, end):
         return [(start, end)] if end - start <= hard else _byte_cuts(start, end, hard)
-    return [(start + _byte_len(text, 0, a), start + _byte_len(text, 0, b)) for a, b in units]
+    # Units are contiguous and in order: walk the byte offsets along with them (linear, not
+    # one prefix re-encoding per unit, which made a one-line 10 MB note take minutes).
+    out: list[tuple[int, int]] = []
+    char_pos, byte_pos = 0, start
+    for a, b in units:
+        byte_pos += _byte_len(text, char_pos, a)
+        unit_start = byte_pos
+        byte_pos += _byte_len(text, a, b)
+        char_pos = b
+        out.append((unit_start, byte_pos))
+    return out
 
 
 def _byte_len(text: str, a: int, b: int) -> int:
@@ -217,13 +228,13 @@ def _chars(raw: bytes, start: int, end: int) -> int:
     return len(raw[start:end].decode("utf-8", "replace"))
 
 
+_NEWLINE = re.compile(rb"\r\n?|\n")
+
+
 def _line_starts(raw: bytes, body_start: int) -> list[int]:
-    starts = [body_start]
-    pos = raw.find(b"\n", body_start)
-    while pos != -1:
-        starts.append(pos + 1)
-        pos = raw.find(b"\n", pos + 1)
-    return starts
+    # Line breaks as markdown-it counts them (it normalises a lone CR to LF too), so its
+    # line numbers map onto the right bytes in old Mac-style files.
+    return [body_start] + [m.end() for m in _NEWLINE.finditer(raw, body_start)]
 
 
 def _offset(line_starts: list[int], line: int, size: int) -> int:

@@ -50,8 +50,10 @@ def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
         return FrontMatter(end_byte=body_start)
     if not isinstance(data, dict):
         return FrontMatter(end_byte=body_start, error="front matter is not a mapping of keys to values")
+    data = {key: _flat(value) for key, value in data.items() if key in _KNOWN_KEYS}
     errors: list[str] = []
-    confidentiality = str(data.get("confidentiality") or "internal").strip().lower()
+    level = data.get("confidentiality")
+    confidentiality = str("internal" if level is None or level == "" else level).strip().lower()
     if confidentiality not in CONFIDENTIALITY_LEVELS:
         errors.append(f"unknown confidentiality {confidentiality!r}; treated as 'restricted'")
         confidentiality = "restricted"  # fail closed: an unknown level is not shown by default
@@ -69,6 +71,19 @@ def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
         end_byte=body_start,
         error="; ".join(errors) or None,
     )
+
+
+_KNOWN_KEYS = frozenset({"title", "tags", "tag", "aliases", "alias", "date", "project", "doc_type", "confidentiality"})
+
+
+def _flat(value: Any) -> Any:
+    """A scalar or a flat list of scalars. Nested values are never turned into text: YAML
+    aliases can nest a few lines into billions of items (a "billion laughs" note)."""
+    if isinstance(value, list):
+        return [v for v in value if not isinstance(v, (list, dict, set))]
+    if isinstance(value, (dict, set)):
+        return "{...}"  # not a known confidentiality level either, so that fails closed
+    return value
 
 
 def normalise_tags(value: Any) -> tuple[str, ...]:

@@ -200,8 +200,10 @@ class VaultIndex:
                 self._commit(batch, [])
                 res.documents.extend(batch)
                 batch = []
-            if progress is not None and (i % 25 == 0 or i == total - 1):
+            if progress is not None and i % 25 == 0 and i < total - 1:
                 progress(i + 1, total, "keyword")
+        if progress is not None and total and not res.cancelled:
+            progress(total, total, "keyword")  # here, not in the loop: the last note may be skipped
         removed = sorted(set(removed))
         if batch or removed:
             self._commit(batch, removed)

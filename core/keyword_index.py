@@ -19,6 +19,7 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 from whoosh.scoring import BM25F
 from whoosh.support.charset import accent_map
 
+from core.bm25_fast import FastBM25F
 from core.models import Document, ParsedQuery, SearchFilters, chunk_id
 
 INDEX_NAME = "chunks"
@@ -56,8 +57,11 @@ def build_schema() -> Schema:
 class KeywordHit:
     chunk_id: str
     score: float
-    fields: dict[str, Any]
-    matched_terms: frozenset[str]
+    fields: dict[str, Any] | None  # None: not fetched yet (see KeywordIndex.stored)
+
+
+def _hit(fields: dict[str, Any], score: float) -> KeywordHit:
+    return KeywordHit(fields["chunk_id"], score, fields)
 
 
 def folder_ancestors(rel_path: str) -> list[str]:
@@ -77,6 +81,9 @@ class KeywordIndex:
         else:
             self._ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
         self._weighting = BM25F(B=b, K1=k1)
+        self._fast = FastBM25F(b=b, k1=k1)
+        self._schema = self._ix.schema  # reading it from the index re-reads the table of contents
+        self._cid_cache: tuple[Any, dict[int, str]] = (None, {})
         self._write_lock = Lock()
         self._searcher = self._new_searcher()
 
@@ -116,20 +123,33 @@ class KeywordIndex:
                 q = wq.Every()
             else:
                 return []
-        results = searcher.search(q, limit=limit, filter=flt, mask=mask, terms=True)
-        hits = []
-        for hit in results:
-            terms = frozenset(t.decode("utf-8", "replace") if isinstance(t, bytes) else str(t) for _, t in hit.matched_terms()) if results.has_matched_terms() else frozenset()
-            hits.append(KeywordHit(hit["chunk_id"], float(hit.score or 0.0), dict(hit.fields()), terms))
-        return hits
+        clauses = self._clauses(parsed) if not parsed.phrases and not isinstance(q, wq.Every) else None
+        if clauses:
+            include = set(searcher.docs_for_query(flt)) if flt is not None else None
+            exclude = set(searcher.docs_for_query(mask)) if mask is not None else set()
+            top = self._fast.top(searcher, clauses, limit, exclude=exclude, include=include)
+            return [KeywordHit(self._chunk_id(searcher, docnum), score, None) for docnum, score in top]
+        results = searcher.search(q, limit=limit, filter=flt, mask=mask)
+        return [_hit(dict(hit.fields()), float(hit.score or 0.0)) for hit in results]
+
+    def _chunk_id(self, searcher: Any, docnum: int) -> str:
+        """Chunk ids by document number, remembered for the life of one searcher."""
+        cache = self._cid_cache
+        if cache[0] is not searcher:
+            cache = self._cid_cache = (searcher, {})
+        cid = cache[1].get(docnum)
+        if cid is None:
+            cid = cache[1][docnum] = searcher.stored_fields(docnum)["chunk_id"]
+        return cid
+
+    def _clauses(self, parsed: ParsedQuery) -> list[tuple[str, str]]:
+        schema = self._schema
+        words = " ".join(parsed.terms)
+        return [(field, token) for field in SEARCH_FIELDS for token in _analyse(schema, field, words)]
 
     def build_query(self, parsed: ParsedQuery) -> wq.Query | None:
-        schema = self._ix.schema
-        clauses: list[wq.Query] = []
-        words = " ".join(parsed.terms)
-        for field in SEARCH_FIELDS:
-            for token in _analyse(schema, field, words):
-                clauses.append(wq.Term(field, token))
+        schema = self._schema
+        clauses: list[wq.Query] = [wq.Term(field, token) for field, token in self._clauses(parsed)]
         required: list[wq.Query] = []
         for phrase in parsed.phrases:
             tokens = _analyse(schema, "body", phrase)
@@ -152,9 +172,9 @@ class KeywordIndex:
         searcher = self._fresh_searcher()
         out: dict[str, dict[str, Any]] = {}
         for cid in chunk_ids:
-            fields = searcher.document(chunk_id=cid)
-            if fields is not None:
-                out[cid] = fields
+            docnum = searcher.document_number(chunk_id=cid)
+            if docnum is not None:
+                out[cid] = searcher.stored_fields(docnum)
         return out
 
     def stored_for_note(self, rel_path: str) -> list[dict[str, Any]]:
@@ -211,7 +231,8 @@ def filter_query(filters: SearchFilters) -> wq.Query | None:
     """Whoosh form of the filters (vault choice happens a level up: one index per vault)."""
     parts: list[wq.Query] = []
     if filters.folders:
-        parts.append(wq.Or([wq.Term("folders", f.strip("/").lower()) for f in filters.folders]))
+        # spelled as `folder_ancestors` indexed it (a comma would split the KEYWORD field)
+        parts.append(wq.Or([wq.Term("folders", f.strip("/").replace(",", " ").lower()) for f in filters.folders]))
     if filters.tags:
         terms = [wq.Term("tags", t.lower()) for t in filters.tags]
         parts.append(wq.And(terms) if filters.tag_mode == "all" else wq.Or(terms))

@@ -81,8 +81,18 @@ class Scanner:
         entries: list[ScanEntry] = []
         skipped: list[SkippedFile] = []
         seen_dirs: set[str] = {str(self.real_root)}
-        for item in self._walk(self.root, "", seen_dirs, skipped):
-            entries.append(item)
+        linked: list[tuple[Path, str]] = []
+        entries.extend(self._walk(self.root, "", seen_dirs, skipped, linked))
+        # Folder links are followed only after every real folder was walked, so a real folder
+        # is never reported as a loop just because a link to it sorted first.
+        while linked:
+            path, rel = linked.pop(0)
+            real = os.path.realpath(path)
+            if real in seen_dirs:
+                skipped.append(SkippedFile(rel, SkipReason.SYMLINK_LOOP, "folder link points back to a folder already walked"))
+                continue
+            seen_dirs.add(real)
+            entries.extend(self._walk(path, rel, seen_dirs, skipped, linked))
         entries.sort(key=lambda e: e.rel_path)
         skipped.sort(key=lambda s: s.rel_path)
         return ScanResult(tuple(entries), tuple(skipped))
@@ -90,15 +100,39 @@ class Scanner:
     def classify(self, rel_path: str) -> ScanEntry | SkippedFile | None:
         """Check one path the way `scan` would (used by the watcher). None: not a note or ignored."""
         rel = normalise_rel_path(rel_path)
+        if os.path.isabs(rel) or any(p in ("", ".", "..") for p in rel.split("/")):
+            return None  # not a path inside the vault: never read what the walk could not reach
         if not is_note_name(rel) or self.rules.ignores(rel):
             return None
-        path = self.root / rel
+        path = self._disk_path(rel)
         problem = self._symlink_problem(path, rel)
         if problem is not None:
             return problem
         return self._entry(path, rel)
 
-    def _walk(self, folder: Path, rel_folder: str, seen: set[str], skipped: list[SkippedFile]) -> Iterator[ScanEntry]:
+    def _disk_path(self, rel: str) -> Path:
+        """The path to open for an NFC rel_path: on Linux the name on disk may still be NFD."""
+        path = self.root / rel
+        if os.path.lexists(path):
+            return path
+        current = self.root
+        for part in rel.split("/"):
+            candidate = current / part
+            if not os.path.lexists(candidate):
+                try:
+                    with os.scandir(current) as it:
+                        match = next((d.name for d in it if unicodedata.normalize("NFC", d.name) == part), None)
+                except OSError:
+                    match = None
+                if match is None:
+                    return path
+                candidate = current / match
+            current = candidate
+        return current
+
+    def _walk(
+        self, folder: Path, rel_folder: str, seen: set[str], skipped: list[SkippedFile], linked: list[tuple[Path, str]]
+    ) -> Iterator[ScanEntry]:
         try:
             with os.scandir(folder) as it:
                 children = sorted(it, key=lambda d: d.name)
@@ -121,13 +155,16 @@ class Scanner:
                 if problem is not None:
                     skipped.append(problem)
                     continue
+            if is_dir and is_link:
+                linked.append((Path(child.path), rel))
+                continue
             if is_dir:
                 real = os.path.realpath(child.path)
                 if real in seen:
                     skipped.append(SkippedFile(rel, SkipReason.SYMLINK_LOOP, "folder link points back to a folder already walked"))
                     continue
                 seen.add(real)
-                yield from self._walk(Path(child.path), rel, seen, skipped)
+                yield from self._walk(Path(child.path), rel, seen, skipped, linked)
                 continue
             entry = self._entry(Path(child.path), rel)
             if isinstance(entry, SkippedFile):

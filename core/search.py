@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -133,13 +133,18 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         fused = _browse_order(keyword_hits)
     t = timer.lap("fuse", t)
 
-    stored = _stored_fields(sides, keyword_hits, [cid for cid, _ in vector_hits])
+    if not profile.freshness_weight:
+        # Fetch stored fields only for what can be shown: a vector-only candidate costs a lookup.
+        fused = _shortlist(fused, request.k, request.per_note_cap)
+    stored = _stored_fields(sides, keyword_hits, [f.chunk_id for f in fused])
     kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
     vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
     stems = _query_stems(parsed)
     today = request.today or dt.date.today()
-    hits = _assemble(fused, stored, kw_rank, vec_rank, stems, profile, today)
+    hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today)
     hits = _cap_per_note(hits, request.per_note_cap)[: request.k]
+    ana = analyzer()
+    hits = [replace(h, snippet=make_snippet(h.text, stems, ana)) for h in hits]  # only for what is shown
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
     return SearchResponse(
@@ -167,13 +172,33 @@ def _select_vaults(sides: Sequence[VaultSearchSide], filters: SearchFilters, war
 
 
 def _browse_order(keyword_hits: list[KeywordHit]) -> list[Fused]:
-    ordered = sorted(keyword_hits, key=lambda h: (h.fields.get("date") or "", h.chunk_id), reverse=True)
+    ordered = sorted(keyword_hits, key=lambda h: ((h.fields or {}).get("date") or "", h.chunk_id), reverse=True)
     return [Fused(h.chunk_id, 0.0, ()) for h in ordered]
 
 
-def _stored_fields(sides: Sequence[VaultSearchSide], keyword_hits: list[KeywordHit], vector_ids: list[str]) -> dict[str, dict[str, Any]]:
-    stored = {h.chunk_id: h.fields for h in keyword_hits}
-    missing = [cid for cid in vector_ids if cid not in stored]
+def _id_order(chunk_id: str) -> tuple[str, int, str]:
+    vault, rel, ordinal = chunk_id.split("\x1f")
+    return rel, int(ordinal), vault
+
+
+def _shortlist(fused: list[Fused], k: int, cap: int) -> list[Fused]:
+    """The first `k` candidates after the per-note cap, in the final order."""
+    ordered = sorted(fused, key=lambda f: (-f.score, *_id_order(f.chunk_id)))
+    counts: dict[tuple[str, str], int] = {}
+    out = []
+    for f in ordered:
+        rel, _, vault = _id_order(f.chunk_id)
+        counts[(vault, rel)] = counts.get((vault, rel), 0) + 1
+        if cap <= 0 or counts[(vault, rel)] <= cap:
+            out.append(f)
+            if len(out) >= k:
+                break
+    return out
+
+
+def _stored_fields(sides: Sequence[VaultSearchSide], keyword_hits: list[KeywordHit], wanted_ids: list[str]) -> dict[str, dict[str, Any]]:
+    stored = {h.chunk_id: h.fields for h in keyword_hits if h.fields is not None}
+    missing = [cid for cid in wanted_ids if cid not in stored]
     if missing:
         by_vault: dict[str, list[str]] = {}
         for cid in missing:
@@ -195,11 +220,9 @@ def _assemble(
     stored: dict[str, dict[str, Any]],
     kw_rank: dict[str, RankedScore],
     vec_rank: dict[str, RankedScore],
-    stems: frozenset[str],
     profile: Profile,
     today: dt.date,
 ) -> list[Hit]:
-    ana = analyzer()
     hits: list[Hit] = []
     for f in fused:
         fields = stored.get(f.chunk_id)
@@ -216,7 +239,7 @@ def _assemble(
                 chunk=ChunkRef(fields["vault"], fields["rel_path"], int(fields["ordinal"]), fields.get("heading_path", "")),
                 score=score,
                 title=fields.get("title", ""),
-                snippet=make_snippet(fields.get("body", ""), stems, ana),
+                snippet="",
                 start_byte=int(fields["start_byte"]),
                 end_byte=int(fields["end_byte"]),
                 bm25=kw_rank.get(f.chunk_id),

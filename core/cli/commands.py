@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from core.chunker import ChunkLimits
-from core.cli.main import EXIT_FAIL, EXIT_OK, cancel_on_sigint, print_json, resolve_path
+from core.cli.main import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, print_json, resolve_path
 from core.cli.progress import ProgressLine
 from core.engine import Engine
 from core.errors import IndexNotBuiltError, UsageError
@@ -38,10 +38,16 @@ def cmd_index(args: argparse.Namespace) -> int:
         raise UsageError("No vaults yet. Add one: cairn index --vault PATH/TO/NOTES")
     cancel = cancel_on_sigint()
     reports = []
+    missing: list[str] = []
     for name in names or [v.name for v in engine.vaults]:
         progress = ProgressLine(f"indexing {name}", quiet=args.quiet)
-        reports.extend(engine.sync([name], progress=progress, cancel=cancel, embed=not args.no_embed))
+        try:
+            reports.extend(engine.sync([name], progress=progress, cancel=cancel, embed=not args.no_embed))
+        except FileNotFoundError as exc:  # a registered vault whose folder is gone (unplugged drive)
+            missing.append(f"vault {name!r}: {exc}; its old index was kept")
     payload = [sync_json(r) for r in reports]
+    for problem in missing:
+        print(f"cairn: {problem}", file=sys.stderr)
     if args.json:
         print_json({"vaults": payload})
     else:
@@ -57,6 +63,8 @@ def cmd_index(args: argparse.Namespace) -> int:
                 print(f"  embeddings: {e['embedded']} embedded, {e['from_cache']} from cache, {e['seconds']:.2f} s")
             if r.get("semantic_problem"):
                 print(f"  semantic search unavailable: {r['semantic_problem']}")
+    if missing:
+        return EXIT_USAGE
     return EXIT_FAIL if any(r["cancelled"] for r in payload) else EXIT_OK
 
 

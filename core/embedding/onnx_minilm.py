@@ -109,8 +109,6 @@ class MiniLMEmbedder:
         *,
         intra_op_threads: int = 2,
         batch_size: int = MAX_BATCH_SIZE,
-        model_sha256: str = MODEL_SHA256,
-        tokenizer_sha256: str = TOKENIZER_SHA256,
     ) -> None:
         """Describe the model; nothing is read or loaded until first use.
 
@@ -120,8 +118,9 @@ class MiniLMEmbedder:
             intra_op_threads: onnxruntime threads per inference. Two keeps a
                 desktop responsive while indexing; more helps little here.
             batch_size: Texts per inference, at most 8 (larger is slower).
-            model_sha256: Expected hash of `model_path`.
-            tokenizer_sha256: Expected hash of `tokenizer_path`.
+
+        Both files must match the pinned MODEL_SHA256 / TOKENIZER_SHA256: the
+        paths exist so tests and packagers can relocate the files, not swap them.
         """
         if intra_op_threads < 1:
             raise ValueError("intra_op_threads must be at least 1")
@@ -131,9 +130,7 @@ class MiniLMEmbedder:
         self._tokenizer_path = Path(tokenizer_path) if tokenizer_path is not None else None
         self._intra_op_threads = intra_op_threads
         self._batch_size = batch_size
-        self._model_sha256 = model_sha256
-        self._tokenizer_sha256 = tokenizer_sha256
-        self.model_hash: str = model_sha256
+        self.model_hash: str = MODEL_SHA256
         self._lock = threading.Lock()
         self._verified: set[_FileStamp] = set()
         self._session: Any = None
@@ -164,8 +161,8 @@ class MiniLMEmbedder:
         Raises:
             EmbedderUnavailable: "model_missing" or "model_checksum".
         """
-        self._verify_file(self.model_path, MODEL_SIZE, self._model_sha256, "model")
-        self._verify_file(self.tokenizer_path, TOKENIZER_SIZE, self._tokenizer_sha256, "tokenizer")
+        self._verify_file(self.model_path, MODEL_SIZE, MODEL_SHA256, "model")
+        self._verify_file(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")
 
     def load(self) -> None:
         """Verify and load the model now rather than on the first text.

@@ -14,7 +14,7 @@ import ipaddress
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Self
 from urllib.parse import urlsplit
 
 import httpx
@@ -100,7 +100,7 @@ class _RemoteEmbedder:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r}, model={self.model!r})"
 
-    def __enter__(self) -> _RemoteEmbedder:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -1,0 +1,129 @@
+"""`cairn eval`: golden files over an indexed vault, or a BEIR dataset end to end."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from core.cli.main import EXIT_DEGRADED, EXIT_OK, cancel_on_sigint, print_json
+from core.cli.progress import ProgressLine
+from core.engine import Engine
+from core.errors import ConfigError, UsageError
+from core.eval.beir import BeirError
+from core.eval.golden import GoldenFileError, load_golden
+from core.eval.report import compare_to_baseline, load_report
+from core.eval.runner import run_beir, run_golden
+from core.paths import AppPaths
+
+MODES = ("keyword", "semantic", "hybrid")
+
+
+def _modes(text: str | None, default: tuple[str, ...]) -> tuple[str, ...]:
+    if not text:
+        return default
+    modes = tuple(m.strip() for m in text.split(",") if m.strip())
+    bad = [m for m in modes if m not in MODES]
+    if bad:
+        raise UsageError(f"unknown mode(s) {', '.join(bad)}; choose from {', '.join(MODES)}")
+    return modes
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    if args.beir:
+        return _beir(args)
+    if not args.golden:
+        raise UsageError("give a golden file (cairn eval GOLDEN.yaml) or --beir DIR")
+    return _golden(args)
+
+
+def _golden(args: argparse.Namespace) -> int:
+    try:
+        golden = load_golden(Path(args.golden))
+        baseline = load_report(Path(args.baseline)) if args.baseline else None
+    except GoldenFileError as exc:
+        raise ConfigError(str(exc)) from exc
+    engine = Engine(AppPaths.from_env())
+    if args.vault:
+        engine.vault(args.vault)  # a clear error for an unknown name
+    exit_code = EXIT_OK
+    for mode in _modes(args.modes, (args.mode,)):
+        report = run_golden(engine, golden, mode=mode, k=args.k, vault=args.vault)
+        regressions = compare_to_baseline(report, baseline, args.tolerance) if baseline and baseline.mode == mode else []
+        if regressions:
+            exit_code = EXIT_DEGRADED
+        if args.json:
+            sys.stdout.write(report.to_json())
+        else:
+            _print_golden(report, regressions)
+    return exit_code
+
+
+def _print_golden(report, regressions: list[str]) -> None:  # type: ignore[no-untyped-def]
+    print(f"mode {report.mode}, k={report.k}, {len(report.cases)} cases ({report.source})")
+    for c in report.cases:
+        mark = "PASS" if c.passed else "FAIL"
+        ndcg = c.metrics.get("ndcg@10")
+        ndcg_text = "-" if ndcg is None else f"{ndcg:.3f}"
+        print(f"  {mark} {c.case_id:<28} nDCG@10 {ndcg_text:>5}  {c.query}")
+        for p in c.problems:
+            print(f"       {p}")
+    print("  overall: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(report.overall.items()) if v is not None))
+    if report.timings:
+        print("  latency: " + ", ".join(f"{k} {v:.1f}" for k, v in report.timings.items()))
+    for r in regressions:
+        print(f"  DEGRADED vs baseline: {r}")
+
+
+def _beir(args: argparse.Namespace) -> int:
+    paths = AppPaths.from_env()
+    modes = _modes(args.modes, MODES)
+    progress = ProgressLine("eval", quiet=args.quiet)
+    try:
+        run = run_beir(
+            paths,
+            Path(args.beir),
+            split=args.split,
+            modes=modes,
+            limit_queries=args.limit_queries,
+            progress=progress,
+            cancel=cancel_on_sigint(),
+        )
+    except BeirError as exc:
+        raise ConfigError(str(exc)) from exc
+    payload = asdict(run)
+    exit_code = EXIT_OK
+    if args.baseline:
+        exit_code = _compare_beir(payload, Path(args.baseline), args.tolerance)
+    if args.json:
+        print_json(payload)
+        return exit_code
+    print(f"BEIR {run.dataset} ({run.split}): {run.queries} queries, {run.documents} docs, {run.chunks} chunks")
+    print(f"index: {run.index_seconds:.1f} s keyword, {run.embed_seconds:.1f} s embeddings{' (re-used)' if run.reused_index else ''}")
+    print(f"{'mode':<10}{'nDCG@10':>9}{'R@100':>8}{'MRR@10':>8}{'p50 ms':>9}{'p95 ms':>9}")
+    for m in run.modes:
+        note = "" if m.effective_mode == m.mode else f"  (ran as {m.effective_mode})"
+        print(f"{m.mode:<10}{m.ndcg_at_10:>9.4f}{m.recall_at_100:>8.4f}{m.mrr_at_10:>8.4f}{m.query_p50_ms:>9.1f}{m.query_p95_ms:>9.1f}{note}")
+    for w in run.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    return exit_code
+
+
+def _compare_beir(payload: dict, baseline_path: Path, tolerance: float) -> int:  # type: ignore[type-arg]
+    try:
+        base = json.loads(baseline_path.read_text("utf-8"))
+        base_modes = {m["mode"]: m for m in base["modes"]}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{baseline_path}: not a `cairn eval --beir --json` report ({exc})") from exc
+    degraded = False
+    for m in payload["modes"]:
+        old = base_modes.get(m["mode"])
+        if old is None:
+            continue
+        for metric in ("ndcg_at_10", "recall_at_100", "mrr_at_10"):
+            if m[metric] < old[metric] - tolerance:
+                print(f"DEGRADED {m['mode']} {metric}: {old[metric]:.4f} → {m[metric]:.4f}", file=sys.stderr)
+                degraded = True
+    return EXIT_DEGRADED if degraded else EXIT_OK
