@@ -1,0 +1,46 @@
+"""Small real pieces the tests share: a deterministic bag-of-words embedder."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class BagOfWordsEmbedder:
+    """Hashes words into 64 dims: fast, deterministic, and similar texts land close."""
+
+    model_id = "test/bag-of-words"
+    dims = 64
+    max_tokens = 512
+
+    def __init__(self, model_hash: str = "bow-v1") -> None:
+        self.model_hash = model_hash
+        self.calls = 0
+        self.texts_embedded = 0
+
+    def _vec(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dims, dtype=np.float32)
+        for w in WORD.findall(text.lower()):
+            h = int.from_bytes(hashlib.blake2b(w.encode(), digest_size=4).digest(), "little")
+            v[h % self.dims] += 1.0
+        n = np.linalg.norm(v)
+        return v / n if n else v
+
+    def embed_documents(
+        self,
+        texts: Sequence[str],
+        progress: Callable[[int, int], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> np.ndarray:
+        self.calls += 1
+        self.texts_embedded += len(texts)
+        return np.vstack([self._vec(t) for t in texts]) if texts else np.zeros((0, self.dims), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vec(text)
