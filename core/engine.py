@@ -211,6 +211,7 @@ class Engine:
                     out[(rel, o)] = embedding_input(rec.title, fields.get("heading_path", ""), fields.get("body", ""))
             return out
 
+        was_persisted = vv.status == "ok"
         try:
             stats = vv.sync(files, texts_for, lambda texts: emb.embed_documents(texts), progress, cancel)
         except EmbeddingCancelled:
@@ -219,7 +220,8 @@ class Engine:
             self._semantic_problem[name] = f"{exc.reason}: {exc}"
             vv.save()
             return None
-        vv.save()
+        if stats.embedded or stats.from_cache or stats.removed or not was_persisted:
+            vv.save()  # an unchanged vault rewrites nothing
         return stats
 
     def _embeddable_files(self, vc: VaultConfig, files: dict[str, FileRecord]) -> dict[str, FileRecord]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.models import Term
+from core.models import Term, id_order
 
 DEFAULT_K = 60
 
@@ -47,5 +47,5 @@ def fuse_rrf(lists: Sequence[RankedList], k: int = DEFAULT_K) -> list[Fused]:
             value = rrf_term(rank, k, lst.weight)
             terms.setdefault(cid, []).append(Term(f"rrf_{lst.name} (w={lst.weight:g}, rank {rank})", value))
     fused = [Fused(cid, sum(t.value for t in ts), tuple(ts)) for cid, ts in terms.items()]
-    fused.sort(key=lambda f: (-f.score, f.chunk_id))
+    fused.sort(key=lambda f: (-f.score, *id_order(f.chunk_id)))
     return fused

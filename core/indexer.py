@@ -34,7 +34,7 @@ from core.paths import AppPaths
 from core.scanner import ScanEntry, Scanner, normalise_rel_path, read_note_bytes
 
 Progress = Callable[[int, int, str], None]
-PARSER_VERSION = "chunker-1"
+PARSER_VERSION = "chunker-2"  # 2: lone-CR line breaks; nested front matter values ignored
 BATCH = 500
 
 

@@ -110,6 +110,14 @@ def chunk_id(vault: str, rel_path: str, ordinal: int) -> str:
     return f"{vault}\x1f{rel_path}\x1f{ordinal}"
 
 
+def id_order(cid: str) -> tuple[str, int, str]:
+    """Sort key for ties: note path, then chunk number (2 before 10), then vault."""
+    parts = cid.split("\x1f")
+    if len(parts) != 3 or not parts[2].isdigit():
+        return cid, 0, ""
+    return parts[1], int(parts[2]), parts[0]
+
+
 @dataclass(frozen=True, slots=True)
 class RankedScore:
     rank: int  # 1-based rank in that candidate list

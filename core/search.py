@@ -16,7 +16,7 @@ import numpy as np
 
 from core.fusion import Fused, RankedList, fuse_rrf
 from core.keyword_index import KeywordHit, KeywordIndex, analyzer
-from core.models import Candidate, ChunkRef, Hit, ParsedQuery, RankedScore, SearchFilters, SearchResponse, Term
+from core.models import id_order, Candidate, ChunkRef, Hit, ParsedQuery, RankedScore, SearchFilters, SearchResponse, Term
 from core.profiles import Profile, get_profile
 from core.query import parse_query
 from core.snippets import make_snippet
@@ -104,7 +104,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     if mode in ("hybrid", "keyword"):
         for side in sides:
             keyword_hits.extend(side.keyword.search(parsed, parsed.filters, request.top_n))
-        keyword_hits.sort(key=lambda h: (-h.score, h.chunk_id))
+        keyword_hits.sort(key=lambda h: (-h.score, *id_order(h.chunk_id)))
         keyword_hits = keyword_hits[: request.top_n]
         t = timer.lap("keyword", t)
 
@@ -119,7 +119,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         for side in vector_ready:
             assert side.vectors is not None
             vector_hits.extend(side.vectors.search(qvecs[id(side.embedder)], parsed.filters, request.top_n))
-        vector_hits.sort(key=lambda h: (-h[1], h[0]))
+        vector_hits.sort(key=lambda h: (-h[1], *id_order(h[0])))
         vector_hits = vector_hits[: request.top_n]
         t = timer.lap("vector", t)
 
@@ -141,7 +141,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
     stems = _query_stems(parsed)
     today = request.today or dt.date.today()
-    hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today)
+    hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip())
     hits = _cap_per_note(hits, request.per_note_cap)[: request.k]
     ana = analyzer()
     hits = [replace(h, snippet=make_snippet(h.text, stems, ana)) for h in hits]  # only for what is shown
@@ -172,22 +172,18 @@ def _select_vaults(sides: Sequence[VaultSearchSide], filters: SearchFilters, war
 
 
 def _browse_order(keyword_hits: list[KeywordHit]) -> list[Fused]:
-    ordered = sorted(keyword_hits, key=lambda h: ((h.fields or {}).get("date") or "", h.chunk_id), reverse=True)
+    ordered = sorted(keyword_hits, key=lambda h: id_order(h.chunk_id))
+    ordered.sort(key=lambda h: (h.fields or {}).get("date") or "", reverse=True)  # stable: newest first
     return [Fused(h.chunk_id, 0.0, ()) for h in ordered]
-
-
-def _id_order(chunk_id: str) -> tuple[str, int, str]:
-    vault, rel, ordinal = chunk_id.split("\x1f")
-    return rel, int(ordinal), vault
 
 
 def _shortlist(fused: list[Fused], k: int, cap: int) -> list[Fused]:
     """The first `k` candidates after the per-note cap, in the final order."""
-    ordered = sorted(fused, key=lambda f: (-f.score, *_id_order(f.chunk_id)))
+    ordered = sorted(fused, key=lambda f: (-f.score, *id_order(f.chunk_id)))
     counts: dict[tuple[str, str], int] = {}
     out = []
     for f in ordered:
-        rel, _, vault = _id_order(f.chunk_id)
+        rel, _, vault = id_order(f.chunk_id)
         counts[(vault, rel)] = counts.get((vault, rel), 0) + 1
         if cap <= 0 or counts[(vault, rel)] <= cap:
             out.append(f)
@@ -222,6 +218,8 @@ def _assemble(
     vec_rank: dict[str, RankedScore],
     profile: Profile,
     today: dt.date,
+    *,
+    keep_order: bool = False,
 ) -> list[Hit]:
     hits: list[Hit] = []
     for f in fused:
@@ -251,7 +249,8 @@ def _assemble(
                 text=fields.get("body", ""),
             )
         )
-    hits.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
+    if not keep_order:  # a filter-only browse keeps its newest-first order
+        hits.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
     return hits
 
 

@@ -9,7 +9,7 @@ from core.models import Hit, RankedScore, SearchResponse
 
 
 def ranked(rs: RankedScore | None) -> dict[str, Any] | None:
-    return None if rs is None else {"rank": rs.rank, "score": round(rs.score, 6)}
+    return None if rs is None else {"rank": rs.rank, "score": round(rs.score, 9)}
 
 
 def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
@@ -21,12 +21,12 @@ def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
         "heading_path": hit.chunk.heading_path,
         "title": hit.title,
         "snippet": hit.snippet,
-        "score": round(hit.score, 6),
+        "score": round(hit.score, 9),
         "start_byte": hit.start_byte,
         "end_byte": hit.end_byte,
         "bm25": ranked(hit.bm25),
         "vector": ranked(hit.vector),
-        "contributions": [{"name": t.name, "value": round(t.value, 6)} for t in hit.contributions],
+        "contributions": [{"name": t.name, "value": round(t.value, 9)} for t in hit.contributions],
         "tags": list(hit.tags),
         "date": hit.date,
         "doc_type": hit.doc_type,
