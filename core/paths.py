@@ -20,6 +20,7 @@ class AppPaths:
     """
 
     data_dir: Path
+    shared_cache: Path | None = None  # lets a sub-engine (BEIR eval) share the embedding cache
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> AppPaths:
@@ -39,7 +40,7 @@ class AppPaths:
 
     @property
     def cache_dir(self) -> Path:
-        return self.data_dir / "cache"
+        return self.shared_cache or self.data_dir / "cache"
 
     @property
     def log_file(self) -> Path:

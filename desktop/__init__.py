@@ -1,0 +1,1 @@
+"""Cairn's desktop app (PySide6): windows, panels, dialogs, workers and the settings store."""

@@ -124,7 +124,7 @@ def run_beir(
     notes_dir.mkdir(parents=True, exist_ok=True)
     doc_to_rel = write_corpus_as_notes(ds, notes_dir)
     rel_to_doc = {rel: doc for doc, rel in doc_to_rel.items()}
-    sub_paths = AppPaths(home / "engine")
+    sub_paths = AppPaths(home / "engine", shared_cache=paths.cache_dir)
     engine = Engine(sub_paths, replace_vaults(base), embedder_factory=embedder_factory)
     if engine.config.vault_named("beir") is None:
         engine.add_vault(notes_dir, name="beir")
