@@ -83,6 +83,7 @@ class Engine:
         self._embedders: dict[tuple[str, str | None, str | None], Embedder] = {}
         self._semantic_problem: dict[str, str] = {}
         self._lock = threading.RLock()
+        self._write_locks: dict[str, threading.RLock] = {}
         self._admission = _Admission(max_concurrent_searches)
 
     # -- vaults ----------------------------------------------------------------------------
@@ -128,6 +129,11 @@ class Engine:
                 self._indexes[name] = vi
             return vi
 
+    def write_lock(self, name: str) -> threading.RLock:
+        """One writer per vault: a full sync, a live update and a flush never interleave."""
+        with self._lock:
+            return self._write_locks.setdefault(name, threading.RLock())
+
     # -- semantic side ---------------------------------------------------------------------
 
     def embedder_for(self, vc: VaultConfig) -> Embedder | None:
@@ -162,6 +168,8 @@ class Engine:
             cache = EmbeddingCache(self.paths.cache_dir / "embeddings", model.model_hash, model.dims)
             vi = self.index_for(name)
             vv = VaultVectors(vi.dir, name, model, cache)
+            if vi.recovery is not None and vv.status == "ok":
+                vv.dirty = True  # the vector file may predate the crash: save after reconciling
             vv.bind(self._embeddable_files(vc, vi.files))
             self._vectors[name] = vv
             return vv
@@ -182,15 +190,50 @@ class Engine:
         """Keyword index first (search works at once), then embeddings in batches."""
         reports = []
         for name in names or [v.name for v in self.config.vaults]:
-            vi = self.index_for(name)
-            kw, _ = vi.sync(progress=progress, cancel=cancel)
-            emb_stats = None
-            if embed and not kw.cancelled:
-                emb_stats = self.embed_vault(name, progress=progress, cancel=cancel)
+            with self.write_lock(name):
+                vi = self.index_for(name)
+                kw, _ = vi.sync(progress=progress, cancel=cancel)
+                emb_stats = None
+                if embed and not kw.cancelled:
+                    emb_stats = self.embed_vault(name, progress=progress, cancel=cancel)
             reports.append(SyncReport(kw, emb_stats, self.semantic_problem(name)))
         return reports
 
-    def embed_vault(self, name: str, *, progress: Progress | None = None, cancel: threading.Event | None = None) -> EmbedStats | None:
+    def update_notes(self, name: str, rel_paths: Sequence[str]) -> SyncReport:
+        """The live fast path: re-index these notes in memory, searchable at once.
+
+        The keyword index commits (Whoosh is on disk), new embeddings go to the
+        cache, but the manifest and vector file wait for `flush()`; the dirty
+        flag on disk makes a crash in between recoverable.
+        """
+        with self.write_lock(name):
+            kw, _ = self.index_for(name).update_paths(rel_paths, persist=False)
+            emb = None
+            if kw.changed_paths or kw.removed_paths:
+                emb = self.embed_vault(name, persist=False)
+            return SyncReport(kw, emb, self.semantic_problem(name))
+
+    def flush(self, names: Sequence[str] | None = None) -> None:
+        """Persist everything the live path holds in memory; clears the dirty flags."""
+        for name in names or list(self._indexes):
+            with self.write_lock(name):
+                vi = self._indexes.get(name)
+                if vi is None:
+                    continue
+                vv = self._vectors.get(name)
+                if vv is not None and vv.dirty:
+                    vv.save()
+                if vi.is_dirty:
+                    vi.flush()
+
+    def is_dirty(self, name: str) -> bool:
+        vi = self._indexes.get(name)
+        vv = self._vectors.get(name)
+        return bool((vi is not None and vi.is_dirty) or (vv is not None and vv.dirty))
+
+    def embed_vault(
+        self, name: str, *, progress: Progress | None = None, cancel: threading.Event | None = None, persist: bool = True
+    ) -> EmbedStats | None:
         vv = self.vectors_for(name)
         if vv is None:
             return None
@@ -211,17 +254,17 @@ class Engine:
                     out[(rel, o)] = embedding_input(rec.title, fields.get("heading_path", ""), fields.get("body", ""))
             return out
 
-        was_persisted = vv.status == "ok"
         try:
             stats = vv.sync(files, texts_for, lambda texts: emb.embed_documents(texts), progress, cancel)
         except EmbeddingCancelled:
             stats = EmbedStats(vv.desired, 0, 0, 0, 0.0, cancelled=True)
         except EmbedderUnavailable as exc:
             self._semantic_problem[name] = f"{exc.reason}: {exc}"
-            vv.save()
-            return None
-        if stats.embedded or stats.from_cache or stats.removed or not was_persisted:
+            stats = None
+        if persist and vv.dirty:
             vv.save()  # an unchanged vault rewrites nothing
+        elif not persist:
+            vv.cache.flush()  # cheap append: a crash before the next flush re-embeds nothing
         return stats
 
     def _embeddable_files(self, vc: VaultConfig, files: dict[str, FileRecord]) -> dict[str, FileRecord]:

@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from core.atomic import write_bytes_atomic
 from core.chunker import ChunkLimits, new_parser
 from core.config import EngineConfig, VaultConfig
 from core.keyword_index import KeywordIndex
 from core.manifest import (
-    ChunkRecord,
     FileRecord,
     IndexInfo,
     load_info,
@@ -27,7 +27,7 @@ from core.manifest import (
     save_info,
     save_manifest,
 )
-from core.embed_text import embedding_input, input_hash
+from core.records import files_from_keyword, record_for
 from core.models import Document, FileWarning, SkippedFile
 from core.notes import document_version, parse_note
 from core.paths import AppPaths
@@ -71,15 +71,48 @@ class VaultIndex:
         self.max_bytes = config.max_file_bytes
         self.chunking_hash = chunking_hash(self.limits)
         self._lock = threading.RLock()  # one writer at a time
-        loaded = load_manifest(self.manifest_path)
-        if loaded is None or loaded[0] != self.chunking_hash:
-            self.files: dict[str, FileRecord] = {}
-            self._reset_keyword_dir()
-        else:
-            self.files = loaded[1]
-        self.keyword = KeywordIndex(self.dir / "whoosh")
         self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=self.chunking_hash)
+        self.recovery: str | None = "dirty_flag" if self.dirty_path.exists() else None
+        self.files, self.keyword = self._open()
         self._parser = new_parser()
+
+    def _open(self) -> tuple[dict[str, FileRecord], KeywordIndex]:
+        """Open the manifest and Whoosh index, recovering what a crash or torn write left."""
+        loaded = load_manifest(self.manifest_path)
+        if loaded is not None and loaded[0] == self.chunking_hash:
+            try:
+                return loaded[1], KeywordIndex(self.dir / "whoosh")
+            except Exception:  # a damaged Whoosh index: rebuild it (embeddings come from the cache)
+                self.recovery = "keyword_index_damaged"
+        elif loaded is None and self.manifest_path.exists() and self.info.chunking_hash == self.chunking_hash:
+            try:
+                keyword = KeywordIndex(self.dir / "whoosh")
+                self.recovery = "manifest_rebuilt"
+                return files_from_keyword(keyword), keyword
+            except Exception:
+                self.recovery = "keyword_index_damaged"
+        self._reset_keyword_dir()
+        return {}, KeywordIndex(self.dir / "whoosh")
+
+    @property
+    def dirty_path(self) -> Path:
+        return self.dir / "dirty"
+
+    @property
+    def is_dirty(self) -> bool:
+        return self.dirty_path.exists()
+
+    def flush(self) -> None:
+        """Persist what the fast path kept in memory, then clear the dirty flag."""
+        with self._lock:
+            save_manifest(self.manifest_path, self.chunking_hash, self.files)
+            self._write_info(self.info.skipped, _ProcessResult())
+            self.dirty_path.unlink(missing_ok=True)
+            self.recovery = None
+
+    def _mark_dirty(self) -> None:
+        if not self.dirty_path.exists():
+            write_bytes_atomic(self.dirty_path, b"memory is ahead of disk; reconcile on start\n")
 
     @property
     def manifest_path(self) -> Path:
@@ -112,15 +145,21 @@ class VaultIndex:
                 if rec is not None and rec.size == entry.size and rec.mtime_ns == entry.mtime_ns:
                     continue
                 todo.append(entry)
-            result = self._process(todo, removed, list(scan.skipped), progress, cancel, full_scan=True)
-            touched = result.touched
+            result = self._process(todo, removed, list(scan.skipped), progress, cancel, persist=True)
             stats = self._stats(result, t0)
-            if touched or self._health_changed(result.skipped):
+            if result.touched or self._health_changed(result.skipped) or self.recovery:
                 self._write_info(result.skipped, result)
+            if self.recovery and not result.cancelled:
+                self.dirty_path.unlink(missing_ok=True)
+                self.recovery = None
             return stats, result.documents
 
-    def update_paths(self, rel_paths: Iterable[str]) -> tuple[SyncStats, list[Document]]:
-        """Re-index just these notes (the watcher's fast path); vanished ones are removed."""
+    def update_paths(self, rel_paths: Iterable[str], *, persist: bool = True) -> tuple[SyncStats, list[Document]]:
+        """Re-index just these notes (the watcher's fast path); vanished ones are removed.
+
+        With `persist=False` the keyword index is updated (searchable at once) but the
+        manifest and health record wait for `flush()`; a dirty flag on disk says so.
+        """
         t0 = time.perf_counter()
         asked = sorted({normalise_rel_path(r) for r in rel_paths})
         with self._lock:
@@ -137,11 +176,16 @@ class VaultIndex:
                         skipped.append(found)
                     if rel in self.files:
                         removed.append(rel)
-            result = self._process(todo, removed, skipped, None, None, full_scan=False)
+            if not persist and (todo or removed):
+                self._mark_dirty()  # before the first write: a crash from here on is recoverable
+            result = self._process(todo, removed, skipped, None, None, persist=persist)
             if result.touched or skipped:
                 merged = {s.rel_path: s for s in self.info.skipped if s.rel_path not in set(asked)}
                 merged.update({s.rel_path: s for s in result.skipped})
-                self._write_info(merged.values(), result)
+                if persist:
+                    self._write_info(merged.values(), result)
+                else:
+                    self.info = self._updated_info(merged.values(), result)
             return self._stats(result, t0), result.documents
 
     def documents_for(self, rel_paths: Iterable[str]) -> list[Document]:
@@ -169,7 +213,7 @@ class VaultIndex:
         progress: Progress | None,
         cancel: threading.Event | None,
         *,
-        full_scan: bool,
+        persist: bool,
     ) -> _ProcessResult:
         res = _ProcessResult(skipped=list(skipped))
         batch: list[Document] = []
@@ -185,7 +229,9 @@ class VaultIndex:
                     removed.append(entry.rel_path)
                 continue
             old = self.files.get(entry.rel_path)
-            if old is not None and old.version == document_version(raw):
+            # After a crash the keyword index may hold a newer version than the manifest
+            # says, so a touched note is re-parsed even when its hash matches the manifest.
+            if old is not None and old.version == document_version(raw) and self.recovery != "dirty_flag":
                 self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
                 res.touched = True  # only the manifest's stat record moves
                 continue
@@ -211,7 +257,7 @@ class VaultIndex:
         res.removed = len(removed)
         res.removed_paths = removed
         res.touched = res.touched or bool(res.documents) or bool(removed)
-        if res.touched:
+        if res.touched and persist:
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
         return res
 
@@ -249,10 +295,14 @@ class VaultIndex:
         return not self.info_path.exists() or set(skipped) != set(self.info.skipped)
 
     def _write_info(self, skipped: Iterable[SkippedFile], res: _ProcessResult) -> None:
+        self.info = self._updated_info(skipped, res)
+        save_info(self.info_path, self.info)
+
+    def _updated_info(self, skipped: Iterable[SkippedFile], res: _ProcessResult) -> IndexInfo:
         """Warnings are per note: a re-parsed note's old warnings are replaced by its new ones."""
         reparsed = {d.rel_path for d in res.documents} | set(res.removed_paths)
         kept = [w for w in self.info.warnings if w.rel_path in self.files and w.rel_path not in reparsed]
-        self.info = replace(
+        return replace(
             self.info,
             root=self.vault.root,
             built_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -263,7 +313,6 @@ class VaultIndex:
             skipped=tuple(sorted(skipped, key=lambda s: s.rel_path)),
             state="healthy",
         )
-        save_info(self.info_path, self.info)
 
     def _reset_keyword_dir(self) -> None:
         whoosh_dir = self.dir / "whoosh"
@@ -283,20 +332,3 @@ class _ProcessResult:
     removed_paths: list[str] = field(default_factory=list)
     cancelled: bool = False
     touched: bool = False
-
-
-def record_for(doc: Document) -> FileRecord:
-    return FileRecord(
-        version=doc.document_version,
-        size=doc.size,
-        mtime_ns=doc.mtime_ns,
-        title=doc.title,
-        tags=doc.tags,
-        date=doc.date,
-        doc_type=doc.doc_type,
-        confidentiality=doc.confidentiality,
-        chunks=tuple(
-            ChunkRecord(c.ordinal, input_hash(embedding_input(doc.title, c.heading_path, c.text)), c.start_byte, c.end_byte, c.heading_path)
-            for c in doc.chunks
-        ),
-    )

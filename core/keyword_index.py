@@ -177,6 +177,9 @@ class KeywordIndex:
                 out[cid] = searcher.stored_fields(docnum)
         return out
 
+    def all_stored(self) -> list[dict[str, Any]]:
+        return [dict(f) for f in self._fresh_searcher().documents()]
+
     def stored_for_note(self, rel_path: str) -> list[dict[str, Any]]:
         searcher = self._fresh_searcher()
         docs = list(searcher.documents(rel_path=rel_path))

@@ -56,6 +56,7 @@ class VaultVectors:
         self.key_hash: dict[int, str] = {}
         self.desired = 0
         self.status = "missing"
+        self.dirty = False  # memory differs from the vector file
         self._lock = threading.RLock()
         self._rows_to_chunk: dict[int, tuple[str, int]] = {}
         self._mask_cache: tuple[object, np.ndarray] | None = None
@@ -132,6 +133,8 @@ class VaultVectors:
                 embedded += len(keys)
             if progress is not None:
                 progress(min(start + len(group), len(need)), len(need), "embedding")
+        if stale or from_cache or embedded or self.status not in ("ok", "empty"):
+            self.dirty = True
         self.status = "ok" if len(self.index) else "empty"
         return EmbedStats(len(wanted), embedded, from_cache, len(stale), time.perf_counter() - t0, cancelled)
 
@@ -194,6 +197,7 @@ class VaultVectors:
                 },
                 compact=True,
             )
+            self.dirty = False
         self.cache.flush()
 
     def _load(self) -> None:

@@ -1,0 +1,84 @@
+"""`cairn-desktop`: build the controller and the main window, then run Qt's event loop.
+
+Nothing is created at import time: `main()` makes the one application, store,
+controller and window, so tests build their own with private paths.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+SETTINGS_FILE = "desktop-settings.ini"
+
+
+def sample_vault_path() -> Path | None:
+    """The bundled sample vault: next to a frozen app (PyInstaller's `_MEIPASS`), or in the source tree."""
+    candidates = []
+    frozen_root = getattr(sys, "_MEIPASS", None)
+    if getattr(sys, "frozen", False) and frozen_root:
+        candidates.append(Path(frozen_root) / "resources" / "sample-vault")
+    candidates.append(Path(__file__).resolve().parent.parent / "resources" / "sample-vault")
+    candidates.append(Path(sys.prefix) / "share" / "cairn" / "sample-vault")
+    return next((c for c in candidates if c.is_dir()), None)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="cairn-desktop", description="Search your markdown notes, offline.")
+    parser.add_argument(
+        "--sample-if-empty",
+        action="store_true",
+        help="with no vault configured, open the bundled sample vault (indexed in the background)",
+    )
+    parser.add_argument("--no-semantic", action="store_true", help="keyword search only: do not load an embedding model")
+    return parser.parse_args(list(argv) if argv is not None else None)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv if argv is not None else sys.argv[1:])
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # before anything imports onnxruntime
+
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from core.errors import CairnError
+    from core.paths import AppPaths
+    from desktop.controller import AppController
+    from desktop.main_window import MainWindow
+    from desktop.settings import SettingsStore
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setApplicationName("Cairn")
+    app.setOrganizationName("Cairn")
+    app.setApplicationDisplayName("Cairn")
+    paths = AppPaths.from_env()
+    paths.ensure()
+    store = SettingsStore.at(paths.data_dir / SETTINGS_FILE)
+    options = {"embedder_factory": None} if args.no_semantic else {}
+    try:
+        controller = AppController(paths, store, **options)  # type: ignore[arg-type]
+    except CairnError as exc:  # e.g. an unreadable config.json: say which file, do not dump a trace
+        QMessageBox.critical(None, "Cairn cannot start", str(exc))
+        return int(getattr(exc, "exit_code", 1))
+    sample = sample_vault_path()
+    window = MainWindow(controller, sample)
+    window.show()
+    if args.sample_if_empty and not controller.vaults and sample is not None:
+        window.add_vault(sample)
+    elif args.sample_if_empty and not controller.vaults:
+        print("cairn-desktop: the sample vault is not installed with this copy; showing the welcome view", file=sys.stderr)
+    else:
+        controller.refresh()
+        controller.index()  # an unchanged vault costs one scan; changed notes are picked up
+        if window.search_bar.query.text():
+            window.search_bar.search_now()
+    try:
+        return int(app.exec())
+    finally:
+        controller.shutdown()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,334 @@
+"""The one object views talk to: it owns the engine, the workers and the app's state.
+
+Views receive the controller and connect to its signals (napari's `QtDims(dims)`
+pattern). Every signal here is emitted on the GUI thread, so tests can wait on
+them safely and views can update widgets from any slot.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from core.config import EngineConfig, VaultConfig
+from core.embedding import default_registry
+from core.engine import Engine
+from core.errors import CairnError
+from core.models import Hit, SearchFilters, SearchResponse
+from core.paths import AppPaths
+from core.search import SearchRequest
+from core.secrets import KeyStore
+from desktop.actions import HitActions
+from desktop.services import check_embedder, check_llm, llm_providers, make_embedder_factory
+from desktop.settings import Settings, SettingsStore
+from desktop.state import VaultSnapshot
+from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob, TaskWorker
+
+_DEFAULT = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """The vault (and folder inside it) the tree selection limits searches to."""
+
+    vault: str
+    folder: str = ""
+
+    def label(self) -> str:
+        return f"{self.vault}/{self.folder}" if self.folder else self.vault
+
+
+class AppController(QObject):
+    """Owns the engine and runs every slow call on a worker thread.
+
+    Args:
+        paths: Where the engine keeps its data.
+        store: Where the app's preferences live (a private file in tests).
+        keys: The key store; its session-only keys reach the embedder factory.
+        embedder_factory: Passed to the engine; `None` turns semantic search off
+            (fast tests), the default builds the app's consent-checking factory.
+        parent: Qt parent.
+    """
+
+    #: Pass as `embedder_factory` to get the app's own consent-checking factory (the default).
+    DEFAULT_FACTORY = _DEFAULT
+
+    snapshotChanged = Signal(object)  # tuple[VaultSnapshot, ...]
+    searchStarted = Signal(int)
+    resultsReady = Signal(object)  # SearchResponse
+    resultsCleared = Signal()
+    searchFailed = Signal(str)
+    hitSelected = Signal(object)  # Hit | None
+    scopeChanged = Signal(object)  # Scope | None
+    indexStarted = Signal(object)  # list[str]
+    indexProgress = Signal(str, int, int, str)
+    indexFinished = Signal(object)  # list[SyncReport]
+    indexFailed = Signal(str)
+    settingsChanged = Signal(object)  # Settings
+    connectionTested = Signal(str, bool, str)  # kind, ok, message
+    message = Signal(str)
+    _searchRequested = Signal(int, object)
+    _snapshotRequested = Signal(object)
+
+    def __init__(
+        self,
+        paths: AppPaths,
+        store: SettingsStore,
+        keys: KeyStore | None = None,
+        *,
+        embedder_factory: object = _DEFAULT,
+        actions: HitActions | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.paths = paths
+        self.store = store
+        self.keys = keys if keys is not None else KeyStore()
+        self.settings: Settings = store.load()
+        self.actions = actions if actions is not None else HitActions()
+        if embedder_factory is _DEFAULT:
+            embedder_factory = make_embedder_factory(self.keys, lambda: self.settings.allow_remote_embedding)
+        self._embedder_factory = embedder_factory
+        self.engine = Engine(paths, embedder_factory=embedder_factory)  # type: ignore[arg-type]
+        self.snapshot: tuple[VaultSnapshot, ...] = ()
+        self.scope: Scope | None = None
+        self.response: SearchResponse | None = None
+        self.selected: Hit | None = None
+        self._seq = 0
+        self._shown_seq = 0
+        self.stale_dropped = 0
+        self._jobs = JobRunner(self)
+        self._index_thread: QThread | None = None
+        self._cancel = threading.Event()
+        self._queued_index: list[str] = []
+        self._pending_config: EngineConfig | None = None
+        self._start_query_thread()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def _start_query_thread(self) -> None:
+        self._query_thread = QThread()
+        self._query_thread.setObjectName("QueryWorker")
+        self._query = QueryWorker(lambda: self._seq)
+        self._query.moveToThread(self._query_thread)
+        self._searchRequested.connect(self._query.search)
+        self._snapshotRequested.connect(self._query.snapshot)
+        self._query.searchDone.connect(self._on_search_done)
+        self._query.searchFailed.connect(self._on_search_failed)
+        self._query.snapshotReady.connect(self._on_snapshot)
+        self._query_thread.start()
+
+    def shutdown(self) -> None:
+        """Cancel indexing and stop every thread; called when the window closes."""
+        self._cancel.set()
+        self._queued_index.clear()
+        self._jobs.wait_all()
+        self._index_thread = None
+        self._query_thread.quit()
+        self._query_thread.wait(30000)
+        self.store.sync()
+        self.engine.close()
+
+    # -- vaults ----------------------------------------------------------------------------
+
+    @property
+    def vaults(self) -> tuple[VaultConfig, ...]:
+        return self.engine.vaults
+
+    def add_vault(self, root: Path) -> VaultConfig | None:
+        try:
+            vc = self.engine.add_vault(root)
+        except CairnError as exc:
+            self.message.emit(str(exc))
+            return None
+        self.refresh()
+        self.index([vc.name])
+        return vc
+
+    def remove_vault(self, name: str) -> None:
+        if self.is_indexing():
+            self.message.emit("Wait for indexing to finish (or cancel it) before removing a vault")
+            return
+        self.engine.remove_vault(name)
+        if self.scope is not None and self.scope.vault == name:
+            self.set_scope(None)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Ask the query thread for a fresh snapshot; `snapshotChanged` follows."""
+        self._snapshotRequested.emit(self.engine)
+
+    @Slot(object)
+    def _on_snapshot(self, snap: tuple[VaultSnapshot, ...]) -> None:
+        self.snapshot = snap
+        self.snapshotChanged.emit(snap)
+
+    def vault_snapshot(self, name: str) -> VaultSnapshot | None:
+        return next((s for s in self.snapshot if s.name == name), None)
+
+    # -- indexing --------------------------------------------------------------------------
+
+    def is_indexing(self) -> bool:
+        return self._index_thread is not None
+
+    def index(self, names: Sequence[str] | None = None) -> None:
+        """Index these vaults (all by default); a request during a run waits for it."""
+        names = list(names) if names else [v.name for v in self.vaults]
+        if not names:
+            return
+        if self.is_indexing():
+            self._queued_index.extend(n for n in names if n not in self._queued_index)
+            return
+        self._cancel = threading.Event()
+        worker = IndexWorker(self.engine, names, self._cancel, embed=self._embedder_factory is not None)
+        worker.progress.connect(self.indexProgress)
+        worker.keywordReady.connect(self._on_keyword_ready)
+        worker.failed.connect(self.indexFailed)
+        worker.finished.connect(self._on_index_finished)
+        self._index_thread = self._jobs.start(worker)
+        self.indexStarted.emit(names)
+
+    def cancel_index(self) -> None:
+        self._queued_index.clear()
+        self._cancel.set()
+
+    @Slot(str)
+    def _on_keyword_ready(self, name: str) -> None:
+        self.refresh()
+
+    @Slot(object)
+    def _on_index_finished(self, reports: list) -> None:
+        self._index_thread = None
+        self.indexFinished.emit(reports)
+        if self._pending_config is not None:
+            config, self._pending_config = self._pending_config, None
+            self._replace_engine(config)
+            return
+        self.refresh()
+        if self._queued_index:
+            names, self._queued_index = self._queued_index, []
+            self.index(names)
+
+    # -- searching -------------------------------------------------------------------------
+
+    def search(self, text: str, mode: str, filters: SearchFilters = SearchFilters()) -> int:
+        """Start a search; returns its sequence number. Only the newest result is ever shown."""
+        self._seq += 1
+        if self.scope is not None:
+            folders = (self.scope.folder,) if self.scope.folder else ()
+            filters = replace(filters, vaults=(self.scope.vault,), folders=folders + filters.folders)
+        has_filter = bool(filters.vaults or filters.folders or filters.tags or filters.doc_types or filters.after or filters.before)
+        if not text.strip() and not has_filter:
+            self._shown_seq = self._seq
+            self.response = None
+            self.select_hit(None)
+            self.resultsCleared.emit()
+            return self._seq
+        cfg = self.engine.config
+        request = SearchRequest(
+            query=text,
+            mode=mode,
+            k=self.settings.results_k,
+            filters=filters,
+            profile=cfg.profile,
+            per_note_cap=cfg.per_note_cap,
+            top_n=cfg.top_n,
+            rrf_k=cfg.rrf_k,
+        )
+        self.searchStarted.emit(self._seq)
+        self._searchRequested.emit(self._seq, SearchJob(self.engine, request))
+        return self._seq
+
+    @Slot(int, object)
+    def _on_search_done(self, seq: int, response: SearchResponse) -> None:
+        if seq <= self._shown_seq:  # an older query finished late: never overwrite a newer one
+            self.stale_dropped += 1
+            return
+        self._shown_seq = seq
+        self.response = response
+        self.resultsReady.emit(response)
+        previous = self.selected.chunk if self.selected is not None else None
+        keep = next((h for h in response.hits if h.chunk == previous), None)  # re-runs keep the user's place
+        self.select_hit(keep or (response.hits[0] if response.hits else None))
+
+    @Slot(int, str)
+    def _on_search_failed(self, seq: int, message: str) -> None:
+        if seq <= self._shown_seq:
+            return
+        self._shown_seq = seq
+        self.searchFailed.emit(message)
+
+    def select_hit(self, hit: Hit | None) -> None:
+        self.selected = hit
+        self.hitSelected.emit(hit)
+
+    def set_scope(self, scope: Scope | None) -> None:
+        if scope != self.scope:
+            self.scope = scope
+            self.scopeChanged.emit(scope)
+
+    def remember_query(self, text: str) -> None:
+        self.settings = replace(self.settings, last_query=text)
+        self.store.save_last_query(text)
+
+    # -- settings --------------------------------------------------------------------------
+
+    def apply_settings(self, settings: Settings, config: EngineConfig) -> None:
+        """Save the app's preferences; when the engine's configuration changed, rebuild and re-index."""
+        old = self.settings
+        self.settings = settings
+        self.store.save(settings)
+        vaults = tuple(
+            replace(v, embedder=settings.embedder, embed_model=settings.embed_model or None, embed_base_url=settings.embed_base_url or None)
+            for v in config.vaults
+        )
+        config = replace(config, vaults=vaults)
+        self.settingsChanged.emit(settings)
+        consent_changed = old.allow_remote_embedding != settings.allow_remote_embedding
+        if config == self.engine.config and not consent_changed:
+            return
+        if self.is_indexing():
+            self._pending_config = config
+            self.cancel_index()
+            self.message.emit("Settings changed: indexing restarts with the new settings")
+        else:
+            self._replace_engine(config)
+
+    def _replace_engine(self, config: EngineConfig) -> None:
+        """A fresh engine: cached indexes and embedders were built from the old configuration."""
+        self.engine.update_config(config)
+        # The old engine is not closed: a search on the query thread may still be using it.
+        self.engine = Engine(self.paths, config, embedder_factory=self._embedder_factory)  # type: ignore[arg-type]
+        self.refresh()
+        self.index()
+
+    def test_embedder(self, provider: str, model: str, base_url: str, key: str | None = None) -> None:
+        """Embed "test" with these settings on a worker; `connectionTested('embedding', ...)` follows."""
+        if key is None:
+            info = default_registry().get(provider)
+            key = self.keys.get(info.id, info.key_env_var) if info is not None and info.needs_key else None
+        self._run_test("embedding", lambda: check_embedder(provider, model, base_url, key))
+
+    def test_llm(self, provider: str, base_url: str, key: str | None = None) -> None:
+        info = llm_providers().get(provider)
+        if key is None and info is not None and info.needs_key:
+            key = self.keys.get(info.id, info.key_env_var)
+        self._run_test("llm", lambda: check_llm(provider, base_url, key))
+
+    def _run_test(self, kind: str, fn: Callable[[], str]) -> None:
+        worker = TaskWorker(kind, fn)
+        worker.finished.connect(self._on_test_ok)
+        worker.failed.connect(self._on_test_failed)
+        self._jobs.start(worker)
+
+    @Slot(str, object)
+    def _on_test_ok(self, kind: str, text: object) -> None:
+        self.connectionTested.emit(kind, True, str(text))
+
+    @Slot(str, str)
+    def _on_test_failed(self, kind: str, text: str) -> None:
+        self.connectionTested.emit(kind, False, text)

@@ -1,0 +1,106 @@
+"""Index health: every file, indexed or skipped, with the reason — filterable, with "open file"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.controller import AppController
+from desktop.models import HealthFilterProxy, HealthModel, RowRole
+from desktop.state import HealthRow, VaultSnapshot, describe_status, health_rows
+
+STATES = (("All files", ""), ("Indexed", "indexed"), ("With warnings", "warning"), ("Skipped", "skipped"))
+
+
+class IndexHealthDialog(QDialog):
+    """A table of every file of every vault; refreshes when the index changes."""
+
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._controller = controller
+        self.setWindowTitle("Index health")
+        self.resize(900, 520)
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.summary.setAccessibleName("Index health summary")
+        self.text_filter = QLineEdit(self)
+        self.text_filter.setPlaceholderText("Filter by path or reason")
+        self.text_filter.setAccessibleName("Filter files")
+        self.text_filter.setClearButtonEnabled(True)
+        self.state_filter = QComboBox(self)
+        self.state_filter.setAccessibleName("Show files that are")
+        for label, value in STATES:
+            self.state_filter.addItem(label, value)
+        self.model = HealthModel([], self)
+        self.proxy = HealthFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView(self)
+        self.table.setModel(self.proxy)
+        self.table.setAccessibleName("Files and their index state")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSortingEnabled(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)  # warnings and skipped files first
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.open_button = QPushButton("Open file", self)
+        self.open_button.setAccessibleName("Open the selected file")
+        self.open_button.setEnabled(False)
+        self.reindex_button = QPushButton("Re-index all", self)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.addButton(self.open_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(self.reindex_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        filters = QHBoxLayout()
+        filters.addWidget(self.text_filter, 1)
+        filters.addWidget(self.state_filter)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addLayout(filters)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(buttons)
+
+        self.text_filter.textChanged.connect(self.proxy.set_text)
+        self.state_filter.currentIndexChanged.connect(lambda _i: self.proxy.set_state(str(self.state_filter.currentData())))
+        self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self.open_button.setEnabled(cur.isValid()))
+        self.table.doubleClicked.connect(self._open_index)
+        self.open_button.clicked.connect(lambda: self._open_index(self.table.currentIndex()))
+        self.reindex_button.clicked.connect(lambda: controller.index())
+        controller.snapshotChanged.connect(self.set_snapshots)
+        self.set_snapshots(controller.snapshot)
+
+    def set_snapshots(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
+        rows = health_rows(snapshots)
+        self.model.set_rows(rows)
+        counts = {s: sum(1 for r in rows if r.state == s) for s in ("indexed", "warning", "skipped")}
+        states = "; ".join(describe_status(s)[1] + f" ({describe_status(s)[0]})" for s in snapshots) or "No vaults yet."
+        self.summary.setText(
+            f"{states}<br>{counts['indexed']} indexed, {counts['warning']} indexed with warnings, {counts['skipped']} skipped."
+        )
+
+    def visible_rows(self) -> list[HealthRow]:
+        return [self.proxy.index(r, 0).data(RowRole) for r in range(self.proxy.rowCount())]
+
+    def _open_index(self, index: QModelIndex) -> None:
+        if not index.isValid():
+            return
+        row: HealthRow = index.siblingAtColumn(0).data(RowRole)
+        self._controller.actions.open_path(Path(row.abs_path))

@@ -1,0 +1,189 @@
+"""Settings pages for outside services: Embeddings and Language model (provider, model, URL, consent, test)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.embedding import default_registry
+from desktop.controller import AppController
+from desktop.dialogs.settings_pages import SettingsDraft, SettingsPanelBase, spin_box
+from desktop.services import llm_providers
+
+
+class _ServicePanel(SettingsPanelBase):
+    """Shared layout of the Embeddings and Language model pages: provider, model, URL, consent, test."""
+
+    kind = ""
+
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(controller, parent)
+        self.provider = QComboBox(self)
+        self.provider.setAccessibleName("Provider")
+        self.model = QLineEdit(self)
+        self.model.setAccessibleName("Model")
+        self.base_url = QLineEdit(self)
+        self.base_url.setAccessibleName("Server address")
+        self.consent = QCheckBox("Allow sending note text to this service", self)
+        self.consent.setAccessibleName("Allow sending note text to this service")
+        self.explain = QLabel(self)
+        self.explain.setWordWrap(True)
+        self.test_button = QPushButton("Test connection", self)
+        self.test_result = QLabel(self)
+        self.test_result.setWordWrap(True)
+        self.test_result.setAccessibleName("Connection test result")
+        self.form = QFormLayout()
+        self.form.addRow("Provider:", self.provider)
+        self.form.addRow("Model:", self.model)
+        self.form.addRow("Server address:", self.base_url)
+        test_row = QHBoxLayout()
+        test_row.addWidget(self.test_button)
+        test_row.addWidget(self.test_result, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self.form)
+        layout.addWidget(self.consent)
+        layout.addWidget(self.explain)
+        layout.addLayout(test_row)
+        layout.addStretch(1)
+        self.provider.currentIndexChanged.connect(self._on_provider)
+        self.test_button.clicked.connect(self._test)
+        controller.connectionTested.connect(self._on_tested)
+
+    def _on_tested(self, kind: str, ok: bool, message: str) -> None:
+        if kind != self.kind:
+            return
+        self.test_button.setEnabled(True)
+        colour = "#2e7d32" if ok else "#b00020"
+        self.test_result.setText(f"<span style='color:{colour}'>{'✓' if ok else '✗'}</span> {message}")
+
+    def _start_test(self) -> None:
+        self.test_button.setEnabled(False)
+        self.test_result.setText("Testing…")
+
+    def _on_provider(self) -> None:
+        raise NotImplementedError
+
+    def _test(self) -> None:
+        raise NotImplementedError
+
+
+class EmbeddingSettingsPanel(_ServicePanel):
+    """Which model turns notes into vectors; remote services need the user's explicit consent."""
+
+    title = "Embeddings"
+    kind = "embedding"
+
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(controller, parent)
+        self._registry = default_registry()
+        for info in self._registry.values():
+            self.provider.addItem(info.label, info.id)
+
+    def load(self, draft: SettingsDraft) -> None:
+        self.provider.setCurrentIndex(max(0, self.provider.findData(draft.app.embedder)))
+        self.model.setText(draft.app.embed_model)
+        self.base_url.setText(draft.app.embed_base_url)
+        self.consent.setChecked(draft.app.allow_remote_embedding)
+        self._on_provider()
+
+    def save(self, draft: SettingsDraft) -> None:
+        draft.app = replace(
+            draft.app,
+            embedder=str(self.provider.currentData()),
+            embed_model=self.model.text().strip(),
+            embed_base_url=self.base_url.text().strip(),
+            allow_remote_embedding=self.consent.isChecked(),
+        )
+
+    def _on_provider(self) -> None:
+        info = self._registry.get(str(self.provider.currentData()))
+        if info is None:
+            return
+        self.model.setPlaceholderText(info.default_model or "")
+        self.model.setEnabled(info.id != "builtin")
+        self.base_url.setPlaceholderText(info.default_base_url or "")
+        self.base_url.setEnabled(info.default_base_url is not None)
+        self.consent.setEnabled(info.remote)
+        if info.remote:
+            key = f" It needs an API key (API keys page, or {info.key_env_var})." if info.needs_key else ""
+            self.explain.setText(
+                f"{info.label} receives the text of your notes to embed them. Nothing is sent until you tick the box above; "
+                f"notes marked confidentiality: restricted are never sent.{key} Changing the model re-embeds every vault."
+            )
+        else:
+            self.explain.setText("The built-in model runs on this computer; your notes never leave it.")
+        self.test_result.clear()
+
+    def _test(self) -> None:
+        self._start_test()
+        self._controller.test_embedder(str(self.provider.currentData()), self.model.text().strip(), self.base_url.text().strip())
+
+
+class LanguageModelSettingsPanel(_ServicePanel):
+    """The model that will answer questions in the Ask tab (coming later); saved now, used then."""
+
+    title = "Language model"
+    kind = "llm"
+
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(controller, parent)
+        self._providers = llm_providers()
+        for info in self._providers.values():
+            self.provider.addItem(info.label, info.id)
+        self.temperature = QDoubleSpinBox(self)
+        self.temperature.setRange(0.0, 2.0)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setAccessibleName("Temperature")
+        self.context = spin_box(1000, 200000, 1000, "Context budget in characters")
+        self.form.addRow("Temperature:", self.temperature)
+        self.form.addRow("Context budget (characters):", self.context)
+
+    def load(self, draft: SettingsDraft) -> None:
+        self.provider.setCurrentIndex(max(0, self.provider.findData(draft.app.llm_provider)))
+        self.model.setText(draft.app.llm_model)
+        self.base_url.setText(draft.app.llm_base_url)
+        self.temperature.setValue(draft.app.llm_temperature)
+        self.context.setValue(draft.app.llm_context_chars)
+        self.consent.setChecked(draft.app.allow_remote_llm)
+        self._on_provider()
+
+    def save(self, draft: SettingsDraft) -> None:
+        draft.app = replace(
+            draft.app,
+            llm_provider=str(self.provider.currentData()),
+            llm_model=self.model.text().strip(),
+            llm_base_url=self.base_url.text().strip(),
+            llm_temperature=round(self.temperature.value(), 2),
+            llm_context_chars=self.context.value(),
+            allow_remote_llm=self.consent.isChecked(),
+        )
+
+    def _on_provider(self) -> None:
+        info = self._providers.get(str(self.provider.currentData()))
+        active = info is not None and info.id != "none"
+        for widget in (self.model, self.base_url, self.consent, self.test_button):
+            widget.setEnabled(active)
+        if info is not None:
+            self.model.setPlaceholderText(info.default_model)
+            self.base_url.setPlaceholderText(info.default_base_url)
+        self.explain.setText(
+            "Answers are not built yet: these settings are kept for the Ask tab. When it arrives, the passages "
+            "that answer a question go to this service only if the box above is ticked."
+        )
+        self.test_result.clear()
+
+    def _test(self) -> None:
+        self._start_test()
+        self._controller.test_llm(str(self.provider.currentData()), self.base_url.text().strip())

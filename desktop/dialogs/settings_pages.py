@@ -1,0 +1,221 @@
+"""Settings pages: the draft they edit, their base class, and the General and Search pages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.config import EngineConfig, add_vault, remove_vault
+from core.profiles import PROFILES
+from desktop.controller import AppController
+from desktop.settings import MODES, Settings
+
+_NAME_ROLE = Qt.ItemDataRole.UserRole
+
+
+@dataclass
+class SettingsDraft:
+    """What the pages edit: the app's preferences and the engine's configuration, before OK."""
+
+    app: Settings
+    engine: EngineConfig
+
+
+class SettingsPanelBase(QWidget):
+    """One page of the settings dialog; `title` is its entry in the dialog's list."""
+
+    title = ""
+
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._controller = controller
+        self.setAccessibleName(f"{self.title} settings")
+
+    def load(self, draft: SettingsDraft) -> None:
+        raise NotImplementedError
+
+    def save(self, draft: SettingsDraft) -> None:
+        raise NotImplementedError
+
+
+def spin_box(low: int, high: int, step: int = 1, name: str = "") -> QSpinBox:
+    spin = QSpinBox()
+    spin.setRange(low, high)
+    spin.setSingleStep(step)
+    spin.setAccessibleName(name)
+    return spin
+
+
+class GeneralSettingsPanel(SettingsPanelBase):
+    """Vaults (add, remove, ignore patterns per vault), chunk sizes and how many results to show."""
+
+    title = "General"
+
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(controller, parent)
+        self._config = EngineConfig()
+        self._ignores: dict[str, str] = {}
+        self._current: str | None = None
+        self.vault_list = QListWidget(self)
+        self.vault_list.setAccessibleName("Vaults")
+        self.add_button = QPushButton("Add folder…", self)
+        self.remove_button = QPushButton("Remove", self)
+        self.ignore = QPlainTextEdit(self)
+        self.ignore.setAccessibleName("Ignore patterns of the selected vault")
+        self.ignore.setPlaceholderText("One gitignore-style pattern per line, e.g.\nTemplates/\n*.excalidraw.md")
+        self.ignore.setMaximumHeight(90)
+        self.soft = spin_box(200, 20000, 100, "Soft chunk size in characters")
+        self.hard = spin_box(400, 40000, 100, "Hard chunk size in characters")
+        self.results_k = spin_box(5, 200, 5, "Results per search")
+        self.debounce = spin_box(0, 2000, 50, "Search-as-you-type delay in milliseconds")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        form = QFormLayout()
+        form.addRow("Ignore patterns:", self.ignore)
+        form.addRow("Chunk size (soft):", self.soft)
+        form.addRow("Chunk size (hard):", self.hard)
+        form.addRow("Results per search:", self.results_k)
+        form.addRow("Typing delay (ms):", self.debounce)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<b>Vaults</b> — folders of notes Cairn indexes (it never changes them)", self))
+        layout.addWidget(self.vault_list, 1)
+        layout.addLayout(buttons)
+        layout.addLayout(form)
+        self.add_button.clicked.connect(self._choose_folder)
+        self.remove_button.clicked.connect(self._remove_selected)
+        self.vault_list.currentItemChanged.connect(self._on_current)
+
+    def load(self, draft: SettingsDraft) -> None:
+        self._config = draft.engine
+        self._ignores = {v.name: "\n".join(v.ignore) for v in draft.engine.vaults}
+        self._current = None
+        self._fill()
+        self.soft.setValue(draft.engine.soft_chars)
+        self.hard.setValue(draft.engine.hard_chars)
+        self.results_k.setValue(draft.app.results_k)
+        self.debounce.setValue(draft.app.debounce_ms)
+
+    def save(self, draft: SettingsDraft) -> None:
+        self._stash_ignore()
+        vaults = tuple(
+            replace(v, ignore=tuple(p.strip() for p in self._ignores.get(v.name, "").splitlines() if p.strip()))
+            for v in self._config.vaults
+        )
+        hard = max(self.hard.value(), self.soft.value())
+        draft.engine = replace(draft.engine, vaults=vaults, soft_chars=self.soft.value(), hard_chars=hard)
+        draft.app = replace(draft.app, results_k=self.results_k.value(), debounce_ms=self.debounce.value())
+
+    def add_folder(self, path: Path) -> None:
+        self._stash_ignore()
+        self._config, vc = add_vault(self._config, path)
+        self._ignores.setdefault(vc.name, "")
+        self._fill(select=vc.name)
+
+    def remove(self, name: str) -> None:
+        self._config = remove_vault(self._config, name)
+        self._ignores.pop(name, None)
+        self._current = None
+        self._fill()
+
+    def _fill(self, select: str | None = None) -> None:
+        self.vault_list.clear()
+        for v in self._config.vaults:
+            item = QListWidgetItem(f"{v.name} — {v.root}")
+            item.setData(_NAME_ROLE, v.name)
+            self.vault_list.addItem(item)
+            if v.name == select:
+                self.vault_list.setCurrentItem(item)
+        if select is None and self.vault_list.count():
+            self.vault_list.setCurrentRow(0)
+        self.remove_button.setEnabled(self.vault_list.count() > 0)
+        self.ignore.setEnabled(self.vault_list.count() > 0)
+
+    def _on_current(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+        self._stash_ignore()
+        self._current = str(current.data(_NAME_ROLE)) if current is not None else None
+        self.ignore.setPlainText(self._ignores.get(self._current or "", ""))
+
+    def _stash_ignore(self) -> None:
+        if self._current is not None:
+            self._ignores[self._current] = self.ignore.toPlainText()
+
+    def _choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose a folder of markdown notes")
+        if folder:
+            self.add_folder(Path(folder))
+
+    def _remove_selected(self) -> None:
+        item = self.vault_list.currentItem()
+        if item is not None:
+            self.remove(str(item.data(_NAME_ROLE)))
+
+
+class SearchSettingsPanel(SettingsPanelBase):
+    """Default mode and the fusion knobs the Why tab explains."""
+
+    title = "Search"
+
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(controller, parent)
+        self.mode = QComboBox(self)
+        self.mode.setAccessibleName("Default search mode")
+        for m in MODES:
+            self.mode.addItem(m.capitalize(), m)
+        self.rrf_k = spin_box(1, 1000, 5, "RRF k")
+        self.rrf_k.setToolTip("Larger k flattens the difference between ranks in reciprocal rank fusion")
+        self.per_note_cap = spin_box(0, 50, 1, "Passages per note")
+        self.per_note_cap.setSpecialValueText("no limit")
+        self.top_n = spin_box(10, 1000, 10, "Candidates per list")
+        self.profile = QComboBox(self)
+        self.profile.setAccessibleName("Ranking profile")
+        for p in PROFILES.values():
+            self.profile.addItem(f"{p.name} — {p.description}", p.name)
+        help_text = QLabel(
+            "A hit's score is the sum, over the keyword and vector lists, of weight ÷ (k + rank), plus any "
+            "profile boost — the Why tab shows each term. A larger k flattens the gap between ranks.",
+            self,
+        )
+        help_text.setWordWrap(True)
+        help_text.setStyleSheet("color: #555")
+        form = QFormLayout(self)
+        form.addRow(help_text)
+        form.addRow("Default mode:", self.mode)
+        form.addRow("Profile:", self.profile)
+        form.addRow("RRF k:", self.rrf_k)
+        form.addRow("Passages per note:", self.per_note_cap)
+        form.addRow("Candidates per list:", self.top_n)
+
+    def load(self, draft: SettingsDraft) -> None:
+        self.mode.setCurrentIndex(max(0, self.mode.findData(draft.app.default_mode)))
+        self.profile.setCurrentIndex(max(0, self.profile.findData(draft.engine.profile)))
+        self.rrf_k.setValue(draft.engine.rrf_k)
+        self.per_note_cap.setValue(draft.engine.per_note_cap)
+        self.top_n.setValue(draft.engine.top_n)
+
+    def save(self, draft: SettingsDraft) -> None:
+        draft.app = replace(draft.app, default_mode=str(self.mode.currentData()))
+        draft.engine = replace(
+            draft.engine,
+            profile=str(self.profile.currentData()),
+            rrf_k=self.rrf_k.value(),
+            per_note_cap=self.per_note_cap.value(),
+            top_n=self.top_n.value(),
+        )

@@ -1,0 +1,183 @@
+"""The main window: composes the panels around one controller and keeps its layout between runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+
+from desktop.controller import AppController
+from desktop.dialogs.health_dialog import IndexHealthDialog
+from desktop.dialogs.settings_dialog import SettingsDialog
+from desktop.panels.ask import AskPanel
+from desktop.panels.debug import DebugPanel
+from desktop.panels.preview import PreviewPanel
+from desktop.panels.results import ResultsPanel
+from desktop.panels.search_bar import SearchBarPanel
+from desktop.panels.status import StatusPanel
+from desktop.panels.vault_tree import VaultTreePanel
+from desktop.panels.welcome import WelcomePanel
+from desktop.panels.why import WhyPanel
+from desktop.state import VaultSnapshot
+
+
+class MainWindow(QMainWindow):
+    """Vault tree | results | Preview/Why/Debug/Ask tabs, with the query bar on top.
+
+    Args:
+        controller: Everything the window shows comes from it.
+        sample_vault: The bundled sample vault, when this copy of Cairn has one.
+    """
+
+    def __init__(self, controller: AppController, sample_vault: Path | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self._sample_vault = sample_vault
+        self.setWindowTitle("Cairn")
+        self.setObjectName("CairnMainWindow")
+
+        self.search_bar = SearchBarPanel(controller, self)
+        self.tree = VaultTreePanel(controller, self)
+        self.results = ResultsPanel(controller, self)
+        self.preview = PreviewPanel(controller, self)
+        self.why = WhyPanel(controller, self)
+        self.debug = DebugPanel(controller, self)
+        self.ask = AskPanel(controller, self)
+        self.tabs = QTabWidget(self)
+        self.tabs.setAccessibleName("Details of the selected result")
+        self.tabs.addTab(self.preview, "Preview")
+        self.tabs.addTab(self.why, "Why")
+        self.tabs.addTab(self.debug, "Debug")
+        self.tabs.addTab(self.ask, "Ask")
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.addWidget(self.tree)
+        self.splitter.addWidget(self.results)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(2, 1)
+        self.splitter.setSizes([220, 480, 500])
+        search_page = QWidget(self)
+        page_layout = QVBoxLayout(search_page)
+        page_layout.setContentsMargins(0, 0, 0, 0)
+        page_layout.addWidget(self.search_bar)
+        page_layout.addWidget(self.splitter, 1)
+        self.welcome = WelcomePanel(controller, self, sample_available=sample_vault is not None)
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.welcome)
+        self.stack.addWidget(search_page)
+        self.setCentralWidget(self.stack)
+        self.status = StatusPanel(controller, self)
+        self.statusBar().addWidget(self.status, 1)
+        self.statusBar().setSizeGripEnabled(True)
+
+        self._build_menus()
+        self._wire()
+        self._restore()
+        self._show_page(bool(controller.vaults))
+
+    # -- construction ----------------------------------------------------------------------
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self.add_action = file_menu.addAction("&Add folder…", self.choose_folder)
+        self.add_action.setShortcut(QKeySequence.StandardKey.Open)
+        self.sample_action = file_menu.addAction("Try the &sample vault", self.open_sample)
+        self.sample_action.setEnabled(self._sample_vault is not None)
+        file_menu.addAction("&Re-index all vaults", lambda: self.controller.index())
+        file_menu.addAction("Index &health…", self.show_health)
+        file_menu.addSeparator()
+        self.settings_action = QAction("&Settings…", self)
+        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        self.settings_action.triggered.connect(self.show_settings)
+        file_menu.addAction(self.settings_action)
+        file_menu.addSeparator()
+        quit_action = file_menu.addAction("&Quit", self.close)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        search_menu = self.menuBar().addMenu("&Search")
+        focus = search_menu.addAction("&Find in notes", self.focus_search)
+        focus.setShortcut(QKeySequence("Ctrl+K"))
+        ask = search_menu.addAction("&Ask (coming soon)", self.ask_placeholder)
+        ask.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
+        self.addActions([focus, ask, self.settings_action])
+        escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        escape.setContext(Qt.ShortcutContext.WindowShortcut)
+        escape.activated.connect(self.clear_search)
+
+    def _wire(self) -> None:
+        c = self.controller
+        c.snapshotChanged.connect(self._on_snapshot)
+        self.search_bar.navigateDown.connect(self.results.focus_results)
+        self.tree.addRequested.connect(self.choose_folder)
+        self.welcome.openFolderRequested.connect(self.choose_folder)
+        self.welcome.sampleRequested.connect(self.open_sample)
+        self.status.health.clicked.connect(self.show_health)
+
+    def _restore(self) -> None:
+        store = self.controller.store
+        geometry = store.window_state("geometry")
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(1280, 800)
+        splitter = store.window_state("splitter")
+        if splitter is not None:
+            self.splitter.restoreState(splitter)
+        self.search_bar.query.setText(self.controller.settings.last_query)
+
+    def save_layout(self) -> None:
+        store = self.controller.store
+        store.set_window_state("geometry", self.saveGeometry())
+        store.set_window_state("splitter", self.splitter.saveState())
+        self.controller.remember_query(self.search_bar.query.text())
+        store.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_layout()
+        super().closeEvent(event)
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def _show_page(self, has_vaults: bool) -> None:
+        self.stack.setCurrentIndex(1 if has_vaults else 0)
+
+    def _on_snapshot(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
+        was_welcome = self.stack.currentIndex() == 0
+        self._show_page(bool(self.controller.vaults))
+        if was_welcome and self.controller.vaults:
+            self.focus_search()
+
+    def choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose a folder of markdown notes")
+        if folder:
+            self.add_vault(Path(folder))
+
+    def add_vault(self, path: Path) -> None:
+        if self.controller.add_vault(path) is not None:
+            self._show_page(True)
+
+    def open_sample(self) -> None:
+        if self._sample_vault is not None:
+            self.add_vault(self._sample_vault)
+
+    def focus_search(self) -> None:
+        self.search_bar.query.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_bar.query.selectAll()
+
+    def clear_search(self) -> None:
+        self.search_bar.clear()
+        self.focus_search()
+
+    def ask_placeholder(self) -> None:
+        self.tabs.setCurrentWidget(self.ask)
+        self.controller.message.emit("Asking questions of your notes is coming soon")
+
+    def show_settings(self) -> None:
+        SettingsDialog(self.controller, self).exec()
+
+    def show_health(self) -> None:
+        dialog = IndexHealthDialog(self.controller, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()

@@ -1,0 +1,183 @@
+"""Qt item models over the engine's results and snapshots; they hold data, never fetch it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+
+from core.models import Hit
+from desktop.formatting import heading_trail, snippet_plain
+from desktop.state import HealthRow, VaultSnapshot
+
+VaultRole = Qt.ItemDataRole.UserRole + 1
+FolderRole = Qt.ItemDataRole.UserRole + 2
+CountRole = Qt.ItemDataRole.UserRole + 3
+HitRole = Qt.ItemDataRole.UserRole + 10
+ScoreFractionRole = Qt.ItemDataRole.UserRole + 11
+RowRole = Qt.ItemDataRole.UserRole + 20
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class VaultTreeModel(QStandardItemModel):
+    """Vaults and their folders, each with the number of notes below it."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.setHorizontalHeaderLabels(["Vaults"])
+
+    def set_snapshots(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
+        self.clear()
+        self.setHorizontalHeaderLabels(["Vaults"])
+        for snap in snapshots:
+            counts = snap.folder_counts()
+            top = self._item(snap.name, snap.name, "", counts[""])
+            top.setToolTip(snap.root)
+            nodes: dict[str, QStandardItem] = {"": top}
+            for folder in sorted(k for k in counts if k):
+                parent_key, _, leaf = folder.rpartition("/")
+                item = self._item(leaf, snap.name, folder, counts[folder])
+                nodes[parent_key].appendRow(item)
+                nodes[folder] = item
+            self.appendRow(top)
+
+    @staticmethod
+    def _item(label: str, vault: str, folder: str, count: int) -> QStandardItem:
+        item = QStandardItem(f"{label}  ({count})")
+        item.setEditable(False)
+        item.setData(vault, VaultRole)
+        item.setData(folder, FolderRole)
+        item.setData(count, CountRole)
+        noun = "note" if count == 1 else "notes"
+        item.setData(f"{label}, {count} {noun}", Qt.ItemDataRole.AccessibleTextRole)
+        return item
+
+    def find(self, vault: str, folder: str = "") -> QModelIndex:
+        """The index of a vault or folder, or an invalid index."""
+        for row in range(self.rowCount()):
+            top = self.item(row)
+            if top.data(VaultRole) != vault:
+                continue
+            if not folder:
+                return top.index()
+            stack = [top]
+            while stack:
+                node = stack.pop()
+                if node.data(FolderRole) == folder:
+                    return node.index()
+                stack.extend(node.child(i) for i in range(node.rowCount()))
+        return QModelIndex()
+
+
+class ResultsModel(QAbstractListModel):
+    """The hits of the newest search, in rank order."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._hits: tuple[Hit, ...] = ()
+        self._top = 1.0
+
+    def set_hits(self, hits: tuple[Hit, ...]) -> None:
+        self.beginResetModel()
+        self._hits = hits
+        self._top = max((h.score for h in hits), default=0.0) or 1.0
+        self.endResetModel()
+
+    def hit(self, row: int) -> Hit | None:
+        return self._hits[row] if 0 <= row < len(self._hits) else None
+
+    def row_of(self, hit: Hit | None) -> int:
+        return self._hits.index(hit) if hit in self._hits else -1
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._hits)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        hit = self.hit(index.row()) if index.isValid() else None
+        if hit is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return hit.title
+        if role == HitRole:
+            return hit
+        if role == ScoreFractionRole:
+            return max(0.0, min(1.0, hit.score / self._top))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{hit.chunk.vault}/{hit.chunk.rel_path} — score {hit.score:.5f}"
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            trail = heading_trail(hit.chunk.heading_path, hit.title)
+            where = f", section {trail}" if trail else ""
+            return f"Result {index.row() + 1}: {hit.title}{where}. {snippet_plain(hit.snippet)}"
+        return None
+
+
+class HealthModel(QAbstractTableModel):
+    """Every file of every vault with its indexing state, for the health dialog."""
+
+    HEADERS = ("State", "Vault", "File", "Reason", "Detail")
+
+    def __init__(self, rows: list[HealthRow], parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows = rows
+
+    def set_rows(self, rows: list[HealthRow]) -> None:
+        self.beginResetModel()
+        self._rows = rows
+        self.endResetModel()
+
+    def row_data(self, row: int) -> HealthRow:
+        return self._rows[row]
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self._rows[index.row()]
+        if role == RowRole:
+            return row
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return (row.state, row.vault, row.rel_path, row.reason, row.detail)[index.column()]
+        return None
+
+
+class HealthFilterProxy(QSortFilterProxyModel):
+    """Filters the health table by state and by a text match on path, reason or detail."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._state = ""
+        self._text = ""
+
+    def set_state(self, state: str) -> None:
+        self.beginFilterChange()
+        self._state = state
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def set_text(self, text: str) -> None:
+        self.beginFilterChange()
+        self._text = text.strip().lower()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        model = self.sourceModel()
+        if not isinstance(model, HealthModel):
+            return True
+        row = model.row_data(source_row)
+        if self._state and row.state != self._state:
+            return False
+        if self._text:
+            haystack = f"{row.vault}/{row.rel_path} {row.reason} {row.detail}".lower()
+            return self._text in haystack
+        return True

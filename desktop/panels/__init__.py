@@ -1,0 +1,1 @@
+"""Widgets of the main window; each receives the controller it shows."""

@@ -1,0 +1,180 @@
+"""The results list: title, heading path, highlighted snippet and a small score bar per hit."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRectF, QSize, Qt
+from PySide6.QtGui import QAbstractTextDocumentLayout, QFont, QFontMetrics, QKeyEvent, QPainter, QPalette, QTextDocument
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QListView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.models import Hit, SearchResponse
+from desktop.controller import AppController
+from desktop.formatting import heading_trail, snippet_html
+from desktop.models import HitRole, ResultsModel, ScoreFractionRole
+from desktop.panels.hit_menu import hit_menu
+
+PAD = 6
+BAR_W = 56
+SNIPPET_LINES = 3
+
+
+class ResultDelegate(QStyledItemDelegate):
+    """Paints one hit in three parts; the snippet is rich text so matches show in bold."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        fm = QFontMetrics(option.font)  # type: ignore[attr-defined]
+        return QSize(200, PAD * 2 + fm.height() * (2 + SNIPPET_LINES) + 4)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        hit: Hit | None = index.data(HitRole)
+        if hit is None:
+            return
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        style = opt.widget.style() if opt.widget else None  # type: ignore[attr-defined]
+        opt.text = ""  # type: ignore[attr-defined]
+        if style is not None:
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)  # type: ignore[attr-defined]
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
+        pal: QPalette = opt.palette  # type: ignore[attr-defined]
+        text_color = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        dim = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.PlaceholderText)
+        rect = opt.rect.adjusted(PAD, PAD, -PAD, -PAD)  # type: ignore[attr-defined]
+        fm = QFontMetrics(opt.font)  # type: ignore[attr-defined]
+        line = fm.height()
+        painter.save()
+        # title and score bar
+        bold = QFont(opt.font)  # type: ignore[attr-defined]
+        bold.setBold(True)
+        painter.setFont(bold)
+        painter.setPen(text_color)
+        title_rect = rect.adjusted(0, 0, -(BAR_W + PAD), 0)
+        title = QFontMetrics(bold).elidedText(hit.title, Qt.TextElideMode.ElideRight, title_rect.width())
+        painter.drawText(title_rect.x(), title_rect.y() + fm.ascent(), title)
+        fraction = float(index.data(ScoreFractionRole) or 0.0)
+        bar = QRectF(rect.right() - BAR_W, rect.y() + line / 2 - 3, BAR_W, 6)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(pal.color(QPalette.ColorRole.Mid))
+        painter.drawRoundedRect(bar, 3, 3)
+        painter.setBrush(pal.color(QPalette.ColorRole.Highlight) if not selected else text_color)
+        painter.drawRoundedRect(QRectF(bar.x(), bar.y(), max(3.0, BAR_W * fraction), bar.height()), 3, 3)
+        # heading trail and where the note lives
+        painter.setFont(opt.font)  # type: ignore[attr-defined]
+        painter.setPen(dim)
+        trail = heading_trail(hit.chunk.heading_path, hit.title)
+        where = f"{trail}  ·  {hit.chunk.rel_path}" if trail else hit.chunk.rel_path
+        painter.drawText(rect.x(), rect.y() + line + fm.ascent(), fm.elidedText(where, Qt.TextElideMode.ElideMiddle, rect.width()))
+        # snippet, clipped to a few lines
+        doc = QTextDocument()
+        doc.setDefaultFont(opt.font)  # type: ignore[attr-defined]
+        doc.setDocumentMargin(0)
+        doc.setHtml(snippet_html(hit.snippet))
+        doc.setTextWidth(rect.width())
+        painter.translate(rect.x(), rect.y() + 2 * line + 2)
+        clip = QRectF(0, 0, rect.width(), line * SNIPPET_LINES)
+        painter.setClipRect(clip)
+        ctx = QAbstractTextDocumentLayout.PaintContext()
+        ctx.palette.setColor(QPalette.ColorRole.Text, text_color)
+        ctx.clip = clip
+        doc.documentLayout().draw(painter, ctx)
+        painter.restore()
+
+
+class _ResultsView(QListView):
+    """Enter opens the selected note; the rest of the keyboard is QListView's own."""
+
+    def __init__(self, panel: ResultsPanel) -> None:
+        super().__init__(panel)
+        self._panel = panel
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
+            self._panel.open_current()
+            return
+        super().keyPressEvent(event)
+
+
+class ResultsPanel(QWidget):
+    """Centre of the window: the newest search's hits; selecting one shows it in the side tabs."""
+
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._controller = controller
+        self.model = ResultsModel(self)
+        self.summary = QLabel("Type to search your notes.", self)
+        self.summary.setAccessibleName("Search summary")
+        self.summary.setWordWrap(True)
+        self.view = _ResultsView(self)
+        self.view.setModel(self.model)
+        self.view.setItemDelegate(ResultDelegate(self.view))
+        self.view.setAccessibleName("Search results")
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.view.setUniformItemSizes(True)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._menu)
+        self.view.selectionModel().currentChanged.connect(self._on_current)
+        self.view.doubleClicked.connect(lambda _index: self.open_current())
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.view, 1)
+        controller.searchStarted.connect(self._on_started)
+        controller.resultsReady.connect(self._on_results)
+        controller.resultsCleared.connect(self._on_cleared)
+        controller.searchFailed.connect(self._on_failed)
+        controller.hitSelected.connect(self._on_hit_selected)
+
+    def focus_results(self) -> None:
+        self.view.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        if not self.view.currentIndex().isValid() and self.model.rowCount():
+            self.view.setCurrentIndex(self.model.index(0))
+
+    def open_current(self) -> None:
+        hit = self.model.hit(self.view.currentIndex().row())
+        vault = self._controller.engine.config.vault_named(hit.chunk.vault) if hit else None
+        if hit is not None and vault is not None:
+            self._controller.actions.open_in_editor(vault.root, hit.chunk.rel_path)
+
+    def _on_started(self, _seq: int) -> None:
+        if not self.model.rowCount():
+            self.summary.setText("Searching…")
+
+    def _on_results(self, response: SearchResponse) -> None:
+        self.model.set_hits(response.hits)
+        n = len(response.hits)
+        mode = response.mode if response.mode == response.requested_mode else f"{response.mode} (asked for {response.requested_mode})"
+        took = response.timings_ms.get("total")
+        timing = f" · {took:.0f} ms" if took is not None else ""
+        self.summary.setText(f"{n} result{'s' if n != 1 else ''} · {mode}{timing}" if n else "No notes match. Try fewer words or another mode.")
+
+    def _on_cleared(self) -> None:
+        self.model.set_hits(())
+        self.summary.setText("Type to search your notes.")
+
+    def _on_failed(self, message: str) -> None:
+        self.model.set_hits(())
+        self.summary.setText(message)
+
+    def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        hit = self.model.hit(current.row())
+        if hit is not None and hit is not self._controller.selected:
+            self._controller.select_hit(hit)
+
+    def _on_hit_selected(self, hit: Hit | None) -> None:
+        row = self.model.row_of(hit)
+        if row >= 0 and self.view.currentIndex().row() != row:
+            self.view.setCurrentIndex(self.model.index(row))  # _on_current sees it is already selected
+
+    def _menu(self, pos: QPoint) -> None:
+        hit = self.model.hit(self.view.indexAt(pos).row())
+        if hit is not None:
+            hit_menu(self._controller, hit, self).exec(self.view.viewport().mapToGlobal(pos))

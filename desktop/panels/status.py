@@ -1,0 +1,131 @@
+"""Status bar contents: index state per vault, indexing progress with cancel, search warnings."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+from core.models import SearchResponse
+from desktop.controller import AppController
+from desktop.state import VaultSnapshot, describe_status
+
+STATE_COLOURS = {"healthy": "#2e7d32", "degraded": "#b26a00", "not built": "#777777", "indexing": "#1565c0"}
+
+
+class StatusPanel(QWidget):
+    """Lives in the window's status bar; every part has an accessible name for screen readers."""
+
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._controller = controller
+        self._indexing: str | None = None
+        self._cancelled = False
+        self.vaults = QLabel("No vaults yet", self)
+        self.vaults.setAccessibleName("Index state")
+        self.progress = QProgressBar(self)
+        self.progress.setAccessibleName("Indexing progress")
+        self.progress.setFixedWidth(160)
+        self.progress.setTextVisible(True)
+        self.progress.setVisible(False)
+        self.cancel = QPushButton("Cancel", self)
+        self.cancel.setAccessibleName("Cancel indexing")
+        self.cancel.setVisible(False)
+        self.cancel.clicked.connect(controller.cancel_index)
+        self.warnings = QLabel(self)
+        self.warnings.setAccessibleName("Search warnings")
+        self.warnings.setWordWrap(False)
+        self.note = QLabel(self)
+        self.note.setAccessibleName("Last message")
+        self._note_timer = QTimer(self)
+        self._note_timer.setSingleShot(True)
+        self._note_timer.timeout.connect(self.note.clear)
+        self.health = QPushButton("Index health…", self)
+        self.health.setAccessibleName("Show index health")
+        self.health.setFlat(True)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 0)
+        layout.addWidget(self.vaults)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.cancel)
+        layout.addWidget(self.warnings, 1)
+        layout.addWidget(self.note)
+        layout.addWidget(self.health)
+        controller.snapshotChanged.connect(self._on_snapshot)
+        controller.indexStarted.connect(self._on_started)
+        controller.indexProgress.connect(self._on_progress)
+        controller.indexFinished.connect(self._on_finished)
+        controller.resultsReady.connect(self._on_results)
+        controller.resultsCleared.connect(lambda: self.set_warnings(()))
+        controller.message.connect(self.show_message)
+        controller.indexFailed.connect(self.show_message)
+
+    def show_message(self, text: str, msecs: int = 8000) -> None:
+        """A passing message (copied a link, a vault could not be indexed); the tooltip keeps it whole."""
+        self.note.setText(html.escape(text if len(text) < 90 else text[:87] + "…"))
+        self.note.setToolTip(text)
+        self._note_timer.start(msecs)
+
+    def _on_snapshot(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
+        if self._indexing is not None:
+            return
+        self._show_summary(snapshots)
+
+    def _show_summary(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
+        text = _vault_summary(snapshots)
+        if self._cancelled:
+            text += " &nbsp; <i>indexing cancelled — search uses what was indexed; File › Re-index to finish</i>"
+        self.vaults.setText(text)
+        self.vaults.setToolTip("\n".join(f"{s.name}: {s.status.info.state}; semantic {s.status.semantic}" for s in snapshots))
+
+    def _on_started(self, names: list[str]) -> None:
+        self._indexing = names[0] if names else ""
+        self._cancelled = False
+        self.progress.setRange(0, 0)  # busy until the first count arrives
+        self.progress.setVisible(True)
+        self.cancel.setVisible(True)
+        self.cancel.setEnabled(True)
+        self.vaults.setText(_coloured("indexing", f"Indexing {html.escape(self._indexing)}…"))
+
+    def _on_progress(self, vault: str, done: int, total: int, phase: str) -> None:
+        self._indexing = vault
+        percent = int(done * 100 / total) if total else 100
+        self.progress.setRange(0, 100)
+        self.progress.setValue(percent)
+        self.progress.setFormat(f"{phase} %p%")
+        what = "reading notes" if phase == "keyword" else "embedding"
+        self.vaults.setText(_coloured("indexing", f"Indexing {html.escape(vault)} — {what} {percent}%"))
+
+    def _on_finished(self, reports: list) -> None:
+        self._indexing = None
+        self.progress.setVisible(False)
+        self.cancel.setVisible(False)
+        self._cancelled = any(r.keyword.cancelled or (r.embedding is not None and r.embedding.cancelled) for r in reports)
+        self._show_summary(self._controller.snapshot)
+
+    def _on_results(self, response: SearchResponse) -> None:
+        self.set_warnings(response.warnings)
+
+    def set_warnings(self, warnings: tuple[str, ...]) -> None:
+        if not warnings:
+            self.warnings.clear()
+            self.warnings.setToolTip("")
+            return
+        first = warnings[0] if len(warnings) == 1 else f"{warnings[0]} (+{len(warnings) - 1} more)"
+        self.warnings.setText(f"<span style='color:#b26a00'>⚠ {html.escape(first)}</span>")
+        self.warnings.setToolTip("\n".join(warnings))
+
+
+def _coloured(state: str, text: str) -> str:
+    return f"<span style='color:{STATE_COLOURS.get(state, '#777777')}'>●</span> {text}"
+
+
+def _vault_summary(snapshots: tuple[VaultSnapshot, ...]) -> str:
+    if not snapshots:
+        return "No vaults yet"
+    parts = []
+    for snap in snapshots:
+        state, text = describe_status(snap)
+        parts.append(_coloured(state, f"{html.escape(text)} <small>({state})</small>"))
+    return " &nbsp; ".join(parts)

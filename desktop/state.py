@@ -1,0 +1,109 @@
+"""Read-only pictures of the engine that the views show, taken off the GUI thread.
+
+Asking the engine for its status can load an embedding model or open an index,
+so a worker takes a `VaultSnapshot` per vault and hands it to the GUI thread,
+where panels only read plain frozen data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.engine import Engine, VaultStatus
+from core.manifest import FileRecord
+
+
+@dataclass(frozen=True, slots=True)
+class VaultSnapshot:
+    """One vault as the tree, status bar and health dialog show it."""
+
+    name: str
+    root: str
+    status: VaultStatus
+    files: dict[str, FileRecord]
+    is_obsidian: bool
+
+    @property
+    def note_count(self) -> int:
+        return len(self.files)
+
+    def folder_counts(self) -> dict[str, int]:
+        """Notes below each folder ('' is the vault itself), counting sub-folders too."""
+        counts: dict[str, int] = {"": len(self.files)}
+        for rel in self.files:
+            parts = rel.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                key = "/".join(parts[:i])
+                counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    def tags(self) -> list[str]:
+        return sorted({t for rec in self.files.values() for t in rec.tags})
+
+    def doc_types(self) -> list[str]:
+        return sorted({rec.doc_type for rec in self.files.values() if rec.doc_type})
+
+
+@dataclass(frozen=True, slots=True)
+class HealthRow:
+    """One line of the index health dialog."""
+
+    vault: str
+    rel_path: str
+    state: str  # indexed | warning | skipped
+    reason: str
+    detail: str
+    abs_path: str
+
+
+def take_snapshot(engine: Engine) -> tuple[VaultSnapshot, ...]:
+    """Status and file list of every vault; runs on a worker thread."""
+    statuses = engine.status()
+    out = []
+    for vc, status in zip(engine.vaults, statuses):
+        files = dict(engine.index_for(vc.name).files) if status.built else {}
+        out.append(VaultSnapshot(vc.name, vc.root, status, files, (Path(vc.root) / ".obsidian").is_dir()))
+    return tuple(out)
+
+
+def health_rows(snapshots: tuple[VaultSnapshot, ...]) -> list[HealthRow]:
+    """Every file of every vault: indexed, indexed with a warning, or skipped with the reason."""
+    rows: list[HealthRow] = []
+    for snap in snapshots:
+        root = Path(snap.root)
+        warned: dict[str, list[str]] = {}
+        codes: dict[str, list[str]] = {}
+        for w in snap.status.info.warnings:
+            warned.setdefault(w.rel_path, []).append(w.detail)
+            codes.setdefault(w.rel_path, []).append(w.code)
+        for rel in sorted(snap.files):
+            if rel in warned:
+                rows.append(HealthRow(snap.name, rel, "warning", ", ".join(codes[rel]), "; ".join(warned[rel]), str(root / rel)))
+            else:
+                rows.append(HealthRow(snap.name, rel, "indexed", "", "", str(root / rel)))
+        for s in snap.status.info.skipped:
+            rows.append(HealthRow(snap.name, s.rel_path, "skipped", s.reason.value, s.detail, str(root / s.rel_path)))
+    return rows
+
+
+def describe_status(snap: VaultSnapshot) -> tuple[str, str]:
+    """A short state word and a sentence for the status bar: ('healthy', 'sample: 36 notes, semantic ready')."""
+    st = snap.status
+    if not st.built:
+        return "not built", f"{snap.name}: not indexed yet"
+    state = st.info.state
+    semantic = st.semantic
+    if semantic == "ok":
+        sem = "semantic ready"
+    elif semantic == "partial":
+        sem = f"semantic {int(st.semantic_fraction * 100)}%"
+        state = "degraded" if state == "healthy" else state
+    elif semantic.startswith("unavailable"):
+        sem = "keyword only"
+        state = "degraded" if "turned off" not in semantic else state
+    else:
+        sem = f"semantic {semantic}"
+    problems = len(st.info.skipped) + len(st.info.warnings)
+    extra = f", {problems} to check" if problems else ""
+    return state, f"{snap.name}: {st.info.documents} notes, {sem}{extra}"

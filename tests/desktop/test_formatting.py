@@ -1,0 +1,54 @@
+"""Pure helpers behind the panels: snippet highlighting, links, note preparation."""
+
+from __future__ import annotations
+
+from core.models import ChunkRef, Hit
+from desktop.actions import obsidian_url, wikilink
+from desktop.formatting import heading_trail, snippet_html
+from desktop.note_text import END, START, prepare
+
+
+def _hit(rel: str, heading: str) -> Hit:
+    return Hit(ChunkRef("v", rel, 1, heading), 0.1, "Title", "", 0, 1, None, None, ())
+
+
+def test_snippet_marks_become_bold_and_everything_else_is_escaped() -> None:
+    assert snippet_html("a **rest** <script>&") == "a <b>rest</b> &lt;script&gt;&amp;"
+
+
+def test_snippet_unpaired_mark_stays_literal_and_heading_hashes_go() -> None:
+    assert snippet_html("### Bake **open") == "Bake **open"
+
+
+def test_heading_trail_drops_the_title_already_shown() -> None:
+    assert heading_trail("Sourdough loaf > Method > Autolyse", "Sourdough loaf") == "Method › Autolyse"
+    assert heading_trail("Sourdough loaf", "Sourdough loaf") == ""
+
+
+def test_obsidian_url_names_the_vault_folder_and_drops_md() -> None:
+    url = obsidian_url("/notes/My Vault", "Recipes/Sourdough loaf.md")
+    assert url == "obsidian://open?vault=My%20Vault&file=Recipes%2FSourdough%20loaf"
+
+
+def test_wikilink_points_at_the_chunk_heading() -> None:
+    assert wikilink(_hit("Recipes/Sourdough loaf.md", "Sourdough loaf > Method > Autolyse")) == "[[Sourdough loaf#Autolyse]]"
+    assert wikilink(_hit("Recipes/Sourdough loaf.md", "Sourdough loaf")) == "[[Sourdough loaf]]"
+
+
+def test_prepare_marks_chunk_after_heading_prefix_and_reads_properties() -> None:
+    raw = b"---\ntitle: T\ntags: [a, b]\n---\n# T\n\nintro\n\n## Part\n\nbody\n\n## Next\n\nmore\n"
+    start = raw.index(b"## Part")
+    end = raw.index(b"## Next")
+    note = prepare(raw, start, end)
+    assert note.marked
+    assert note.properties == [("title", "T"), ("tags", "a, b")]
+    assert f"## {START} Part" in note.markdown
+    assert f"## {END} Next" in note.markdown
+    assert "title: T" not in note.markdown
+
+
+def test_prepare_reports_bad_yaml_without_failing() -> None:
+    raw = b"---\ntitle: [oops\n---\nbody\n"
+    note = prepare(raw, raw.index(b"body"), len(raw))
+    assert note.properties_error and "YAML" in note.properties_error
+    assert note.markdown.startswith(START)

@@ -1,0 +1,111 @@
+"""Indexing runs on a worker: progress reaches the status bar, cancel stops it, writes are serialized."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from desktop.controller import AppController
+from desktop.main_window import MainWindow
+from tests.desktop.helpers import FakeEmbedder, index_vault
+
+
+def test_progress_is_shown_and_cancel_stops_embedding(
+    qtbot: Any, make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow], sample_vault: Path
+) -> None:
+    fake = FakeEmbedder(delay=0.3)  # 198 chunks in groups of 32: about two seconds of embedding
+    controller = make_controller(embedder_factory=lambda vc: fake)
+    window = make_window(controller)
+    progress: list[tuple[str, int, int, str]] = []
+    controller.indexProgress.connect(lambda *args: progress.append(args))
+    reports: list[Any] = []
+    controller.indexFinished.connect(reports.append)
+    controller.add_vault(sample_vault)
+    assert controller.is_indexing()
+    qtbot.waitUntil(lambda: any(p[3] == "embedding" for p in progress), timeout=10000)
+    status = window.status
+    assert status.progress.isVisible() and status.cancel.isVisible()
+    assert "embedding" in status.vaults.text() or "Indexing" in status.vaults.text()
+    assert any(p[3] == "keyword" and p[1] == p[2] for p in progress)  # the keyword pass completed first
+    status.cancel.click()
+    qtbot.waitUntil(lambda: bool(reports), timeout=10000)
+    report = reports[0][0]
+    assert not report.keyword.cancelled and report.keyword.documents == 36
+    assert report.embedding is not None and report.embedding.cancelled
+    assert report.embedding.embedded < report.embedding.desired
+    assert not controller.is_indexing()
+    assert not status.progress.isVisible()
+    assert "cancelled" in status.vaults.text()
+
+
+def test_search_works_while_embeddings_are_built(
+    qtbot: Any, make_controller: Callable[..., AppController], sample_vault: Path
+) -> None:
+    controller = make_controller(embedder_factory=lambda vc: FakeEmbedder(delay=0.3))
+    progress: list[str] = []
+    controller.indexProgress.connect(lambda v, d, t, phase: progress.append(phase))
+    controller.add_vault(sample_vault)
+    qtbot.waitUntil(lambda: "embedding" in progress, timeout=10000)
+    controller.search("sourdough", "hybrid")
+    qtbot.waitUntil(lambda: controller.response is not None, timeout=5000)
+    assert controller.is_indexing()  # the search did not wait for the index writer
+    assert controller.response.hits
+    controller.cancel_index()
+    qtbot.waitUntil(lambda: not controller.is_indexing(), timeout=10000)
+
+
+def test_index_requests_are_serialized(qtbot: Any, make_controller: Callable[..., AppController], sample_vault: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.md").write_text("# A\n\nalpha note\n", encoding="utf-8")
+    controller = make_controller()
+    started: list[list[str]] = []
+    controller.indexStarted.connect(started.append)
+    finished: list[Any] = []
+    controller.indexFinished.connect(finished.append)
+    controller.add_vault(sample_vault)
+    controller.add_vault(other)  # arrives while the first run is going: queued, not parallel
+    qtbot.waitUntil(lambda: len(finished) == 2, timeout=15000)
+    assert started == [[sample_vault.name], ["other"]]
+    assert [r[0].keyword.vault for r in finished] == [sample_vault.name, "other"]
+
+
+def test_a_missing_vault_folder_is_reported_not_raised(qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    controller = make_controller()
+    failures: list[str] = []
+    controller.indexFailed.connect(failures.append)
+    index_vault(qtbot, controller, gone)
+    gone.rmdir()
+    with qtbot.waitSignal(controller.indexFinished, timeout=10000):
+        controller.index(["gone"])
+    assert failures and "gone" in failures[0]
+
+
+def test_health_dialog_lists_skipped_and_warned_files_and_opens_them(
+    qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path, recorder: Any
+) -> None:
+    from desktop.dialogs.health_dialog import IndexHealthDialog
+
+    vault = tmp_path / "messy"
+    vault.mkdir()
+    (vault / "Fine.md").write_text("# Fine\n\nok\n", encoding="utf-8")
+    (vault / "Bad yaml.md").write_text("---\ntitle: [oops\n---\n# Bad\n\nbody\n", encoding="utf-8")
+    (vault / "Binary.md").write_bytes(b"\x00\x01\x02 not text")
+    controller = make_controller()
+    index_vault(qtbot, controller, vault)
+    dialog = IndexHealthDialog(controller)
+    qtbot.addWidget(dialog)
+    states = {r.rel_path: (r.state, r.reason) for r in dialog.visible_rows()}
+    assert states == {"Fine.md": ("indexed", ""), "Bad yaml.md": ("warning", "front_matter"), "Binary.md": ("skipped", "binary")}
+    dialog.state_filter.setCurrentIndex(dialog.state_filter.findData("skipped"))
+    assert [r.rel_path for r in dialog.visible_rows()] == ["Binary.md"]
+    dialog.state_filter.setCurrentIndex(0)
+    dialog.text_filter.setText("yaml")
+    assert [r.rel_path for r in dialog.visible_rows()] == ["Bad yaml.md"]
+    dialog.table.setCurrentIndex(dialog.proxy.index(0, 0))
+    assert dialog.open_button.isEnabled()
+    dialog.open_button.click()
+    assert recorder.urls[-1].endswith("/messy/Bad%20yaml.md")

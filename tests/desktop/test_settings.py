@@ -1,0 +1,148 @@
+"""Settings: the versioned store, the dialog's round trip, API keys only in the keyring."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import keyring
+import keyring.backends.fail
+import pytest
+from PySide6.QtCore import QSettings
+
+from core.secrets import KeyStore
+from desktop.controller import AppController
+from desktop.dialogs.keys_page import ApiKeysSettingsPanel
+from desktop.dialogs.settings_dialog import SettingsDialog
+from desktop.dialogs.service_pages import EmbeddingSettingsPanel
+from desktop.dialogs.settings_pages import GeneralSettingsPanel, SearchSettingsPanel
+from desktop.services import make_embedder_factory
+from desktop.settings import Settings, SettingsStore
+from tests.conftest import MemoryKeyring
+
+SECRET = "sk-test-DO-NOT-LEAK-1234567890"
+
+
+def test_store_round_trips_every_field(settings_file: Path) -> None:
+    wanted = Settings(default_mode="keyword", results_k=35, embedder="ollama", allow_remote_embedding=True, llm_temperature=0.7, last_query="dal")
+    SettingsStore.at(settings_file).save(wanted)
+    assert SettingsStore.at(settings_file).load() == wanted
+
+
+def test_store_migrates_version_1_and_ignores_bad_values(settings_file: Path) -> None:
+    qs = QSettings(str(settings_file), QSettings.Format.IniFormat)
+    qs.setValue("settings/schema_version", 1)
+    qs.setValue("settings/mode", "semantic")
+    qs.setValue("settings/results_k", "lots")
+    qs.sync()
+    loaded = SettingsStore.at(settings_file).load()
+    assert loaded.default_mode == "semantic"
+    assert loaded.results_k == Settings().results_k
+
+
+def test_dialog_round_trip_updates_app_and_engine(qtbot: Any, make_controller: Callable[..., AppController], settings_file: Path, sample_vault: Path) -> None:
+    controller = make_controller()
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    general = dialog.page(GeneralSettingsPanel)
+    general.add_folder(sample_vault)
+    general.ignore.setPlainText("Inbox/\n")
+    general.results_k.setValue(40)
+    search = dialog.page(SearchSettingsPanel)
+    search.mode.setCurrentIndex(search.mode.findData("keyword"))
+    search.rrf_k.setValue(30)
+    search.per_note_cap.setValue(2)
+    search.profile.setCurrentIndex(search.profile.findData("recent"))
+    with qtbot.waitSignal(controller.indexFinished, timeout=15000):
+        dialog.accept()
+    cfg = controller.engine.config
+    assert (cfg.rrf_k, cfg.per_note_cap, cfg.profile) == (30, 2, "recent")
+    assert cfg.vaults[0].root == str(sample_vault) and cfg.vaults[0].ignore == ("Inbox/",)
+    assert controller.settings.default_mode == "keyword" and controller.settings.results_k == 40
+    assert SettingsStore.at(settings_file).load() == controller.settings  # persisted
+    again = SettingsDialog(controller)
+    qtbot.addWidget(again)
+    assert again.page(SearchSettingsPanel).rrf_k.value() == 30
+    assert again.page(GeneralSettingsPanel).results_k.value() == 40
+    assert again.page(GeneralSettingsPanel).ignore.toPlainText() == "Inbox/"
+
+
+def test_api_key_goes_to_the_keyring_and_never_to_settings(
+    qtbot: Any, make_controller: Callable[..., AppController], settings_file: Path, memory_keyring: MemoryKeyring
+) -> None:
+    controller = make_controller()
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    page = dialog.page(ApiKeysSettingsPanel)
+    assert "MemoryKeyring" in page.backend.text()
+    page.fields["openai"].setText(SECRET)
+    dialog.accept()
+    assert memory_keyring.store[("cairn", "openai")] == SECRET
+    assert page.fields["openai"].text() == ""
+    assert page.sources["openai"].text() == "stored in keyring"
+    assert SECRET not in settings_file.read_text(encoding="utf-8")
+    assert SECRET not in page.result.text()
+    page.remove("openai")
+    assert ("cairn", "openai") not in memory_keyring.store
+
+
+def test_without_a_secure_keyring_the_key_is_kept_for_the_session_only(
+    qtbot: Any, make_controller: Callable[..., AppController], settings_file: Path, tmp_path: Path
+) -> None:
+    keyring.set_keyring(keyring.backends.fail.Keyring())  # the autouse fixture restores the previous one
+    keys = KeyStore()
+    controller = make_controller(keys=keys)
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    page = dialog.page(ApiKeysSettingsPanel)
+    assert "No secure keyring" in page.backend.text() and "OPENAI_API_KEY" in page.backend.text()
+    page.fields["openai"].setText(SECRET)
+    dialog.accept()
+    assert keys.get("openai") == SECRET
+    assert page.sources["openai"].text() == "session only"
+    written = "".join(p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file())
+    assert SECRET not in written  # no file anywhere below the test's folders holds it
+
+
+def test_remote_embedder_is_refused_until_the_user_allows_it() -> None:
+    from core.config import VaultConfig
+    from core.embedding import EmbedderUnavailable
+
+    allowed = {"value": False}
+    factory = make_embedder_factory(KeyStore(), lambda: allowed["value"])
+    vault = VaultConfig("v", "/tmp", embedder="ollama")
+    with pytest.raises(EmbedderUnavailable, match="not allowed"):
+        factory(vault)
+    allowed["value"] = True
+    assert factory(vault).model_id  # built, not contacted
+
+
+def test_embedding_page_consent_is_off_by_default_and_saved(qtbot: Any, make_controller: Callable[..., AppController], settings_file: Path) -> None:
+    controller = make_controller()
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    page = dialog.page(EmbeddingSettingsPanel)
+    assert not page.consent.isChecked() and not page.consent.isEnabled()  # built-in: nothing to allow
+    page.provider.setCurrentIndex(page.provider.findData("ollama"))
+    assert page.consent.isEnabled() and not page.consent.isChecked()
+    page.consent.setChecked(True)
+    page.base_url.setText("http://127.0.0.1:9")
+    dialog.accept()
+    saved = SettingsStore.at(settings_file).load()
+    assert saved.embedder == "ollama" and saved.allow_remote_embedding and saved.embed_base_url == "http://127.0.0.1:9"
+
+
+def test_connection_test_reports_a_refused_server_clearly(qtbot: Any, make_controller: Callable[..., AppController]) -> None:
+    controller = make_controller()
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    page = dialog.page(EmbeddingSettingsPanel)
+    page.provider.setCurrentIndex(page.provider.findData("ollama"))
+    page.base_url.setText("http://127.0.0.1:9")
+    with qtbot.waitSignal(controller.connectionTested, timeout=15000) as blocker:
+        page.test_button.click()
+    kind, ok, message = blocker.args
+    assert kind == "embedding" and not ok
+    assert "127.0.0.1:9" in message
+    assert "✗" in page.test_result.text() and page.test_button.isEnabled()

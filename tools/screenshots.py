@@ -1,0 +1,152 @@
+"""Save PNGs of Cairn's main views, offscreen: `python tools/screenshots.py OUT_DIR [--semantic]`.
+
+Uses a private CAIRN_HOME (a temporary folder unless --home is given), so it
+never reads or writes the user's own vaults, settings or keys. With
+--semantic the sample vault is embedded by the built-in model first (~20 s)
+so the Why tab shows both lists; without it search is keyword only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+QUERY = "how long does the dough rest"
+
+
+def _wait(app: object, predicate: Callable[[], bool], timeout_s: float) -> bool:
+    from PySide6.QtCore import QCoreApplication, QEventLoop
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()
+
+
+def _settle(app: object, ms: int = 150) -> None:
+    _wait(app, lambda: False, ms / 1000)
+
+
+def _problem_vault(root: Path) -> Path:
+    """A tiny vault with a note of each kind the health dialog reports: fine, bad YAML, binary."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "Fine note.md").write_text("# Fine note\n\nNothing wrong here.\n", encoding="utf-8")
+    (root / "Bad front matter.md").write_text("---\ntitle: [unclosed\n---\n# Bad front matter\n\nBody.\n", encoding="utf-8")
+    (root / "Pasted image.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("out", type=Path, help="folder for the PNG files")
+    parser.add_argument("--semantic", action="store_true", help="embed the sample vault with the built-in model first")
+    parser.add_argument("--home", type=Path, help="CAIRN_HOME to use (default: a new temporary folder)")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    home = args.home or Path(tempfile.mkdtemp(prefix="cairn-shots-"))
+    os.environ["CAIRN_HOME"] = str(home)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+    from PySide6.QtWidgets import QApplication
+
+    from core.paths import AppPaths
+    from desktop.app import sample_vault_path
+    from desktop.controller import AppController
+    from desktop.dialogs.health_dialog import IndexHealthDialog
+    from desktop.dialogs.keys_page import ApiKeysSettingsPanel
+    from desktop.dialogs.settings_dialog import SettingsDialog
+    from desktop.dialogs.service_pages import EmbeddingSettingsPanel, LanguageModelSettingsPanel
+    from desktop.dialogs.settings_pages import GeneralSettingsPanel, SearchSettingsPanel
+    from desktop.main_window import MainWindow
+    from desktop.settings import SettingsStore
+
+    app = QApplication.instance() or QApplication(["cairn-screenshots"])
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    paths = AppPaths.from_env()
+    store = SettingsStore.at(paths.data_dir / "desktop-settings.ini")
+    options = {} if args.semantic else {"embedder_factory": None}
+    controller = AppController(paths, store, **options)  # type: ignore[arg-type]
+    sample = sample_vault_path()
+    if sample is None:
+        print("the sample vault was not found", file=sys.stderr)
+        return 1
+    window = MainWindow(controller, sample)
+    window.resize(1440, 860)
+    window.show()
+    saved: list[Path] = []
+
+    def shot(widget: object, name: str) -> None:
+        _settle(app)
+        path = out / f"{name}.png"
+        widget.grab().save(str(path))  # type: ignore[attr-defined]
+        saved.append(path)
+
+    try:
+        shot(window, "01-welcome")
+        finished: list[object] = []
+        controller.indexFinished.connect(finished.append)
+        phases: list[str] = []
+        controller.indexProgress.connect(lambda _v, _d, _t, phase: phases.append(phase))
+        window.add_vault(sample)
+        if args.semantic and _wait(app, lambda: phases.count("embedding") >= 2, 60):
+            shot(window, "01b-indexing")
+        if not _wait(app, lambda: bool(finished), 120):
+            print("indexing did not finish in time", file=sys.stderr)
+            return 1
+        _wait(app, lambda: bool(controller.snapshot), 10)
+        window.search_bar.query.setText(QUERY)
+        window.search_bar.search_now()
+        _wait(app, lambda: controller.response is not None and controller.response.query == QUERY, 20)
+        window.splitter.setSizes([230, 560, 650])
+        window.tabs.setCurrentWidget(window.preview)
+        shot(window, "02-results-preview")
+        if controller.response is not None and len(controller.response.hits) > 1:
+            window.results.view.setCurrentIndex(window.results.model.index(1))
+        window.tabs.setCurrentWidget(window.why)
+        shot(window, "03-results-why")
+        window.tabs.setCurrentWidget(window.debug)
+        shot(window, "04-debug")
+        window.tree.select(sample.name, "Recipes")
+        _wait(app, lambda: controller.response is not None and bool(controller.response.parsed and controller.response.parsed.filters.folders), 10)
+        window.tabs.setCurrentWidget(window.why)
+        shot(window, "05-folder-scope")
+        dialog = SettingsDialog(controller, window)
+        dialog.show()
+        for kind, name in (
+            (GeneralSettingsPanel, "06-settings-general"),
+            (SearchSettingsPanel, "07-settings-search"),
+            (EmbeddingSettingsPanel, "08-settings-embeddings"),
+            (LanguageModelSettingsPanel, "08b-settings-language-model"),
+            (ApiKeysSettingsPanel, "09-settings-keys"),
+        ):
+            dialog.show_page(kind)
+            shot(dialog, name)
+        dialog.reject()
+        finished.clear()
+        controller.add_vault(_problem_vault(home / "problem-vault"))
+        _wait(app, lambda: bool(finished), 60)
+        _wait(app, lambda: len(controller.snapshot) == 2, 10)
+        health = IndexHealthDialog(controller, window)
+        health.show()
+        shot(health, "10-index-health")
+        health.close()
+    finally:
+        window.close()
+        controller.shutdown()
+    for path in saved:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
