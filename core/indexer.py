@@ -18,7 +18,7 @@ from pathlib import Path
 from core.atomic import write_bytes_atomic
 from core.chunker import ChunkLimits, new_parser
 from core.config import EngineConfig, VaultConfig
-from core.keyword_index import KeywordIndex
+from core.keyword_index import ANALYZER_VERSION, KeywordIndex
 from core.manifest import (
     FileRecord,
     IndexInfo,
@@ -57,7 +57,7 @@ class SyncStats:
 
 
 def chunking_hash(limits: ChunkLimits) -> str:
-    return hashlib.sha256(f"{PARSER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
+    return hashlib.sha256(f"{PARSER_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
 
 
 class VaultIndex:

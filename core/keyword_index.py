@@ -23,12 +23,16 @@ from core.bm25_fast import FastBM25F
 from core.models import Document, ParsedQuery, SearchFilters, chunk_id
 
 INDEX_NAME = "chunks"
+TOKEN_PATTERN = r"\w+(?:\.?\w+)*"
+ANALYZER_VERSION = "a2"  # part of the index hash: a change here rebuilds the index
 SEARCH_FIELDS = ("title", "aliases", "heading_path", "body", "tags")
 
 
 def analyzer() -> Analyzer:
     """Stemming plus accent folding, so 'cafe' finds 'café'."""
-    return StemmingAnalyzer() | CharsetFilter(accent_map)
+    # The token pattern is spelled out: this Whoosh build's default keeps punctuation such as
+    # Markdown's `**` glued to words ("**bench"), which then never match a query.
+    return StemmingAnalyzer(expression=TOKEN_PATTERN) | CharsetFilter(accent_map)
 
 
 def build_schema() -> Schema:
