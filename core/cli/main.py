@@ -51,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("-k", type=int, default=10)
     sim.add_argument("--json", action="store_true")
 
+    w = sub.add_parser("watch", help="follow edits live; Ctrl-C (or SIGTERM) flushes and exits")
+    w.add_argument("--vault", action="append", default=[], help="vault name (default: all)")
+    w.add_argument("--debounce", type=float, default=1.0, help="quiet seconds before a re-index (default 1)")
+    w.add_argument("--flush-after", type=float, default=30.0, help="quiet seconds before a flush to disk (default 30)")
+
     c = sub.add_parser("chunk", help="show how a markdown file is chunked")
     c.add_argument("file")
     c.add_argument("--json", action="store_true")
@@ -108,9 +113,16 @@ def _dispatch(args: argparse.Namespace) -> int:
         "similar": commands.cmd_similar,
         "chunk": commands.cmd_chunk,
         "status": commands.cmd_status,
+        "watch": _watch,
         "eval": _eval,
     }[args.command]
     return handler(args)
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from core.cli import watch_cmd
+
+    return watch_cmd.cmd_watch(args)
 
 
 def _eval(args: argparse.Namespace) -> int:
