@@ -147,7 +147,8 @@ class Hit:
     date: str | None = None
     doc_type: str | None = None
     text: str = ""
-    flags: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()  # guardrail flags, e.g. "policy_override_attempt"
+    confidentiality: str = "internal"
 
 
 @dataclass(frozen=True, slots=True)

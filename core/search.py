@@ -17,12 +17,14 @@ import numpy as np
 from core.fusion import Fused, RankedList, fuse_rrf
 from core.keyword_index import KeywordHit, KeywordIndex, analyzer
 from core.models import id_order, Candidate, ChunkRef, Hit, ParsedQuery, RankedScore, SearchFilters, SearchResponse, Term
+from core.guardrails import injection_risk, mask_secrets
 from core.profiles import Profile, get_profile
 from core.query import parse_query
 from core.snippets import make_snippet
 
 MODES = ("hybrid", "keyword", "semantic")
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
+RISK_PENALTY = 0.5  # a chunk that reads like a prompt injection loses up to half its score
 
 
 class VectorSearcher(Protocol):
@@ -143,8 +145,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     today = request.today or dt.date.today()
     hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip())
     hits = _cap_per_note(hits, request.per_note_cap)[: request.k]
-    ana = analyzer()
-    hits = [replace(h, snippet=make_snippet(h.text, stems, ana)) for h in hits]  # only for what is shown
+    hits = _guard(hits, stems, resort=bool(parsed.text.strip()))
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
     return SearchResponse(
@@ -247,11 +248,28 @@ def _assemble(
                 date=fields.get("date") or None,
                 doc_type=fields.get("doc_type") or None,
                 text=fields.get("body", ""),
+                confidentiality=fields.get("confidentiality", "internal"),
             )
         )
     if not keep_order:  # a filter-only browse keeps its newest-first order
         hits.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
     return hits
+
+
+def _guard(hits: list[Hit], stems: frozenset[str], *, resort: bool) -> list[Hit]:
+    """Snippets (secrets masked) for what is shown; injection-like chunks flagged and ranked down."""
+    ana = analyzer()
+    out = []
+    for h in hits:
+        risk = injection_risk(h.text)
+        snippet = mask_secrets(make_snippet(h.text, stems, ana)).text
+        if risk.flags:
+            penalty = Term(f"injection risk penalty ({', '.join(risk.flags)}; risk {risk.score:.2f})", -RISK_PENALTY * risk.score * h.score)
+            h = replace(h, score=h.score + penalty.value, contributions=h.contributions + (penalty,), flags=risk.flags)
+        out.append(replace(h, snippet=snippet))
+    if resort:
+        out.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
+    return out
 
 
 def _cap_per_note(hits: list[Hit], cap: int) -> list[Hit]:

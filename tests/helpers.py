@@ -44,3 +44,25 @@ class BagOfWordsEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._vec(text)
+
+
+class ScriptedProvider:
+    """A chat provider that replays a fixed answer and records what it was sent."""
+
+    id = "scripted"
+    model = "scripted-1"
+
+    def __init__(self, deltas: Sequence[str], *, remote: bool = True, fail_with: Exception | None = None) -> None:
+        self.deltas = list(deltas)
+        self.remote = remote
+        self.fail_with = fail_with
+        self.calls: list[list[object]] = []
+
+    def stream(self, messages, *, temperature: float = 0.2, max_tokens: int | None = None, cancel=None):  # type: ignore[no-untyped-def]
+        self.calls.append(list(messages))
+        for d in self.deltas:
+            if cancel is not None and cancel.is_set():
+                break
+            yield d
+        if self.fail_with is not None:
+            raise self.fail_with

@@ -105,8 +105,14 @@ def cmd_search(args: argparse.Namespace) -> int:
         resp = engine.search(request)
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from exc
-    if args.json:
+    fmt = "json" if args.json else (getattr(args, "format", None) or "text")
+    if fmt == "json":
         print_json(search_json(resp))
+        return EXIT_OK
+    if fmt == "llm":
+        from core.evidence import build_llm_pack
+
+        sys.stdout.write(build_llm_pack(resp).render() + "\n")
         return EXIT_OK
     for w in resp.warnings:
         print(f"warning: {w}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""`cairn index|search|status|chunk|similar|eval`: argument parsing and exit codes.
+"""`cairn index|search|status|chunk|similar|eval|fetch|mcp`: argument parsing and exit codes.
 
 Exit codes: 0 ok, 1 runtime failure, 2 bad usage or input, 3 evaluation
 degraded against its baseline, 4 index not built.
@@ -43,13 +43,25 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--profile", default=None, help="default | recent | keyword-heavy")
     s.add_argument("-k", type=int, default=10, help="number of hits (default 10)")
     s.add_argument("--explain", action="store_true", help="print each hit's score breakdown")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--format", choices=("text", "json", "llm"), default=None, help="text (default), json, or llm (compact evidence pack)")
+    s.add_argument("--json", action="store_true", help="same as --format json")
 
     sim = sub.add_parser("similar", help="notes nearest to a note, by meaning")
     sim.add_argument("rel_path")
     sim.add_argument("--vault", default=None)
     sim.add_argument("-k", type=int, default=10)
     sim.add_argument("--json", action="store_true")
+
+    a = sub.add_parser("ask", help="answer a question from your notes, with citations")
+    a.add_argument("question")
+    a.add_argument("--vault", action="append", default=[], help="limit to this vault (repeatable)")
+    a.add_argument("--folder", action="append", default=[], help="limit to this folder prefix (repeatable)")
+    a.add_argument("--provider", default=None, help="extractive (offline default) | ollama | openai | anthropic")
+    a.add_argument("--model", default=None)
+    a.add_argument("--base-url", default=None)
+    a.add_argument("--detail", choices=("brief", "normal", "detailed"), default="normal")
+    a.add_argument("-k", type=int, default=None, help="chunks of context (default: chosen from 3 to 8)")
+    a.add_argument("--json", action="store_true", help="print the whole response as JSON")
 
     w = sub.add_parser("watch", help="follow edits live; Ctrl-C (or SIGTERM) flushes and exits")
     w.add_argument("--vault", action="append", default=[], help="vault name (default: all)")
@@ -59,6 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("chunk", help="show how a markdown file is chunked")
     c.add_argument("file")
     c.add_argument("--json", action="store_true")
+
+    f = sub.add_parser("fetch", help="print one chunk by reference (VAULT/REL_PATH#ORDINAL), checked against the note")
+    f.add_argument("ref", help="e.g. notes/Recipes/Soup.md#2")
+    f.add_argument("--expect-version", default=None, help="fail as stale unless the note's indexed version is this")
+    f.add_argument("--allow-restricted", action="store_true", help="allow notes marked confidentiality: restricted")
+    f.add_argument("--json", action="store_true")
+
+    m = sub.add_parser("mcp", help="serve the notes to an MCP client over stdio")
+    m.add_argument("--allow-restricted", action="store_true", help="let the client see notes marked confidentiality: restricted")
 
     st = sub.add_parser("status", help="per-vault index health")
     st.add_argument("--json", action="store_true")
@@ -114,9 +135,18 @@ def _dispatch(args: argparse.Namespace) -> int:
         "chunk": commands.cmd_chunk,
         "status": commands.cmd_status,
         "watch": _watch,
+        "ask": _ask,
         "eval": _eval,
+        "fetch": _fetch,
+        "mcp": _mcp,
     }[args.command]
     return handler(args)
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from core.cli import ask_cmd
+
+    return ask_cmd.cmd_ask(args)
 
 
 def _watch(args: argparse.Namespace) -> int:
@@ -129,6 +159,18 @@ def _eval(args: argparse.Namespace) -> int:
     from core.cli import eval_cmd
 
     return eval_cmd.cmd_eval(args)
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from core.cli import mcp_cmd
+
+    return mcp_cmd.cmd_fetch(args)
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from core.cli import mcp_cmd
+
+    return mcp_cmd.cmd_mcp(args)
 
 
 def print_json(payload: Any) -> None:

@@ -1,0 +1,71 @@
+"""The request and response of "Ask my notes"."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.models import Hit
+
+DETAIL_K = {"brief": 3, "normal": 5, "detailed": 8}
+
+
+@dataclass(frozen=True, slots=True)
+class AskRequest:
+    question: str
+    vaults: tuple[str, ...] = ()
+    folders: tuple[str, ...] = ()
+    detail: str = "normal"  # brief | normal | detailed
+    k: int | None = None  # explicit override of the auto-selected 3..8
+    mode: str = "hybrid"
+    context_budget_tokens: int = 1500
+    allow_restricted: bool = False
+    debug: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One numbered block of context: one or more adjacent chunks of a note."""
+
+    number: int
+    vault: str
+    rel_path: str
+    title: str
+    heading_path: str
+    chunk_ordinals: tuple[int, ...]
+    start_byte: int
+    end_byte: int
+    text: str  # masked, as sent
+    hits: tuple[Hit, ...]  # the retrieved chunks behind it, with their score breakdowns
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    number: int
+    vault: str
+    rel_path: str
+    heading_path: str
+    chunk_ordinal: int
+    start_byte: int
+    end_byte: int
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AskResponse:
+    question: str
+    answer: str
+    references: tuple[Reference, ...]
+    abstained: bool
+    abstain_reason: str | None
+    context_sent: tuple[dict[str, str], ...]  # the exact messages sent (empty when nothing was sent)
+    provider: str
+    model: str | None
+    sources: tuple[Source, ...] = ()
+    warnings: tuple[str, ...] = ()
+    incomplete: bool = False  # the stream broke off; `answer` holds what arrived
+    error: str | None = None
+    first_token_ms: float | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    debug: dict[str, Any] = field(default_factory=dict)

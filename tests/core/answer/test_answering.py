@@ -1,0 +1,126 @@
+"""Ask my notes end to end on the sample vault (keyword retrieval + scripted models)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from core.answer import Answerer, AskRequest
+from core.answer.context import auto_k, build_sources
+from core.engine import Engine
+from core.llm import LLMError
+from core.paths import AppPaths
+from core.search import SearchRequest
+from tests.helpers import ScriptedProvider
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    eng = Engine(AppPaths(tmp_path_factory.mktemp("answer-home")), embedder_factory=None)
+    eng.add_vault(REPO / "resources" / "sample-vault")
+    eng.sync()
+    yield eng
+    eng.close()
+
+
+def test_unrelated_question_abstains_without_calling_the_model(engine: Engine) -> None:
+    provider = ScriptedProvider(["should never be asked"])
+    resp = Answerer(engine, provider).ask(AskRequest("What is the capital of Mongolia?"))
+    assert resp.abstained and resp.abstain_reason == "no_relevant_context"
+    assert provider.calls == [] and resp.context_sent == ()
+
+
+def test_extractive_answer_cites_the_right_note(engine: Engine) -> None:
+    resp = Answerer(engine).ask(AskRequest("Who owns the release checklist?"))
+    assert not resp.abstained and resp.provider == "extractive"
+    assert resp.answer.startswith("Extractive answer")
+    assert resp.references and resp.references[0].rel_path == "Projects/Cairn/Release checklist.md"
+    assert "[1]" in resp.answer
+
+
+def test_model_answer_citations_resolve_to_retrieved_chunks(engine: Engine) -> None:
+    provider = ScriptedProvider(["The owner is Priya ", "[1]", ". Not [9]."])
+    resp = Answerer(engine, provider).ask(AskRequest("Who owns the release checklist?"))
+    assert [r.number for r in resp.references] == [1]
+    assert any("[9]" in w for w in resp.warnings) and "[9]" not in resp.answer
+    ref = resp.references[0]
+    retrieved = {(h.chunk.rel_path, h.chunk.ordinal) for s in resp.sources for h in s.hits}
+    assert (ref.rel_path, ref.chunk_ordinal) in retrieved
+    raw = (REPO / "resources" / "sample-vault" / ref.rel_path).read_bytes()
+    assert raw[ref.start_byte : ref.end_byte].decode("utf-8")  # the byte range points into the note
+    sent = resp.context_sent
+    assert sent[0]["role"] == "system" and "[1]" in sent[1]["content"] and "Who owns" in sent[1]["content"]
+
+
+def test_an_answer_without_citations_says_so(engine: Engine) -> None:
+    resp = Answerer(engine, ScriptedProvider(["Priya owns it."])).ask(AskRequest("Who owns the release checklist?"))
+    assert resp.references == () and any("cites none" in w for w in resp.warnings)
+
+
+def test_provider_failure_keeps_partial_text_and_reports_the_error(engine: Engine) -> None:
+    provider = ScriptedProvider(["Partial [1]"], fail_with=LLMError("bad_response", "stream was truncated"))
+    resp = Answerer(engine, provider).ask(AskRequest("Who owns the release checklist?"))
+    assert resp.incomplete and resp.error and "truncated" in resp.error
+    assert resp.answer.startswith("Partial")
+
+
+def test_restricted_notes_never_reach_a_remote_model(engine: Engine) -> None:
+    provider = ScriptedProvider(["ok [1]"], remote=True)
+    resp = Answerer(engine, provider).ask(AskRequest("salary review compensation merit pool", allow_restricted=True))
+    sent = " ".join(m.content for call in provider.calls for m in call)  # type: ignore[attr-defined]
+    assert "Salary review notes" not in sent
+    assert all(s.rel_path != "People/Salary review notes.md" for s in resp.sources)
+
+
+def test_secrets_in_notes_are_masked_in_what_is_sent(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "deploy.md").write_text("# Deploy keys\n\nThe deploy api_key = sk-abcdefghijklmnopqrstuvwx1234 lives here.\n")
+    eng = Engine(AppPaths(tmp_path / "home"), embedder_factory=None)
+    eng.add_vault(vault)
+    eng.sync()
+    provider = ScriptedProvider(["It is in deploy [1]"])
+    resp = Answerer(eng, provider).ask(AskRequest("where is the deploy api key"))
+    sent = " ".join(m.content for call in provider.calls for m in call)  # type: ignore[attr-defined]
+    assert "sk-abcdefghijklmnopqrstuvwx1234" not in sent and "[REDACTED]" in sent
+    hits = eng.search(SearchRequest("deploy api key", mode="keyword")).hits
+    assert "sk-abcdefghijklmnopqrstuvwx1234" not in hits[0].snippet
+
+
+def test_cancel_stops_the_stream(engine: Engine) -> None:
+    cancel = threading.Event()
+    provider = ScriptedProvider(["one ", "two ", "three"])
+    seen: list[str] = []
+
+    def on_delta(d: str) -> None:
+        seen.append(d)
+        cancel.set()
+
+    resp = Answerer(engine, provider).ask(AskRequest("Who owns the release checklist?"), on_delta=on_delta, cancel=cancel)
+    assert seen == ["one "] and resp.answer == "one "
+
+
+def test_auto_k_follows_detail_and_breadth() -> None:
+    assert auto_k("Who owns it?", "brief", None) == 3
+    assert auto_k("Who owns it?", "normal", None) == 5
+    assert auto_k("Compare the backup and release plans", "normal", None) == 7
+    assert auto_k("anything", "detailed", None) == 8
+    assert auto_k("anything", "normal", 2) == 2
+
+
+def test_adjacent_chunks_merge_duplicates_drop_and_budget_holds(engine: Engine) -> None:
+    hits = engine.search(SearchRequest("sourdough loaf method", mode="keyword", k=10, per_note_cap=10)).hits
+    same_note = [h for h in hits if h.chunk.rel_path == "Recipes/Sourdough loaf.md"]
+    built = build_sources(same_note, budget_tokens=100_000)
+    merged = [s for s in built.sources if len(s.chunk_ordinals) > 1]
+    assert merged, "consecutive chunks of one note become one source"
+    for s in merged:
+        assert list(s.chunk_ordinals) == sorted(s.chunk_ordinals)
+        assert all(b - a == 1 for a, b in zip(s.chunk_ordinals, s.chunk_ordinals[1:]))
+    small = build_sources(hits, budget_tokens=120)
+    assert len(small.sources) >= 1 and small.dropped_for_budget >= 1
+    assert [s.number for s in small.sources] == list(range(1, len(small.sources) + 1))
