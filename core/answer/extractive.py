@@ -14,6 +14,8 @@ import numpy as np
 from core.answer.context import stems
 from core.answer.models import Source
 
+MAX_SOURCES = 4
+MAX_CANDIDATES = 48
 LABEL = "Extractive answer (no language model configured) — the most relevant lines from your notes:"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*\[])")
 _MARKUP = re.compile(r"\*\*|__|`|\[\[|\]\]")
@@ -57,7 +59,8 @@ def extract_answer(
 ) -> str:
     """Pick sentences by meaning (when an embedder is at hand) and by shared words."""
     wanted = stems(question)
-    candidates = [(s.number, i, sentence) for s in sources for i, sentence in enumerate(_sentences(s.text))]
+    candidates = [(s.number, i, sentence) for s in sources[:MAX_SOURCES] for i, sentence in enumerate(_sentences(s.text))]
+    candidates = candidates[:MAX_CANDIDATES]
     if not candidates:
         return LABEL + "\n- (the matching notes have no prose to quote; open the sources below)"
     similarity = [0.0] * len(candidates)
@@ -72,9 +75,12 @@ def extract_answer(
     scored.sort(key=lambda t: (-t[0], t[1], t[2]))
     picked: list[tuple[int, int, str]] = []
     per_source: dict[int, int] = {}
+    sources_by_number = {s.number: s for s in sources}
     best = scored[0][0]
     for score, number, i, sentence in scored:
-        if per_source.get(number, 0) >= 2 or (picked and score < 0.6 * best):
+        # Another note must earn its place: a weak sentence from it mostly adds a wrong citation.
+        other_note = picked and sources_by_number[number].rel_path != sources_by_number[picked[0][0]].rel_path
+        if per_source.get(number, 0) >= 2 or (picked and score < (0.85 if other_note else 0.6) * best):
             continue
         per_source[number] = per_source.get(number, 0) + 1
         picked.append((number, i, sentence))

@@ -13,7 +13,7 @@ from core.cli.progress import ProgressLine
 from core.engine import Engine
 from core.errors import ConfigError, UsageError
 from core.eval.beir import BeirError
-from core.eval.golden import GoldenFileError, load_golden
+from core.eval.golden import GoldenFileError, GoldenSet, load_golden
 from core.eval.report import compare_to_baseline, load_report
 from core.eval.runner import run_beir, run_golden
 from core.paths import AppPaths
@@ -49,6 +49,8 @@ def _golden(args: argparse.Namespace) -> int:
     if args.vault:
         engine.vault(args.vault)  # a clear error for an unknown name
     exit_code = EXIT_OK
+    if golden.ask_cases and not args.no_ask:
+        exit_code = _ask_cases(engine, golden, args)
     for mode in _modes(args.modes, (args.mode,)):
         report = run_golden(engine, golden, mode=mode, k=args.k, vault=args.vault)
         regressions = compare_to_baseline(report, baseline, args.tolerance) if baseline and baseline.mode == mode else []
@@ -59,6 +61,27 @@ def _golden(args: argparse.Namespace) -> int:
         else:
             _print_golden(report, regressions)
     return exit_code
+
+
+def _ask_cases(engine: Engine, golden: GoldenSet, args: argparse.Namespace) -> int:
+    from core.answer import Answerer
+    from core.cli.ask_cmd import make_provider
+    from core.eval.ask_eval import run_ask_cases
+
+    report = run_ask_cases(Answerer(engine, make_provider(args.provider, None, None)), golden.ask_cases, args.vault)
+    if args.json:
+        print_json({"ask": report.to_json()})
+    else:
+        print(f"ask cases ({report.provider}): {len(report.cases)}")
+        for c in report.cases:
+            mark = "PASS" if c.abstain_correct and not c.forbidden_found and (c.citation_precision in (None, 1.0)) else "FAIL"
+            cites = ", ".join(c.cited) or ("abstained" if c.abstained else "no citations")
+            print(f"  {mark} {c.case_id:<28} {cites}")
+        print(
+            f"  citation precision {report.citation_precision}, abstention accuracy {report.abstention_accuracy}, "
+            f"forbidden claims {report.forbidden_claims}, first token p50 {report.first_token_p50_ms} ms"
+        )
+    return EXIT_OK
 
 
 def _print_golden(report, regressions: list[str]) -> None:  # type: ignore[no-untyped-def]

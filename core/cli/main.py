@@ -97,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--limit-queries", type=int, default=None, help="evaluate only the first N queries")
     ev.add_argument("--json", action="store_true")
     ev.add_argument("--quiet", action="store_true")
+    ev.add_argument("--provider", default=None, help="answering provider for ask cases (default: extractive)")
+    ev.add_argument("--no-ask", action="store_true", help="skip the golden file's ask cases")
     return p
 
 

@@ -53,3 +53,15 @@ def test_restricted_note_is_never_returned_by_default(engine: Engine) -> None:
     for mode in ("keyword", "semantic", "hybrid"):
         resp = engine.search(SearchRequest("salary review compensation merit pool", mode=mode, k=20))
         assert all(h.chunk.rel_path != "People/Salary review notes.md" for h in resp.hits), mode
+
+
+def test_golden_ask_cases_extractive(engine: Engine) -> None:
+    from core.answer import Answerer
+    from core.eval.ask_eval import run_ask_cases
+
+    golden = load_golden(REPO / "tests" / "golden" / "sample.yaml")
+    report = run_ask_cases(Answerer(engine), golden.ask_cases)
+    assert len(report.cases) >= 4
+    assert report.abstention_accuracy == 1.0, [(c.case_id, c.abstained) for c in report.cases]
+    assert report.citation_precision is not None and report.citation_precision >= 0.8, report.cases
+    assert report.forbidden_claims == 0
