@@ -89,6 +89,7 @@ class FastBM25F:
         clauses: Sequence[tuple[str, str]],
         limit: int,
         *,
+        field_weights: dict[str, float] | None = None,
         exclude: set[int] | frozenset[int] = frozenset(),
         include: set[int] | frozenset[int] | None = None,
     ) -> list[tuple[int, float]]:
@@ -100,7 +101,10 @@ class FastBM25F:
         scores = np.zeros(total, dtype=np.float64)
         k1, b = self.k1, self.b
         for field, text in clauses:
-            idf = searcher.idf(field, text)
+            weight = 1.0 if field_weights is None else field_weights.get(field, 1.0)
+            if weight == 0.0:
+                continue
+            idf = weight * searcher.idf(field, text)
             avgfl = searcher.avg_field_length(field) or 1
             for reader, offset in readers:
                 seg = self._segment(reader)

@@ -210,7 +210,7 @@ class Engine:
             kw, _ = self.index_for(name).update_paths(rel_paths, persist=False)
             emb = None
             if kw.changed_paths or kw.removed_paths:
-                emb = self.embed_vault(name, persist=False)
+                emb = self.embed_vault(name, persist=False, only=kw.changed_paths)
             return SyncReport(kw, emb, self.semantic_problem(name))
 
     def flush(self, names: Sequence[str] | None = None) -> None:
@@ -232,8 +232,15 @@ class Engine:
         return bool((vi is not None and vi.is_dirty) or (vv is not None and vv.dirty))
 
     def embed_vault(
-        self, name: str, *, progress: Progress | None = None, cancel: threading.Event | None = None, persist: bool = True
+        self,
+        name: str,
+        *,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+        persist: bool = True,
+        only: Sequence[str] | None = None,
     ) -> EmbedStats | None:
+        """Bring the vault's vectors in step with its manifest; `only`: embed just these notes."""
         vv = self.vectors_for(name)
         if vv is None:
             return None
@@ -255,7 +262,7 @@ class Engine:
             return out
 
         try:
-            stats = vv.sync(files, texts_for, lambda texts: emb.embed_documents(texts), progress, cancel)
+            stats = vv.sync(files, texts_for, lambda texts: emb.embed_documents(texts), progress, cancel, only=only)
         except EmbeddingCancelled:
             stats = EmbedStats(vv.desired, 0, 0, 0, 0.0, cancelled=True)
         except EmbedderUnavailable as exc:

@@ -27,7 +27,7 @@ from core.manifest import (
     save_info,
     save_manifest,
 )
-from core.records import files_from_keyword, record_for
+from core.records import files_from_keyword, files_matching_keyword, record_for
 from core.models import Document, FileWarning, SkippedFile
 from core.notes import document_version, parse_note
 from core.paths import AppPaths
@@ -81,7 +81,11 @@ class VaultIndex:
         loaded = load_manifest(self.manifest_path)
         if loaded is not None and loaded[0] == self.chunking_hash:
             try:
-                return loaded[1], KeywordIndex(self.dir / "whoosh")
+                keyword = KeywordIndex(self.dir / "whoosh")
+                files = loaded[1]
+                if self.recovery == "dirty_flag":  # the keyword index may be ahead of the manifest
+                    files = files_matching_keyword(files, keyword)
+                return files, keyword
             except Exception:  # a damaged Whoosh index: rebuild it (embeddings come from the cache)
                 self.recovery = "keyword_index_damaged"
         elif loaded is None and self.manifest_path.exists() and self.info.chunking_hash == self.chunking_hash:
@@ -145,11 +149,17 @@ class VaultIndex:
                 if rec is not None and rec.size == entry.size and rec.mtime_ns == entry.mtime_ns:
                     continue
                 todo.append(entry)
-            result = self._process(todo, removed, list(scan.skipped), progress, cancel, persist=True)
+            # Whoosh commits batch by batch before the manifest is saved at the end: the dirty
+            # flag covers a crash in between, as it does for the live path.
+            result = self._process(todo, removed, list(scan.skipped), progress, cancel, persist=True, before_write=self._mark_dirty)
             stats = self._stats(result, t0)
             if result.touched or self._health_changed(result.skipped) or self.recovery:
                 self._write_info(result.skipped, result)
-            if self.recovery and not result.cancelled:
+            if self.recovery or self.is_dirty:
+                # The manifest now matches the keyword index (even after a cancel: every record
+                # not yet checked still names what the index holds), so the flag can go.
+                if not result.touched:
+                    save_manifest(self.manifest_path, self.chunking_hash, self.files)
                 self.dirty_path.unlink(missing_ok=True)
                 self.recovery = None
             return stats, result.documents
@@ -176,9 +186,9 @@ class VaultIndex:
                         skipped.append(found)
                     if rel in self.files:
                         removed.append(rel)
-            if not persist and (todo or removed):
-                self._mark_dirty()  # before the first write: a crash from here on is recoverable
-            result = self._process(todo, removed, skipped, None, None, persist=persist)
+            # Without persist, the flag goes on disk before the first write: a crash from there
+            # on is recovered on the next start.
+            result = self._process(todo, removed, skipped, None, None, persist=persist, before_write=None if persist else self._mark_dirty)
             if result.touched or skipped:
                 merged = {s.rel_path: s for s in self.info.skipped if s.rel_path not in set(asked)}
                 merged.update({s.rel_path: s for s in result.skipped})
@@ -214,8 +224,17 @@ class VaultIndex:
         cancel: threading.Event | None,
         *,
         persist: bool,
+        before_write: Callable[[], None] | None = None,
     ) -> _ProcessResult:
+        """Parse and commit `todo`, drop `removed`. `before_write` runs once, before memory or the
+        keyword index first moves ahead of the manifest on disk."""
         res = _ProcessResult(skipped=list(skipped))
+        pending_write = [before_write] if before_write is not None else []
+
+        def writing() -> None:
+            while pending_write:
+                pending_write.pop()()
+
         batch: list[Document] = []
         total = len(todo)
         for i, entry in enumerate(todo):
@@ -229,11 +248,13 @@ class VaultIndex:
                     removed.append(entry.rel_path)
                 continue
             old = self.files.get(entry.rel_path)
-            # After a crash the keyword index may hold a newer version than the manifest
-            # says, so a touched note is re-parsed even when its hash matches the manifest.
-            if old is not None and old.version == document_version(raw) and self.recovery != "dirty_flag":
-                self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
-                res.touched = True  # only the manifest's stat record moves
+            # `files` names what the keyword index holds (after a crash too: see `_open`), so
+            # the same hash means the same chunks are indexed already.
+            if old is not None and old.version == document_version(raw):
+                if (old.size, old.mtime_ns) != (entry.size, entry.mtime_ns):
+                    writing()
+                    self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
+                    res.touched = True  # only the manifest's stat record moves
                 continue
             doc = self._parse(entry, raw)
             res.warnings.extend(doc.warnings)
@@ -243,6 +264,7 @@ class VaultIndex:
             else:
                 res.changed += 1
             if len(batch) >= BATCH:
+                writing()
                 self._commit(batch, [])
                 res.documents.extend(batch)
                 batch = []
@@ -252,6 +274,7 @@ class VaultIndex:
             progress(total, total, "keyword")  # here, not in the loop: the last note may be skipped
         removed = sorted(set(removed))
         if batch or removed:
+            writing()
             self._commit(batch, removed)
             res.documents.extend(batch)
         res.removed = len(removed)

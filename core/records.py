@@ -46,6 +46,26 @@ def files_from_keyword(keyword: KeywordIndex) -> dict[str, FileRecord]:
     return files
 
 
+def files_matching_keyword(files: dict[str, FileRecord], keyword: KeywordIndex) -> dict[str, FileRecord]:
+    """The manifest after a crash with the dirty flag set: the keyword index is the truth.
+
+    Live updates (and a sync cut short) commit to Whoosh before the manifest is saved, so
+    the manifest on disk may lack notes the index holds, list notes it no longer holds, or
+    name older versions. A record is kept (with its size and mtime, so the note is not even
+    hashed) where its version matches the index; otherwise the index's record is used, and
+    the next sync hashes that note and re-parses it only if the file differs from the index.
+    """
+    indexed = files_from_keyword(keyword)
+    out: dict[str, FileRecord] = {}
+    for rel, rec in indexed.items():
+        old = files.get(rel)
+        out[rel] = old if old is not None and old.version == rec.version else rec
+    for rel, rec in files.items():
+        if rel not in indexed and not rec.chunks:
+            out[rel] = rec  # a note without chunks has nothing in the index to compare with
+    return out
+
+
 def record_for(doc: Document) -> FileRecord:
     return FileRecord(
         version=doc.document_version,

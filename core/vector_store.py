@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,8 +81,14 @@ class VaultVectors:
         embed: Callable[[list[str]], np.ndarray],
         progress: Callable[[int, int, str], None] | None = None,
         cancel: threading.Event | None = None,
+        *,
+        only: Collection[str] | None = None,
     ) -> EmbedStats:
-        """Make the vectors match `files`: drop stale keys, add missing ones (cache first)."""
+        """Make the vectors match `files`: drop stale keys, add missing ones (cache first).
+
+        With `only` (the live path), missing vectors are added for those notes alone: a
+        vault whose embedding was never finished is not embedded whole on the first edit.
+        """
         t0 = time.perf_counter()
         wanted: dict[int, tuple[str, int, str]] = {}
         for rel, rec in files.items():
@@ -95,7 +101,8 @@ class VaultVectors:
             self.index.remove(stale)
             for k in stale:
                 self.key_hash.pop(k, None)
-            missing = [k for k, (_, _, h) in wanted.items() if self.key_hash.get(k) != h]
+            scope = None if only is None else set(only)
+            missing = [k for k, (rel, _, h) in wanted.items() if self.key_hash.get(k) != h and (scope is None or rel in scope)]
             from_cache = 0
             need: list[int] = []
             cached_keys, cached_vecs = [], []
@@ -179,6 +186,9 @@ class VaultVectors:
         return mask
 
     def save(self) -> None:
+        # The cache first: if the vector file is found torn later, it is rebuilt from the cache,
+        # which must already hold every vector the file names.
+        self.cache.flush()
         with self._lock:
             self.directory.mkdir(parents=True, exist_ok=True)
             tmp = self.index_path.with_suffix(".usearch.tmp")
@@ -198,7 +208,6 @@ class VaultVectors:
                 compact=True,
             )
             self.dirty = False
-        self.cache.flush()
 
     def _load(self) -> None:
         try:

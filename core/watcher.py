@@ -20,7 +20,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from core.engine import Engine, SyncReport
-from core.scanner import IgnoreRules, is_note_name, normalise_rel_path
+from core.scanner import IGNORE_FILES, IgnoreRules, is_note_name, normalise_rel_path
 
 IGNORED_EVENTS = frozenset({"opened", "closed", "closed_no_write"})
 
@@ -28,7 +28,7 @@ IGNORED_EVENTS = frozenset({"opened", "closed", "closed_no_write"})
 @dataclass(frozen=True, slots=True)
 class LiveUpdate:
     vault: str
-    paths: tuple[str, ...]  # notes re-indexed; empty for a whole-vault reconcile
+    paths: tuple[str, ...]  # notes re-indexed or removed; empty for a whole-vault reconcile
     reconciled: bool
     report: SyncReport
     processing_ms: float  # from the start of the re-index to searchable
@@ -38,26 +38,34 @@ class LiveUpdate:
 class _VaultEvents(FileSystemEventHandler):
     """Turns raw events for one vault into note paths (or a request to reconcile)."""
 
-    def __init__(self, name: str, root: Path, sink: Callable[[str, set[str], bool], None]) -> None:
+    def __init__(self, name: str, root: Path, extra_ignores: tuple[str, ...], sink: Callable[[str, set[str], bool], None]) -> None:
         self.name = name
         self.root = root
-        self.rules = IgnoreRules(root)
+        self.extra_ignores = extra_ignores
+        self.rules = IgnoreRules(root, extra_ignores)
         self.sink = sink
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in IGNORED_EVENTS:
             return
+        rels = [self._rel(raw) for raw in (event.src_path, getattr(event, "dest_path", "") or "") if raw]
         if event.is_directory:
-            if event.event_type != "modified":  # a folder created, deleted or moved: every note below it
+            # A folder created, deleted or moved: every note below it. Its own `modified` and
+            # `attrib` (chmod, touch) events change no note, and folders Cairn never indexes
+            # (`.git`, `.obsidian`, ignored ones) must not cost a whole-vault reconcile.
+            if event.event_type not in ("modified", "attrib") and any(r is not None and not self._ignored(r, True) for r in rels):
                 self.sink(self.name, set(), True)
             return
-        notes: set[str] = set()
-        for raw in (event.src_path, getattr(event, "dest_path", "") or ""):
-            rel = self._rel(raw)
-            if rel and is_note_name(rel) and not self.rules.ignores(rel):
-                notes.add(rel)
+        if any(r in IGNORE_FILES for r in rels):  # the ignore rules changed: notes may come or go
+            self.rules = IgnoreRules(self.root, self.extra_ignores)
+            self.sink(self.name, set(), True)
+            return
+        notes = {r for r in rels if r and is_note_name(r) and not self._ignored(r, False)}
         if notes:
             self.sink(self.name, notes, False)
+
+    def _ignored(self, rel: str, is_dir: bool) -> bool:
+        return rel != "." and self.rules.ignores(rel, is_dir=is_dir)
 
     def _rel(self, raw: str | bytes) -> str | None:
         path = Path(raw.decode() if isinstance(raw, bytes) else raw)
@@ -99,8 +107,9 @@ class VaultWatcher:
     def start(self) -> None:
         observer = Observer()
         for name in self.names:
-            root = Path(self.engine.vault(name).root)
-            observer.schedule(_VaultEvents(name, root.resolve(), self._collect), str(root.resolve()), recursive=True)
+            vc = self.engine.vault(name)
+            root = Path(vc.root).resolve()
+            observer.schedule(_VaultEvents(name, root, tuple(vc.ignore), self._collect), str(root), recursive=True)
         observer.daemon = True
         observer.start()
         self._observer = observer
@@ -183,11 +192,18 @@ class VaultWatcher:
                     self.on_error(name, exc)
                 continue
             done = time.monotonic()
-            self._last_change[name] = done
+            self._last_change[name] = done  # a flush of a vault with nothing new writes nothing
+            kw = report.keyword
+            if not (kw.added or kw.changed or kw.removed):
+                continue  # a chmod, a touch, a save of the same bytes: nothing was re-indexed
             if self.on_update is not None:
-                self.on_update(
-                    LiveUpdate(name, paths, name in reconcile, report, (done - t0) * 1000, (done - first.get(name, t0)) * 1000)
-                )
+                paths = tuple(kw.changed_paths) + tuple(kw.removed_paths) if paths else ()
+                update = LiveUpdate(name, paths, name in reconcile, report, (done - t0) * 1000, (done - first.get(name, t0)) * 1000)
+                try:
+                    self.on_update(update)
+                except Exception as exc:  # a failing listener must not end the watcher's thread
+                    if self.on_error is not None:
+                        self.on_error(name, exc)
 
     def _flush_due(self) -> None:
         now = time.monotonic()

@@ -38,7 +38,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv if argv is not None else sys.argv[1:])
+    argv = list(argv) if argv is not None else sys.argv[1:]
+    if "--smoke-test" in argv:  # the packaged app checks itself (desktop/smoke.py, packaging/README.md)
+        from desktop.smoke import main as smoke_main
+
+        return smoke_main(argv)
+    args = parse_args(argv)
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # before anything imports onnxruntime
 
     from PySide6.QtWidgets import QApplication, QMessageBox

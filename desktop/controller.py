@@ -22,7 +22,9 @@ from core.models import Hit, SearchFilters, SearchResponse
 from core.paths import AppPaths
 from core.search import SearchRequest
 from core.secrets import KeyStore
+from core.watcher import LiveUpdate
 from desktop.actions import HitActions
+from desktop.live import LiveIndexing, describe_update, touched
 from desktop.services import check_embedder, check_llm, llm_providers, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
 from desktop.state import VaultSnapshot
@@ -71,6 +73,9 @@ class AppController(QObject):
     settingsChanged = Signal(object)  # Settings
     connectionTested = Signal(str, bool, str)  # kind, ok, message
     message = Signal(str)
+    liveUpdated = Signal(object)  # core.watcher.LiveUpdate
+    watchingChanged = Signal(object)  # tuple[str, ...]: the vaults followed live
+    closeReady = Signal()  # begin_close() is done: indexing stopped, watcher stopped, indexes flushed
     _searchRequested = Signal(int, object)
     _snapshotRequested = Signal(object)
 
@@ -106,7 +111,17 @@ class AppController(QObject):
         self._cancel = threading.Event()
         self._queued_index: list[str] = []
         self._pending_config: EngineConfig | None = None
+        self._last_search: tuple[str, str, SearchFilters] | None = None
+        self._closing = False
+        self._close_token: int | None = None
+        self.closed = False
+        self._shut = False
         self._start_query_thread()
+        self.live = LiveIndexing(self)
+        self.live.updated.connect(self._on_live_update)
+        self.live.failed.connect(self.message)
+        self.live.watchingChanged.connect(self.watchingChanged)
+        self.live.stopped.connect(self._on_live_stopped)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -120,18 +135,82 @@ class AppController(QObject):
         self._query.searchDone.connect(self._on_search_done)
         self._query.searchFailed.connect(self._on_search_failed)
         self._query.snapshotReady.connect(self._on_snapshot)
+        self._query.snapshotFailed.connect(self.rerun_search)
         self._query_thread.start()
 
     def shutdown(self) -> None:
-        """Cancel indexing and stop every thread; called when the window closes."""
+        """Cancel indexing and stop every thread, flushing live changes; safe to call twice."""
+        if self._shut:
+            return
+        self._shut = True
         self._cancel.set()
         self._queued_index.clear()
         self._jobs.wait_all()
         self._index_thread = None
         self._query_thread.quit()
         self._query_thread.wait(30000)
+        if self._pending_config is not None:  # keep the user's new settings even though nothing re-indexes now
+            self.engine.update_config(self._pending_config)
+            self._pending_config = None
+        self.live.shutdown(self.engine)
         self.store.sync()
         self.engine.close()
+        self.closed = True
+
+    def begin_close(self) -> bool:
+        """Start closing: cancel indexing, then stop watching and flush on the watcher's thread.
+
+        Returns True when there is nothing to wait for; otherwise `closeReady`
+        follows (always later, from the event loop).
+        """
+        if self._shut or self.closed:
+            return True
+        if not self._closing:
+            self._closing = True
+            self._queued_index.clear()
+            if self.is_indexing():
+                self._cancel.set()  # `_on_index_finished` carries on
+            else:
+                self._continue_close()
+        return False
+
+    def _continue_close(self) -> None:
+        if self._pending_config is not None:
+            self.engine.update_config(self._pending_config)
+            self._pending_config = None
+        self._close_token = self.live.stop(self.engine, flush=True)
+
+    @property
+    def watched(self) -> tuple[str, ...]:
+        """The vaults whose edits are followed live right now."""
+        return self.live.watched
+
+    def _sync_watch(self) -> None:
+        """Follow every vault of the current engine live (after indexing, or once the vault list changed)."""
+        if self._closing or self._shut or self.is_indexing() or self._pending_config is not None:
+            return
+        self.live.watch(self.engine, [v.name for v in self.vaults], self.settings.live_debounce_ms / 1000)
+
+    @Slot(object)
+    def _on_live_update(self, update: LiveUpdate) -> None:
+        if self._closing or self._shut:
+            return
+        self.liveUpdated.emit(update)
+        if not touched(update):
+            return
+        self.message.emit(describe_update(update))
+        self.refresh()  # tree counts and tags; the shown query then runs again (`_on_snapshot`)
+
+    @Slot(int)
+    def _on_live_stopped(self, token: int) -> None:
+        if self._closing:
+            if token == self._close_token and not self.closed:
+                self.closed = True
+                self.closeReady.emit()
+            return
+        if self._pending_config is not None and not self.is_indexing() and not self.live.active:
+            config, self._pending_config = self._pending_config, None
+            self._replace_engine(config)
 
     # -- vaults ----------------------------------------------------------------------------
 
@@ -153,10 +232,12 @@ class AppController(QObject):
         if self.is_indexing():
             self.message.emit("Wait for indexing to finish (or cancel it) before removing a vault")
             return
-        self.engine.remove_vault(name)
+        with self.engine.write_lock(name):  # not while the watcher is re-indexing one of its notes
+            self.engine.remove_vault(name)
         if self.scope is not None and self.scope.vault == name:
             self.set_scope(None)
         self.refresh()
+        self._sync_watch()
 
     def refresh(self) -> None:
         """Ask the query thread for a fresh snapshot; `snapshotChanged` follows."""
@@ -166,6 +247,7 @@ class AppController(QObject):
     def _on_snapshot(self, snap: tuple[VaultSnapshot, ...]) -> None:
         self.snapshot = snap
         self.snapshotChanged.emit(snap)
+        self.rerun_search()  # the index changed under the shown results
 
     def vault_snapshot(self, name: str) -> VaultSnapshot | None:
         return next((s for s in self.snapshot if s.name == name), None)
@@ -204,6 +286,9 @@ class AppController(QObject):
     def _on_index_finished(self, reports: list) -> None:
         self._index_thread = None
         self.indexFinished.emit(reports)
+        if self._closing:
+            self._continue_close()
+            return
         if self._pending_config is not None:
             config, self._pending_config = self._pending_config, None
             self._replace_engine(config)
@@ -212,17 +297,21 @@ class AppController(QObject):
         if self._queued_index:
             names, self._queued_index = self._queued_index, []
             self.index(names)
+            return
+        self._sync_watch()
 
     # -- searching -------------------------------------------------------------------------
 
     def search(self, text: str, mode: str, filters: SearchFilters = SearchFilters()) -> int:
         """Start a search; returns its sequence number. Only the newest result is ever shown."""
         self._seq += 1
+        self._last_search = (text, mode, filters)
         if self.scope is not None:
             folders = (self.scope.folder,) if self.scope.folder else ()
             filters = replace(filters, vaults=(self.scope.vault,), folders=folders + filters.folders)
         has_filter = bool(filters.vaults or filters.folders or filters.tags or filters.doc_types or filters.after or filters.before)
         if not text.strip() and not has_filter:
+            self._last_search = None
             self._shown_seq = self._seq
             self.response = None
             self.select_hit(None)
@@ -242,6 +331,11 @@ class AppController(QObject):
         self.searchStarted.emit(self._seq)
         self._searchRequested.emit(self._seq, SearchJob(self.engine, request))
         return self._seq
+
+    def rerun_search(self) -> None:
+        """Run the last query again (the index changed); the stale-result rules still apply."""
+        if self._last_search is not None and not self._shut:
+            self.search(*self._last_search)
 
     @Slot(int, object)
     def _on_search_done(self, seq: int, response: SearchResponse) -> None:
@@ -288,6 +382,8 @@ class AppController(QObject):
         )
         config = replace(config, vaults=vaults)
         self.settingsChanged.emit(settings)
+        if settings.live_debounce_ms != old.live_debounce_ms:
+            self.live.set_debounce(settings.live_debounce_ms / 1000)
         consent_changed = old.allow_remote_embedding != settings.allow_remote_embedding
         if config == self.engine.config and not consent_changed:
             return
@@ -300,6 +396,10 @@ class AppController(QObject):
 
     def _replace_engine(self, config: EngineConfig) -> None:
         """A fresh engine: cached indexes and embedders were built from the old configuration."""
+        if self.live.active:  # the old engine's watcher stops and flushes first: one writer per index
+            self._pending_config = config
+            self.live.stop(self.engine, flush=True)
+            return
         self.engine.update_config(config)
         # The old engine is not closed: a search on the query thread may still be using it.
         self.engine = Engine(self.paths, config, embedder_factory=self._embedder_factory)  # type: ignore[arg-type]

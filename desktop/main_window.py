@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMainWindow,
+    QProgressDialog,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop.controller import AppController
 from desktop.dialogs.health_dialog import IndexHealthDialog
@@ -22,6 +31,11 @@ from desktop.panels.welcome import WelcomePanel
 from desktop.panels.why import WhyPanel
 from desktop.state import VaultSnapshot
 
+#: Closing shows "Saving index…" only when stopping the watcher and flushing takes longer than this.
+SAVING_NOTE_AFTER_MS = 300
+#: Past this, the window closes anyway; an index left dirty is reconciled at the next start.
+CLOSE_GIVE_UP_MS = 120_000
+
 
 class MainWindow(QMainWindow):
     """Vault tree | results | Preview/Why/Debug/Ask tabs, with the query bar on top.
@@ -35,6 +49,8 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.controller = controller
         self._sample_vault = sample_vault
+        self._closed = False
+        self.saving_dialog: QProgressDialog | None = None
         self.setWindowTitle("Cairn")
         self.setObjectName("CairnMainWindow")
 
@@ -135,8 +151,52 @@ class MainWindow(QMainWindow):
         store.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.save_layout()
+        if not self._closed:
+            self._closed = True
+            self.save_layout()
+            self._finish_background_work()
         super().closeEvent(event)
+
+    def _finish_background_work(self) -> None:
+        """Cancel indexing, stop the watcher and flush live changes to disk before the window goes.
+
+        Runs a local event loop so the work stays off the GUI thread and the
+        window keeps painting; a "Saving index…" note appears if it takes long.
+        """
+        loop = QEventLoop(self)
+        self.controller.closeReady.connect(loop.quit)
+        try:
+            if self.controller.begin_close():
+                return
+            self.centralWidget().setEnabled(False)
+            self.menuBar().setEnabled(False)
+            note = QTimer(loop)
+            note.setSingleShot(True)
+            note.timeout.connect(self._show_saving)
+            note.start(SAVING_NOTE_AFTER_MS)
+            give_up = QTimer(loop)
+            give_up.setSingleShot(True)
+            give_up.timeout.connect(loop.quit)
+            give_up.start(CLOSE_GIVE_UP_MS)
+            if not self.controller.closed:
+                loop.exec()
+            note.stop()
+            give_up.stop()
+        finally:
+            self.controller.closeReady.disconnect(loop.quit)
+            loop.deleteLater()
+            if self.saving_dialog is not None:
+                self.saving_dialog.close()
+
+    def _show_saving(self) -> None:
+        dialog = QProgressDialog("Saving index…", "", 0, 0, self)
+        dialog.setWindowTitle("Cairn")
+        dialog.setCancelButton(None)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setMinimumDuration(0)
+        dialog.setAccessibleName("Saving the index before Cairn closes")
+        dialog.show()
+        self.saving_dialog = dialog
 
     # -- actions ---------------------------------------------------------------------------
 

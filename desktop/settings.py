@@ -34,6 +34,8 @@ class Settings:
         default_mode: Search mode selected at start.
         results_k: How many hits one search shows.
         debounce_ms: Quiet time after a keystroke before searching.
+        live_debounce_ms: Quiet time after a note changes on disk before it is
+            re-indexed (editors save in bursts).
         embedder: Embedding provider id from `core.embedding.default_registry()`.
         embed_model: Model name; empty means the provider's default.
         embed_base_url: Server address; empty means the provider's default.
@@ -53,6 +55,7 @@ class Settings:
     default_mode: str = "hybrid"
     results_k: int = 20
     debounce_ms: int = 150
+    live_debounce_ms: int = 1000
     embedder: str = "builtin"
     embed_model: str = ""
     embed_base_url: str = ""

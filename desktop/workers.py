@@ -115,6 +115,7 @@ class QueryWorker(QObject):
     searchDone = Signal(int, object)
     searchFailed = Signal(int, str)
     snapshotReady = Signal(object)
+    snapshotFailed = Signal()
 
     def __init__(self, latest: Callable[[], int]) -> None:
         super().__init__()
@@ -136,6 +137,7 @@ class QueryWorker(QObject):
         try:
             snap = take_snapshot(engine)
         except Exception:  # a vault mid-rebuild; the next refresh will catch up
+            self.snapshotFailed.emit()
             return
         self.snapshotReady.emit(snap)
 

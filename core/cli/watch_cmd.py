@@ -35,9 +35,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    for report in engine.sync(names, progress=ProgressLine("catching up"), cancel=stop):  # reconcile on start
-        kw = report.keyword
-        _log(f"{kw.vault}: {kw.documents} notes ready (+{kw.added} ~{kw.changed} -{kw.removed})")
 
     def on_update(u: LiveUpdate) -> None:
         what = "reconciled the whole vault" if u.reconciled else f"re-indexed {', '.join(u.paths)}"
@@ -49,7 +46,17 @@ def cmd_watch(args: argparse.Namespace) -> int:
         _log(f"{name}: re-index failed: {exc}")
 
     watcher = VaultWatcher(engine, names, debounce=args.debounce, flush_after=args.flush_after, on_update=on_update, on_error=on_error)
-    watcher.start()
+    try:
+        # Watch first, then catch up: a note saved while the catch-up runs (minutes, when a
+        # large vault is embedded) is re-indexed after it instead of being missed.
+        watcher.start()
+        reports = engine.sync(names, progress=ProgressLine("catching up"), cancel=stop)
+    except FileNotFoundError as exc:  # a registered vault whose folder is gone: say so, no stack trace
+        watcher.stop(flush=False)
+        raise UsageError(f"{exc}; nothing to watch") from exc
+    for report in reports:
+        kw = report.keyword
+        _log(f"{kw.vault}: {kw.documents} notes ready (+{kw.added} ~{kw.changed} -{kw.removed})")
     _log(f"watching {', '.join(names)} (Ctrl-C to stop)")
     while not stop.wait(0.5):
         pass

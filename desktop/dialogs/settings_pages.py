@@ -84,6 +84,8 @@ class GeneralSettingsPanel(SettingsPanelBase):
         self.hard = spin_box(400, 40000, 100, "Hard chunk size in characters")
         self.results_k = spin_box(5, 200, 5, "Results per search")
         self.debounce = spin_box(0, 2000, 50, "Search-as-you-type delay in milliseconds")
+        self.live_debounce = spin_box(100, 10000, 100, "Re-index a changed note after this many milliseconds of quiet")
+        self.live_debounce.setToolTip("Notes changed on disk are re-indexed once the folder has been quiet this long")
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
@@ -94,6 +96,7 @@ class GeneralSettingsPanel(SettingsPanelBase):
         form.addRow("Chunk size (hard):", self.hard)
         form.addRow("Results per search:", self.results_k)
         form.addRow("Typing delay (ms):", self.debounce)
+        form.addRow("Re-index after quiet (ms):", self.live_debounce)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Vaults</b> — folders of notes Cairn indexes (it never changes them)", self))
         layout.addWidget(self.vault_list, 1)
@@ -112,6 +115,7 @@ class GeneralSettingsPanel(SettingsPanelBase):
         self.hard.setValue(draft.engine.hard_chars)
         self.results_k.setValue(draft.app.results_k)
         self.debounce.setValue(draft.app.debounce_ms)
+        self.live_debounce.setValue(draft.app.live_debounce_ms)
 
     def save(self, draft: SettingsDraft) -> None:
         self._stash_ignore()
@@ -121,7 +125,9 @@ class GeneralSettingsPanel(SettingsPanelBase):
         )
         hard = max(self.hard.value(), self.soft.value())
         draft.engine = replace(draft.engine, vaults=vaults, soft_chars=self.soft.value(), hard_chars=hard)
-        draft.app = replace(draft.app, results_k=self.results_k.value(), debounce_ms=self.debounce.value())
+        draft.app = replace(
+            draft.app, results_k=self.results_k.value(), debounce_ms=self.debounce.value(), live_debounce_ms=self.live_debounce.value()
+        )
 
     def add_folder(self, path: Path) -> None:
         self._stash_ignore()

@@ -193,9 +193,7 @@ class SearchBarPanel(QWidget):
         for t in types:
             self.doc_type.addItem(t, t)
         self.doc_type.setCurrentIndex(max(0, self.doc_type.findData(current)))
-        self.doc_type.blockSignals(False)
-        if self.query.text().strip():  # the index changed under the shown results: refresh them
-            self.search_now()
+        self.doc_type.blockSignals(False)  # the controller re-runs the shown query after a new snapshot
 
 
 def _date_or_none(edit: QDateEdit) -> str | None:
