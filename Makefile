@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench venv clean package
+.PHONY: run test bench venv clean package smoke
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,15 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run_all.py
+
+# One-folder desktop build in dist/Cairn (packaging/README.md); PyInstaller comes from the `package` extra.
+package: $(STAMP)
+	$(PY) -c "import PyInstaller" 2>/dev/null || $(PY) -m pip install --quiet -e '.[package]'
+	$(PY) packaging/build.py
+
+# The frozen app checks itself offline: index the sample vault, search, ask, show the window.
+smoke:
+	QT_QPA_PLATFORM=offscreen dist/Cairn/Cairn --smoke-test --report build/smoke-report.json
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
