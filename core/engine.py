@@ -289,6 +289,11 @@ class Engine:
             if not any(s is not None for s in sides):
                 built = [v.name for v in self.config.vaults if self.index_for(v.name).is_built]
                 if not built:
+                    stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == "outdated"]
+                    if stale:
+                        raise IndexNotBuiltError(
+                            f"The index of {', '.join(stale)} was built by an older version of Cairn — run `cairn index` to rebuild it"
+                        )
                     raise IndexNotBuiltError("No index yet — run `cairn index --vault PATH` (or press Index in the app)")
             return search(request, [s for s in sides if s is not None])
 

@@ -95,6 +95,8 @@ class VaultIndex:
                 return files_from_keyword(keyword), keyword
             except Exception:
                 self.recovery = "keyword_index_damaged"
+        if loaded is not None and loaded[0] != self.chunking_hash:
+            self.recovery = self.recovery or "outdated"  # built by another chunker/analyzer version
         self._reset_keyword_dir()
         return {}, KeywordIndex(self.dir / "whoosh")
 
@@ -128,7 +130,8 @@ class VaultIndex:
 
     @property
     def is_built(self) -> bool:
-        return self.info_path.exists()
+        """Searchable: built once, and not thrown away for being built by an older version."""
+        return self.info_path.exists() and self.recovery not in ("outdated", "keyword_index_damaged")
 
     def scanner(self) -> Scanner:
         return Scanner(Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes)
