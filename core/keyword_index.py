@@ -31,6 +31,9 @@ SEARCH_FIELDS = ("title", "aliases", "heading_path", "body", "tags")
 # first chunk the note's H1), so the title and heading fields only add a little; tuned on
 # SciFact train (nDCG@10 0.579 with all fields at full weight, 0.683 with these).
 FIELD_WEIGHTS = {"title": 0.25, "aliases": 0.5, "heading_path": 0.1, "body": 1.0, "tags": 0.5}
+# Words that make a question a question but say nothing about its subject. Whoosh's stop list
+# keeps them, and in a small vault "how" or "does" is rare enough to outrank the subject.
+QUESTION_WORDS = frozenset("how what when where who whom whose which why does do did should could would can".split())
 DEFAULT_B = 0.4  # Anserini's BM25 defaults; Whoosh's (0.75, 1.2) did no better here
 DEFAULT_K1 = 0.9
 
@@ -156,8 +159,9 @@ class KeywordIndex:
 
     def _clauses(self, parsed: ParsedQuery) -> list[tuple[str, str]]:
         schema = self._schema
-        words = " ".join(parsed.terms)
-        return [(field, token) for field in SEARCH_FIELDS for token in _analyse(schema, field, words)]
+        words = [w for w in parsed.terms if w.lower() not in QUESTION_WORDS]
+        text = " ".join(words or parsed.terms)  # "how long does the dough rest" → "long dough rest"
+        return [(field, token) for field in SEARCH_FIELDS for token in _analyse(schema, field, text)]
 
     def build_query(self, parsed: ParsedQuery) -> wq.Query | None:
         schema = self._schema

@@ -176,9 +176,12 @@ class SmokeRun:
         watcher = _FirstPaint()
         self.window.installEventFilter(watcher)
         self.window.show()
-        handle = lambda: self.window.windowHandle()  # noqa: E731
-        _check(self.wait_until(lambda: bool(painted) and handle() is not None and handle().isExposed(), WINDOW_TIMEOUT_S),
-               f"the main window was not shown within {WINDOW_TIMEOUT_S:g} s")
+
+        def shown() -> bool:
+            handle = self.window.windowHandle()
+            return bool(painted) and handle is not None and handle.isExposed()
+
+        _check(self.wait_until(shown, WINDOW_TIMEOUT_S), f"the main window was not shown within {WINDOW_TIMEOUT_S:g} s")
         self.window.removeEventFilter(watcher)
         self.launch_to_window_s = round(painted[0] - self._t0, 3)
         r.detail.update(

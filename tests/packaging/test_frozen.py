@@ -121,7 +121,8 @@ def smoke(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 def test_smoke_test_passes_every_step_offline(smoke: dict[str, Any]) -> None:
     proc, report = smoke["proc"], smoke["report"]
     failed = {s["name"]: s["error"] for s in report.get("steps", []) if not s["ok"]}
-    assert proc.returncode == 0 and report.get("ok"), f"exit {proc.returncode}; failed steps {failed}\n{proc.stdout}\n{proc.stderr}"
+    output = f"{proc.stdout}\n{proc.stderr}"
+    assert proc.returncode == 0 and report.get("ok"), f"exit {proc.returncode}; failed steps {failed}\n{output}"
     assert [s["name"] for s in report["steps"]] == [
         "window_shown", "index_sample_vault", "hybrid_search", "ask_extractive",
         "keyring_backends", "native_load_order", "close_window",
