@@ -15,15 +15,20 @@ from pathlib import Path
 SETTINGS_FILE = "desktop-settings.ini"
 
 
-def sample_vault_path() -> Path | None:
-    """The bundled sample vault: next to a frozen app (PyInstaller's `_MEIPASS`), or in the source tree."""
+def resource_path(*parts: str) -> Path | None:
+    """A file under resources/: next to a frozen app (PyInstaller's `_MEIPASS`), or in the source tree."""
     candidates = []
     frozen_root = getattr(sys, "_MEIPASS", None)
     if getattr(sys, "frozen", False) and frozen_root:
-        candidates.append(Path(frozen_root) / "resources" / "sample-vault")
-    candidates.append(Path(__file__).resolve().parent.parent / "resources" / "sample-vault")
-    candidates.append(Path(sys.prefix) / "share" / "cairn" / "sample-vault")
-    return next((c for c in candidates if c.is_dir()), None)
+        candidates.append(Path(frozen_root, "resources", *parts))
+    candidates.append(Path(__file__).resolve().parent.parent.joinpath("resources", *parts))
+    candidates.append(Path(sys.prefix, "share", "cairn", *parts))
+    return next((c for c in candidates if c.exists()), None)
+
+
+def sample_vault_path() -> Path | None:
+    path = resource_path("sample-vault")
+    return path if path is not None and path.is_dir() else None
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -58,6 +63,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setApplicationName("Cairn")
     app.setOrganizationName("Cairn")
     app.setApplicationDisplayName("Cairn")
+    icon = resource_path("icons", "cairn-256.png")
+    if icon is not None:
+        from PySide6.QtGui import QIcon
+
+        app.setWindowIcon(QIcon(str(icon)))
     paths = AppPaths.from_env()
     paths.ensure()
     store = SettingsStore.at(paths.data_dir / SETTINGS_FILE)
