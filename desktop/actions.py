@@ -89,3 +89,8 @@ class HitActions:
         text = str(note_path(root, rel_path))
         self._set_clipboard(text)
         return text
+
+    def copy_text(self, text: str) -> str:
+        """Any text, e.g. an answer with its sources as markdown."""
+        self._set_clipboard(text)
+        return text

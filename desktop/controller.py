@@ -24,8 +24,9 @@ from core.search import SearchRequest
 from core.secrets import KeyStore
 from core.watcher import LiveUpdate
 from desktop.actions import HitActions
+from desktop.ask_worker import AskRunner, ProviderFactory
 from desktop.live import LiveIndexing, describe_update, touched
-from desktop.services import check_embedder, check_llm, llm_providers, make_embedder_factory
+from desktop.services import chat_provider_for, check_embedder, check_llm, llm_providers, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
 from desktop.state import VaultSnapshot
 from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob, TaskWorker
@@ -53,6 +54,8 @@ class AppController(QObject):
         keys: The key store; its session-only keys reach the embedder factory.
         embedder_factory: Passed to the engine; `None` turns semantic search off
             (fast tests), the default builds the app's consent-checking factory.
+        chat_provider_factory: Builds the Ask pane's chat model from the settings
+            (tests pass a scripted one); the default reads the Language model page.
         parent: Qt parent.
     """
 
@@ -87,6 +90,7 @@ class AppController(QObject):
         *,
         embedder_factory: object = _DEFAULT,
         actions: HitActions | None = None,
+        chat_provider_factory: ProviderFactory | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -117,6 +121,9 @@ class AppController(QObject):
         self.closed = False
         self._shut = False
         self._start_query_thread()
+        if chat_provider_factory is None:
+            chat_provider_factory = lambda settings: chat_provider_for(settings, self.keys)  # noqa: E731
+        self.asks = AskRunner(lambda: self.engine, lambda: self.settings, chat_provider_factory, self)
         self.live = LiveIndexing(self)
         self.live.updated.connect(self._on_live_update)
         self.live.failed.connect(self.message)
@@ -144,6 +151,7 @@ class AppController(QObject):
             return
         self._shut = True
         self._cancel.set()
+        self.asks.shutdown()
         self._queued_index.clear()
         self._jobs.wait_all()
         self._index_thread = None
@@ -167,6 +175,7 @@ class AppController(QObject):
             return True
         if not self._closing:
             self._closing = True
+            self.asks.stop()
             self._queued_index.clear()
             if self.is_indexing():
                 self._cancel.set()  # `_on_index_finished` carries on

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.models import Hit
 from desktop.controller import AppController
 from desktop.dialogs.health_dialog import IndexHealthDialog
 from desktop.dialogs.settings_dialog import SettingsDialog
@@ -117,7 +118,7 @@ class MainWindow(QMainWindow):
         search_menu = self.menuBar().addMenu("&Search")
         focus = search_menu.addAction("&Find in notes", self.focus_search)
         focus.setShortcut(QKeySequence("Ctrl+K"))
-        ask = search_menu.addAction("&Ask (coming soon)", self.ask_placeholder)
+        ask = search_menu.addAction("&Ask my notes", self.ask_shortcut)
         ask.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
         self.addActions([focus, ask, self.settings_action])
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
@@ -132,6 +133,7 @@ class MainWindow(QMainWindow):
         self.welcome.openFolderRequested.connect(self.choose_folder)
         self.welcome.sampleRequested.connect(self.open_sample)
         self.status.health.clicked.connect(self.show_health)
+        self.ask.previewRequested.connect(self.show_in_preview)
 
     def _restore(self) -> None:
         store = self.controller.store
@@ -230,9 +232,22 @@ class MainWindow(QMainWindow):
         self.search_bar.clear()
         self.focus_search()
 
-    def ask_placeholder(self) -> None:
+    def ask_shortcut(self) -> None:
+        """Ctrl+Enter: ask what is typed where the focus is (query box or question box), else go to the question."""
         self.tabs.setCurrentWidget(self.ask)
-        self.controller.message.emit("Asking questions of your notes is coming soon")
+        query = self.search_bar.query
+        if query.hasFocus() and query.text().strip():
+            self.ask.ask(query.text())
+        elif self.ask.question.hasFocus() and self.ask.question.text().strip():
+            self.ask.ask()
+        else:
+            self.ask.focus_question()
+
+    def show_in_preview(self, hit: Hit, switch: bool) -> None:
+        """A cited passage: show it in the Preview tab (and bring the tab forward when asked)."""
+        self.preview.show_hit(hit)
+        if switch:
+            self.tabs.setCurrentWidget(self.preview)
 
     def show_settings(self) -> None:
         SettingsDialog(self.controller, self).exec()

@@ -1,4 +1,4 @@
-"""Plain-Python helpers the workers run: the app's embedder factory and connection tests.
+"""Plain-Python helpers the workers run: the embedder factory, the chat model for Ask, connection tests.
 
 Nothing here imports Qt, so each piece can be tested without a display and
 run on any thread.
@@ -9,19 +9,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import httpx
 
 from core.config import VaultConfig
 from core.embedding import Embedder, EmbedderUnavailable, create_embedder, default_registry
+from core.errors import ConfigError
+from core.llm import ChatProvider, create_chat_provider, default_llm_registry
 from core.secrets import KeyStore
+
+if TYPE_CHECKING:  # the settings module imports Qt; this one stays Qt-free
+    from desktop.settings import Settings
 
 TEST_TIMEOUT_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
 class LlmProviderInfo:
-    """A language-model provider as the settings dialog lists it (the Ask pane comes later)."""
+    """A language-model provider as the settings dialog lists it."""
 
     id: str
     label: str
@@ -32,12 +37,14 @@ class LlmProviderInfo:
 
 
 def llm_providers() -> dict[str, LlmProviderInfo]:
-    """Language-model services the settings dialog offers; built per call, never a global."""
-    items = [
-        LlmProviderInfo("none", "None (answers come later)", False, None, "", ""),
-        LlmProviderInfo("ollama", "Ollama", False, None, "llama3.2", "http://127.0.0.1:11434"),
-        LlmProviderInfo("openai", "OpenAI-compatible API", True, "OPENAI_API_KEY", "gpt-4o-mini", "https://api.openai.com/v1"),
-    ]
+    """Language-model services the settings dialog offers: "none" plus core's registry."""
+    from core.llm import default_llm_registry
+
+    items = [LlmProviderInfo("none", "None — offline extractive answers", False, None, "", "")]
+    for info in default_llm_registry().values():
+        items.append(
+            LlmProviderInfo(info.id, info.label, info.needs_key, info.key_env_var, info.default_model or "", info.default_base_url or "")
+        )
     return {p.id: p for p in items}
 
 
@@ -61,6 +68,31 @@ def make_embedder_factory(keys: KeyStore, remote_allowed: Callable[[], bool]) ->
         return create_embedder(vault.embedder, model=vault.embed_model, base_url=vault.embed_base_url, api_key=key)
 
     return factory
+
+
+def chat_provider_for(settings: Settings, keys: KeyStore) -> ChatProvider | None:
+    """The chat model the Language model page names, or None for the offline extractive answer.
+
+    Runs on the ask worker (the keyring may be slow). Refuses a service that
+    receives note text until the user has allowed it, as embeddings do.
+
+    Raises:
+        ConfigError: Unknown provider, or sending note text is not allowed yet.
+        LLMError: The server address is not an http(s) URL.
+    """
+    provider_id = settings.llm_provider or "none"
+    if provider_id == "none":
+        return None
+    info = default_llm_registry().get(provider_id)
+    if info is None:
+        raise ConfigError(f"Unknown language-model provider {provider_id!r} — choose another in Settings › Language model")
+    if info.remote and not settings.allow_remote_llm:
+        raise ConfigError(
+            f"Sending note text to {info.label} is not allowed yet — tick 'Allow sending note text' in "
+            "Settings › Language model, or choose 'None' for offline extractive answers"
+        )
+    key = keys.get(info.id, info.key_env_var) if info.needs_key else None
+    return create_chat_provider(info.id, model=settings.llm_model or None, base_url=settings.llm_base_url or None, api_key=key)
 
 
 def check_embedder(provider_id: str, model: str | None, base_url: str | None, api_key: str | None) -> str:
@@ -91,29 +123,18 @@ def check_embedder(provider_id: str, model: str | None, base_url: str | None, ap
 def check_llm(provider_id: str, base_url: str | None, api_key: str | None) -> str:
     """Ask a language-model server which models it has; raises `ConnectionError` with advice on failure.
 
-    The key is sent as a header and never appears in the message, even when
-    the server echoes the request.
+    Uses core's own client for each provider (so Anthropic gets its own headers);
+    the key never appears in the message, even when the server echoes the request.
     """
+    from core.llm import LLMError, list_models
+
     info = llm_providers().get(provider_id)
     if info is None or info.id == "none":
         raise ConnectionError("Choose a language-model provider first")
     root = (base_url or info.default_base_url).rstrip("/")
-    url = f"{root}/api/tags" if provider_id == "ollama" else f"{root}/models"
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
-        response = httpx.get(url, headers=headers, timeout=TEST_TIMEOUT_S)
-    except httpx.TimeoutException:
-        raise ConnectionError(f"{root} did not answer within {TEST_TIMEOUT_S:g} s") from None
-    except httpx.HTTPError as exc:
-        raise ConnectionError(f"Cannot reach {root}: {type(exc).__name__}") from None
-    if response.status_code in (401, 403):
-        raise ConnectionError(f"{root} refused the API key (HTTP {response.status_code})")
-    if response.status_code >= 400:
-        raise ConnectionError(f"{root} answered HTTP {response.status_code}")
-    try:
-        body = response.json()
-        names = [m.get("name") or m.get("id") for m in body.get("models", body.get("data", []))]
-    except (ValueError, AttributeError, TypeError):
-        names = []
-    listed = ", ".join(str(n) for n in names[:5] if n) or "no models listed"
+        names = list_models(provider_id, root, api_key, timeout=TEST_TIMEOUT_S)
+    except LLMError as exc:
+        raise ConnectionError(str(exc)) from None
+    listed = ", ".join(names[:5]) or "no models listed"
     return f"Connected to {root}: {listed}"

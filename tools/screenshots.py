@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 QUERY = "how long does the dough rest"
+ASK_QUESTION = "Who owns the release checklist?"
 
 
 def _wait(app: object, predicate: Callable[[], bool], timeout_s: float) -> bool:
@@ -116,6 +117,11 @@ def main(argv: list[str] | None = None) -> int:
         shot(window, "03-results-why")
         window.tabs.setCurrentWidget(window.debug)
         shot(window, "04-debug")
+        window.tabs.setCurrentWidget(window.ask)
+        window.ask.ask(ASK_QUESTION)
+        _wait(app, lambda: window.ask.response is not None or window.ask.error is not None, 30)
+        window.ask.sources.list.setCurrentRow(0)  # the first source's score breakdown
+        shot(window, "04b-ask-extractive")
         window.tree.select(sample.name, "Recipes")
         _wait(app, lambda: controller.response is not None and bool(controller.response.parsed and controller.response.parsed.filters.folders), 10)
         window.tabs.setCurrentWidget(window.why)

@@ -132,7 +132,7 @@ class EmbeddingSettingsPanel(_ServicePanel):
 
 
 class LanguageModelSettingsPanel(_ServicePanel):
-    """The model that will answer questions in the Ask tab (coming later); saved now, used then."""
+    """The model that answers questions in the Ask tab; "None" keeps answers offline and extractive."""
 
     title = "Language model"
     kind = "llm"
@@ -178,10 +178,13 @@ class LanguageModelSettingsPanel(_ServicePanel):
         if info is not None:
             self.model.setPlaceholderText(info.default_model)
             self.base_url.setPlaceholderText(info.default_base_url)
-        self.explain.setText(
-            "Answers are not built yet: these settings are kept for the Ask tab. When it arrives, the passages "
-            "that answer a question go to this service only if the box above is ticked."
-        )
+        if active:
+            self.explain.setText(
+                "The passages that best answer a question (up to the context budget) are sent to this service, and "
+                "only once the box above is ticked. Notes marked confidentiality: restricted are never sent."
+            )
+        else:
+            self.explain.setText("Without a language model, answers quote the most relevant lines of your notes; nothing leaves this computer.")
         self.test_result.clear()
 
     def _test(self) -> None:

@@ -43,14 +43,7 @@ class WhyPanel(QWidget):
         form.addRow("Vector:", self.vector)
         form.addRow("Mode:", self.mode)
         form.addRow("Filters:", self.filters)
-        self.terms = QTableWidget(0, 2, self)
-        self.terms.setAccessibleName("Score terms")
-        self.terms.setHorizontalHeaderLabels(["Term", "Adds"])
-        self.terms.verticalHeader().setVisible(False)
-        self.terms.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.terms.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.terms.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.terms.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.terms = ScoreTermsTable(self)
         self.note = QLabel(self)
         self.note.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -82,10 +75,8 @@ class WhyPanel(QWidget):
         self.mode.setText(f"{mode}, profile “{response.profile}”")
         filters = filters_lines(response.parsed.filters if response.parsed else None)
         self.filters.setText("<br>".join(html.escape(f) for f in filters) or "none")
-        for term in hit.contributions:
-            self._add_row(term.name, term.value)
+        self.terms.add_hit(hit)
         total = sum(t.value for t in hit.contributions)
-        self._add_row("= score", hit.score, bold=True)
         note = []
         if abs(total - hit.score) > 1e-9:
             note.append(f"The terms add up to {score_text(total)}, not the score {score_text(hit.score)}.")
@@ -94,27 +85,66 @@ class WhyPanel(QWidget):
         note.extend(f"⚠ {w}" for w in response.warnings)
         self.note.setText("<br>".join(html.escape(n) for n in note))
 
-    def _add_row(self, name: str, value: float, *, bold: bool = False) -> None:
-        row = self.terms.rowCount()
-        self.terms.insertRow(row)
+    def term_values(self) -> list[tuple[str, float]]:
+        """The table as (name, value) pairs, last row the score (what tests compare to the core)."""
+        return self.terms.term_values()
+
+
+class ScoreTermsTable(QTableWidget):
+    """The named terms of a hit's score and the "= score" row they add up to.
+
+    Shared by the Why tab and the Ask pane's sources, so a score reads the same everywhere.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(0, 2, parent)
+        self.setAccessibleName("Score terms")
+        self.setHorizontalHeaderLabels(["Term", "Adds"])
+        self.verticalHeader().setVisible(False)
+        self.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+
+    def add_hit(self, hit: Hit) -> None:
+        """One row per term as the engine named it, then the score in bold."""
+        for term in hit.contributions:
+            self.add_row(term.name, term.value)
+        self.add_row("= score", hit.score, bold=True)
+
+    def add_section(self, title: str) -> None:
+        """A heading row spanning both columns (a source merges several chunks)."""
+        row = self.rowCount()
+        self.insertRow(row)
+        item = QTableWidgetItem(title)
+        font = QFont(self.font())
+        font.setItalic(True)
+        item.setFont(font)
+        self.setItem(row, 0, item)
+        self.setSpan(row, 0, 1, 2)
+
+    def add_row(self, name: str, value: float, *, bold: bool = False) -> None:
+        row = self.rowCount()
+        self.insertRow(row)
         name_item = QTableWidgetItem(name)
         value_item = QTableWidgetItem(("+ " if not bold and value >= 0 else "") + score_text(value))
         value_item.setData(ValueRole, value)
         value_item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if bold:
-            font = QFont(self.terms.font())
+            font = QFont(self.font())
             font.setBold(True)
             name_item.setFont(font)
             value_item.setFont(font)
-        self.terms.setItem(row, 0, name_item)
-        self.terms.setItem(row, 1, value_item)
+        self.setItem(row, 0, name_item)
+        self.setItem(row, 1, value_item)
 
     def term_values(self) -> list[tuple[str, float]]:
-        """The table as (name, value) pairs, last row the score (what tests compare to the core)."""
+        """(name, value) of every term and score row; section rows are left out."""
         out = []
-        for row in range(self.terms.rowCount()):
-            name = self.terms.item(row, 0).text()
-            out.append((name, float(self.terms.item(row, 1).data(ValueRole))))
+        for row in range(self.rowCount()):
+            value = self.item(row, 1)
+            if value is not None:
+                out.append((self.item(row, 0).text(), float(value.data(ValueRole))))
         return out
 
 
