@@ -21,6 +21,7 @@ from whoosh.scoring import BM25F
 from whoosh.support.charset import accent_map
 
 from core.bm25_fast import FastBM25F
+from core.snippets import Stemmer
 from core.models import Document, ParsedQuery, SearchFilters, chunk_id
 
 INDEX_NAME = "chunks"
@@ -96,7 +97,8 @@ class KeywordIndex:
             self._ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
         self._weighting = BM25F(B=b, K1=k1)
         self._fast = FastBM25F(b=b, k1=k1)
-        self._schema = self._ix.schema  # reading it from the index re-reads the table of contents
+        self._schema = self._ix.schema
+        self.stemmer = Stemmer(analyzer())  # the analyzer's terms for scanned text (snippets)  # reading it from the index re-reads the table of contents
         self._cid_cache: tuple[Any, dict[int, str]] = (None, {})
         self._write_lock = Lock()
         self._searcher = self._new_searcher()

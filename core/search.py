@@ -20,7 +20,7 @@ from core.models import id_order, Candidate, ChunkRef, Hit, ParsedQuery, RankedS
 from core.guardrails import injection_risk, mask_secrets
 from core.profiles import Profile, get_profile
 from core.query import parse_query
-from core.snippets import make_snippet
+from core.snippets import Stemmer, make_snippet
 
 MODES = ("hybrid", "keyword", "semantic")
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
@@ -145,7 +145,8 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     today = request.today or dt.date.today()
     hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip())
     hits = _cap_per_note(hits, request.per_note_cap)[: request.k]
-    hits = _guard(hits, stems, resort=bool(parsed.text.strip()))
+    stemmer = sides[0].keyword.stemmer if sides else Stemmer(analyzer())
+    hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()))
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
     return SearchResponse(
@@ -256,13 +257,12 @@ def _assemble(
     return hits
 
 
-def _guard(hits: list[Hit], stems: frozenset[str], *, resort: bool) -> list[Hit]:
+def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: bool) -> list[Hit]:
     """Snippets (secrets masked) for what is shown; injection-like chunks flagged and ranked down."""
-    ana = analyzer()
     out = []
     for h in hits:
         risk = injection_risk(h.text)
-        snippet = mask_secrets(make_snippet(h.text, stems, ana)).text
+        snippet = mask_secrets(make_snippet(h.text, stems, stemmer)).text
         if risk.flags:
             penalty = Term(f"injection risk penalty ({', '.join(risk.flags)}; risk {risk.score:.2f})", -RISK_PENALTY * risk.score * h.score)
             h = replace(h, score=h.score + penalty.value, contributions=h.contributions + (penalty,), flags=risk.flags)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from core.answer.models import Source
 from core.guardrails import mask_secrets
 from core.keyword_index import analyzer
+from core.snippets import Stemmer
 from core.models import Hit
 
 MIN_COSINE = 0.35  # all-MiniLM-L6-v2: unrelated texts sit well below this
@@ -32,8 +33,11 @@ QUESTION_WORDS = frozenset(
 )
 
 
-def stems(text: str) -> set[str]:
-    return {t.text for t in analyzer()(text)}
+def stems(text: str, stemmer: Stemmer | None = None) -> set[str]:
+    return {term for _, _, term in (stemmer or _STEMMER).spans(text)}
+
+
+_STEMMER = Stemmer(analyzer())  # a memo of word → term; holds no state that matters
 
 
 def question_stems(question: str) -> set[str]:

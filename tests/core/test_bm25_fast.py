@@ -51,3 +51,13 @@ def test_fast_path_respects_filters_and_the_restricted_mask(keyword_index) -> No
     assert hits and all(keyword_index.stored([h.chunk_id])[h.chunk_id]["rel_path"].startswith("Recipes/") for h in hits)
     salary = parse_query("salary review compensation").query
     assert all("Salary" not in h.chunk_id for h in keyword_index.search(salary, salary.filters, 50))
+
+
+def test_snippet_stemmer_agrees_with_the_index_analyzer() -> None:
+    from core.keyword_index import analyzer
+    from core.snippets import Stemmer
+
+    ana = analyzer()
+    stemmer = Stemmer(ana)
+    for text in ["Café culture **bench** rest ERR_TOKEN_EXPIRED v1.5 naïve Ångström", "The quick brown foxes were running; it is 220°C."]:
+        assert stemmer.spans(text) == [(t.startchar, t.endchar, t.text) for t in ana(text, chars=True, mode="index")]
