@@ -127,7 +127,7 @@ class KeywordIndex:
             except BaseException:
                 writer.cancel()
                 raise
-            writer.commit(merge=len(added) > 200)
+            writer.commit(merge=True)  # MERGE_SMALL: without it every live edit leaves one more segment
         self._searcher = self._new_searcher()
 
     def search(self, parsed: ParsedQuery, filters: SearchFilters, limit: int) -> list[KeywordHit]:

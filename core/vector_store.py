@@ -60,7 +60,16 @@ class VaultVectors:
         self._lock = threading.RLock()
         self._rows_to_chunk: dict[int, tuple[str, int]] = {}
         self._mask_cache: tuple[object, np.ndarray] | None = None
+        self._keys: dict[tuple[str, int], int] = {}  # (rel_path, ordinal) -> key, hashed once
         self._load()
+
+    def _key(self, rel: str, ordinal: int) -> int:
+        """A chunk's key, remembered: every live update walks all chunks, and hashing 30k ids
+        costs ~30 ms while a lookup costs ~3."""
+        key = self._keys.get((rel, ordinal))
+        if key is None:
+            key = self._keys[(rel, ordinal)] = key_for(chunk_id(self.vault, rel, ordinal))
+        return key
 
     @property
     def index_path(self) -> Path:
@@ -93,7 +102,7 @@ class VaultVectors:
         wanted: dict[int, tuple[str, int, str]] = {}
         for rel, rec in files.items():
             for c in rec.chunks:
-                wanted[key_for(chunk_id(self.vault, rel, c.ordinal))] = (rel, c.ordinal, c.text_hash)
+                wanted[self._key(rel, c.ordinal)] = (rel, c.ordinal, c.text_hash)
         with self._lock:
             self.desired = len(wanted)
             self._rows_to_chunk = {k: (rel, o) for k, (rel, o, _) in wanted.items()}
@@ -151,7 +160,7 @@ class VaultVectors:
             rows = {}
             for rel, rec in list(files.items()):
                 for c in rec.chunks:
-                    rows[key_for(chunk_id(self.vault, rel, c.ordinal))] = (rel, c.ordinal)
+                    rows[self._key(rel, c.ordinal)] = (rel, c.ordinal)
             self._rows_to_chunk = rows
             if not self.desired:
                 self.desired = len(rows)

@@ -1,8 +1,8 @@
 """Kill -9 harness shared by `tests/core/test_crash_recovery.py` and `bench/torture.py`.
 
 A child process opens an `Engine` on a vault and edits notes the way the live path
-does (`update_notes`, then now and then `flush`), or edits a batch and runs a full
-`sync`. Before each disk change it appends the paths to a journal, and after each
+does (a few saves, one `update_notes` for them, now and then a `flush`), or edits a
+batch and runs a full `sync`. Before each disk change it appends the paths to a journal, and after each
 flush (or completed sync) a `flushed` line, so the parent knows which notes may be
 newer on disk than in the persisted index. The parent kills it with SIGKILL, then
 `recover()` opens a new engine on the same data dir, syncs, and checks the result
@@ -65,24 +65,32 @@ def _notes(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.md") if p.is_file())
 
 
+_recent: list[str] = []  # paths the child touched, newest last
+
+
 def _random_edit(rng: random.Random, root: Path, journal) -> list[str]:  # type: ignore[no-untyped-def]
     """One edit of the vault; the touched paths are journaled before the disk changes."""
     notes = _notes(root)
     roll = rng.random()
     rel = lambda p: p.relative_to(root).as_posix()  # noqa: E731
+
+    def pick(candidates: list[Path]) -> Path:
+        """Half the time a note touched lately: people keep editing the same few notes."""
+        recent_on_disk = [p for p in (root / r for r in _recent[-8:]) if p.is_file()]
+        return rng.choice(recent_on_disk) if recent_on_disk and rng.random() < 0.5 else rng.choice(candidates)
     if roll < 0.15 or len(notes) < 10:
         folder = rng.choice(["", "projects", "journal", "inbox/new"])
         target = root / folder / f"new-{rng.randrange(10**9):09d}.md"
         paths, action = [rel(target)], lambda: (target.parent.mkdir(parents=True, exist_ok=True), target.write_text(_note_text(rng, "New"), encoding="utf-8"))
     elif roll < 0.25:
-        victim = rng.choice(notes)
+        victim = pick(notes)
         paths, action = [rel(victim)], victim.unlink
     elif roll < 0.40:
-        src = rng.choice(notes)
+        src = pick(notes)
         dest = src.with_name(f"renamed-{rng.randrange(10**9):09d}.md")
         paths, action = [rel(src), rel(dest)], lambda: os.rename(src, dest)
     elif roll < 0.50:  # an editor's atomic save: temp file, then rename onto the note
-        note = rng.choice(notes)
+        note = pick(notes)
         text = _note_text(rng, "Saved")
 
         def action() -> None:
@@ -92,12 +100,13 @@ def _random_edit(rng: random.Random, root: Path, journal) -> list[str]:  # type:
 
         paths = [rel(note)]
     else:
-        note = rng.choice(notes)
+        note = pick(notes)
         text = note.read_text(encoding="utf-8") + f"\nEdited: {rng.choice(_WORDS)} {rng.randrange(10**6)}.\n"
         paths, action = [rel(note)], lambda: note.write_text(text, encoding="utf-8")
     journal.write("edit " + json.dumps(paths) + "\n")
     journal.flush()
     action()
+    _recent.extend(paths)
     return paths
 
 
@@ -112,7 +121,12 @@ def child_main(argv: list[str]) -> None:
         journal.flush()
         while True:
             if mode == "live":
-                paths = _random_edit(rng, root, journal)
+                # A debounce window's worth of saves, then one update for all of them: the disk
+                # runs ahead of the index for a while, as it does behind the watcher.
+                paths = []
+                for _ in range(rng.randint(1, 4)):
+                    paths += _random_edit(rng, root, journal)
+                    time.sleep(rng.uniform(0.0, 0.02))
                 engine.update_notes(VAULT, paths)
                 if rng.random() < 0.25:
                     engine.flush([VAULT])

@@ -80,17 +80,25 @@ def describe(
     return f"{where} rejected the request for {model!r} ({said})."
 
 
-def ended_early(where: str, model: str, *, yielded: bool, saw_line: bool) -> tuple[LLMErrorCode, str]:
+def ended_early(
+    where: str, model: str, *, yielded: bool, saw_line: bool, dropped: bool
+) -> tuple[LLMErrorCode, str]:
     """Code and sentence for a stream that stopped without its end marker.
 
     Text already shown stays, but the caller must mark the answer incomplete.
-    An entirely empty 200 stream is how llama.cpp reports a prompt longer than
-    its context, so that case points at the prompt length.
+    An empty 200 stream that ends cleanly is how llama.cpp reports a prompt
+    longer than its context, so that case points at the prompt length; a
+    connection that breaks before any line more likely means the server died.
     """
     if yielded:
         return "bad_response", (
             f"The answer from {model!r} at {where} was truncated: the stream ended before the server "
             "said it was finished."
+        )
+    if dropped and not saw_line:
+        return "bad_response", (
+            f"{where} closed the connection before sending any of the answer from {model!r}. The server "
+            "may have crashed; check its log and try again."
         )
     if not saw_line:
         return "context_too_long", (
@@ -111,7 +119,7 @@ def classify(status: int | None, text: str) -> LLMErrorCode:
     if status in (401, 403):
         return "unauthorized"
     weak_context = status in (None, 400, 413, 422) and "context" in low
-    if weak_context or any(p in low for p in _CONTEXT_PHRASES):
+    if status == 413 or weak_context or any(p in low for p in _CONTEXT_PHRASES):
         return "context_too_long"
     if status == 404 or ("model" in low and any(p in low for p in _MODEL_MISSING_PHRASES)):
         return "unknown_model"

@@ -46,11 +46,14 @@ class StreamState:
         saw_line: Any non-blank line arrived; an empty 200 stream is how
             llama.cpp reports a prompt longer than its context.
         yielded: Some text reached the caller, so retrying would repeat it.
+        dropped: The connection broke mid-body (a crash, a proxy cut-off)
+            rather than the body ending cleanly.
     """
 
     done: bool = False
     saw_line: bool = False
     yielded: bool = False
+    dropped: bool = False
 
 
 class HTTPChatProvider:
@@ -245,7 +248,7 @@ class HTTPChatProvider:
             if response.status_code >= 400:
                 response.read()
                 raise self._status_error(response)
-            for line in self._lines(response, cancel):
+            for line in self._lines(response, cancel, state):
                 state.saw_line = True
                 delta = self._feed(line, state)
                 if delta:
@@ -255,7 +258,9 @@ class HTTPChatProvider:
                     return
         raise self._ended_early(state)
 
-    def _lines(self, response: httpx.Response, cancel: threading.Event | None) -> Iterator[str]:
+    def _lines(
+        self, response: httpx.Response, cancel: threading.Event | None, state: StreamState
+    ) -> Iterator[str]:
         """Non-blank lines of the body; checks `cancel` before and after each read."""
         lines = response.iter_lines()
         while True:
@@ -267,7 +272,8 @@ class HTTPChatProvider:
             except httpx.TimeoutException as exc:
                 raise self._timeout_error() from exc
             except httpx.TransportError:
-                return  # the connection dropped: the caller reports an early end
+                state.dropped = True  # the caller reports an early end
+                return
             self._check_cancel(cancel)
             if line.strip():
                 yield line
@@ -347,7 +353,11 @@ class HTTPChatProvider:
         return self._error(code, message, retry_after)
 
     def _ended_early(self, state: StreamState) -> LLMError:
-        return self._error(*ended_early(self._where, self.model, yielded=state.yielded, saw_line=state.saw_line))
+        return self._error(
+            *ended_early(
+                self._where, self.model, yielded=state.yielded, saw_line=state.saw_line, dropped=state.dropped
+            )
+        )
 
     def _bad_line(self, why: str) -> LLMError:
         return self._error(

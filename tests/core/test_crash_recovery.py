@@ -174,20 +174,13 @@ def test_corrupted_vector_file_is_rebuilt_from_the_cache_without_embedding(built
     mid = len(data) // 2
     data[mid : mid + 64] = os.urandom(64)
     vectors.write_bytes(bytes(data))
-    calls: list[int] = []
-
-    def factory(vc: object) -> BagOfWordsEmbedder:
-        emb = BagOfWordsEmbedder()
-        calls.append(id(emb))
-        factory.embedder = emb  # type: ignore[attr-defined]
-        return emb
-
-    engine = Engine(AppPaths(built), embedder_factory=factory)
+    embedder = BagOfWordsEmbedder()
+    engine = Engine(AppPaths(built), embedder_factory=lambda vc: embedder)
     vv = engine.vectors_for(VAULT)
     assert vv is not None and vv.status == "rebuilt"
     (report,) = engine.sync()
     assert report.embedding is not None and report.embedding.embedded == 0
-    assert factory.embedder.texts_embedded == 0  # type: ignore[attr-defined]
+    assert embedder.texts_embedded == 0
     assert harness._vector_problems(engine, "after rebuild") == []
     resp = engine.search(SearchRequest("harbour lantern", mode="semantic", k=5))
     assert resp.hits

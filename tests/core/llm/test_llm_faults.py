@@ -222,6 +222,14 @@ def test_empty_200_stream_suggests_the_prompt_is_too_long(server: ScriptedServer
     assert providers.sleeps.waits == []
 
 
+def test_connection_dropped_before_any_line_blames_the_server_not_the_prompt(
+    server: ScriptedServer, providers: Providers
+) -> None:
+    server.queue(Reply(pieces=[], finish=False))
+    _, error = collect(providers.openai().stream(MESSAGES))
+    assert error.code == "bad_response" and "crashed" in str(error)
+
+
 def test_cancel_mid_stream_closes_the_connection_promptly(server: ScriptedServer, providers: Providers) -> None:
     server.queue(Reply(pieces=openai_stream(*[f"w{i} " for i in range(40)]), gap_s=0.05))
     cancel = threading.Event()

@@ -123,11 +123,13 @@ def test_cancel_mid_stream_stops_the_answer_and_the_server_keeps_serving(llama_s
     got: list[str] = []
     with OpenAIChat(llama_server, ALIAS, timeout=60) as chat:
         with pytest.raises(LLMError) as caught:
-            for delta in chat.stream(story, temperature=0.0, max_tokens=200, cancel=cancel):
+            for delta in chat.stream(story, temperature=0.0, max_tokens=100, cancel=cancel):
                 got.append(delta)
                 if len(got) == 2:
                     cancel.set()
+                    pressed = time.perf_counter()
         assert caught.value.code == "cancelled"
+        assert time.perf_counter() - pressed < 0.5
         assert len(got) == 2
         # The next question still gets an answer: the hang-up did not wedge the server.
         after = "".join(chat.stream(NOTE_QUESTION, temperature=0.0, max_tokens=8))
