@@ -100,14 +100,14 @@ class FastBM25F:
             return []
         scores = np.zeros(total, dtype=np.float64)
         k1, b = self.k1, self.b
+        segments = [(self._segment(reader), offset) for reader, offset in readers]
         for field, text in clauses:
             weight = 1.0 if field_weights is None else field_weights.get(field, 1.0)
             if weight == 0.0:
                 continue
             idf = weight * searcher.idf(field, text)
             avgfl = searcher.avg_field_length(field) or 1
-            for reader, offset in readers:
-                seg = self._segment(reader)
+            for seg, offset in segments:
                 posting = seg.term(field, text)
                 if posting is None:
                     continue

@@ -116,7 +116,7 @@ class KeywordIndex:
             return
         with self._write_lock:
             # Uncompressed posting blocks: ~8% faster to write, and read back without zlib.
-            writer = self._ix.writer(codec=W3Codec(compression=0), limitmb=256)
+            writer = self._ix.writer(codec=W3Codec(compression=0), limitmb=64)
             try:
                 for rel in removed:
                     writer.delete_by_term("rel_path", rel)
