@@ -39,6 +39,44 @@ QUICK = {
 SCRIPTS = {"keyword": "bench_keyword.py", "embed": "bench_embed.py", "query": "bench_query.py", "live": "bench_live.py", "torture": "torture.py", "ui": "bench_ui.py"}
 
 
+def _get(d: dict, *keys: str) -> object:  # type: ignore[type-arg]
+    for k in keys:
+        if not isinstance(d, dict) or k not in d:
+            return None
+        d = d[k]
+    return d
+
+
+def headline(results: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+    """The README's figures, read from whatever JSON the scripts wrote (missing ones say so)."""
+    rows: list[tuple[str, str]] = []
+    kw = _get(results, "keyword", "results") or {}
+    for name, r in kw.items():  # type: ignore[union-attr]
+        rows.append((f"keyword index {name} ({r['notes']} notes)", f"{r['cold_index_s']} s cold, {r['unchanged_reindex_s']} s unchanged, {r['files_rewritten']} files rewritten"))
+        rows.append((f"keyword query {name}", f"p50 {r['query']['p50_ms']} ms, p95 {r['query']['p95_ms']} ms"))
+    for name, r in (_get(results, "query", "results") or {}).items():  # type: ignore[union-attr]
+        if "hybrid" in r:
+            rows.append((f"hybrid query at {name}", f"p50 {r['hybrid']['p50_ms']} ms, p95 {r['hybrid']['p95_ms']} ms"))
+        elif "numpy_over_usearch_p50" in r:
+            rows.append((f"numpy exact / usearch HNSW at {r['vectors']} vectors", f"{r['numpy_over_usearch_p50']}x"))
+    emb = results.get("embedding") or {}
+    if emb:
+        rows.append(("embedding pipeline vs bare model", f"{emb['pipeline_chunks_per_s']} vs {emb['bare_chunks_per_s']} chunks/s ({emb['pipeline_vs_bare']:.0%})"))
+        rows.append(("re-embedded on an unchanged restart", str(emb["unchanged_resync_embedded"])))
+    for name, r in results.items():
+        if name.startswith("live"):
+            e2e = _get(r, "b_end_to_end", "save_to_keyword_searchable_minus_debounce") or {}
+            rows.append((f"edit -> searchable after the debounce ({name})", f"p50 {e2e.get('p50_ms')} ms, p95 {e2e.get('p95_ms')} ms"))
+        if name.startswith("ui"):
+            rows.append((f"UI max stall while indexing ({name})", f"{_get(r, 'stalls', 'keyword', 'max_gap_ms')} ms"))
+    tort = _get(results, "torture", "summary") or {}
+    if tort:
+        rows.append(("kill -9 torture", f"{tort['recovered_of_total']} recovered, {tort['full_rebuilds']} full rebuilds"))
+    for name, r in results.items():
+        rows.append((f"peak RSS ({name})", f"{r.get('peak_rss_mib')} MiB"))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -65,8 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     (OUT / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     m = summary["machine"]
     print(f"\nMachine: {m['cores']} cores, {m['cpu']}, {m['memory_gib']} GiB, Python {m['python']}")
-    for name, result in summary["results"].items():
-        print(f"- {name}: peak RSS {result.get('peak_rss_mib')} MiB")
+    print(f"{'figure':<58} value")
+    for label, value in headline(summary["results"]):
+        print(f"{label:<58} {value}")
     print(f"written {OUT / 'summary.json'}")
     return 1 if failures else 0
 

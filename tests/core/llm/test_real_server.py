@@ -142,3 +142,28 @@ def test_prompt_longer_than_the_context_is_reported_as_too_long(llama_server: st
         list(chat.stream(huge, max_tokens=8))
     assert caught.value.code == "context_too_long"
     assert "context" in str(caught.value)
+
+
+def test_ask_my_notes_through_the_real_server_streams_with_resolvable_citations(llama_server: str, tmp_path: Path) -> None:
+    """The whole answering path with a real OpenAI-compatible server: stream, parse, verify."""
+    from core.answer import Answerer, AskRequest
+    from core.engine import Engine
+    from core.paths import AppPaths
+
+    repo = Path(__file__).resolve().parents[3]
+    engine = Engine(AppPaths(tmp_path / "home"), embedder_factory=None)
+    engine.add_vault(repo / "resources" / "sample-vault")
+    engine.sync()
+    deltas: list[str] = []
+    with OpenAIChat(llama_server, ALIAS, timeout=120) as chat:
+        resp = Answerer(engine, chat, temperature=0.0).ask(
+            AskRequest("Who owns the release checklist?", detail="brief", context_budget_tokens=600), on_delta=deltas.append
+        )
+    assert resp.error is None, resp.error
+    assert not resp.abstained and len(deltas) >= 1 and "".join(deltas).strip()
+    assert resp.provider == "openai" and resp.context_sent and resp.context_sent[0]["role"] == "system"
+    retrieved = {(h.chunk.rel_path, h.chunk.ordinal) for s in resp.sources for h in s.hits}
+    for ref in resp.references:  # whatever the tiny model cites must be one of the retrieved chunks
+        assert (ref.rel_path, ref.chunk_ordinal) in retrieved
+    if not resp.references:
+        assert any("cites none" in w for w in resp.warnings)
