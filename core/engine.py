@@ -6,6 +6,7 @@ nothing here knows about Qt.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -85,6 +86,7 @@ class Engine:
         self._lock = threading.RLock()
         self._write_locks: dict[str, threading.RLock] = {}
         self._admission = _Admission(max_concurrent_searches)
+        self.child_sync_problem: str | None = None  # why the last bulk index ran in-process
 
     # -- vaults ----------------------------------------------------------------------------
 
@@ -186,18 +188,44 @@ class Engine:
         progress: Progress | None = None,
         cancel: threading.Event | None = None,
         embed: bool = True,
+        bulk_in_child: bool = False,
     ) -> list[SyncReport]:
-        """Keyword index first (search works at once), then embeddings in batches."""
+        """Keyword index first (search works at once), then embeddings in batches.
+
+        With `bulk_in_child`, a vault with no index yet is built in a child process
+        (core.child_sync) so a UI thread in this process never waits on Whoosh.
+        """
         reports = []
         for name in names or [v.name for v in self.config.vaults]:
             with self.write_lock(name):
                 vi = self.index_for(name)
-                kw, _ = vi.sync(progress=progress, cancel=cancel)
+                kw = self._bulk_in_child(name, progress, cancel) if bulk_in_child and not vi.files else None
+                if kw is None:
+                    vi = self.index_for(name)
+                    kw, _ = vi.sync(progress=progress, cancel=cancel)
                 emb_stats = None
                 if embed and not kw.cancelled:
                     emb_stats = self.embed_vault(name, progress=progress, cancel=cancel)
             reports.append(SyncReport(kw, emb_stats, self.semantic_problem(name)))
         return reports
+
+    def _bulk_in_child(self, name: str, progress: Progress | None, cancel: threading.Event | None) -> SyncStats | None:
+        from core.child_sync import ChildSyncError, sync_keyword_in_child
+
+        try:
+            stats = sync_keyword_in_child(self.paths.data_dir, self.config, name, progress=progress, cancel=cancel)
+        except ChildSyncError as exc:
+            self.child_sync_problem = str(exc)
+            logging.getLogger(__name__).warning("indexing %s in-process: %s", name, exc)
+            return None  # index in this process instead; slower for the UI, never wrong
+        self.child_sync_problem = None
+        with self._lock:  # the child wrote manifest and index: open them afresh
+            old = self._indexes.pop(name, None)
+            self._vectors.pop(name, None)
+        if old is not None:
+            old.close()
+        self.index_for(name)
+        return stats
 
     def update_notes(self, name: str, rel_paths: Sequence[str]) -> SyncReport:
         """The live fast path: re-index these notes in memory, searchable at once.

@@ -209,6 +209,8 @@ class SmokeRun:
         r.detail.update(vault=st.info.vault, documents=st.info.documents, chunks=st.info.chunks, semantic=st.semantic)
         _check(st.built and st.info.documents > 0, "the keyword index was not built")
         _check(st.semantic == "ok", f"semantic index not ready: {st.semantic}")
+        problem = self.controller.engine.child_sync_problem
+        _check(problem is None, f"the first index did not run in a child process: {problem}")
 
     def hybrid_search(self, r: StepResult) -> None:
         from core.search import SearchRequest

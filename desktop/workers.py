@@ -87,7 +87,9 @@ class IndexWorker(_HomingWorker):
             self.progress.emit(name, done, total, phase)
 
         try:
-            reports = self._engine.sync([name], progress=on_progress, cancel=self._cancel, embed=self._embed)
+            # A vault's first index is built in a child process: Whoosh would otherwise hold
+            # the GIL (and so the window) for up to a few hundred ms at a time.
+            reports = self._engine.sync([name], progress=on_progress, cancel=self._cancel, embed=self._embed, bulk_in_child=True)
         except Exception as exc:  # report, never kill the thread silently
             self.failed.emit(f"Indexing {name} failed: {user_message(exc)}")
             return []

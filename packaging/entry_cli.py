@@ -1,8 +1,11 @@
 """Frozen entry point of the console `cairn` executable (the `cairn` script when installed)."""
 
+import multiprocessing
 import sys
 
 from core.cli.main import main
 
 if __name__ == "__main__":
+    # A frozen app re-runs this executable for multiprocessing children (core/child_sync.py).
+    multiprocessing.freeze_support()
     sys.exit(main())
