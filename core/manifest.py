@@ -6,14 +6,16 @@ did not change; `IndexInfo` is the health record `cairn status` and the app show
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.atomic import read_json, write_json_atomic
+from core.atomic import read_json, write_bytes_atomic, write_json_atomic
 from core.models import FileWarning, SkippedFile, SkipReason
 
 INDEX_VERSION = 1
+MANIFEST_FORMAT = "jsonl-1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,18 +113,36 @@ class IndexInfo:
 
 
 def load_manifest(path: Path) -> tuple[str, dict[str, FileRecord]] | None:
-    """Returns (chunking_hash, files) or None when missing or unreadable (forces a rebuild)."""
+    """Returns (chunking_hash, files) or None when missing, torn or unreadable (recovered by the caller).
+
+    One JSON line per note, parsed line by line: a single `json.loads` of a
+    10k-note manifest holds the GIL for ~80 ms, long enough to stall a window.
+    A header names the count and a trailer repeats it, so a torn write is
+    never mistaken for a smaller vault.
+    """
     try:
-        data = read_json(path)
-        files = {rel: FileRecord.from_json(rec) for rel, rec in data["files"].items()}
-        return str(data["chunking_hash"]), files
+        with path.open("rb") as fh:
+            header = json.loads(fh.readline())
+            files: dict[str, FileRecord] = {}
+            trailer = None
+            for line in fh:
+                row = json.loads(line)
+                if "end" in row:
+                    trailer = row
+                    break
+                files[row["rel_path"]] = FileRecord.from_json(row["record"])
+        if trailer is None or trailer["end"] != header["count"] or len(files) != header["count"]:
+            return None
+        return str(header["chunking_hash"]), files
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
 def save_manifest(path: Path, chunking_hash: str, files: dict[str, FileRecord]) -> None:
-    payload = {"chunking_hash": chunking_hash, "files": {rel: files[rel].to_json() for rel in sorted(files)}}
-    write_json_atomic(path, payload, compact=True)
+    rows = [json.dumps({"manifest": MANIFEST_FORMAT, "chunking_hash": chunking_hash, "count": len(files)})]
+    rows.extend(json.dumps({"rel_path": rel, "record": files[rel].to_json()}, ensure_ascii=False, separators=(",", ":")) for rel in sorted(files))
+    rows.append(json.dumps({"end": len(files)}))
+    write_bytes_atomic(path, ("\n".join(rows) + "\n").encode("utf-8"))
 
 
 def load_info(path: Path) -> IndexInfo | None:

@@ -59,7 +59,11 @@ def _tree_label(window: MainWindow, folder: str = "") -> str:
 
 
 def _manifest(controller: AppController, name: str) -> dict[str, Any]:
-    return json.loads((controller.paths.vault_dir(name) / "manifest.json").read_text(encoding="utf-8"))
+    from core.manifest import load_manifest
+
+    loaded = load_manifest(controller.paths.vault_dir(name) / "manifest.json")
+    assert loaded is not None
+    return {"chunking_hash": loaded[0], "files": loaded[1]}
 
 
 def test_editing_a_note_on_disk_refreshes_the_results_without_user_action(qtbot: Any, window: MainWindow, vault: Path) -> None:
