@@ -310,7 +310,9 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
     from core.paths import AppPaths
-    from desktop.app import SETTINGS_FILE, sample_vault_path
+    from desktop.app import SETTINGS_FILE, sample_vault_path, tune_interpreter
+
+    tune_interpreter()  # as desktop.app.main does
 
     phases = Phases()
     slots = SlotTimer(phases)
