@@ -10,7 +10,6 @@ never put in an error message and never shown by `repr`.
 from __future__ import annotations
 
 import email.utils
-import ipaddress
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -20,6 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 import numpy as np
 
+from core.net import is_loopback
 from core.embedding.base import (
     EmbedderUnavailable,
     EmbeddingCancelled,
@@ -92,7 +92,7 @@ class _RemoteEmbedder:
         self._client = httpx.Client(
             headers=headers,
             timeout=httpx.Timeout(timeout),
-            trust_env=not _is_loopback(self.base_url),
+            trust_env=not is_loopback(self.base_url),
             transport=transport,
         )
         self._dims_lock = threading.Lock()
@@ -337,13 +337,3 @@ def _error_detail(response: httpx.Response) -> str:
     if isinstance(error, dict):
         error = error.get("message")
     return str(error or "")[:200]
-
-
-def _is_loopback(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False

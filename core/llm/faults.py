@@ -9,7 +9,6 @@ credentials or query string) and the model.
 from __future__ import annotations
 
 import email.utils
-import ipaddress
 import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -17,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from core.llm.base import LLMErrorCode
+from core.net import is_loopback  # noqa: F401 - re-exported for the HTTP clients
 
 BACKOFF_BASE_S = 0.5
 MAX_WAIT_S = 30.0
@@ -177,14 +177,3 @@ def safe_url(url: str) -> str:
         return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
     except ValueError:
         return "the configured server address"
-
-
-def is_loopback(url: str) -> bool:
-    """Whether `url` points at this machine, where an environment proxy must not intercept."""
-    host = urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False

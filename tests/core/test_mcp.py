@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -184,12 +185,27 @@ def test_stdout_carries_only_protocol_and_logs_go_to_stderr(home: Path, transcri
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "fetch_note_chunk", "arguments": {"ref": "x"}}},
     ]  # fmt: skip
-    stdin = "".join(json.dumps(r) + "\n" for r in requests)
     env = {**os.environ, **server_env(home)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "core.cli.main", "mcp"], input=stdin, capture_output=True, text=True, env=env, cwd=REPO, timeout=60
-    )
-    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "core.cli.main", "mcp"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=REPO,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    lines = []
+    guard = threading.Timer(60, proc.kill)  # a server that never answers fails the test, not hangs it
+    guard.start()
+    try:
+        for request in requests:  # stdin stays open until both answers are in: EOF ends the server
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+            if "id" in request:
+                lines.append(json.loads(proc.stdout.readline()))
+    finally:
+        proc.stdin.close()
+        rest = proc.stdout.read()
+        proc.wait(timeout=60)
+        guard.cancel()
+    lines.extend(json.loads(line) for line in rest.splitlines())
     assert [m.get("id") for m in lines] == [1, 2]
     assert lines[0]["result"]["protocolVersion"] == "2025-06-18"
     assert lines[1]["result"]["isError"] is True
