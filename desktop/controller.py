@@ -8,14 +8,13 @@ them safely and views can update widgets from any slot.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.config import EngineConfig, VaultConfig
-from core.embedding import default_registry
 from core.engine import Engine
 from core.errors import CairnError
 from core.models import Hit, SearchFilters, SearchResponse
@@ -26,10 +25,11 @@ from core.watcher import LiveUpdate
 from desktop.actions import HitActions
 from desktop.ask_worker import AskRunner, ProviderFactory
 from desktop.live import LiveIndexing, describe_update, touched
-from desktop.services import chat_provider_for, check_embedder, check_llm, llm_providers, make_embedder_factory
+from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
 from desktop.state import VaultSnapshot
-from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob, TaskWorker
+from desktop.connection_tests import ConnectionTests
+from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob
 
 _DEFAULT = object()
 
@@ -45,7 +45,7 @@ class Scope:
         return f"{self.vault}/{self.folder}" if self.folder else self.vault
 
 
-class AppController(QObject):
+class AppController(QObject, ConnectionTests):
     """Owns the engine and runs every slow call on a worker thread.
 
     Args:
@@ -414,30 +414,3 @@ class AppController(QObject):
         self.engine = Engine(self.paths, config, embedder_factory=self._embedder_factory)  # type: ignore[arg-type]
         self.refresh()
         self.index()
-
-    def test_embedder(self, provider: str, model: str, base_url: str, key: str | None = None) -> None:
-        """Embed "test" with these settings on a worker; `connectionTested('embedding', ...)` follows."""
-        if key is None:
-            info = default_registry().get(provider)
-            key = self.keys.get(info.id, info.key_env_var) if info is not None and info.needs_key else None
-        self._run_test("embedding", lambda: check_embedder(provider, model, base_url, key))
-
-    def test_llm(self, provider: str, base_url: str, key: str | None = None) -> None:
-        info = llm_providers().get(provider)
-        if key is None and info is not None and info.needs_key:
-            key = self.keys.get(info.id, info.key_env_var)
-        self._run_test("llm", lambda: check_llm(provider, base_url, key))
-
-    def _run_test(self, kind: str, fn: Callable[[], str]) -> None:
-        worker = TaskWorker(kind, fn)
-        worker.finished.connect(self._on_test_ok)
-        worker.failed.connect(self._on_test_failed)
-        self._jobs.start(worker)
-
-    @Slot(str, object)
-    def _on_test_ok(self, kind: str, text: object) -> None:
-        self.connectionTested.emit(kind, True, str(text))
-
-    @Slot(str, str)
-    def _on_test_failed(self, kind: str, text: str) -> None:
-        self.connectionTested.emit(kind, False, text)
