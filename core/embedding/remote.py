@@ -9,6 +9,8 @@ never put in an error message and never shown by `repr`.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import email.utils
 import threading
 import time
@@ -37,7 +39,7 @@ DEFAULT_MAX_TOKENS = 512
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
-class _RemoteEmbedder:
+class _RemoteEmbedder(ABC):
     """The HTTP loop both remote embedders share; subclasses shape the JSON."""
 
     provider: str = ""
@@ -111,9 +113,9 @@ class _RemoteEmbedder:
         self._client.close()
 
     @property
+    @abstractmethod
     def endpoint(self) -> str:
         """The URL embeddings are POSTed to."""
-        raise NotImplementedError
 
     @property
     def dims(self) -> int:
@@ -167,11 +169,13 @@ class _RemoteEmbedder:
         """Embed one query, shape (dims,)."""
         return self.embed_documents([text])[0]
 
+    @abstractmethod
     def _payload(self, texts: list[str]) -> dict[str, Any]:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def _vectors(self, body: Any) -> list[list[float]]:
-        raise NotImplementedError
+        ...
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         body = self._post(self._payload(texts))

@@ -9,11 +9,8 @@ HTTP status, so it is mapped first.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
-import httpx
 
 from core.llm.base import ChatMessage, LLMErrorCode
 from core.llm.faults import classify, error_detail
@@ -51,21 +48,8 @@ class AnthropicChat(HTTPChatProvider):
     server_name = "Anthropic"
     key_env_var = "ANTHROPIC_API_KEY"
 
-    def __init__(
-        self,
-        base_url: str = ANTHROPIC_DEFAULT_URL,
-        model: str = ANTHROPIC_DEFAULT_MODEL,
-        api_key: str | None = None,
-        timeout: float = 60.0,
-        connect_timeout: float = 5.0,
-        max_retries: int = 3,
-        sleep: Callable[[float], None] = time.sleep,
-        *,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        super().__init__(
-            base_url, model, api_key, timeout, connect_timeout, max_retries, sleep, transport=transport
-        )
+    default_base_url = ANTHROPIC_DEFAULT_URL
+    default_model = ANTHROPIC_DEFAULT_MODEL
 
     @property
     def chat_url(self) -> str:

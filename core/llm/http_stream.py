@@ -12,6 +12,8 @@ an error message (server text is scrubbed of it too) and never shown by `repr`.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import contextlib
 import json
 import threading
@@ -56,7 +58,7 @@ class StreamState:
     dropped: bool = False
 
 
-class HTTPChatProvider:
+class HTTPChatProvider(ABC):
     """Base for chat providers that stream over HTTP; subclasses shape the JSON.
 
     Attributes:
@@ -70,11 +72,13 @@ class HTTPChatProvider:
     server_name: str = "chat"
     key_env_var: str | None = None
     remote: bool = True
+    default_base_url: str | None = None  # subclasses with a well-known server set these
+    default_model: str | None = None
 
     def __init__(
         self,
-        base_url: str,
-        model: str,
+        base_url: str | None = None,
+        model: str | None = None,
         api_key: str | None = None,
         timeout: float = 60.0,
         connect_timeout: float = 5.0,
@@ -102,6 +106,8 @@ class HTTPChatProvider:
         Raises:
             LLMError: "connection_refused" when `base_url` is not an http(s) address.
         """
+        base_url = base_url or self.default_base_url or ""
+        model = model or self.default_model
         if not model:
             raise ValueError("A model name is required")
         parts = urlsplit(base_url.strip())
@@ -146,29 +152,31 @@ class HTTPChatProvider:
     # -- what subclasses supply -------------------------------------------------
 
     @property
+    @abstractmethod
     def chat_url(self) -> str:
         """The URL chat requests are POSTed to."""
-        raise NotImplementedError
 
     @property
+    @abstractmethod
     def models_url(self) -> str:
         """The URL that lists the server's models."""
-        raise NotImplementedError
 
     def _auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
+    @abstractmethod
     def _payload(
         self, messages: list[ChatMessage], temperature: float, max_tokens: int | None
     ) -> dict[str, Any]:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def _feed(self, line: str, state: StreamState) -> str | None:
         """Parse one non-blank line; return a text delta or None, set `state.done` at the end."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _model_names(self, body: Any) -> list[str]:
-        raise NotImplementedError
+        ...
 
     def _classify(self, status: int | None, body: Any) -> tuple[LLMErrorCode, str]:
         """Map an error (HTTP status, or None inside a stream) to a code and the server's words."""

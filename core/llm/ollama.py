@@ -8,11 +8,8 @@ before the stream starts or as a line inside it.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
-import httpx
 
 from core.llm.base import ChatMessage
 from core.llm.http_stream import HTTPChatProvider, StreamState, strip_suffix
@@ -40,21 +37,8 @@ class OllamaChat(HTTPChatProvider):
     server_name = "Ollama"
     key_env_var = None
 
-    def __init__(
-        self,
-        base_url: str = OLLAMA_DEFAULT_URL,
-        model: str = OLLAMA_DEFAULT_MODEL,
-        api_key: str | None = None,
-        timeout: float = 60.0,
-        connect_timeout: float = 5.0,
-        max_retries: int = 3,
-        sleep: Callable[[float], None] = time.sleep,
-        *,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        super().__init__(
-            base_url, model, api_key, timeout, connect_timeout, max_retries, sleep, transport=transport
-        )
+    default_base_url = OLLAMA_DEFAULT_URL
+    default_model = OLLAMA_DEFAULT_MODEL
 
     @property
     def chat_url(self) -> str:
