@@ -21,14 +21,14 @@ from core.models import Hit, SearchFilters, SearchResponse
 from core.paths import AppPaths
 from core.search import SearchRequest
 from core.secrets import KeyStore
-from core.watcher import LiveUpdate
 from desktop.actions import HitActions
 from desktop.ask_worker import AskRunner, ProviderFactory
-from desktop.live import LiveIndexing, describe_update, touched
+from desktop.live import LiveIndexing
 from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
 from desktop.state import VaultSnapshot
 from desktop.connection_tests import ConnectionTests
+from desktop.live_watch import LiveWatch
 from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob
 
 _DEFAULT = object()
@@ -45,7 +45,7 @@ class Scope:
         return f"{self.vault}/{self.folder}" if self.folder else self.vault
 
 
-class AppController(QObject, ConnectionTests):
+class AppController(QObject, ConnectionTests, LiveWatch):
     """Owns the engine and runs every slow call on a worker thread.
 
     Args:
@@ -188,38 +188,6 @@ class AppController(QObject, ConnectionTests):
             self.engine.update_config(self._pending_config)
             self._pending_config = None
         self._close_token = self.live.stop(self.engine, flush=True)
-
-    @property
-    def watched(self) -> tuple[str, ...]:
-        """The vaults whose edits are followed live right now."""
-        return self.live.watched
-
-    def _sync_watch(self) -> None:
-        """Follow every vault of the current engine live (after indexing, or once the vault list changed)."""
-        if self._closing or self._shut or self.is_indexing() or self._pending_config is not None:
-            return
-        self.live.watch(self.engine, [v.name for v in self.vaults], self.settings.live_debounce_ms / 1000)
-
-    @Slot(object)
-    def _on_live_update(self, update: LiveUpdate) -> None:
-        if self._closing or self._shut:
-            return
-        self.liveUpdated.emit(update)
-        if not touched(update):
-            return
-        self.message.emit(describe_update(update))
-        self.refresh()  # tree counts and tags; the shown query then runs again (`_on_snapshot`)
-
-    @Slot(int)
-    def _on_live_stopped(self, token: int) -> None:
-        if self._closing:
-            if token == self._close_token and not self.closed:
-                self.closed = True
-                self.closeReady.emit()
-            return
-        if self._pending_config is not None and not self.is_indexing() and not self.live.active:
-            config, self._pending_config = self._pending_config, None
-            self._replace_engine(config)
 
     # -- vaults ----------------------------------------------------------------------------
 
