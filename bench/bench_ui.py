@@ -28,6 +28,8 @@ The app is not changed: slots are timed by wrapping class methods of desktop/ be
 the window is built (the wrappers check they still run on the GUI thread), and
 --sample-stacks adds a watchdog thread that records the GUI thread's Python stack
 whenever the heartbeat is more than 30 ms late (off by default: it takes the GIL too).
+Every cyclic-GC pass is recorded too (gc.callbacks): a worst gap that overlaps one
+names it, since a full pass holds the GIL for its whole length.
 
 Usage:
     QT_QPA_PLATFORM=offscreen python bench/bench_ui.py --notes 10000 [--embed-seconds 60]
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import importlib
 import inspect
 import os
@@ -208,6 +211,32 @@ class SlotTimer:
         return [f"{label} {dt * 1000:.0f} ms" for dt, label in hits[:4]]
 
 
+class GcRecorder:
+    """Every cyclic-GC pass with its generation and duration: a gen-2 pass holds the GIL throughout."""
+
+    def __init__(self) -> None:
+        self.passes: list[tuple[float, float, int]] = []  # start, end, generation
+        self._start: dict[int, float] = {}
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        now = time.perf_counter()
+        if phase == "start":
+            self._start[threading.get_ident()] = now
+        else:
+            self.passes.append((self._start.pop(threading.get_ident(), now), now, info["generation"]))
+
+    def explain(self, start: float, end: float) -> list[str]:
+        hits = [(t1 - t0, g) for t0, t1, g in self.passes if t1 > start and t0 < end and t1 - t0 > 0.002]
+        return [f"gc gen{g} {dt * 1000:.0f} ms" for dt, g in sorted(hits, reverse=True)[:2]]
+
+    def report(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for gen in (0, 1, 2):
+            ms = [(t1 - t0) * 1000 for t0, t1, g in self.passes if g == gen]
+            out[f"gen{gen}"] = {"passes": len(ms), "max_ms": round(max(ms), 1) if ms else 0.0, "total_ms": round(sum(ms), 1)}
+        return out
+
+
 #: Innermost Python frames of a thread that is blocked (waiting), so cannot be the one holding the GIL.
 IDLE_FRAMES = {"wait", "get", "sleep", "select", "poll", "_check_inotify_fd", "read_events", "acquire", "accept", "recv"}
 
@@ -310,13 +339,15 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
     from core.paths import AppPaths
-    from desktop.app import SETTINGS_FILE, sample_vault_path, tune_interpreter
+    from desktop.app import SETTINGS_FILE, freeze_startup_heap, sample_vault_path, tune_interpreter
 
     tune_interpreter()  # as desktop.app.main does
 
     phases = Phases()
     slots = SlotTimer(phases)
     slots.install()  # before the classes are instantiated: connections then bind the wrappers
+    gc_passes = GcRecorder()
+    gc.callbacks.append(gc_passes)
 
     from desktop.controller import AppController
     from desktop.main_window import MainWindow
@@ -334,6 +365,9 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     options: dict[str, Any] = {"embedder_factory": None} if args.no_semantic else {}
     controller = AppController(paths, store, **options)
     window = MainWindow(controller, sample_vault_path())
+    t_freeze = time.perf_counter()
+    freeze_startup_heap()  # as desktop.app.main does, before the window is shown
+    freeze_ms = (time.perf_counter() - t_freeze) * 1000
     window.show()
     bar = window.search_bar
     debounce_ms = bar._timer.interval()  # what the app will really wait
@@ -560,7 +594,7 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     stall["indexing (all phases)"] = gap_stats(indexing_gaps)
     worst = sorted(gap_list, reverse=True)[:10]
     worst_gaps = [
-        {"gap_ms": round(ms, 1), "phase": phases.at(a), "at_s": round(a - t_index, 2), "overlapping_slots": slots.explain(a, b)}
+        {"gap_ms": round(ms, 1), "phase": phases.at(a), "at_s": round(a - t_index, 2), "overlapping_slots": slots.explain(a, b) + gc_passes.explain(a, b)}
         for ms, a, b in worst
     ]
 
@@ -598,6 +632,8 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "slots_by_total_time": slots.report(),
         "slots_off_gui_thread": dict(slots.off_thread),
         "stack_samples": sampler.report() if sampler is not None else None,
+        "gc": gc_passes.report(),
+        "startup_gc_freeze_ms": round(freeze_ms, 1),
         "close_s": round(close_s, 2),
         "gil_switch_interval_ms": round(sys.getswitchinterval() * 1000, 2),
     }
@@ -629,6 +665,8 @@ def print_table(r: dict[str, Any]) -> None:
     print("\nworst gaps:")
     for g in r["worst_gaps"][:6]:
         print(f"  {g['gap_ms']:>7.1f} ms  {g['phase']:<10} t={g['at_s']:>7.2f} s  {', '.join(g['overlapping_slots']) or '(no timed slot)'}")
+    print("cyclic GC: " + ", ".join(f"{g} {v['passes']} passes, max {v['max_ms']} ms" for g, v in r["gc"].items())
+          + f" (startup collect + freeze {r['startup_gc_freeze_ms']} ms, before the window is shown)")
     print("\nGUI-thread slots by total time:")
     for row in r["slots_by_total_time"][:8]:
         print(f"  {row['slot']:<40}{row['calls']:>7} calls {row['total_ms']:>9.1f} ms total {row['max_ms']:>8.1f} ms max")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ def test_main_with_sample_if_empty_opens_and_indexes_the_sample(qtbot: Any, sett
         if windows and windows[0].controller.snapshot and not windows[0].controller.is_indexing():
             seen["vaults"] = [v.name for v in windows[0].controller.vaults]
             seen["page"] = windows[0].stack.currentIndex()
+            seen["startup_heap_frozen"] = gc.get_freeze_count() > 0  # full GC passes skip it: no stall mid-indexing
             windows[0].close()
             QApplication.exit(0)  # synchronous, unlike quit(), whose posted event would end a later test's wait
             return
@@ -54,12 +56,14 @@ def test_main_with_sample_if_empty_opens_and_indexes_the_sample(qtbot: Any, sett
     guard.start(15000)
     QApplication.setQuitOnLastWindowClosed(False)
     QTimer.singleShot(0, poll)
+    gc.unfreeze()
     try:
         assert desktop_app.main(["--sample-if-empty", "--no-semantic"]) == 0
     finally:
         guard.stop()
         QApplication.setQuitOnLastWindowClosed(True)
-    assert seen == {"vaults": ["sample-vault"], "page": 1}
+        gc.unfreeze()
+    assert seen == {"vaults": ["sample-vault"], "page": 1, "startup_heap_frozen": True}
 
 
 def test_geometry_splitter_and_last_query_are_restored(
