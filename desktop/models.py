@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
@@ -27,12 +28,22 @@ class VaultTreeModel(QStandardItemModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.setHorizontalHeaderLabels(["Vaults"])
+        self._shown: tuple[tuple[str, str, tuple[tuple[str, int], ...]], ...] = ()
 
-    def set_snapshots(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
+    def set_snapshots(self, snapshots: tuple[VaultSnapshot, ...]) -> bool:
+        """Show these vaults; False (and nothing touched) when names, folders and counts are as shown.
+
+        Most snapshots (a note saved, embedding progress) change nothing the tree
+        shows; rebuilding anyway would reset the view's expanded folders and scroll.
+        """
+        counted = [(snap, snap.folder_counts()) for snap in snapshots]
+        shown = tuple((snap.name, snap.root, tuple(sorted(counts.items()))) for snap, counts in counted)
+        if shown == self._shown and self.rowCount() == len(shown):
+            return False
+        self._shown = shown
         self.clear()
         self.setHorizontalHeaderLabels(["Vaults"])
-        for snap in snapshots:
-            counts = snap.folder_counts()
+        for snap, counts in counted:
             top = self._item(snap.name, snap.name, "", counts[""])
             top.setToolTip(snap.root)
             nodes: dict[str, QStandardItem] = {"": top}
@@ -42,6 +53,20 @@ class VaultTreeModel(QStandardItemModel):
                 nodes[parent_key].appendRow(item)
                 nodes[folder] = item
             self.appendRow(top)
+        return True
+
+    def nodes(self) -> Iterator[QStandardItem]:
+        """Every vault and folder item, parents before children."""
+        stack = [self.item(row) for row in reversed(range(self.rowCount()))]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(node.child(i) for i in reversed(range(node.rowCount())))
+
+    @staticmethod
+    def key(item: QStandardItem) -> tuple[str, str]:
+        """(vault, folder) of an item; the folder is '' for the vault itself."""
+        return str(item.data(VaultRole)), str(item.data(FolderRole) or "")
 
     @staticmethod
     def _item(label: str, vault: str, folder: str, count: int) -> QStandardItem:
@@ -56,19 +81,7 @@ class VaultTreeModel(QStandardItemModel):
 
     def find(self, vault: str, folder: str = "") -> QModelIndex:
         """The index of a vault or folder, or an invalid index."""
-        for row in range(self.rowCount()):
-            top = self.item(row)
-            if top.data(VaultRole) != vault:
-                continue
-            if not folder:
-                return top.index()
-            stack = [top]
-            while stack:
-                node = stack.pop()
-                if node.data(FolderRole) == folder:
-                    return node.index()
-                stack.extend(node.child(i) for i in range(node.rowCount()))
-        return QModelIndex()
+        return next((node.index() for node in self.nodes() if self.key(node) == (vault, folder)), QModelIndex())
 
 
 class ResultsModel(QAbstractListModel):

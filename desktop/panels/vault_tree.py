@@ -45,11 +45,22 @@ class VaultTreePanel(QWidget):
         self._on_snapshot(controller.snapshot)
 
     def _on_snapshot(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
+        """Rebuild only when counts changed, keeping what the user opened and where they scrolled."""
+        nodes = list(self.model.nodes())
+        expanded = {self.model.key(n) for n in nodes if self.view.isExpanded(n.index())}
+        known = {self.model.key(n)[0] for n in nodes}
+        scroll = self.view.verticalScrollBar().value()
         self.view.selectionModel().blockSignals(True)
-        self.model.set_snapshots(snapshots)
-        for row in range(self.model.rowCount()):
-            self.view.expand(self.model.index(row, 0))
-        self.view.selectionModel().blockSignals(False)
+        try:
+            if not self.model.set_snapshots(snapshots):
+                return
+            for node in self.model.nodes():
+                vault, folder = key = self.model.key(node)
+                if key in expanded or (not folder and vault not in known):  # a new vault opens once
+                    self.view.expand(node.index())
+            self.view.verticalScrollBar().setValue(scroll)
+        finally:
+            self.view.selectionModel().blockSignals(False)
         self._select_scope(self._controller.scope)
 
     def _select_scope(self, scope: Scope | None) -> None:

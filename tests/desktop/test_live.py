@@ -92,6 +92,34 @@ def test_creating_a_note_updates_the_tree_counts(qtbot: Any, window: MainWindow,
     assert "Removed Recipes/Weeknight dal.md from the index" in window.status.note.text()
 
 
+def test_the_tree_keeps_what_the_user_opened_and_collapsed_while_notes_change(qtbot: Any, window: MainWindow, vault: Path) -> None:
+    tree, model = window.tree, window.tree.model
+    snapshots: list[object] = []
+    window.controller.snapshotChanged.connect(snapshots.append)
+    resets: list[int] = []
+    model.modelReset.connect(lambda: resets.append(1))
+
+    def expanded(folder: str) -> bool:
+        return tree.view.isExpanded(model.find("kitchen", folder))
+
+    assert expanded("") and not expanded("How-to")  # a new vault opens at its top level only
+    tree.view.expand(model.find("kitchen", "How-to"))
+
+    note = vault / LOAF  # an edit that changes no count: the tree is left alone
+    note.write_text(note.read_text(encoding="utf-8") + "\nOne more fold.\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: len(snapshots) >= 1, timeout=5000)
+    assert resets == [] and expanded("How-to")
+
+    (vault / "How-to" / "Git" / "Tag a release.md").write_text("# Tag a release\n\ngit tag -s\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: _tree_label(window, "How-to/Git") == "Git  (2)", timeout=5000)
+    assert resets and expanded("") and expanded("How-to") and not expanded("How-to/Git")
+
+    tree.view.collapse(model.find("kitchen"))  # the user's collapse of the vault itself sticks too
+    (vault / "Recipes" / "Plum crumble.md").write_text("# Plum crumble\n\nPlums.\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: _tree_label(window, "Recipes") == "Recipes  (5)", timeout=5000)
+    assert not expanded("") and expanded("How-to")
+
+
 def test_closing_the_window_flushes_live_changes_to_disk(qtbot: Any, window: MainWindow, vault: Path) -> None:
     controller = window.controller
     index_dir = controller.paths.vault_dir("kitchen")
