@@ -246,6 +246,7 @@ class MainWindow(QMainWindow):
     def show_in_preview(self, hit: Hit, switch: bool) -> None:
         """A cited passage: show it in the Preview tab (and bring the tab forward when asked)."""
         self.preview.show_hit(hit)
+        self.preview.scroll_to_chunk()  # asked for by a click: back to the passage even if it was shown already
         if switch:
             self.tabs.setCurrentWidget(self.preview)
 

@@ -25,6 +25,7 @@ class PreviewPanel(QWidget):
         super().__init__(parent)
         self._controller = controller
         self._hit: Hit | None = None
+        self._shown: tuple[str, str, int, int, bytes] | None = None  # the chunk and note text on screen
         self.chunk_range: tuple[int, int] | None = None  # document positions of the highlighted chunk
         self.header = QLabel("Select a result to preview its note.", self)
         self.header.setWordWrap(True)
@@ -57,9 +58,9 @@ class PreviewPanel(QWidget):
 
     def show_hit(self, hit: Hit | None) -> None:
         self._hit = hit
-        self.chunk_range = None
         self.actions_button.setEnabled(hit is not None)
         if hit is None:
+            self._shown = self.chunk_range = None
             self.header.setText("Select a result to preview its note.")
             self.properties.setVisible(False)
             self.browser.clear()
@@ -76,6 +77,11 @@ class PreviewPanel(QWidget):
         except OSError as exc:
             self._show_error(f"Cannot read the note: {exc.strerror or exc}")
             return
+        shown = (hit.chunk.vault, hit.chunk.rel_path, hit.start_byte, hit.end_byte, raw)
+        if shown == self._shown:
+            return  # the search re-ran (another note changed): leave the reader where they scrolled
+        self._shown = shown
+        self.chunk_range = None
         note = prepare(raw, hit.start_byte, hit.end_byte)
         self._show_properties(note.properties, note.properties_error)
         doc = QTextDocument(self.browser)
@@ -120,6 +126,7 @@ class PreviewPanel(QWidget):
         self.properties.setVisible(bool(text))
 
     def _show_error(self, message: str) -> None:
+        self._shown = self.chunk_range = None
         self.properties.setVisible(False)
         self.browser.setPlainText(message)
 

@@ -92,6 +92,32 @@ def test_creating_a_note_updates_the_tree_counts(qtbot: Any, window: MainWindow,
     assert "Removed Recipes/Weeknight dal.md from the index" in window.status.note.text()
 
 
+def test_the_preview_keeps_the_readers_place_when_another_note_changes(qtbot: Any, window: MainWindow, vault: Path) -> None:
+    controller, preview = window.controller, window.preview
+    search_and_wait(qtbot, window, '"stretch and folds"')
+    assert controller.selected is not None and controller.selected.chunk.rel_path == LOAF
+    bar = preview.browser.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(0)  # the reader scrolled back up to the ingredients
+    shown = controller.response
+
+    other = vault / "Recipes" / "Weeknight dal.md"
+    other.write_text(other.read_text(encoding="utf-8") + "\nServe with rice.\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: controller.response is not shown, timeout=5000)  # the search re-ran
+    assert controller.selected is not None and controller.selected.chunk.rel_path == LOAF
+    qtbot.wait(50)  # a re-render would scroll back to the chunk on the next event-loop pass
+    assert bar.value() == 0
+
+    note = vault / LOAF  # the previewed note itself changed: shown afresh, at its chunk again
+    note.write_text(note.read_text(encoding="utf-8") + "\nA last fold before shaping.\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: "A last fold before shaping." in preview.browser.document().toPlainText(), timeout=5000)
+    qtbot.waitUntil(lambda: bar.value() > 0)
+
+    bar.setValue(0)  # a clicked citation of the shown chunk brings the passage back into view
+    window.show_in_preview(controller.selected, switch=True)
+    qtbot.waitUntil(lambda: bar.value() > 0)
+
+
 def test_the_tree_keeps_what_the_user_opened_and_collapsed_while_notes_change(qtbot: Any, window: MainWindow, vault: Path) -> None:
     tree, model = window.tree, window.tree.model
     snapshots: list[object] = []
