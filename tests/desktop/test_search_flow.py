@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
+from PySide6.QtWidgets import QAbstractItemView
+
 from core.models import SearchFilters
 from core.search import SearchRequest
 from desktop.controller import AppController, Scope
@@ -101,6 +103,30 @@ def test_stale_results_never_replace_newer_ones(qtbot: Any, window: MainWindow) 
     assert controller.response.query == "pancakes"
     assert shown[-1] == "pancakes" and second > first
     assert controller.stale_dropped >= 1
+
+
+def test_a_rerun_keeps_the_results_scrolled_and_the_hit_selected_while_a_new_query_starts_at_the_top(
+    qtbot: Any, window: MainWindow
+) -> None:
+    controller, view = window.controller, window.results.view
+    window.resize(1000, 500)
+    search_and_wait(qtbot, window, "rest")
+    rows = window.results.model.rowCount()
+    bar = view.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    assert rows > 8
+    view.setCurrentIndex(window.results.model.index(5))  # the reader went down the list
+    view.scrollTo(window.results.model.index(5), QAbstractItemView.ScrollHint.PositionAtTop)
+    last = controller.selected
+    scrolled = bar.value()
+    assert last is not None and scrolled > 0
+    shown = controller.response
+    controller.rerun_search()  # what a snapshot or live edit does
+    qtbot.waitUntil(lambda: controller.response is not shown)
+    assert controller.selected is not None and controller.selected.chunk == last.chunk
+    assert bar.value() == scrolled
+    search_and_wait(qtbot, window, "dough")
+    assert bar.value() == 0 and window.results.view.currentIndex().row() == 0
 
 
 def test_fast_typing_ends_on_the_last_query(qtbot: Any, window: MainWindow) -> None:
