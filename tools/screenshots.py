@@ -1,4 +1,4 @@
-"""Save PNGs of Cairn's main views, offscreen: `python tools/screenshots.py OUT_DIR [--semantic]`.
+"""Save PNGs of Cairn's main views, offscreen: `python tools/screenshots.py OUT_DIR [--semantic] [--dark]`.
 
 Uses a private CAIRN_HOME (a temporary folder unless --home is given), so it
 never reads or writes the user's own vaults, settings or keys. With
@@ -15,6 +15,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 QUERY = "how long does the dough rest"
 ASK_QUESTION = "Who owns the release checklist?"
@@ -45,11 +46,29 @@ def _problem_vault(root: Path) -> Path:
     return root
 
 
+def _dark_palette() -> Any:
+    from PySide6.QtGui import QColor, QPalette
+
+    roles = QPalette.ColorRole
+    pal = QPalette()
+    for role, colour in (
+        (roles.Window, "#2d2d2d"), (roles.WindowText, "#e8e8e8"), (roles.Base, "#1e1e1e"), (roles.AlternateBase, "#262626"),
+        (roles.Text, "#e8e8e8"), (roles.Button, "#353535"), (roles.ButtonText, "#e8e8e8"), (roles.Highlight, "#2f65ca"),
+        (roles.HighlightedText, "#ffffff"), (roles.PlaceholderText, "#9a9a9a"), (roles.ToolTipBase, "#353535"),
+        (roles.ToolTipText, "#e8e8e8"), (roles.Mid, "#4a4a4a"), (roles.Link, "#8ab4f8"),
+    ):
+        pal.setColor(role, QColor(colour))
+    for role in (roles.WindowText, roles.Text, roles.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
+    return pal
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out", type=Path, help="folder for the PNG files")
     parser.add_argument("--semantic", action="store_true", help="embed the sample vault with the built-in model first")
     parser.add_argument("--home", type=Path, help="CAIRN_HOME to use (default: a new temporary folder)")
+    parser.add_argument("--dark", action="store_true", help="a dark palette, as macOS and Windows dark mode give Qt")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -71,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     from desktop.settings import SettingsStore
 
     app = QApplication.instance() or QApplication(["cairn-screenshots"])
+    if args.dark:
+        app.setStyle("Fusion")
+        app.setPalette(_dark_palette())
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     paths = AppPaths.from_env()

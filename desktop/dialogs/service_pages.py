@@ -21,6 +21,7 @@ from core.embedding import default_registry
 from desktop.controller import AppController
 from desktop.dialogs.settings_pages import SettingsDraft, SettingsPanelBase, spin_box
 from desktop.services import llm_providers
+from desktop.theme import colours
 
 
 class _ServicePanel(SettingsPanelBase):
@@ -65,7 +66,8 @@ class _ServicePanel(SettingsPanelBase):
         if kind != self.kind:
             return
         self.test_button.setEnabled(True)
-        colour = "#2e7d32" if ok else "#b00020"
+        theme = colours(self.palette())
+        colour = theme.ok if ok else theme.error
         self.test_result.setText(f"<span style='color:{colour}'>{'✓' if ok else '✗'}</span> {message}")
 
     def _start_test(self) -> None:

@@ -25,6 +25,7 @@ from core.config import EngineConfig, add_vault, remove_vault
 from core.profiles import PROFILES
 from desktop.controller import AppController
 from desktop.settings import MODES, Settings
+from desktop.theme import colours
 
 _NAME_ROLE = Qt.ItemDataRole.UserRole
 
@@ -200,7 +201,7 @@ class SearchSettingsPanel(SettingsPanelBase):
             self,
         )
         help_text.setWordWrap(True)
-        help_text.setStyleSheet("color: #555")
+        help_text.setStyleSheet(f"color: {colours(self.palette()).dim}")
         form = QFormLayout(self)
         form.addRow(help_text)
         form.addRow("Default mode:", self.mode)

@@ -6,16 +6,15 @@ import html
 from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QRegularExpression, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextDocument
+from PySide6.QtGui import QFont, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from core.answer import Source
 from desktop.answer_text import MARKER, answer_body, preview_hit, ranks_line, source_line, split_markers
 from desktop.formatting import heading_trail
 from desktop.panels.why import ScoreTermsTable
+from desktop.theme import colours
 
-CHIP_BG = QColor(221, 233, 250)
-CHIP_FG = QColor(23, 78, 166)
 #: Streamed pieces are drawn at most this often; one model token per repaint would be wasteful.
 RENDER_EVERY_MS = 40
 CITE_SCHEME = "cite"
@@ -85,14 +84,15 @@ class AnswerBrowser(QTextBrowser):
 
     def _chip_citations(self, doc: QTextDocument) -> None:
         pattern = QRegularExpression(MARKER.pattern)
+        chip = colours(self.palette())
         found = doc.find(pattern, 0)
         while not found.isNull():
             number = int(found.selectedText()[1:-1])
             fmt = QTextCharFormat()
             fmt.setAnchor(True)
             fmt.setAnchorHref(f"{CITE_SCHEME}:{number}")
-            fmt.setBackground(CHIP_BG)
-            fmt.setForeground(CHIP_FG)
+            fmt.setBackground(chip.chip_bg)
+            fmt.setForeground(chip.chip_fg)
             fmt.setFontWeight(QFont.Weight.DemiBold)
             tip = self._tips.get(number)
             if tip:

@@ -29,12 +29,10 @@ from desktop.controller import AppController, Scope
 from desktop.dialogs.context_dialog import ContextSentDialog
 from desktop.panels.answer_view import SCROLL_MIN_H, AnswerBrowser, SourcesView
 from desktop.settings import Settings
+from desktop.theme import colours
 
 DETAILS = (("Brief answer", "brief"), ("Normal answer", "normal"), ("Detailed answer", "detailed"))
 ABSTAIN_TITLE = "Nothing in your notes answers this"
-ERROR_COLOUR = "#b00020"
-WARN_COLOUR = "#8a6100"
-DIM_COLOUR = "#6b6b6b"
 
 
 class AskPanel(QWidget):
@@ -73,7 +71,7 @@ class AskPanel(QWidget):
         self.scope_label.setAccessibleName("Notes the question is asked of")
         self.model_label = QLabel(self)
         self.model_label.setAccessibleName("Who writes the answer")
-        self.model_label.setStyleSheet(f"color:{DIM_COLOUR}")
+        self.model_label.setStyleSheet(f"color:{colours(self.palette()).dim}")
         self.status = QLabel("Answers come only from your notes, with the passages they cite.", self)
         self.status.setWordWrap(True)
         self.status.setAccessibleName("Answer status")
@@ -212,17 +210,17 @@ class AskPanel(QWidget):
             self.browser.set_answer(response.answer, {s.number: source_line(s) for s in response.sources})
             self.status.setText(self._status_text(response))
         if response.error and not self._stopped:
-            notes.append((ERROR_COLOUR, f"✗ {response.error}"))
-        notes.extend((WARN_COLOUR, f"⚠ {w}") for w in response.warnings)
+            notes.append(("error", f"✗ {response.error}"))
+        notes.extend(("warn", f"⚠ {w}") for w in response.warnings)
         self._set_notes(notes)
 
     def _on_failed(self, message: str) -> None:
         self.error = message
         self.browser.set_answer(self.browser.answer_text)
         self.status.setText("<b>No answer.</b>")
-        notes = [(ERROR_COLOUR, f"✗ {message}")]
+        notes = [("error", f"✗ {message}")]
         if self._controller.settings.llm_provider != "none":
-            notes.append((DIM_COLOUR, "Check the provider, model and address in Settings › Language model, or choose “None” for offline extractive answers."))
+            notes.append(("dim", "Check the provider, model and address in Settings › Language model, or choose “None” for offline extractive answers."))
         self._set_notes(notes)
 
     # -- display ---------------------------------------------------------------------------
@@ -243,7 +241,9 @@ class AskPanel(QWidget):
         return f"Answered by {html.escape(_answered_by(response))}{first}."
 
     def _set_notes(self, notes: list[tuple[str, str]]) -> None:
-        self.notes.setText("<br>".join(f"<span style='color:{c}'>{html.escape(t)}</span>" for c, t in notes))
+        """Lines of (kind, text); kind is a `Colours` field: error, warn or dim."""
+        theme = colours(self.palette())
+        self.notes.setText("<br>".join(f"<span style='color:{getattr(theme, kind)}'>{html.escape(t)}</span>" for kind, t in notes))
         self.notes.setVisible(bool(notes))
 
     def _show_scope(self, scope: Scope | None) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor, QTextBlockFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QTextBlockFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from core.models import Hit
@@ -14,8 +14,7 @@ from desktop.controller import AppController
 from desktop.formatting import heading_trail
 from desktop.note_text import END, START, prepare, read_note
 from desktop.panels.hit_menu import hit_menu
-
-HIGHLIGHT = QColor(255, 243, 176)
+from desktop.theme import colours
 
 
 class PreviewPanel(QWidget):
@@ -111,17 +110,18 @@ class PreviewPanel(QWidget):
         cursor.setPosition(start)
         cursor.setPosition(max(start, end - 1), QTextCursor.MoveMode.KeepAnchor)
         fmt = QTextBlockFormat()
-        fmt.setBackground(HIGHLIGHT)
+        fmt.setBackground(colours(self.palette()).highlight)
         cursor.mergeBlockFormat(fmt)
 
     def _show_properties(self, properties: list[tuple[str, str]], error: str | None) -> None:
+        dim = colours(self.palette()).dim
         rows = "".join(
-            f"<tr><td style='color:#6b6b6b;padding-right:10px'>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>"
+            f"<tr><td style='color:{dim};padding-right:10px'>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>"
             for k, v in properties
         )
         text = f"<table>{rows}</table>" if rows else ""
         if error:
-            text += f"<p style='color:#b00020'>{html.escape(error)}</p>"
+            text += f"<p style='color:{colours(self.palette()).error}'>{html.escape(error)}</p>"
         self.properties.setText(text)
         self.properties.setVisible(bool(text))
 

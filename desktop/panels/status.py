@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QW
 from core.models import SearchResponse
 from desktop.controller import AppController
 from desktop.state import VaultSnapshot, describe_status
+from desktop.theme import colours
 
 STATE_COLOURS = {"healthy": "#2e7d32", "degraded": "#b26a00", "not built": "#777777", "indexing": "#1565c0"}
 
@@ -113,7 +114,7 @@ class StatusPanel(QWidget):
             self.warnings.setToolTip("")
             return
         first = warnings[0] if len(warnings) == 1 else f"{warnings[0]} (+{len(warnings) - 1} more)"
-        self.warnings.setText(f"<span style='color:#b26a00'>⚠ {html.escape(first)}</span>")
+        self.warnings.setText(f"<span style='color:{colours(self.palette()).warn}'>⚠ {html.escape(first)}</span>")
         self.warnings.setToolTip("\n".join(warnings))
 
 

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.controller import AppController
+from desktop.theme import colours
 
 
 class WelcomePanel(QWidget):
@@ -45,7 +46,7 @@ class WelcomePanel(QWidget):
         self.sample_button.clicked.connect(self.sampleRequested)
         hint = QLabel("Tip: an Obsidian vault works as it is — pick its folder.", self)
         hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        hint.setStyleSheet("color: #6b6b6b")
+        hint.setStyleSheet(f"color: {colours(self.palette()).dim}")
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.open_button)
