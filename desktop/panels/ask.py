@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -71,7 +71,7 @@ class AskPanel(QWidget):
         self.scope_label.setAccessibleName("Notes the question is asked of")
         self.model_label = QLabel(self)
         self.model_label.setAccessibleName("Who writes the answer")
-        self.model_label.setStyleSheet(f"color:{colours(self.palette()).dim}")
+        self._apply_colours()
         self.status = QLabel("Answers come only from your notes, with the passages they cite.", self)
         self.status.setWordWrap(True)
         self.status.setAccessibleName("Answer status")
@@ -239,6 +239,14 @@ class AskPanel(QWidget):
             return "<b>The model did not answer.</b>"
         first = f", first words after {response.first_token_ms / 1000:.1f} s" if response.first_token_ms else ""
         return f"Answered by {html.escape(_answered_by(response))}{first}."
+
+    def _apply_colours(self) -> None:
+        self.model_label.setStyleSheet(f"color:{colours(self.palette()).dim}")
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "model_label"):  # the system switched light/dark
+            self._apply_colours()
+        super().changeEvent(event)
 
     def _set_notes(self, notes: list[tuple[str, str]]) -> None:
         """Lines of (kind, text); kind is a `Colours` field: error, warn or dim."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.controller import AppController
@@ -44,9 +44,9 @@ class WelcomePanel(QWidget):
         if not sample_available:
             self.sample_button.setToolTip("The sample vault is not installed with this copy of Cairn")
         self.sample_button.clicked.connect(self.sampleRequested)
-        hint = QLabel("Tip: an Obsidian vault works as it is — pick its folder.", self)
+        hint = self.hint = QLabel("Tip: an Obsidian vault works as it is — pick its folder.", self)
         hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        hint.setStyleSheet(f"color: {colours(self.palette()).dim}")
+        self._apply_colours()
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.open_button)
@@ -61,3 +61,11 @@ class WelcomePanel(QWidget):
         layout.addSpacing(8)
         layout.addWidget(hint)
         layout.addStretch(3)
+
+    def _apply_colours(self) -> None:
+        self.hint.setStyleSheet(f"color: {colours(self.palette()).dim}")
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "hint"):  # the system switched light/dark
+            self._apply_colours()
+        super().changeEvent(event)

@@ -68,3 +68,12 @@ def test_in_a_dark_window_the_preview_highlights_the_chunk_readably(
     background = cursor.blockFormat().background().color()
     assert background == DARK.highlight
     assert contrast(preview.browser.palette().color(QPalette.ColorRole.Text), background) >= 4.5
+
+
+def test_switching_to_dark_while_running_recolours_the_hints(
+    make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow]
+) -> None:
+    window = make_window(make_controller())  # no vault: the welcome view
+    assert LIGHT.dim in window.welcome.hint.styleSheet() and LIGHT.dim in window.ask.model_label.styleSheet()
+    window.setPalette(DARK_PALETTE)  # what Qt does when the system appearance changes
+    assert DARK.dim in window.welcome.hint.styleSheet() and DARK.dim in window.ask.model_label.styleSheet()
