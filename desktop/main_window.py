@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QEventLoop, QMimeData, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
@@ -53,6 +53,7 @@ class MainWindow(QMainWindow):
         self._closed = False
         self.saving_dialog: QProgressDialog | None = None
         self.setWindowTitle("Cairn")
+        self.setAcceptDrops(True)  # a folder dropped on the window is added as a vault
         self.setObjectName("CairnMainWindow")
 
         self.search_bar = SearchBarPanel(controller, self)
@@ -220,6 +221,21 @@ class MainWindow(QMainWindow):
         if self.controller.add_vault(path) is not None:
             self._show_page(True)
 
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
+        if dropped_folders(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
+        folders = dropped_folders(event.mimeData())
+        if not folders:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        for folder in folders:
+            self.add_vault(folder)
+
     def open_sample(self) -> None:
         if self._sample_vault is not None:
             self.add_vault(self._sample_vault)
@@ -257,3 +273,9 @@ class MainWindow(QMainWindow):
         dialog = IndexHealthDialog(self.controller, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
+
+
+def dropped_folders(mime: QMimeData) -> list[Path]:
+    """The local folders in a drag (files, web links and text are not vaults)."""
+    paths = [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()]
+    return [p for p in paths if p.is_dir()]

@@ -44,7 +44,7 @@ class WelcomePanel(QWidget):
         if not sample_available:
             self.sample_button.setToolTip("The sample vault is not installed with this copy of Cairn")
         self.sample_button.clicked.connect(self.sampleRequested)
-        hint = self.hint = QLabel("Tip: an Obsidian vault works as it is — pick its folder.", self)
+        hint = self.hint = QLabel("Tip: an Obsidian vault works as it is — pick its folder, or drop it on this window.", self)
         hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._apply_colours()
         buttons = QHBoxLayout()

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop import app as desktop_app
@@ -29,6 +30,33 @@ def test_without_a_vault_the_welcome_view_offers_folder_and_sample(
     assert window.stack.currentWidget() is not window.welcome
     assert [v.root for v in controller.vaults] == [str(sample_vault)]
     qtbot.waitUntil(lambda: window.tree.model.rowCount() == 1)
+
+
+def _drag(window: MainWindow, *paths: Path | str) -> tuple[bool, bool]:
+    """Drag these (local paths, or URL strings) over the window and drop them; (enter accepted, drop accepted)."""
+    mime = QMimeData()
+    mime.setUrls([QUrl(p) if isinstance(p, str) else QUrl.fromLocalFile(str(p)) for p in paths])
+    pos = QPoint(window.width() // 2, window.height() // 2)
+    enter = QDragEnterEvent(pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, enter)
+    drop = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, drop)
+    return enter.isAccepted(), drop.isAccepted()
+
+
+def test_a_folder_dropped_on_the_window_becomes_a_vault_and_nothing_else_does(
+    qtbot: Any, make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow], sample_vault: Path
+) -> None:
+    controller = make_controller()
+    window = make_window(controller)
+    note = sample_vault / "Recipes" / "Sourdough loaf.md"
+    assert _drag(window, note, "https://example.com/notes") == (False, False)
+    assert not controller.vaults
+    assert window.stack.currentWidget() is window.welcome
+    with qtbot.waitSignal(controller.indexFinished, timeout=15000):
+        assert _drag(window, note, sample_vault) == (True, True)  # the folder among them is taken
+    assert [v.root for v in controller.vaults] == [str(sample_vault)]
+    assert window.stack.currentWidget() is not window.welcome
 
 
 def test_sample_vault_is_found_next_to_the_package(sample_vault: Path) -> None:
