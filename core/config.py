@@ -101,5 +101,39 @@ def add_vault(config: EngineConfig, root: Path, name: str | None = None) -> tupl
     return replace(config, vaults=config.vaults + (vc,)), vc
 
 
+def placement_problem(config: EngineConfig, root: Path, data_dir: Path) -> str | None:
+    """Why `root` cannot become a vault, or None.
+
+    A folder inside another vault (or holding one) would index its notes twice and
+    show every hit twice; a folder holding Cairn's own data folder would have Cairn
+    writing inside a vault, which it never does.
+    """
+    here = _comparable(root)
+    for v in config.vaults:
+        there = _comparable(Path(v.root))
+        if here == there:
+            continue  # the same folder again: add_vault returns the existing vault
+        if _within(here, there):
+            return (
+                f"{root} is inside the vault “{v.name}” ({v.root}), whose notes are searched already — "
+                "select the folder in the tree to search only it"
+            )
+        if _within(there, here):
+            return f"{root} contains the vault “{v.name}” ({v.root}) — remove that vault first to index the whole folder"
+    data = _comparable(data_dir)
+    if data == here or _within(data, here) or _within(here, data):
+        return f"{root} holds Cairn's own index folder ({data_dir}) — choose a folder of notes"
+    return None
+
+
+def _comparable(path: Path) -> Path:
+    """Absolute, symlinks resolved, case-folded where the file system ignores case (Windows)."""
+    return Path(os.path.normcase(str(Path(path).resolve())))
+
+
+def _within(inner: Path, outer: Path) -> bool:
+    return inner != outer and inner.is_relative_to(outer)
+
+
 def remove_vault(config: EngineConfig, name: str) -> EngineConfig:
     return replace(config, vaults=tuple(v for v in config.vaults if v.name != name))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.config import EngineConfig, VaultConfig, add_vault, load_config, remove_vault, save_config
+from core.config import EngineConfig, VaultConfig, add_vault, load_config, placement_problem, remove_vault, save_config
 from core.embed_cache import EmbeddingCache
 from core.embed_text import embedding_input
 from core.embedding import Embedder, EmbedderUnavailable, EmbeddingCancelled, create_embedder, default_registry
@@ -98,6 +98,9 @@ class Engine:
         if not Path(root).is_dir():
             raise UsageError(f"{root} is not a folder")
         with self._lock:
+            problem = placement_problem(self.config, Path(root), self.paths.data_dir)
+            if problem is not None:
+                raise UsageError(problem)
             self.config, vc = add_vault(self.config, Path(root), name)
             save_config(self.paths, self.config)
             return vc
