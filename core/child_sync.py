@@ -40,7 +40,7 @@ def _child(data_dir: str, config: EngineConfig, name: str, out: Any, cancel: Any
 
     try:
         engine = Engine(AppPaths(Path(data_dir)), config, embedder_factory=None)
-        stats, _ = engine.index_for(name).sync(progress=lambda d, t, p: out.put(("progress", d, t, p)), cancel=_Cancel())  # type: ignore[arg-type]
+        stats = engine.index_for(name).sync(progress=lambda d, t, p: out.put(("progress", d, t, p)), cancel=_Cancel())  # type: ignore[arg-type]
         engine.close()
         out.put(("done", asdict(stats)))
     except BaseException as exc:  # noqa: BLE001 - everything goes back to the parent as text

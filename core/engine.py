@@ -205,7 +205,7 @@ class Engine:
                 kw = self._bulk_in_child(name, progress, cancel) if bulk_in_child and not vi.files else None
                 if kw is None:
                     vi = self.index_for(name)
-                    kw, _ = vi.sync(progress=progress, cancel=cancel)
+                    kw = vi.sync(progress=progress, cancel=cancel)
                 emb_stats = None
                 if embed and not kw.cancelled:
                     emb_stats = self.embed_vault(name, progress=progress, cancel=cancel)
@@ -240,7 +240,7 @@ class Engine:
         flag on disk makes a crash in between recoverable.
         """
         with self.write_lock(name):
-            kw, _ = self.index_for(name).update_paths(rel_paths, persist=False)
+            kw = self.index_for(name).update_paths(rel_paths, persist=False)
             emb = None
             if kw.changed_paths or kw.removed_paths:
                 emb = self.embed_vault(name, persist=False, only=kw.changed_paths)

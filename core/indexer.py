@@ -136,8 +136,8 @@ class VaultIndex:
     def scanner(self) -> Scanner:
         return Scanner(Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes)
 
-    def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> tuple[SyncStats, list[Document]]:
-        """Bring the index in line with the vault. Returns stats and the documents (re)indexed."""
+    def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> SyncStats:
+        """Bring the index in line with the vault; the stats name the notes (re)indexed and removed."""
         t0 = time.perf_counter()
         with self._lock:
             root = Path(self.vault.root)
@@ -165,9 +165,9 @@ class VaultIndex:
                     save_manifest(self.manifest_path, self.chunking_hash, self.files)
                 self.dirty_path.unlink(missing_ok=True)
                 self.recovery = None
-            return stats, result.documents
+            return stats
 
-    def update_paths(self, rel_paths: Iterable[str], *, persist: bool = True) -> tuple[SyncStats, list[Document]]:
+    def update_paths(self, rel_paths: Iterable[str], *, persist: bool = True) -> SyncStats:
         """Re-index just these notes (the watcher's fast path); vanished ones are removed.
 
         With `persist=False` the keyword index is updated (searchable at once) but the
@@ -199,7 +199,7 @@ class VaultIndex:
                     self._write_info(merged.values(), result)
                 else:
                     self.info = self._updated_info(merged.values(), result)
-            return self._stats(result, t0), result.documents
+            return self._stats(result, t0)
 
     def documents_for(self, rel_paths: Iterable[str]) -> list[Document]:
         """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
@@ -269,7 +269,7 @@ class VaultIndex:
             if len(batch) >= BATCH:
                 writing()
                 self._commit(batch, [])
-                res.documents.extend(batch)
+                res.reindexed.extend(d.rel_path for d in batch)
                 batch = []
             if progress is not None and i % 25 == 0 and i < total - 1:
                 progress(i + 1, total, "keyword")
@@ -279,10 +279,10 @@ class VaultIndex:
         if batch or removed:
             writing()
             self._commit(batch, removed)
-            res.documents.extend(batch)
+            res.reindexed.extend(d.rel_path for d in batch)
         res.removed = len(removed)
         res.removed_paths = removed
-        res.touched = res.touched or bool(res.documents) or bool(removed)
+        res.touched = res.touched or bool(res.reindexed) or bool(removed)
         if res.touched and persist:
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
         return res
@@ -313,7 +313,7 @@ class VaultIndex:
             warnings=len(res.warnings),
             seconds=time.perf_counter() - t0,
             cancelled=res.cancelled,
-            changed_paths=tuple(d.rel_path for d in res.documents),
+            changed_paths=tuple(res.reindexed),
             removed_paths=tuple(res.removed_paths),
         )
 
@@ -326,7 +326,7 @@ class VaultIndex:
 
     def _updated_info(self, skipped: Iterable[SkippedFile], res: _ProcessResult) -> IndexInfo:
         """Warnings are per note: a re-parsed note's old warnings are replaced by its new ones."""
-        reparsed = {d.rel_path for d in res.documents} | set(res.removed_paths)
+        reparsed = set(res.reindexed) | set(res.removed_paths)
         kept = [w for w in self.info.warnings if w.rel_path in self.files and w.rel_path not in reparsed]
         return replace(
             self.info,
@@ -349,7 +349,7 @@ class VaultIndex:
 
 @dataclass
 class _ProcessResult:
-    documents: list[Document] = field(default_factory=list)
+    reindexed: list[str] = field(default_factory=list)  # rel paths parsed and committed (not the documents: a first index would hold them all)
     skipped: list[SkippedFile] = field(default_factory=list)
     warnings: list[FileWarning] = field(default_factory=list)
     added: int = 0

@@ -262,7 +262,7 @@ def test_update_paths_keeps_a_note_whose_name_on_disk_is_nfd(engine: Engine, vau
     nfc = unicodedata.normalize("NFC", "Café.md")
     assert found(engine, "espresso") == [nfc]
     (vault / nfd).write_text("# Café\n\nflat white notes\n")
-    stats, _ = engine.index_for("v").update_paths([nfd])
+    stats = engine.index_for("v").update_paths([nfd])
     assert (stats.changed, stats.removed) == (1, 0)
     assert found(engine, "flat white") == [nfc]
     assert [d.rel_path for d in engine.index_for("v").documents_for([nfc])] == [nfc]
@@ -287,9 +287,9 @@ def test_update_paths_reindexes_only_the_named_notes(engine: Engine, vault: Path
     (vault / "Garden.md").write_text("# Garden\n\nNow it is beans.\n")
     (vault / "Work.md").unlink()
     (vault / "New.md").write_text("fresh note about kites\n")
-    stats, docs = engine.index_for("v").update_paths(["Garden.md", "Work.md", "New.md"])
+    stats = engine.index_for("v").update_paths(["Garden.md", "Work.md", "New.md"])
     assert (stats.added, stats.changed, stats.removed) == (1, 1, 1)
-    assert sorted(d.rel_path for d in docs) == ["Garden.md", "New.md"]
+    assert sorted(stats.changed_paths) == ["Garden.md", "New.md"] and stats.removed_paths == ("Work.md",)
     assert found(engine, "beans") == ["Garden.md"] and found(engine, "kites") == ["New.md"]
     assert found(engine, "quarterly") == []
 
