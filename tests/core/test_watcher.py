@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import unicodedata
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -199,6 +200,28 @@ def test_renamed_note_moves_to_its_new_path(engine: Engine, vault: Path, watch, 
     settle(engine, vault, recorder, "alpha.md", "omega.md")
     assert found(engine, "marmalade") == {"omega.md"}
     assert "alpha.md" not in indexed(engine)
+
+
+def test_a_rename_that_only_changes_case_moves_the_note(engine: Engine, vault: Path, watch, recorder: Recorder) -> None:
+    """What a user does on macOS or Windows to fix a title's capitals (a single move event there too)."""
+    watch()
+    os.rename(vault / "alpha.md", vault / "Alpha.md")
+    settle(engine, vault, recorder, "alpha.md", "Alpha.md")
+    assert found(engine, "marmalade") == {"Alpha.md"}
+    assert "alpha.md" not in indexed(engine)
+
+
+def test_a_note_named_in_nfd_is_indexed_under_its_nfc_name(engine: Engine, vault: Path, watch, recorder: Recorder) -> None:
+    """macOS hands out decomposed names; the index keys them composed, as the scanner does."""
+    watch()
+    nfd = unicodedata.normalize("NFD", "Crème brûlée.md")
+    (vault / nfd).write_text("# Crème brûlée\n\nTorch the sugar.\n", encoding="utf-8")
+    nfc = unicodedata.normalize("NFC", "Crème brûlée.md")
+    settle(engine, vault, recorder, nfc)
+    assert found(engine, "torch") == {nfc}
+    (vault / nfd).unlink()
+    wait_until(lambda: found(engine, "torch") == set(), what="the NFD-named note removed")
+    assert nfc not in indexed(engine)
 
 
 def test_atomic_save_through_a_temp_file_and_rename(engine: Engine, vault: Path, watch, recorder: Recorder) -> None:
