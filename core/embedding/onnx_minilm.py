@@ -277,9 +277,10 @@ def _load_session(path: Path, intra_op_threads: int) -> Any:
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    # No busy-waiting between batches: on a 2-core laptop spinning worker threads starve
-    # the UI thread (measured: 50-80 ms window stalls when embedding starts).
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # onnxruntime's default: its threads spin briefly between operators. Turning that off
+    # cost ~12 % throughput and did not help the window: the stalls blamed on it were a
+    # full GC pass and GIL convoys (see desktop/app.py, core/manifest.py); with spinning
+    # the UI's largest gap while embedding 10k notes measured 20-21 ms (bench_ui.py).
     options.log_severity_level = 3  # errors only: warnings here are not actionable
     try:
         return ort.InferenceSession(
