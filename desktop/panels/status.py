@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import html
+import time
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from core.models import SearchResponse
 from desktop.controller import AppController
+from desktop.formatting import time_left
 from desktop.state import VaultSnapshot, describe_status
 from desktop.theme import colours
 
@@ -23,6 +25,8 @@ class StatusPanel(QWidget):
         self._controller = controller
         self._indexing: str | None = None
         self._cancelled = False
+        self.clock = time.monotonic  # tests step it
+        self._phase: tuple[str, str, float, int] | None = None  # vault, phase, when it started, done then
         self.vaults = QLabel("No vaults yet", self)
         self.vaults.setAccessibleName("Index state")
         self.progress = QProgressBar(self)
@@ -83,6 +87,7 @@ class StatusPanel(QWidget):
     def _on_started(self, names: list[str]) -> None:
         self._indexing = names[0] if names else ""
         self._cancelled = False
+        self._phase = None
         self.progress.setRange(0, 0)  # busy until the first count arrives
         self.progress.setVisible(True)
         self.cancel.setVisible(True)
@@ -96,10 +101,16 @@ class StatusPanel(QWidget):
         self.progress.setValue(percent)
         self.progress.setFormat(f"{phase} %p%")
         what = "reading notes" if phase == "keyword" else "embedding"
-        self.vaults.setText(_coloured("indexing", f"Indexing {html.escape(vault)} — {what} {percent}%"))
+        now = self.clock()
+        if self._phase is None or self._phase[:2] != (vault, phase):
+            self._phase = (vault, phase, now, done)  # a resumed phase starts part done: time only what is new
+        left = time_left(done - self._phase[3], now - self._phase[2], total - done)
+        tail = f", {left}" if left else ""
+        self.vaults.setText(_coloured("indexing", f"Indexing {html.escape(vault)} — {what} {percent}%{tail}"))
 
     def _on_finished(self, reports: list) -> None:
         self._indexing = None
+        self._phase = None
         self.progress.setVisible(False)
         self.cancel.setVisible(False)
         self._cancelled = any(r.keyword.cancelled or (r.embedding is not None and r.embedding.cancelled) for r in reports)

@@ -109,3 +109,21 @@ def test_health_dialog_lists_skipped_and_warned_files_and_opens_them(
     assert dialog.open_button.isEnabled()
     dialog.open_button.click()
     assert recorder.urls[-1].endswith("/messy/Bad%20yaml.md")
+
+
+def test_the_status_bar_estimates_the_time_left_from_this_runs_rate(
+    make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow]
+) -> None:
+    status = make_window(make_controller()).status
+    now = [100.0]
+    status.clock = lambda: now[0]
+    status._on_started(["notes"])
+    status._on_progress("notes", 400, 1000, "embedding")  # resumed: 400 came from the cache
+    assert status.vaults.text().endswith("embedding 40%")
+    now[0] += 30.0
+    status._on_progress("notes", 500, 1000, "embedding")  # 100 chunks in 30 s, 500 to go
+    assert status.vaults.text().endswith("embedding 50%, about 2 min left")  # 150 s, not the 60 s 400 free chunks suggest
+    status._on_finished([])
+    status._on_started(["notes"])
+    status._on_progress("notes", 10, 100, "keyword")
+    assert "left" not in status.vaults.text()  # a new run times itself afresh
