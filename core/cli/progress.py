@@ -6,6 +6,8 @@ import sys
 import time
 from typing import TextIO
 
+from core.eta import time_left
+
 
 class ProgressLine:
     def __init__(self, label: str, stream: TextIO | None = None, quiet: bool = False) -> None:
@@ -15,17 +17,22 @@ class ProgressLine:
         self._tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self._last = 0.0
         self._last_phase = ""
+        self._phase_start: tuple[str, float, int] | None = None  # phase, when it started, done then
+        self.clock = time.monotonic  # tests step it
 
     def __call__(self, done: int, total: int, phase: str) -> None:
         if self.quiet:
             return
-        now = time.monotonic()
+        now = self.clock()
+        if self._phase_start is None or self._phase_start[0] != phase:
+            self._phase_start = (phase, now, done)  # a resumed phase starts part done: time only what is new
         final = done >= total
         if not final and phase == self._last_phase and now - self._last < (0.1 if self._tty else 2.0):
             return
         self._last, self._last_phase = now, phase
         pct = 100 * done // total if total else 100
-        text = f"{self.label}: {phase} {done}/{total} ({pct}%)"
+        left = time_left(done - self._phase_start[2], now - self._phase_start[1], total - done)
+        text = f"{self.label}: {phase} {done}/{total} ({pct}%)" + (f", {left}" if left else "")
         if self._tty:
             self.stream.write("\r\x1b[2K" + text + ("\n" if final else ""))
         else:

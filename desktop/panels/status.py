@@ -8,9 +8,9 @@ import time
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
+from core.eta import time_left
 from core.models import SearchResponse
 from desktop.controller import AppController
-from desktop.formatting import time_left
 from desktop.state import VaultSnapshot, describe_status
 from desktop.theme import colours
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.models import ChunkRef, Hit
 from desktop.actions import obsidian_url, wikilink
-from desktop.formatting import heading_trail, snippet_html, time_left
+from desktop.formatting import heading_trail, snippet_html
 from desktop.note_text import END, START, prepare
 
 
@@ -53,11 +53,3 @@ def test_prepare_reports_bad_yaml_without_failing() -> None:
     assert note.properties_error and "YAML" in note.properties_error
     assert note.markdown.startswith(START)
 
-
-def test_time_left_waits_for_a_rate_then_rounds_for_people() -> None:
-    assert time_left(10, 2.0, 1000) == ""  # too early: the first batches load the model
-    assert time_left(0, 30.0, 1000) == ""  # nothing done yet
-    assert time_left(100, 30.0, 0) == ""  # finished
-    assert time_left(100, 10.0, 300) == "less than a minute left"  # 30 s
-    assert time_left(100, 10.0, 6000) == "about 10 min left"
-    assert time_left(29, 30.0, 29190 - 29) == "about 8.4 h left"  # a 10k-note vault on a slow machine
