@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 
 def is_loopback(url: str) -> bool:
@@ -15,3 +15,13 @@ def is_loopback(url: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def safe_url(url: str) -> str:
+    """The URL without user:password and query, which may carry secrets."""
+    try:
+        parts = urlsplit(url.strip())
+        netloc = parts.netloc.rpartition("@")[2]
+        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    except ValueError:
+        return "the configured server address"

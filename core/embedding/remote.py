@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import httpx
 import numpy as np
 
-from core.net import is_loopback
+from core.net import is_loopback, safe_url
 from core.embedding.base import (
     EmbedderUnavailable,
     EmbeddingCancelled,
@@ -78,7 +78,7 @@ class _RemoteEmbedder(ABC):
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.model_id = model
-        self.model_hash = f"{self.provider}:{self.base_url}:{model}"
+        self.model_hash = f"{self.provider}:{safe_url(self.base_url)}:{model}"  # stored with the vectors: no credentials
         self.max_tokens = max_tokens
         self._api_key = api_key or None
         self._dims = dims
@@ -100,7 +100,7 @@ class _RemoteEmbedder(ABC):
         self._dims_lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self.base_url!r}, model={self.model!r})"
+        return f"{type(self).__name__}(base_url={safe_url(self.base_url)!r}, model={self.model!r})"
 
     def __enter__(self) -> Self:
         return self
@@ -197,25 +197,25 @@ class _RemoteEmbedder(ABC):
         return l2_normalise(vectors)
 
     def _post(self, payload: dict[str, Any]) -> Any:
-        url = self.endpoint
+        url, shown = self.endpoint, safe_url(self.endpoint)  # messages never carry user:password@
         for attempt in range(1, self._max_attempts + 1):
             try:
                 response = self._client.post(url, json=payload)
             except httpx.TimeoutException as exc:
                 raise EmbedderUnavailable(
                     "timeout",
-                    f"{url} did not answer within {self._timeout:g} s. The server may be "
+                    f"{shown} did not answer within {self._timeout:g} s. The server may be "
                     "overloaded or still loading the model; try again or raise the timeout.",
                 ) from exc
             except httpx.ConnectError as exc:
                 raise EmbedderUnavailable(
                     "connection_refused",
-                    f"Cannot connect to {url}. Is the {self._server_name()} server running "
+                    f"Cannot connect to {shown}. Is the {self._server_name()} server running "
                     "at that address?",
                 ) from exc
             except httpx.HTTPError as exc:
                 raise EmbedderUnavailable(
-                    "http_error", f"Request to {url} failed: {self._redact(str(exc))}"
+                    "http_error", f"Request to {shown} failed: {self._redact(str(exc))}"
                 ) from exc
             status = response.status_code
             if status in _RETRY_STATUSES and attempt < self._max_attempts:
@@ -230,7 +230,7 @@ class _RemoteEmbedder(ABC):
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _status_error(self, response: httpx.Response) -> EmbedderUnavailable:
-        url, status = self.endpoint, response.status_code
+        url, status = safe_url(self.endpoint), response.status_code
         if status in (401, 403):
             # The body is deliberately left out: some servers echo part of the key.
             return EmbedderUnavailable(
@@ -256,7 +256,7 @@ class _RemoteEmbedder(ABC):
     def _bad_response(self, why: str) -> EmbedderUnavailable:
         return EmbedderUnavailable(
             "http_error",
-            f"{self.endpoint} returned an unexpected response: {why}. Is this an "
+            f"{safe_url(self.endpoint)} returned an unexpected response: {why}. Is this an "
             f"{self._server_name()} embeddings endpoint?",
         )
 

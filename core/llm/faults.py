@@ -11,12 +11,10 @@ from __future__ import annotations
 import email.utils
 import time
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from core.llm.base import LLMErrorCode
-from core.net import is_loopback  # noqa: F401 - re-exported for the HTTP clients
 
 BACKOFF_BASE_S = 0.5
 MAX_WAIT_S = 30.0
@@ -167,13 +165,3 @@ def retry_after_seconds(response: httpx.Response) -> float | None:
         except (TypeError, ValueError):
             return None
     return None if delay != delay else delay  # NaN
-
-
-def safe_url(url: str) -> str:
-    """The URL without user:password and query, which may carry secrets."""
-    try:
-        parts = urlsplit(url.strip())
-        netloc = parts.netloc.rpartition("@")[2]
-        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-    except ValueError:
-        return "the configured server address"

@@ -32,11 +32,10 @@ from core.llm.faults import (
     describe,
     ended_early,
     error_detail,
-    is_loopback,
     retry_after_seconds,
     retry_delay,
-    safe_url,
 )
+from core.net import is_loopback, safe_url
 
 
 @dataclass(slots=True)

@@ -179,6 +179,22 @@ def test_403_is_unauthorized(remote: Remote) -> None:
     assert info.value.reason == "unauthorized"
 
 
+def test_credentials_in_the_server_address_never_reach_a_message_or_the_stored_model_identity(remote: Remote) -> None:
+    """A proxy's basic-auth `user:password@` in the base URL stays out of errors, repr and vector metadata."""
+    with_auth = remote.server.url.replace("http://", "http://cairn:hunter2-SECRET@")
+    remote.server.queue(401, {"error": {"message": "no"}})
+    embedder = remote.openai(with_auth)
+    with pytest.raises(EmbedderUnavailable) as rejected:
+        embedder.embed_query("hello")
+    down = remote.ollama(f"http://cairn:hunter2-SECRET@127.0.0.1:{free_port()}")
+    with pytest.raises(EmbedderUnavailable) as refused:
+        down.embed_query("hello")
+    assert refused.value.reason == "connection_refused"
+    for text in (str(rejected.value), str(refused.value), repr(embedder), repr(down), embedder.model_hash, down.model_hash):
+        assert "SECRET" not in text and "cairn:" not in text
+    assert "127.0.0.1" in str(refused.value)  # the address is still named, without its credentials
+
+
 def test_connection_refused_names_the_url(remote: Remote) -> None:
     url = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(EmbedderUnavailable) as info:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.llm.faults import classify, retry_delay, safe_url
+from core.llm.faults import classify, retry_delay
+from core.net import safe_url
 
 
 @pytest.mark.parametrize(
