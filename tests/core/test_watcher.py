@@ -220,8 +220,9 @@ def test_a_note_named_in_nfd_is_indexed_under_its_nfc_name(engine: Engine, vault
     settle(engine, vault, recorder, nfc)
     assert found(engine, "torch") == {nfc}
     (vault / nfd).unlink()
-    wait_until(lambda: found(engine, "torch") == set(), what="the NFD-named note removed")
-    assert nfc not in indexed(engine)
+    wait_until(lambda: nfc not in indexed(engine), what="the NFD-named note removed")
+    wait_until(lambda: in_step(engine, vault), what="index in step with the vault")
+    assert found(engine, "torch") == set()
 
 
 def test_atomic_save_through_a_temp_file_and_rename(engine: Engine, vault: Path, watch, recorder: Recorder) -> None:
