@@ -20,15 +20,15 @@ from common import SCIFACT, write_result  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from core.embed_text import embedding_input  # noqa: E402
-from core.embedding import create_embedder  # noqa: E402
+from core.index.embed_text import embedding_input  # noqa: E402
+from core.providers.embedding import create_embedder  # noqa: E402
 from core.engine import Engine  # noqa: E402
 from core.eval.beir import load_beir, write_corpus_as_notes  # noqa: E402
-from core.paths import AppPaths  # noqa: E402
+from core.base.paths import AppPaths  # noqa: E402
 
 
 def bare_throughput(texts: list[str]) -> float:
-    from core.native import load_onnxruntime
+    from core.base.native import load_onnxruntime
     from tokenizers import Tokenizer
 
     ort = load_onnxruntime()

@@ -19,8 +19,8 @@ from common import SCIFACT, snapshot, summary_ms, write_result  # noqa: E402
 
 from core.engine import Engine  # noqa: E402
 from core.eval.beir import load_beir, write_corpus_as_notes  # noqa: E402
-from core.paths import AppPaths  # noqa: E402
-from core.search import SearchRequest  # noqa: E402
+from core.base.paths import AppPaths  # noqa: E402
+from core.search.search import SearchRequest  # noqa: E402
 
 
 def bench_vault(vault: Path, home: Path, queries: list[str]) -> dict[str, object]:

@@ -38,9 +38,9 @@ from common import summary_ms, write_result  # noqa: E402
 from synth_vault import generate_vault  # noqa: E402
 
 from core.engine import Engine  # noqa: E402
-from core.models import SearchFilters  # noqa: E402
-from core.paths import AppPaths  # noqa: E402
-from core.search import SearchRequest  # noqa: E402
+from core.base.models import SearchFilters  # noqa: E402
+from core.base.paths import AppPaths  # noqa: E402
+from core.search.search import SearchRequest  # noqa: E402
 from core.watcher import LiveUpdate, VaultWatcher  # noqa: E402
 
 VAULT = "synth"

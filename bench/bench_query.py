@@ -22,10 +22,10 @@ from common import summary_ms, write_result  # noqa: E402
 import numpy as np  # noqa: E402
 
 from core.engine import Engine  # noqa: E402
-from core.models import chunk_id  # noqa: E402
-from core.paths import AppPaths  # noqa: E402
-from core.search import SearchRequest  # noqa: E402
-from core.vector_index import VectorIndex, key_for  # noqa: E402
+from core.base.models import chunk_id  # noqa: E402
+from core.base.paths import AppPaths  # noqa: E402
+from core.search.search import SearchRequest  # noqa: E402
+from core.index.vector_index import VectorIndex, key_for  # noqa: E402
 
 QUERIES = [
     "backup schedule for the server",

@@ -338,7 +338,7 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from core.paths import AppPaths
+    from core.base.paths import AppPaths
     from desktop.app import SETTINGS_FILE, freeze_startup_heap, sample_vault_path, tune_interpreter
 
     tune_interpreter()  # as desktop.app.main does

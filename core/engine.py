@@ -14,17 +14,17 @@ from pathlib import Path
 
 import numpy as np
 
-from core.config import EngineConfig, VaultConfig, add_vault, load_config, placement_problem, remove_vault, save_config
-from core.embed_cache import EmbeddingCache
-from core.embed_text import embedding_input
-from core.embedding import Embedder, EmbedderUnavailable, EmbeddingCancelled, create_embedder, default_registry
-from core.errors import BusyError, IndexNotBuiltError, UsageError
-from core.indexer import Progress, SyncStats, VaultIndex
-from core.manifest import FileRecord, IndexInfo
-from core.models import SearchFilters, SearchResponse
-from core.paths import AppPaths
-from core.search import SearchRequest, VaultSearchSide, search
-from core.vector_store import EmbedStats, ModelIdentity, VaultVectors
+from core.base.config import EngineConfig, VaultConfig, add_vault, load_config, placement_problem, remove_vault, save_config
+from core.index.embed_cache import EmbeddingCache
+from core.index.embed_text import embedding_input
+from core.providers.embedding import Embedder, EmbedderUnavailable, EmbeddingCancelled, create_embedder, default_registry
+from core.base.errors import BusyError, IndexNotBuiltError, UsageError
+from core.index.indexer import Progress, SyncStats, VaultIndex
+from core.index.manifest import FileRecord, IndexInfo
+from core.base.models import SearchFilters, SearchResponse
+from core.base.paths import AppPaths
+from core.search.search import SearchRequest, VaultSearchSide, search
+from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors
 
 EmbedderFactory = Callable[[VaultConfig], Embedder]
 
@@ -59,7 +59,7 @@ class _Admission:
 
 
 def default_embedder_factory(vault: VaultConfig) -> Embedder:
-    from core.secrets import lookup_key
+    from core.providers.secrets import lookup_key
 
     info = default_registry().get(vault.embedder)
     key = lookup_key(info.id, info.key_env_var) if info is not None and info.needs_key else None
@@ -196,7 +196,7 @@ class Engine:
         """Keyword index first (search works at once), then embeddings in batches.
 
         With `bulk_in_child`, a vault with no index yet is built in a child process
-        (core.child_sync) so a UI thread in this process never waits on Whoosh.
+        (core.index.child_sync) so a UI thread in this process never waits on Whoosh.
         """
         reports = []
         for name in names or [v.name for v in self.config.vaults]:
@@ -213,7 +213,7 @@ class Engine:
         return reports
 
     def _bulk_in_child(self, name: str, progress: Progress | None, cancel: threading.Event | None) -> SyncStats | None:
-        from core.child_sync import ChildSyncError, gc_paused, sync_keyword_in_child
+        from core.index.child_sync import ChildSyncError, gc_paused, sync_keyword_in_child
 
         try:
             stats = sync_keyword_in_child(self.paths.data_dir, self.config, name, progress=progress, cancel=cancel)
@@ -227,7 +227,7 @@ class Engine:
             self._vectors.pop(name, None)
         if old is not None:
             old.close()
-        with gc_paused():  # reopening allocates ~10 objects a note (see core.child_sync)
+        with gc_paused():  # reopening allocates ~10 objects a note (see core.index.child_sync)
             self.index_for(name)
             self.vectors_for(name)
         return stats
@@ -347,10 +347,10 @@ class Engine:
         return VaultSearchSide(name, vi.keyword, searcher, emb, semantic_note=note)
 
     def similar(self, name: str, rel_path: str, k: int = 10) -> list[tuple[str, str, float]]:
-        """Other notes nearest to this one by meaning (see core.similar)."""
-        from core.similar import similar_notes
+        """Other notes nearest to this one by meaning (see core.search.similar)."""
+        from core.search.similar import similar_notes
 
-        return similar_notes(self, name, rel_path, k)
+        return similar_notes(self.index_for(name), self.vectors_for(name), name, rel_path, k)
 
     # -- status ----------------------------------------------------------------------------
 

@@ -28,13 +28,13 @@ from mcp.types import ToolAnnotations
 
 from core.answer import Answerer, AskRequest, AskResponse
 from core.engine import Engine
-from core.errors import CairnError
-from core.evidence import build_llm_pack, chunk_ref, truncate
-from core.fetch import fetch_chunk
-from core.guardrails import mask_secrets
-from core.models import SearchFilters
-from core.paths import AppPaths
-from core.search import SearchRequest
+from core.base.errors import CairnError
+from core.answer.evidence import build_llm_pack, chunk_ref, truncate
+from core.answer.fetch import fetch_chunk
+from core.search.guardrails import mask_secrets
+from core.base.models import SearchFilters
+from core.base.paths import AppPaths
+from core.search.search import SearchRequest
 
 log = logging.getLogger("cairn.mcp")
 T = TypeVar("T")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.engine import SyncReport, VaultStatus
-from core.models import Hit, RankedScore, SearchResponse
+from core.base.models import Hit, RankedScore, SearchResponse
 
 
 def ranked(rs: RankedScore | None) -> dict[str, Any] | None:

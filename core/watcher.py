@@ -20,7 +20,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from core.engine import Engine, SyncReport
-from core.scanner import IGNORE_FILES, IgnoreRules, is_note_name, normalise_rel_path
+from core.vault.scanner import IGNORE_FILES, IgnoreRules, is_note_name, normalise_rel_path
 
 IGNORED_EVENTS = frozenset({"opened", "closed", "closed_no_write"})
 

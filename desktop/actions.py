@@ -15,7 +15,7 @@ from urllib.parse import quote
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 
-from core.models import Hit
+from core.base.models import Hit
 
 
 def note_path(root: str, rel_path: str) -> Path:

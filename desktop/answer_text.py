@@ -9,14 +9,14 @@ from dataclasses import replace
 from core.answer import AskResponse, Source
 from core.answer.extractive import LABEL as EXTRACTIVE_LABEL
 from core.answer.pipeline import EXTRACTIVE
-from core.models import Hit
+from core.base.models import Hit
 from desktop.formatting import heading_trail
 
 _GROUP = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)+\s*)\]")
 #: One citation as the pane shows it, after `split_markers`.
 MARKER = re.compile(r"\[(\d+)\]")
 
-#: Guardrail flags (core.guardrails) in words; the model is told to ignore such text.
+#: Guardrail flags (core.search.guardrails) in words; the model is told to ignore such text.
 FLAG_TEXT = {
     "policy_override_attempt": "tries to override the model's instructions",
     "tool_call_attempt": "tries to make the model run something",

@@ -78,8 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from core.errors import CairnError
-    from core.paths import AppPaths
+    from core.base.errors import CairnError
+    from core.base.paths import AppPaths
     from desktop.controller import AppController
     from desktop.main_window import MainWindow
     from desktop.settings import SettingsStore

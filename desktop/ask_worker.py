@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from core.answer import Answerer, AskRequest
 from core.engine import Engine
-from core.llm import ChatProvider, LLMError
+from core.providers.llm import ChatProvider, LLMError
 from desktop.settings import Settings
 from desktop.workers import JobRunner, _HomingWorker, user_message
 

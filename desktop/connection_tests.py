@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import Slot
 
-from core.embedding import default_registry
+from core.providers.embedding import default_registry
 from desktop.services import check_embedder, check_llm, llm_providers
 from desktop.workers import TaskWorker
 

@@ -14,13 +14,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.config import EngineConfig, VaultConfig
+from core.base.config import EngineConfig, VaultConfig
 from core.engine import Engine
-from core.errors import CairnError
-from core.models import Hit, SearchFilters, SearchResponse
-from core.paths import AppPaths
-from core.search import SearchRequest
-from core.secrets import KeyStore
+from core.base.errors import CairnError
+from core.base.models import Hit, SearchFilters, SearchResponse
+from core.base.paths import AppPaths
+from core.search.search import SearchRequest
+from core.providers.secrets import KeyStore
 from desktop.actions import HitActions
 from desktop.ask_worker import AskRunner, ProviderFactory
 from desktop.live import LiveIndexing

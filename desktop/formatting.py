@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from core.models import SearchFilters
+from core.base.models import SearchFilters
 
 MARK = "**"
 _HEADING_MARK = re.compile(r"(?:(?<=\s)|^)#{1,6}\s+")

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.models import Hit
+from core.base.models import Hit
 from desktop.controller import AppController
 from desktop.dialogs.health_dialog import IndexHealthDialog
 from desktop.dialogs.settings_dialog import SettingsDialog

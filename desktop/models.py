@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
-from core.models import Hit
+from core.base.models import Hit
 from desktop.formatting import heading_trail, snippet_plain
 from desktop.state import HealthRow, VaultSnapshot
 

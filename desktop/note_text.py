@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from core.frontmatter import split_front_matter
+from core.vault.frontmatter import split_front_matter
 
 START = "CAIRNCHUNKSTARTMARK"
 END = "CAIRNCHUNKENDMARK"

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 
-from core.config import VaultConfig
-from core.embedding import Embedder, EmbedderUnavailable, create_embedder, default_registry
-from core.errors import ConfigError
-from core.llm import ChatProvider, create_chat_provider, default_llm_registry
-from core.secrets import KeyStore
+from core.base.config import VaultConfig
+from core.providers.embedding import Embedder, EmbedderUnavailable, create_embedder, default_registry
+from core.base.errors import ConfigError
+from core.providers.llm import ChatProvider, create_chat_provider, default_llm_registry
+from core.providers.secrets import KeyStore
 
 if TYPE_CHECKING:  # the settings module imports Qt; this one stays Qt-free
     from desktop.settings import Settings
@@ -38,7 +38,7 @@ class LlmProviderInfo:
 
 def llm_providers() -> dict[str, LlmProviderInfo]:
     """Language-model services the settings dialog offers: "none" plus core's registry."""
-    from core.llm import default_llm_registry
+    from core.providers.llm import default_llm_registry
 
     items = [LlmProviderInfo("none", "None — offline extractive answers", False, None, "", "")]
     for info in default_llm_registry().values():
@@ -126,7 +126,7 @@ def check_llm(provider_id: str, base_url: str | None, api_key: str | None) -> st
     Uses core's own client for each provider (so Anthropic gets its own headers);
     the key never appears in the message, even when the server echoes the request.
     """
-    from core.llm import LLMError, list_models
+    from core.providers.llm import LLMError, list_models
 
     info = llm_providers().get(provider_id)
     if info is None or info.id == "none":

@@ -6,7 +6,7 @@ sees it too; this module keeps what only the app cares about: the default mode,
 which embedding service the user chose and whether note text may be sent to it,
 the language-model choice, the last query and the window layout.
 
-API keys are never stored here: they go through `core.secrets.KeyStore`.
+API keys are never stored here: they go through `core.providers.secrets.KeyStore`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class Settings:
         debounce_ms: Quiet time after a keystroke before searching.
         live_debounce_ms: Quiet time after a note changes on disk before it is
             re-indexed (editors save in bursts).
-        embedder: Embedding provider id from `core.embedding.default_registry()`.
+        embedder: Embedding provider id from `core.providers.embedding.default_registry()`.
         embed_model: Model name; empty means the provider's default.
         embed_base_url: Server address; empty means the provider's default.
         allow_remote_embedding: The user's consent to send note text to a

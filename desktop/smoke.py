@@ -16,7 +16,7 @@ Steps, each timed and recorded as pass/fail:
 5. ``keyring_backends``: the OS keyring backends were bundled (nothing is
    written to the keyring).
 6. ``native_load_order``: onnxruntime was loaded before usearch (the reverse
-   order crashes, see `core.native`).
+   order crashes, see `core.base.native`).
 7. ``close_window``: the window closes and every worker thread stops.
 
 Everything is written below a fresh temporary CAIRN_HOME (or ``--home DIR``);
@@ -148,7 +148,7 @@ class SmokeRun:
         from PySide6.QtCore import QEvent, QObject, qInstallMessageHandler
         from PySide6.QtWidgets import QApplication
 
-        from core.paths import AppPaths
+        from core.base.paths import AppPaths
         from desktop.app import SETTINGS_FILE, sample_vault_path
         from desktop.controller import AppController
         from desktop.main_window import MainWindow
@@ -213,7 +213,7 @@ class SmokeRun:
         _check(problem is None, f"the first index did not run in a child process: {problem}")
 
     def hybrid_search(self, r: StepResult) -> None:
-        from core.search import SearchRequest
+        from core.search.search import SearchRequest
 
         resp = self.controller.engine.search(SearchRequest(SEARCH_QUERY, mode="hybrid", k=5))
         top = resp.hits[0] if resp.hits else None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.engine import Engine, VaultStatus
-from core.manifest import FileRecord
+from core.index.manifest import FileRecord
 
 
 @dataclass(frozen=True, slots=True)

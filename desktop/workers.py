@@ -15,8 +15,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.engine import Engine
-from core.errors import CairnError
-from core.search import SearchRequest
+from core.base.errors import CairnError
+from core.search.search import SearchRequest
 from desktop.state import take_snapshot
 
 

@@ -6,6 +6,6 @@ import sys
 from desktop.app import main
 
 if __name__ == "__main__":
-    # A frozen app re-runs this executable for multiprocessing children (core/child_sync.py).
+    # A frozen app re-runs this executable for multiprocessing children (core/index/child_sync.py).
     multiprocessing.freeze_support()
     sys.exit(main())

@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    from core.paths import AppPaths
+    from core.base.paths import AppPaths
     from desktop.app import sample_vault_path
     from desktop.controller import AppController
     from desktop.dialogs.health_dialog import IndexHealthDialog

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.models import Hit
+from core.base.models import Hit
 
 DETAIL_K = {"brief": 3, "normal": 5, "detailed": 8}
 

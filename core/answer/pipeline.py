@@ -13,8 +13,8 @@ from core.answer.context import auto_k, build_sources, messages_for, question_st
 from core.answer.extractive import extract_answer
 from core.answer.models import AskRequest, AskResponse, Reference, Source
 from core.engine import Engine
-from core.models import Hit, SearchFilters
-from core.search import SearchRequest
+from core.base.models import Hit, SearchFilters
+from core.search.search import SearchRequest
 
 Delta = Callable[[str], None]
 EXTRACTIVE = "extractive"
@@ -98,7 +98,7 @@ class Answerer:
         on_delta: Delta | None,
         cancel: threading.Event | None,
     ) -> AskResponse:
-        from core.llm import ChatMessage, LLMError
+        from core.providers.llm import ChatMessage, LLMError
 
         parts: list[str] = []
         first: float | None = None

@@ -10,7 +10,7 @@ from typing import Any
 from core.answer import Answerer, AskRequest, AskResponse
 from core.cli.commands import open_engine
 from core.cli.main import EXIT_FAIL, EXIT_OK, cancel_on_sigint, print_json
-from core.errors import IndexNotBuiltError, UsageError
+from core.base.errors import IndexNotBuiltError, UsageError
 
 EXTRACTIVE = "extractive"
 
@@ -19,8 +19,8 @@ def make_provider(provider_id: str | None, model: str | None, base_url: str | No
     """None for the offline extractive answer; otherwise a chat provider from the registry."""
     if provider_id in (None, "", EXTRACTIVE):
         return None
-    from core.llm import LLMError, create_chat_provider, default_llm_registry
-    from core.secrets import lookup_key
+    from core.providers.llm import LLMError, create_chat_provider, default_llm_registry
+    from core.providers.secrets import lookup_key
 
     registry = default_llm_registry()
     info = registry.get(provider_id)

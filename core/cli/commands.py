@@ -6,16 +6,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from core.chunker import ChunkLimits
+from core.vault.chunker import ChunkLimits
 from core.cli.main import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, print_json, resolve_path
 from core.cli.progress import ProgressLine
 from core.engine import Engine
-from core.errors import IndexNotBuiltError, UsageError
-from core.models import SearchFilters
-from core.notes import parse_note
-from core.paths import AppPaths
-from core.query import parse_date
-from core.search import SearchRequest
+from core.base.errors import IndexNotBuiltError, UsageError
+from core.base.models import SearchFilters
+from core.vault.notes import parse_note
+from core.base.paths import AppPaths
+from core.search.query import parse_date
+from core.search.search import SearchRequest
 from core.serialize import search_json, status_json, sync_json
 
 
@@ -110,7 +110,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print_json(search_json(resp))
         return EXIT_OK
     if fmt == "llm":
-        from core.evidence import build_llm_pack
+        from core.answer.evidence import build_llm_pack
 
         sys.stdout.write(build_llm_pack(resp).render() + "\n")
         return EXIT_OK

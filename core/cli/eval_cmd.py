@@ -11,12 +11,12 @@ from pathlib import Path
 from core.cli.main import EXIT_DEGRADED, EXIT_OK, cancel_on_sigint, print_json
 from core.cli.progress import ProgressLine
 from core.engine import Engine
-from core.errors import ConfigError, UsageError
+from core.base.errors import ConfigError, UsageError
 from core.eval.beir import BeirError
 from core.eval.golden import GoldenFileError, GoldenSet, load_golden
 from core.eval.report import compare_to_baseline, load_report
 from core.eval.runner import run_beir, run_golden
-from core.paths import AppPaths
+from core.base.paths import AppPaths
 
 MODES = ("keyword", "semantic", "hybrid")
 

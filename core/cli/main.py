@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from core.errors import CairnError, UsageError
+from core.base.errors import CairnError, UsageError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_DEGRADED, EXIT_NOT_BUILT = 0, 1, 2, 3, 4
 

@@ -6,7 +6,7 @@ import sys
 import time
 from typing import TextIO
 
-from core.eta import time_left
+from core.base.eta import time_left
 
 
 class ProgressLine:

@@ -11,7 +11,7 @@ import time
 from core.cli.commands import open_engine
 from core.cli.main import EXIT_OK
 from core.cli.progress import ProgressLine
-from core.errors import UsageError
+from core.base.errors import UsageError
 from core.watcher import LiveUpdate, VaultWatcher
 
 

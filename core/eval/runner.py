@@ -14,17 +14,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from core.config import EngineConfig
+from core.base.config import EngineConfig
 from core.engine import Engine, EmbedderFactory, default_embedder_factory
 from core.eval.beir import BeirDataset, corpus_hash, load_beir, write_corpus_as_notes
 from core.eval.golden import GoldenCase, GoldenSet
 from core.eval.metrics import mrr_at_k, ndcg_at_k, precision_at_k, recall_at_k
 from core.eval.report import CaseResult, EvalReport, build_report
-from core.indexer import chunking_hash
-from core.chunker import ChunkLimits
-from core.models import SearchFilters
-from core.paths import AppPaths
-from core.search import SearchRequest
+from core.index.indexer import chunking_hash
+from core.vault.chunker import ChunkLimits
+from core.base.models import SearchFilters
+from core.base.paths import AppPaths
+from core.search.search import SearchRequest
 
 Progress = Callable[[int, int, str], None]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import keyring.errors
 from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from core.embedding import default_registry
+from core.providers.embedding import default_registry
 from desktop.controller import AppController
 from desktop.dialogs.settings_pages import SettingsDraft, SettingsPanelBase
 from desktop.services import llm_providers

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.embedding import default_registry
+from core.providers.embedding import default_registry
 from desktop.controller import AppController
 from desktop.dialogs.settings_pages import SettingsDraft, SettingsPanelBase, spin_box
 from desktop.services import llm_providers

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.config import EngineConfig, add_vault, remove_vault
-from core.profiles import PROFILES
+from core.base.config import EngineConfig, add_vault, remove_vault
+from core.search.profiles import PROFILES
 from desktop.controller import AppController
 from desktop.settings import MODES, Settings
 from desktop.theme import colours

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.answer import AskRequest, AskResponse
-from core.llm import default_llm_registry
+from core.providers.llm import default_llm_registry
 from desktop.answer_text import answer_markdown, is_extractive, source_line
 from desktop.controller import AppController, Scope
 from desktop.dialogs.context_dialog import ContextSentDialog

@@ -7,7 +7,7 @@ import json
 from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from core.models import Candidate, SearchResponse
+from core.base.models import Candidate, SearchResponse
 from core.serialize import search_json
 from desktop.controller import AppController
 from desktop.formatting import chunk_label, filters_lines

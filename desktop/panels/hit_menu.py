@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMenu, QWidget
 
-from core.models import Hit
+from core.base.models import Hit
 from desktop.actions import is_obsidian_vault
 from desktop.controller import AppController
 

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QTextBlockFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
-from core.models import Hit
+from core.base.models import Hit
 from desktop.actions import note_path
 from desktop.controller import AppController
 from desktop.formatting import heading_trail

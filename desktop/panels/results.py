@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.models import Hit, SearchResponse
+from core.base.models import Hit, SearchResponse
 from desktop.controller import AppController
 from desktop.formatting import heading_trail, snippet_html
 from desktop.models import HitRole, ResultsModel, ScoreFractionRole

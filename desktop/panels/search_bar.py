@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.models import SearchFilters
+from core.base.models import SearchFilters
 from desktop.controller import AppController, Scope
 from desktop.settings import MODES
 from desktop.state import VaultSnapshot

@@ -8,8 +8,8 @@ import time
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from core.eta import time_left
-from core.models import SearchResponse
+from core.base.eta import time_left
+from core.base.models import SearchResponse
 from desktop.controller import AppController
 from desktop.state import VaultSnapshot, describe_status
 from desktop.theme import colours

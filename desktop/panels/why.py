@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QFormLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from core.models import Hit, RankedScore, SearchResponse
+from core.base.models import Hit, RankedScore, SearchResponse
 from desktop.controller import AppController
 from desktop.formatting import filters_lines, heading_trail, score_text
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-import core.indexer
+import core.index.indexer
 from core.cli.main import main
-from core.fusion import rrf_term
-from core.models import ChunkRef, Hit, Term
-from core.scanner import read_note_bytes
+from core.search.fusion import rrf_term
+from core.base.models import ChunkRef, Hit, Term
+from core.vault.scanner import read_note_bytes
 from core.serialize import hit_json
 
 REPO = Path(__file__).resolve().parents[2]
@@ -232,7 +232,7 @@ def test_bad_vault_indexes_without_crashing_and_status_lists_every_skip(
             entry.path.unlink(missing_ok=True)
         return read_note_bytes(entry, *args)
 
-    monkeypatch.setattr(core.indexer, "read_note_bytes", vanish_then_read)
+    monkeypatch.setattr(core.index.indexer, "read_note_bytes", vanish_then_read)
     (stats,) = run_json(capsys, "index", "--vault", str(bad_vault), "--no-embed", "--quiet")["vaults"]
     unreadable = 3 if CAN_LOCK_FILES else 2
     assert stats["skipped"] == {"binary": 1, "symlink_escape": 1, "symlink_loop": 3, "too_large": 1, "unreadable": unreadable}
@@ -324,7 +324,7 @@ def test_search_before_any_vault_exits_4_and_says_how_to_index(capsys: pytest.Ca
 
 def test_search_of_a_registered_but_unbuilt_vault_exits_4(capsys: pytest.CaptureFixture[str], tiny_vault: Path) -> None:
     from core.engine import Engine
-    from core.paths import AppPaths
+    from core.base.paths import AppPaths
 
     Engine(AppPaths.from_env(), embedder_factory=None).add_vault(tiny_vault)
     code, _, err = run(capsys, "search", "anything", "--json")

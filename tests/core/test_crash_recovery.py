@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-import core.indexer
+import core.index.indexer
 from core.engine import Engine
-from core.models import SearchFilters
-from core.notes import document_version
-from core.paths import AppPaths
-from core.search import SearchRequest
+from core.base.models import SearchFilters
+from core.vault.notes import document_version
+from core.base.paths import AppPaths
+from core.search.search import SearchRequest
 from tests import crash_harness as harness
 from tests.helpers import BagOfWordsEmbedder
 
@@ -112,7 +112,7 @@ def test_a_sync_killed_between_the_keyword_commit_and_the_manifest_save_is_recov
     def die(*args: object, **kwargs: object) -> None:
         raise Crash
 
-    monkeypatch.setattr(core.indexer, "save_manifest", die)
+    monkeypatch.setattr(core.index.indexer, "save_manifest", die)
     with pytest.raises(Crash):
         crashed.sync([VAULT])  # the keyword index has the new text, the manifest the old
     monkeypatch.undo()
@@ -151,8 +151,8 @@ def test_torn_manifest_is_rebuilt_from_the_keyword_index_and_nothing_is_reparsed
     data = manifest.read_bytes()
     manifest.write_bytes(data[: len(data) // 2])
     parsed: list[str] = []
-    real_parse = core.indexer.parse_note
-    monkeypatch.setattr(core.indexer, "parse_note", lambda vault, rel, *a, **k: parsed.append(rel) or real_parse(vault, rel, *a, **k))
+    real_parse = core.index.indexer.parse_note
+    monkeypatch.setattr(core.index.indexer, "parse_note", lambda vault, rel, *a, **k: parsed.append(rel) or real_parse(vault, rel, *a, **k))
     engine = bow_engine(built)
     vi = engine.index_for(VAULT)
     assert vi.recovery == "manifest_rebuilt"

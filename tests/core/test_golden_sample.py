@@ -9,8 +9,8 @@ import pytest
 from core.engine import Engine
 from core.eval.golden import load_golden
 from core.eval.runner import run_golden
-from core.paths import AppPaths
-from core.search import SearchRequest
+from core.base.paths import AppPaths
+from core.search.search import SearchRequest
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -21,7 +21,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from core.engine import Engine
-from core.paths import AppPaths
+from core.base.paths import AppPaths
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_VAULT = REPO / "resources" / "sample-vault"

@@ -16,7 +16,7 @@ import pytest
 
 from core.cli.main import main
 from core.engine import Engine
-from core.paths import AppPaths
+from core.base.paths import AppPaths
 
 REPO = Path(__file__).resolve().parents[2]
 

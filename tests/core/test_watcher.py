@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from core.engine import Engine
-from core.manifest import load_manifest
-from core.models import SearchFilters, chunk_id
-from core.notes import document_version
-from core.paths import AppPaths
-from core.scanner import Scanner
-from core.search import SearchRequest
-from core.vector_index import key_for
+from core.index.manifest import load_manifest
+from core.base.models import SearchFilters, chunk_id
+from core.vault.notes import document_version
+from core.base.paths import AppPaths
+from core.vault.scanner import Scanner
+from core.search.search import SearchRequest
+from core.index.vector_index import key_for
 from core.watcher import LiveUpdate, VaultWatcher
 from tests.helpers import BagOfWordsEmbedder
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from core.paths import AppPaths
+from core.base.paths import AppPaths
 from desktop.controller import AppController
 from desktop.main_window import MainWindow
 from desktop.settings import SettingsStore

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
-from core.llm import ChatMessage, LLMError
+from core.providers.llm import ChatMessage, LLMError
 from desktop.controller import AppController
 from desktop.main_window import MainWindow
 from desktop.panels.ask import ABSTAIN_TITLE, AskPanel

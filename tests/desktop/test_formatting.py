@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.models import ChunkRef, Hit
+from core.base.models import ChunkRef, Hit
 from desktop.actions import obsidian_url, wikilink
 from desktop.formatting import heading_trail, snippet_html
 from desktop.note_text import END, START, prepare

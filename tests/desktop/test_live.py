@@ -59,7 +59,7 @@ def _tree_label(window: MainWindow, folder: str = "") -> str:
 
 
 def _manifest(controller: AppController, name: str) -> dict[str, Any]:
-    from core.manifest import load_manifest
+    from core.index.manifest import load_manifest
 
     loaded = load_manifest(controller.paths.vault_dir(name) / "manifest.json")
     assert loaded is not None
@@ -294,7 +294,7 @@ def test_debounce_setting_is_saved_and_reaches_the_watcher(qtbot: Any, window: M
 
 def test_describe_update_names_the_note_and_the_time() -> None:
     from core.engine import SyncReport
-    from core.indexer import SyncStats
+    from core.index.indexer import SyncStats
 
     def update(paths: tuple[str, ...], removed: tuple[str, ...] = (), reconciled: bool = False) -> LiveUpdate:
         stats = SyncStats("kitchen", 5, 9, 0, len(paths) - len(removed), len(removed), 4, {}, 0, 0.01, removed_paths=removed)

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 
 from PySide6.QtWidgets import QAbstractItemView
 
-from core.models import SearchFilters
-from core.search import SearchRequest
+from core.base.models import SearchFilters
+from core.search.search import SearchRequest
 from desktop.controller import AppController, Scope
 from desktop.formatting import score_text
 from desktop.main_window import MainWindow

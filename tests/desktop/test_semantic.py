@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.search import SearchRequest
+from core.search.search import SearchRequest
 from desktop.controller import AppController
 from desktop.main_window import MainWindow
 from tests.desktop.helpers import copy_folders, index_vault, search_and_wait

@@ -11,7 +11,7 @@ import keyring.backends.fail
 import pytest
 from PySide6.QtCore import QSettings
 
-from core.secrets import KeyStore
+from core.providers.secrets import KeyStore
 from desktop.controller import AppController
 from desktop.dialogs.keys_page import ApiKeysSettingsPanel
 from desktop.dialogs.settings_dialog import SettingsDialog
@@ -106,8 +106,8 @@ def test_without_a_secure_keyring_the_key_is_kept_for_the_session_only(
 
 
 def test_remote_embedder_is_refused_until_the_user_allows_it() -> None:
-    from core.config import VaultConfig
-    from core.embedding import EmbedderUnavailable
+    from core.base.config import VaultConfig
+    from core.providers.embedding import EmbedderUnavailable
 
     allowed = {"value": False}
     factory = make_embedder_factory(KeyStore(), lambda: allowed["value"])

@@ -10,9 +10,9 @@ import pytest
 from core.answer import Answerer, AskRequest
 from core.answer.context import auto_k, build_sources
 from core.engine import Engine
-from core.llm import LLMError
-from core.paths import AppPaths
-from core.search import SearchRequest
+from core.providers.llm import LLMError
+from core.base.paths import AppPaths
+from core.search.search import SearchRequest
 from tests.helpers import ScriptedProvider
 
 REPO = Path(__file__).resolve().parents[3]

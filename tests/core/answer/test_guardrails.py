@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.guardrails import MASK, injection_risk, mask_secrets
+from core.search.guardrails import MASK, injection_risk, mask_secrets
 
 
 @pytest.mark.parametrize(

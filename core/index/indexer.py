@@ -1,0 +1,360 @@
+"""Keep one vault's indexes in step with its files.
+
+A sync reads only what changed: unchanged notes (same size and mtime, or
+same hash) are never re-parsed, and an unchanged vault rewrites nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from core.base.atomic import write_bytes_atomic
+from core.vault.chunker import ChunkLimits, new_parser
+from core.base.config import EngineConfig, VaultConfig
+from core.index.keyword_index import ANALYZER_VERSION, KeywordIndex
+from core.index.manifest import (
+    FileRecord,
+    IndexInfo,
+    load_info,
+    load_manifest,
+    save_info,
+    save_manifest,
+)
+from core.index.records import files_from_keyword, files_matching_keyword, record_for
+from core.base.models import Document, FileWarning, SkippedFile
+from core.vault.notes import document_version, parse_note
+from core.base.paths import AppPaths
+from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, read_note_bytes
+
+Progress = Callable[[int, int, str], None]
+PARSER_VERSION = "chunker-2"  # 2: lone-CR line breaks; nested front matter values ignored
+BATCH = 1000  # notes per Whoosh commit: fewer, larger segments make searches cheaper
+
+
+@dataclass(frozen=True, slots=True)
+class SyncStats:
+    vault: str
+    documents: int
+    chunks: int
+    added: int
+    changed: int
+    removed: int
+    unchanged: int
+    skipped: dict[str, int]
+    warnings: int
+    seconds: float
+    cancelled: bool = False
+    changed_paths: tuple[str, ...] = ()
+    removed_paths: tuple[str, ...] = ()
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def chunking_hash(limits: ChunkLimits) -> str:
+    return hashlib.sha256(f"{PARSER_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
+
+
+class VaultIndex:
+    """The keyword index, manifest and health record of one vault."""
+
+    def __init__(self, vault: VaultConfig, paths: AppPaths, config: EngineConfig) -> None:
+        self.vault = vault
+        self.dir = paths.vault_dir(vault.name)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.limits = ChunkLimits(config.soft_chars, config.hard_chars)
+        self.max_bytes = config.max_file_bytes
+        self.chunking_hash = chunking_hash(self.limits)
+        self._lock = threading.RLock()  # one writer at a time
+        self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=self.chunking_hash)
+        self.recovery: str | None = "dirty_flag" if self.dirty_path.exists() else None
+        self.files, self.keyword = self._open()
+        self._parser = new_parser()
+
+    def _open(self) -> tuple[dict[str, FileRecord], KeywordIndex]:
+        """Open the manifest and Whoosh index, recovering what a crash or torn write left."""
+        loaded = load_manifest(self.manifest_path)
+        if loaded is not None and loaded[0] == self.chunking_hash:
+            try:
+                keyword = KeywordIndex(self.dir / "whoosh")
+                files = loaded[1]
+                if self.recovery == "dirty_flag":  # the keyword index may be ahead of the manifest
+                    files = files_matching_keyword(files, keyword)
+                return files, keyword
+            except Exception:  # a damaged Whoosh index: rebuild it (embeddings come from the cache)
+                self.recovery = "keyword_index_damaged"
+        elif loaded is None and self.manifest_path.exists() and self.info.chunking_hash == self.chunking_hash:
+            try:
+                keyword = KeywordIndex(self.dir / "whoosh")
+                self.recovery = "manifest_rebuilt"
+                return files_from_keyword(keyword), keyword
+            except Exception:
+                self.recovery = "keyword_index_damaged"
+        if loaded is not None and loaded[0] != self.chunking_hash:
+            self.recovery = self.recovery or "outdated"  # built by another chunker/analyzer version
+        self._reset_keyword_dir()
+        return {}, KeywordIndex(self.dir / "whoosh")
+
+    @property
+    def dirty_path(self) -> Path:
+        return self.dir / "dirty"
+
+    @property
+    def is_dirty(self) -> bool:
+        return self.dirty_path.exists()
+
+    def flush(self) -> None:
+        """Persist what the fast path kept in memory, then clear the dirty flag."""
+        with self._lock:
+            save_manifest(self.manifest_path, self.chunking_hash, self.files)
+            self._write_info(self.info.skipped, _ProcessResult())
+            self.dirty_path.unlink(missing_ok=True)
+            self.recovery = None
+
+    def _mark_dirty(self) -> None:
+        if not self.dirty_path.exists():
+            write_bytes_atomic(self.dirty_path, b"memory is ahead of disk; reconcile on start\n")
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.dir / "manifest.json"
+
+    @property
+    def info_path(self) -> Path:
+        return self.dir / "info.json"
+
+    @property
+    def is_built(self) -> bool:
+        """Searchable: built once, and not thrown away for being built by an older version."""
+        return self.info_path.exists() and self.recovery not in ("outdated", "keyword_index_damaged")
+
+    def scanner(self) -> Scanner:
+        return Scanner(Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes)
+
+    def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> SyncStats:
+        """Bring the index in line with the vault; the stats name the notes (re)indexed and removed."""
+        t0 = time.perf_counter()
+        with self._lock:
+            root = Path(self.vault.root)
+            if not root.is_dir():
+                raise FileNotFoundError(f"Vault folder {root} does not exist or is not a folder")
+            scan = self.scanner().scan()
+            present = {e.rel_path for e in scan.entries}
+            removed = sorted(set(self.files) - present)
+            todo: list[ScanEntry] = []
+            for entry in scan.entries:
+                rec = self.files.get(entry.rel_path)
+                if rec is not None and rec.size == entry.size and rec.mtime_ns == entry.mtime_ns:
+                    continue
+                todo.append(entry)
+            # Whoosh commits batch by batch before the manifest is saved at the end: the dirty
+            # flag covers a crash in between, as it does for the live path.
+            result = self._process(todo, removed, list(scan.skipped), progress, cancel, persist=True, before_write=self._mark_dirty)
+            stats = self._stats(result, t0)
+            if result.touched or self._health_changed(result.skipped) or self.recovery:
+                self._write_info(result.skipped, result)
+            if self.recovery or self.is_dirty:
+                # The manifest now matches the keyword index (even after a cancel: every record
+                # not yet checked still names what the index holds), so the flag can go.
+                if not result.touched:
+                    save_manifest(self.manifest_path, self.chunking_hash, self.files)
+                self.dirty_path.unlink(missing_ok=True)
+                self.recovery = None
+            return stats
+
+    def update_paths(self, rel_paths: Iterable[str], *, persist: bool = True) -> SyncStats:
+        """Re-index just these notes (the watcher's fast path); vanished ones are removed.
+
+        With `persist=False` the keyword index is updated (searchable at once) but the
+        manifest and health record wait for `flush()`; a dirty flag on disk says so.
+        """
+        t0 = time.perf_counter()
+        asked = sorted({normalise_rel_path(r) for r in rel_paths})
+        with self._lock:
+            scanner = self.scanner()
+            todo: list[ScanEntry] = []
+            removed: list[str] = []
+            skipped: list[SkippedFile] = []
+            for rel in asked:
+                found = scanner.classify(rel)
+                if isinstance(found, ScanEntry):
+                    todo.append(found)
+                else:
+                    if isinstance(found, SkippedFile):
+                        skipped.append(found)
+                    if rel in self.files:
+                        removed.append(rel)
+            # Without persist, the flag goes on disk before the first write: a crash from there
+            # on is recovered on the next start.
+            result = self._process(todo, removed, skipped, None, None, persist=persist, before_write=None if persist else self._mark_dirty)
+            if result.touched or skipped:
+                merged = {s.rel_path: s for s in self.info.skipped if s.rel_path not in set(asked)}
+                merged.update({s.rel_path: s for s in result.skipped})
+                if persist:
+                    self._write_info(merged.values(), result)
+                else:
+                    self.info = self._updated_info(merged.values(), result)
+            return self._stats(result, t0)
+
+    def documents_for(self, rel_paths: Iterable[str]) -> list[Document]:
+        """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
+        scanner = self.scanner()
+        docs = []
+        for rel in rel_paths:
+            entry = scanner.classify(rel)
+            if isinstance(entry, ScanEntry):
+                raw = read_note_bytes(entry, self.max_bytes)
+                if isinstance(raw, bytes):
+                    docs.append(self._parse(entry, raw))
+        return docs
+
+    def close(self) -> None:
+        self.keyword.close()
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _process(
+        self,
+        todo: list[ScanEntry],
+        removed: list[str],
+        skipped: list[SkippedFile],
+        progress: Progress | None,
+        cancel: threading.Event | None,
+        *,
+        persist: bool,
+        before_write: Callable[[], None] | None = None,
+    ) -> _ProcessResult:
+        """Parse and commit `todo`, drop `removed`. `before_write` runs once, before memory or the
+        keyword index first moves ahead of the manifest on disk."""
+        res = _ProcessResult(skipped=list(skipped))
+        pending_write = [before_write] if before_write is not None else []
+
+        def writing() -> None:
+            while pending_write:
+                pending_write.pop()()
+
+        batch: list[Document] = []
+        total = len(todo)
+        for i, entry in enumerate(todo):
+            if cancel is not None and cancel.is_set():
+                res.cancelled = True
+                break
+            raw = read_note_bytes(entry, self.max_bytes)
+            if isinstance(raw, SkippedFile):
+                res.skipped.append(raw)
+                if entry.rel_path in self.files:
+                    removed.append(entry.rel_path)
+                continue
+            old = self.files.get(entry.rel_path)
+            # `files` names what the keyword index holds (after a crash too: see `_open`), so
+            # the same hash means the same chunks are indexed already.
+            if old is not None and old.version == document_version(raw):
+                if (old.size, old.mtime_ns) != (entry.size, entry.mtime_ns):
+                    writing()
+                    self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
+                    res.touched = True  # only the manifest's stat record moves
+                continue
+            doc = self._parse(entry, raw)
+            res.warnings.extend(doc.warnings)
+            batch.append(doc)
+            if old is None:
+                res.added += 1
+            else:
+                res.changed += 1
+            if len(batch) >= BATCH:
+                writing()
+                self._commit(batch, [])
+                res.reindexed.extend(d.rel_path for d in batch)
+                batch = []
+            if progress is not None and i % 25 == 0 and i < total - 1:
+                progress(i + 1, total, "keyword")
+        if progress is not None and total and not res.cancelled:
+            progress(total, total, "keyword")  # here, not in the loop: the last note may be skipped
+        removed = sorted(set(removed))
+        if batch or removed:
+            writing()
+            self._commit(batch, removed)
+            res.reindexed.extend(d.rel_path for d in batch)
+        res.removed = len(removed)
+        res.removed_paths = removed
+        res.touched = res.touched or bool(res.reindexed) or bool(removed)
+        if res.touched and persist:
+            save_manifest(self.manifest_path, self.chunking_hash, self.files)
+        return res
+
+    def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
+        return parse_note(
+            self.vault.name, entry.rel_path, raw, size=entry.size, mtime_ns=entry.mtime_ns, limits=self.limits, parser=self._parser
+        )
+
+    def _commit(self, docs: list[Document], removed: list[str]) -> None:
+        self.keyword.apply(removed, docs)
+        for rel in removed:
+            self.files.pop(rel, None)
+        for doc in docs:
+            self.files[doc.rel_path] = record_for(doc)
+
+    def _stats(self, res: _ProcessResult, t0: float) -> SyncStats:
+        reasons = Counter(s.reason.value for s in res.skipped)
+        return SyncStats(
+            vault=self.vault.name,
+            documents=len(self.files),
+            chunks=sum(len(r.chunks) for r in self.files.values()),
+            added=res.added,
+            changed=res.changed,
+            removed=res.removed,
+            unchanged=len(self.files) - res.added - res.changed,
+            skipped=dict(sorted(reasons.items())),
+            warnings=len(res.warnings),
+            seconds=time.perf_counter() - t0,
+            cancelled=res.cancelled,
+            changed_paths=tuple(res.reindexed),
+            removed_paths=tuple(res.removed_paths),
+        )
+
+    def _health_changed(self, skipped: Iterable[SkippedFile]) -> bool:
+        return not self.info_path.exists() or set(skipped) != set(self.info.skipped)
+
+    def _write_info(self, skipped: Iterable[SkippedFile], res: _ProcessResult) -> None:
+        self.info = self._updated_info(skipped, res)
+        save_info(self.info_path, self.info)
+
+    def _updated_info(self, skipped: Iterable[SkippedFile], res: _ProcessResult) -> IndexInfo:
+        """Warnings are per note: a re-parsed note's old warnings are replaced by its new ones."""
+        reparsed = set(res.reindexed) | set(res.removed_paths)
+        kept = [w for w in self.info.warnings if w.rel_path in self.files and w.rel_path not in reparsed]
+        return replace(
+            self.info,
+            root=self.vault.root,
+            built_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            chunking_hash=self.chunking_hash,
+            documents=len(self.files),
+            chunks=sum(len(r.chunks) for r in self.files.values()),
+            warnings=tuple(dict.fromkeys(kept + res.warnings)),
+            skipped=tuple(sorted(skipped, key=lambda s: s.rel_path)),
+            state="healthy",
+        )
+
+    def _reset_keyword_dir(self) -> None:
+        whoosh_dir = self.dir / "whoosh"
+        if whoosh_dir.exists():
+            for child in whoosh_dir.iterdir():
+                child.unlink()
+
+
+@dataclass
+class _ProcessResult:
+    reindexed: list[str] = field(default_factory=list)  # rel paths parsed and committed (not the documents: a first index would hold them all)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    warnings: list[FileWarning] = field(default_factory=list)
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    removed_paths: list[str] = field(default_factory=list)
+    cancelled: bool = False
+    touched: bool = False

@@ -1,0 +1,159 @@
+"""What an index knows about the vault it was built from, persisted as JSON.
+
+The manifest lets a re-index skip every note whose size and mtime (or hash)
+did not change; `IndexInfo` is the health record `cairn status` and the app show.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.base.atomic import read_json, write_bytes_atomic, write_json_atomic
+from core.base.models import FileWarning, SkippedFile, SkipReason
+
+INDEX_VERSION = 1
+MANIFEST_FORMAT = "jsonl-1"
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    ordinal: int
+    text_hash: str  # sha256 of the embedding input (core.index.embed_text), the embedding cache key
+    start_byte: int
+    end_byte: int
+    heading_path: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """One indexed note: enough to skip it next time and to filter its vectors."""
+
+    version: str
+    size: int
+    mtime_ns: int
+    title: str
+    tags: tuple[str, ...]
+    date: str | None
+    doc_type: str | None
+    confidentiality: str
+    chunks: tuple[ChunkRecord, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["tags"] = list(self.tags)
+        d["chunks"] = [[c.ordinal, c.text_hash, c.start_byte, c.end_byte, c.heading_path] for c in self.chunks]
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> FileRecord:
+        chunks = tuple(ChunkRecord(int(o), str(h), int(s), int(e), str(p)) for o, h, s, e, p in d["chunks"])
+        return cls(
+            version=d["version"],
+            size=int(d["size"]),
+            mtime_ns=int(d["mtime_ns"]),
+            title=d["title"],
+            tags=tuple(d["tags"]),
+            date=d.get("date"),
+            doc_type=d.get("doc_type"),
+            confidentiality=d.get("confidentiality", "internal"),
+            chunks=chunks,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class IndexInfo:
+    vault: str
+    root: str
+    index_version: int = INDEX_VERSION
+    state: str = "healthy"  # healthy | degraded
+    built_at: str = ""
+    chunking_hash: str = ""
+    documents: int = 0
+    chunks: int = 0
+    warnings: tuple[FileWarning, ...] = ()
+    skipped: tuple[SkippedFile, ...] = ()
+    notes: tuple[str, ...] = ()  # index-level warnings, e.g. "semantic index 40% complete"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "vault": self.vault,
+            "root": self.root,
+            "index_version": self.index_version,
+            "state": self.state,
+            "built_at": self.built_at,
+            "chunking_hash": self.chunking_hash,
+            "totals": {"documents": self.documents, "chunks": self.chunks},
+            "warnings": [asdict(w) for w in self.warnings],
+            "skipped": [{"rel_path": s.rel_path, "reason": s.reason.value, "detail": s.detail} for s in self.skipped],
+            "notes": list(self.notes),
+            "extra": self.extra,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> IndexInfo:
+        totals = d.get("totals", {})
+        return cls(
+            vault=d["vault"],
+            root=d["root"],
+            index_version=int(d.get("index_version", 0)),
+            state=d.get("state", "degraded"),
+            built_at=d.get("built_at", ""),
+            chunking_hash=d.get("chunking_hash", ""),
+            documents=int(totals.get("documents", 0)),
+            chunks=int(totals.get("chunks", 0)),
+            warnings=tuple(FileWarning(**w) for w in d.get("warnings", [])),
+            skipped=tuple(SkippedFile(s["rel_path"], SkipReason(s["reason"]), s["detail"]) for s in d.get("skipped", [])),
+            notes=tuple(d.get("notes", [])),
+            extra=dict(d.get("extra", {})),
+        )
+
+
+def load_manifest(path: Path) -> tuple[str, dict[str, FileRecord]] | None:
+    """Returns (chunking_hash, files) or None when missing, torn or unreadable (recovered by the caller).
+
+    One JSON line per note, parsed line by line: a single `json.loads` of a
+    10k-note manifest holds the GIL for ~80 ms, long enough to stall a window.
+    A header names the count and a trailer repeats it, so a torn write is
+    never mistaken for a smaller vault. The file is read in one call, not line
+    by line: each buffered read gives the GIL up and takes it straight back,
+    which resets a waiting thread's claim on it (CPython's convoy effect), so
+    a line-by-line read kept a window from running for up to 130 ms.
+    """
+    try:
+        lines = iter(path.read_bytes().splitlines())
+        header = json.loads(next(lines))
+        files: dict[str, FileRecord] = {}
+        trailer = None
+        for line in lines:
+            row = json.loads(line)
+            if "end" in row:
+                trailer = row
+                break
+            files[row["rel_path"]] = FileRecord.from_json(row["record"])
+        if trailer is None or trailer["end"] != header["count"] or len(files) != header["count"]:
+            return None
+        return str(header["chunking_hash"]), files
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):
+        return None
+
+
+def save_manifest(path: Path, chunking_hash: str, files: dict[str, FileRecord]) -> None:
+    rows = [json.dumps({"manifest": MANIFEST_FORMAT, "chunking_hash": chunking_hash, "count": len(files)})]
+    rows.extend(json.dumps({"rel_path": rel, "record": files[rel].to_json()}, ensure_ascii=False, separators=(",", ":")) for rel in sorted(files))
+    rows.append(json.dumps({"end": len(files)}))
+    write_bytes_atomic(path, ("\n".join(rows) + "\n").encode("utf-8"))
+
+
+def load_info(path: Path) -> IndexInfo | None:
+    try:
+        return IndexInfo.from_json(read_json(path))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def save_info(path: Path, info: IndexInfo) -> None:
+    write_json_atomic(path, info.to_json())

@@ -1,0 +1,83 @@
+"""Manifest records derived from parsed notes, or rebuilt from the keyword index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.index.embed_text import embedding_input, input_hash
+from core.index.keyword_index import KeywordIndex
+from core.index.manifest import ChunkRecord, FileRecord
+from core.base.models import Document
+
+
+def files_from_keyword(keyword: KeywordIndex) -> dict[str, FileRecord]:
+    """Rebuild the manifest from Whoosh's stored fields after a torn manifest write.
+
+    Sizes and mtimes are unknown (-1), so the next sync hashes every note once but
+    re-parses only those whose content differs from what the index holds.
+    """
+    by_note: dict[str, list[dict[str, Any]]] = {}
+    for fields in keyword.all_stored():
+        by_note.setdefault(fields["rel_path"], []).append(fields)
+    files: dict[str, FileRecord] = {}
+    for rel, rows in by_note.items():
+        rows.sort(key=lambda f: int(f["ordinal"]))
+        first = rows[0]
+        files[rel] = FileRecord(
+            version=first["document_version"],
+            size=-1,
+            mtime_ns=-1,
+            title=first["title"],
+            tags=tuple(t for t in (first.get("tags") or "").split(",") if t),
+            date=first.get("date") or None,
+            doc_type=first.get("doc_type") or None,
+            confidentiality=first.get("confidentiality", "internal"),
+            chunks=tuple(
+                ChunkRecord(
+                    int(f["ordinal"]),
+                    input_hash(embedding_input(first["title"], f.get("heading_path", ""), f.get("body", ""))),
+                    int(f["start_byte"]),
+                    int(f["end_byte"]),
+                    f.get("heading_path", ""),
+                )
+                for f in rows
+            ),
+        )
+    return files
+
+
+def files_matching_keyword(files: dict[str, FileRecord], keyword: KeywordIndex) -> dict[str, FileRecord]:
+    """The manifest after a crash with the dirty flag set: the keyword index is the truth.
+
+    Live updates (and a sync cut short) commit to Whoosh before the manifest is saved, so
+    the manifest on disk may lack notes the index holds, list notes it no longer holds, or
+    name older versions. A record is kept (with its size and mtime, so the note is not even
+    hashed) where its version matches the index; otherwise the index's record is used, and
+    the next sync hashes that note and re-parses it only if the file differs from the index.
+    """
+    indexed = files_from_keyword(keyword)
+    out: dict[str, FileRecord] = {}
+    for rel, rec in indexed.items():
+        old = files.get(rel)
+        out[rel] = old if old is not None and old.version == rec.version else rec
+    for rel, rec in files.items():
+        if rel not in indexed and not rec.chunks:
+            out[rel] = rec  # a note without chunks has nothing in the index to compare with
+    return out
+
+
+def record_for(doc: Document) -> FileRecord:
+    return FileRecord(
+        version=doc.document_version,
+        size=doc.size,
+        mtime_ns=doc.mtime_ns,
+        title=doc.title,
+        tags=doc.tags,
+        date=doc.date,
+        doc_type=doc.doc_type,
+        confidentiality=doc.confidentiality,
+        chunks=tuple(
+            ChunkRecord(c.ordinal, input_hash(embedding_input(doc.title, c.heading_path, c.text)), c.start_byte, c.end_byte, c.heading_path)
+            for c in doc.chunks
+        ),
+    )

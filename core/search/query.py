@@ -1,0 +1,83 @@
+"""Parse the query box's language: words, "quoted phrases" and `key:value` filters.
+
+Parsing is forgiving: a filter that cannot be understood becomes a warning,
+never an exception, because this runs on every keystroke in the app.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, replace
+
+from core.base.models import ParsedQuery, SearchFilters
+
+FILTER_KEYS = ("vault", "folder", "tag", "type", "after", "before")
+_TOKEN = re.compile(r'(\w+):"([^"]*)"|(\w+):(\S+)|"([^"]*)"?|(\S+)', re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class QueryParse:
+    query: ParsedQuery
+    warnings: tuple[str, ...]
+
+
+def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
+    """Split `text` into free words, phrases and filters merged over `base` filters."""
+    words: list[str] = []
+    phrases: list[str] = []
+    warnings: list[str] = []
+    vaults = list(base.vaults)
+    folders = list(base.folders)
+    tags = list(base.tags)
+    types = list(base.doc_types)
+    after, before = base.after, base.before
+    for m in _TOKEN.finditer(text):
+        key = (m.group(1) or m.group(3) or "").lower()
+        value = m.group(2) if m.group(1) else m.group(4)
+        if key and key in FILTER_KEYS and value:
+            if key == "vault":
+                vaults.append(value)
+            elif key == "folder":
+                folders.append(value.strip("/"))
+            elif key == "tag":
+                tags.append(value.lstrip("#").lower())
+            elif key == "type":
+                types.append(value.lower())
+            else:
+                day = parse_date(value)
+                if day is None:
+                    warnings.append(f"{key}:{value} is not a date (use YYYY-MM-DD); filter ignored")
+                elif key == "after":
+                    after = day
+                else:
+                    before = day
+            continue
+        if m.group(5) is not None:
+            phrase = m.group(5).strip()
+            if phrase:
+                phrases.append(phrase)
+            continue
+        words.append(m.group(0))
+    filters = replace(
+        base,
+        vaults=tuple(dict.fromkeys(vaults)),
+        folders=tuple(dict.fromkeys(folders)),
+        tags=tuple(dict.fromkeys(tags)),
+        doc_types=tuple(dict.fromkeys(types)),
+        after=after,
+        before=before,
+    )
+    free = " ".join(words + phrases)
+    return QueryParse(ParsedQuery(free, tuple(words), tuple(phrases), filters), tuple(warnings))
+
+
+def parse_date(value: str) -> str | None:
+    for fmt in ("%Y-%m-%d", "%Y/%m/%d", "%Y-%m", "%Y"):
+        try:
+            return dt.datetime.strptime(value, fmt).date().isoformat()
+        except ValueError:
+            continue
+    return None
+
+

@@ -1,0 +1,286 @@
+"""Hybrid search over one or more vaults: BM25F list + vector list, fused by RRF.
+
+Both lists see the same filters before fusion. Every hit carries its ranks,
+raw scores and the named terms that add up to its final score.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+import numpy as np
+
+from core.search.fusion import Fused, RankedList, fuse_rrf
+from core.index.keyword_index import KeywordHit, KeywordIndex, analyzer
+from core.base.models import id_order, Candidate, ChunkRef, Hit, ParsedQuery, RankedScore, SearchFilters, SearchResponse, Term
+from core.search.guardrails import injection_risk, mask_secrets
+from core.search.profiles import Profile, get_profile
+from core.search.query import parse_query
+from core.index.analysis import Stemmer
+from core.search.snippets import make_snippet
+
+MODES = ("hybrid", "keyword", "semantic")
+FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
+RISK_PENALTY = 0.5  # a chunk that reads like a prompt injection loses up to half its score
+
+
+class VectorSearcher(Protocol):
+    """One vault's vector side, as the search needs it."""
+
+    def search(self, query: np.ndarray, filters: SearchFilters, limit: int) -> list[tuple[str, float]]: ...
+
+
+class QueryEmbedder(Protocol):
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+@dataclass(frozen=True, slots=True)
+class VaultSearchSide:
+    """What search needs of one vault: its keyword index and, when ready, its vectors."""
+
+    name: str
+    keyword: KeywordIndex
+    vectors: VectorSearcher | None = None
+    embedder: QueryEmbedder | None = None
+    semantic_note: str | None = None  # e.g. "semantic index 40% complete"
+    unavailable_reason: str | None = None  # why this vault has no semantic side
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    query: str
+    mode: str = "hybrid"
+    k: int = 10
+    filters: SearchFilters = SearchFilters()
+    profile: str = "default"
+    per_note_cap: int = 3
+    top_n: int = 100
+    rrf_k: int = 60
+    today: dt.date | None = None
+
+
+@dataclass
+class _Timer:
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def lap(self, name: str, t0: float) -> float:
+        now = time.perf_counter()
+        self.timings[name] = round((now - t0) * 1000, 3)
+        return now
+
+
+def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchResponse:
+    """Run one search over the given vaults. A vault without vectors is searched by keyword only."""
+    timer = _Timer()
+    t_start = t = time.perf_counter()
+    if request.mode not in MODES:
+        raise ValueError(f"unknown mode {request.mode!r}; choose one of {', '.join(MODES)}")
+    profile = get_profile(request.profile)
+    parsed_result = parse_query(request.query, request.filters)
+    parsed = parsed_result.query
+    warnings = list(parsed_result.warnings)
+    sides = _select_vaults(sides, parsed.filters, warnings)
+    t = timer.lap("parse", t)
+
+    mode = request.mode
+    wants_vectors = mode in ("hybrid", "semantic") and bool(parsed.text.strip())
+    vector_ready = [s for s in sides if s.vectors is not None and s.embedder is not None]
+    if wants_vectors and not vector_ready:
+        reasons = sorted({s.unavailable_reason or "no embeddings have been built yet" for s in sides})
+        warnings.append(f"{FALLBACK_WARNING} ({'; '.join(reasons) or 'no vault selected'})")
+        mode = "keyword"
+    elif wants_vectors:
+        warnings.extend(s.semantic_note for s in sides if s.semantic_note)
+        warnings.extend(
+            f"vault {s.name}: semantic unavailable ({s.unavailable_reason or 'no embeddings yet'}); keyword only"
+            for s in sides
+            if s not in vector_ready
+        )
+    if request.mode == "semantic" and not parsed.text.strip():
+        mode = "keyword"
+
+    keyword_hits: list[KeywordHit] = []
+    if mode in ("hybrid", "keyword"):
+        for side in sides:
+            keyword_hits.extend(side.keyword.search(parsed, parsed.filters, request.top_n))
+        keyword_hits.sort(key=lambda h: (-h.score, *id_order(h.chunk_id)))
+        keyword_hits = keyword_hits[: request.top_n]
+        t = timer.lap("keyword", t)
+
+    vector_hits: list[tuple[str, float]] = []
+    if mode in ("hybrid", "semantic"):
+        qvecs: dict[int, np.ndarray] = {}
+        for side in vector_ready:
+            assert side.vectors is not None and side.embedder is not None
+            if id(side.embedder) not in qvecs:  # one query embedding per distinct model
+                qvecs[id(side.embedder)] = side.embedder.embed_query(parsed.text)
+        t = timer.lap("embed_query", t)
+        for side in vector_ready:
+            assert side.vectors is not None
+            vector_hits.extend(side.vectors.search(qvecs[id(side.embedder)], parsed.filters, request.top_n))
+        vector_hits.sort(key=lambda h: (-h[1], *id_order(h[0])))
+        vector_hits = vector_hits[: request.top_n]
+        t = timer.lap("vector", t)
+
+    lists = []
+    if keyword_hits:
+        lists.append(RankedList("keyword", profile.keyword_weight if mode == "hybrid" else 1.0, [h.chunk_id for h in keyword_hits]))
+    if vector_hits:
+        lists.append(RankedList("vector", profile.vector_weight if mode == "hybrid" else 1.0, [cid for cid, _ in vector_hits]))
+    fused = fuse_rrf(lists, request.rrf_k)
+    if not parsed.text.strip():  # filter-only browse: newest first
+        fused = _browse_order(keyword_hits)
+    t = timer.lap("fuse", t)
+
+    if not profile.freshness_weight:
+        # Fetch stored fields only for what can be shown: a vector-only candidate costs a lookup.
+        fused = _shortlist(fused, request.k, request.per_note_cap)
+    stored = _stored_fields(sides, keyword_hits, [f.chunk_id for f in fused])
+    kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
+    vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
+    stems = _query_stems(parsed)
+    today = request.today or dt.date.today()
+    hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip())
+    hits = _cap_per_note(hits, request.per_note_cap)[: request.k]
+    stemmer = sides[0].keyword.stemmer if sides else Stemmer(analyzer())
+    hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()))
+    timer.lap("assemble", t)
+    timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
+    return SearchResponse(
+        query=request.query,
+        mode=mode,
+        requested_mode=request.mode,
+        hits=tuple(hits),
+        warnings=tuple(dict.fromkeys(warnings)),
+        timings_ms=timer.timings,
+        parsed=parsed,
+        keyword_candidates=tuple(Candidate(h.chunk_id, i, h.score) for i, h in enumerate(keyword_hits, 1)),
+        vector_candidates=tuple(Candidate(cid, i, s) for i, (cid, s) in enumerate(vector_hits, 1)),
+        profile=profile.name,
+    )
+
+
+def _select_vaults(sides: Sequence[VaultSearchSide], filters: SearchFilters, warnings: list[str]) -> list[VaultSearchSide]:
+    if not filters.vaults:
+        return list(sides)
+    wanted = set(filters.vaults)
+    unknown = wanted - {s.name for s in sides}
+    if unknown:
+        warnings.append(f"no vault named {', '.join(sorted(unknown))}")
+    return [s for s in sides if s.name in wanted]
+
+
+def _browse_order(keyword_hits: list[KeywordHit]) -> list[Fused]:
+    ordered = sorted(keyword_hits, key=lambda h: id_order(h.chunk_id))
+    ordered.sort(key=lambda h: (h.fields or {}).get("date") or "", reverse=True)  # stable: newest first
+    return [Fused(h.chunk_id, 0.0, ()) for h in ordered]
+
+
+def _shortlist(fused: list[Fused], k: int, cap: int) -> list[Fused]:
+    """The first `k` candidates after the per-note cap, in the final order."""
+    ordered = sorted(fused, key=lambda f: (-f.score, *id_order(f.chunk_id)))
+    counts: dict[tuple[str, str], int] = {}
+    out = []
+    for f in ordered:
+        rel, _, vault = id_order(f.chunk_id)
+        counts[(vault, rel)] = counts.get((vault, rel), 0) + 1
+        if cap <= 0 or counts[(vault, rel)] <= cap:
+            out.append(f)
+            if len(out) >= k:
+                break
+    return out
+
+
+def _stored_fields(sides: Sequence[VaultSearchSide], keyword_hits: list[KeywordHit], wanted_ids: list[str]) -> dict[str, dict[str, Any]]:
+    stored = {h.chunk_id: h.fields for h in keyword_hits if h.fields is not None}
+    missing = [cid for cid in wanted_ids if cid not in stored]
+    if missing:
+        by_vault: dict[str, list[str]] = {}
+        for cid in missing:
+            by_vault.setdefault(cid.split("\x1f", 1)[0], []).append(cid)
+        for side in sides:
+            if side.name in by_vault:
+                stored.update(side.keyword.stored(by_vault[side.name]))
+    return stored
+
+
+def _query_stems(parsed: ParsedQuery) -> frozenset[str]:
+    ana = analyzer()
+    text = " ".join(list(parsed.terms) + list(parsed.phrases))
+    return frozenset(t.text for t in ana(text)) if text.strip() else frozenset()
+
+
+def _assemble(
+    fused: list[Fused],
+    stored: dict[str, dict[str, Any]],
+    kw_rank: dict[str, RankedScore],
+    vec_rank: dict[str, RankedScore],
+    profile: Profile,
+    today: dt.date,
+    *,
+    keep_order: bool = False,
+) -> list[Hit]:
+    hits: list[Hit] = []
+    for f in fused:
+        fields = stored.get(f.chunk_id)
+        if fields is None:  # a vector whose chunk left the keyword index: stale, skip it
+            continue
+        terms = list(f.terms)
+        boost = profile.freshness_boost(fields.get("date") or None, today)
+        if boost:
+            terms.append(Term(f"freshness boost ({profile.name})", boost))
+        score = sum(t.value for t in terms)
+        tags = tuple(t for t in (fields.get("tags") or "").split(",") if t)
+        hits.append(
+            Hit(
+                chunk=ChunkRef(fields["vault"], fields["rel_path"], int(fields["ordinal"]), fields.get("heading_path", "")),
+                score=score,
+                title=fields.get("title", ""),
+                snippet="",
+                start_byte=int(fields["start_byte"]),
+                end_byte=int(fields["end_byte"]),
+                bm25=kw_rank.get(f.chunk_id),
+                vector=vec_rank.get(f.chunk_id),
+                contributions=tuple(terms),
+                tags=tags,
+                date=fields.get("date") or None,
+                doc_type=fields.get("doc_type") or None,
+                text=fields.get("body", ""),
+                confidentiality=fields.get("confidentiality", "internal"),
+            )
+        )
+    if not keep_order:  # a filter-only browse keeps its newest-first order
+        hits.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
+    return hits
+
+
+def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: bool) -> list[Hit]:
+    """Snippets (secrets masked) for what is shown; injection-like chunks flagged and ranked down."""
+    out = []
+    for h in hits:
+        risk = injection_risk(h.text)
+        snippet = mask_secrets(make_snippet(h.text, stems, stemmer)).text
+        if risk.flags:
+            penalty = Term(f"injection risk penalty ({', '.join(risk.flags)}; risk {risk.score:.2f})", -RISK_PENALTY * risk.score * h.score)
+            h = replace(h, score=h.score + penalty.value, contributions=h.contributions + (penalty,), flags=risk.flags)
+        out.append(replace(h, snippet=snippet))
+    if resort:
+        out.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
+    return out
+
+
+def _cap_per_note(hits: list[Hit], cap: int) -> list[Hit]:
+    if cap <= 0:
+        return hits
+    counts: dict[tuple[str, str], int] = {}
+    out = []
+    for h in hits:
+        key = (h.chunk.vault, h.chunk.rel_path)
+        counts[key] = counts.get(key, 0) + 1
+        if counts[key] <= cap:
+            out.append(h)
+    return out

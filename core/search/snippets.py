@@ -1,0 +1,59 @@
+"""Short excerpts of a chunk around the words that matched, with the matches marked.
+
+Matches are marked `**like this**` (Markdown bold), which the CLI prints as is
+and the app turns into highlighting.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from core.index.analysis import Stemmer
+
+DEFAULT_WIDTH = 240
+_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)")
+MARK_OPEN = "**"
+MARK_CLOSE = "**"
+
+
+def make_snippet(text: str, stems: Collection[str], stemmer: Stemmer, width: int = DEFAULT_WIDTH) -> str:
+    """The `width`-character window with the most distinct matched stems."""
+    flat = " ".join(_EMPHASIS.sub("", text).split())
+    if not flat:
+        return ""
+    spans = []
+    if stems:
+        spans = [span for span in stemmer.spans(flat) if span[2] in stems]
+    if not spans:
+        return _clip(flat, 0, width)
+    best_start, best_count = 0, -1
+    for i, (start, _, _) in enumerate(spans):
+        distinct = {t for s, _, t in spans[i:] if s < start + width}
+        if len(distinct) > best_count:
+            best_start, best_count = start, len(distinct)
+    begin = max(0, best_start - width // 4)
+    if begin > 0:
+        space = flat.rfind(" ", 0, begin)
+        begin = space + 1 if space != -1 and begin - space < 30 else begin
+    end = min(len(flat), begin + width)
+    out: list[str] = []
+    pos = begin
+    for s, e, _ in spans:
+        if s < pos or e > end:
+            continue
+        out.append(flat[pos:s])
+        out.append(f"{MARK_OPEN}{flat[s:e]}{MARK_CLOSE}")
+        pos = e
+    out.append(flat[pos:end])
+    prefix = "…" if begin > 0 else ""
+    suffix = "…" if end < len(flat) else ""
+    return prefix + "".join(out) + suffix
+
+
+def _clip(flat: str, start: int, width: int) -> str:
+    if len(flat) <= width:
+        return flat
+    cut = flat.rfind(" ", start, start + width)
+    cut = cut if cut > start + width // 2 else start + width
+    return flat[start:cut] + "…"

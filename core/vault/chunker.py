@@ -1,0 +1,245 @@
+"""Split a note into heading-aware chunks with exact byte ranges.
+
+Blocks come from markdown-it-py's CommonMark tokens, so a `#` inside a code
+fence is code, not a heading. Every chunk remembers the byte range it came
+from in the raw file, which is what citations and the preview point at.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from core.base.models import Chunk
+
+DEFAULT_SOFT_CHARS = 1000
+DEFAULT_HARD_CHARS = 2000
+DEFAULT_MAX_CHUNKS = 2000
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkLimits:
+    soft_chars: int = DEFAULT_SOFT_CHARS
+    hard_chars: int = DEFAULT_HARD_CHARS
+    max_chunks: int = DEFAULT_MAX_CHUNKS
+
+    def signature(self) -> str:
+        """Part of the chunking hash: a change here means every note must be re-chunked."""
+        return f"soft={self.soft_chars};hard={self.hard_chars};max={self.max_chunks};v1"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    start: int  # byte offsets into the raw file
+    end: int
+    heading_level: int  # 0 for a non-heading block
+    heading_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkedBody:
+    chunks: tuple[Chunk, ...]
+    first_h1: str | None
+    inline_tags: tuple[str, ...]
+    truncated: bool
+
+
+def new_parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
+
+
+def chunk_markdown(
+    raw: bytes, body_start: int, limits: ChunkLimits = ChunkLimits(), parser: MarkdownIt | None = None
+) -> ChunkedBody:
+    """Chunk the body of a note (everything from `body_start` on)."""
+    body_bytes = raw[body_start:]
+    text = body_bytes.decode("utf-8", "replace")
+    line_starts = _line_starts(raw, body_start)
+    tokens = (parser or new_parser()).parse(text)
+    blocks, first_h1, tags = _blocks(tokens, line_starts, len(raw))
+    chunks: list[Chunk] = []
+    stack: list[tuple[int, str]] = []
+    pending: list[Block] = []
+
+    headings_only: list[tuple[int, int, str]] = []
+
+    def flush() -> None:
+        if not pending:
+            return
+        if all(b.heading_level for b in pending):
+            # A heading with no content of its own lives on in the heading path of what follows.
+            headings_only.append((pending[0].start, pending[-1].end, _path(stack)))
+        else:
+            _emit(raw, pending[0].start, pending[-1].end, _path(stack), limits, chunks)
+        pending.clear()
+
+    for block in blocks:
+        if block.heading_level:
+            flush()
+            while stack and stack[-1][0] >= block.heading_level:
+                stack.pop()
+            stack.append((block.heading_level, block.heading_text))
+            pending.append(block)
+            continue
+        has_content = any(not b.heading_level for b in pending)
+        if has_content and _chars(raw, pending[0].start, block.end) > limits.soft_chars:
+            flush()
+        pending.append(block)
+    flush()
+    if not chunks:
+        for start, end, path in headings_only:
+            _emit(raw, start, end, path, limits, chunks)
+    truncated = len(chunks) > limits.max_chunks
+    kept = chunks[: limits.max_chunks]
+    numbered = tuple(Chunk(i, c.heading_path, c.start_byte, c.end_byte, c.text) for i, c in enumerate(kept))
+    return ChunkedBody(numbered, first_h1, tags, truncated)
+
+
+def chunk_text(raw: bytes, start: int, end: int) -> str:
+    """The text of a byte range exactly as a chunk carries it (line endings normalised)."""
+    return _NEWLINE_TEXT.sub("\n", raw[start:end].decode("utf-8", "replace"))
+
+
+_NEWLINE_TEXT = re.compile(r"\r\n?")
+_TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*)", re.UNICODE)
+
+
+def _blocks(tokens: list[Token], line_starts: list[int], size: int) -> tuple[list[Block], str | None, tuple[str, ...]]:
+    blocks: list[Block] = []
+    first_h1: str | None = None
+    tags: list[str] = []
+    heading_level = 0
+    for tok in tokens:
+        if tok.type == "inline" and tok.children:
+            for child in tok.children:
+                if child.type == "text":
+                    for m in _TAG.finditer(child.content):
+                        tag = m.group(1).lower()
+                        if tag not in tags:
+                            tags.append(tag)
+        if tok.level != 0 or tok.map is None or tok.nesting == -1:
+            if tok.type == "inline" and heading_level and tok.level == 1:
+                text = tok.content.strip()
+                last = blocks[-1]
+                blocks[-1] = Block(last.start, last.end, heading_level, text)
+                if heading_level == 1 and first_h1 is None and text:
+                    first_h1 = text
+            continue
+        start = _offset(line_starts, tok.map[0], size)
+        end = _offset(line_starts, tok.map[1], size)
+        heading_level = int(tok.tag[1]) if tok.type == "heading_open" else 0
+        blocks.append(Block(start, end, heading_level, ""))
+    return blocks, first_h1, tuple(tags)
+
+
+def _emit(raw: bytes, start: int, end: int, heading_path: str, limits: ChunkLimits, out: list[Chunk]) -> None:
+    start, end = _trim(raw, start, end)
+    if start >= end:
+        return
+    if _chars(raw, start, end) <= limits.soft_chars:
+        out.append(Chunk(len(out), heading_path, start, end, chunk_text(raw, start, end)))
+        return
+    for s, e in _split(raw, start, end, limits):
+        s, e = _trim(raw, s, e)
+        if s < e:
+            out.append(Chunk(len(out), heading_path, s, e, chunk_text(raw, s, e)))
+
+
+def _split(raw: bytes, start: int, end: int, limits: ChunkLimits) -> list[tuple[int, int]]:
+    """Cut an oversized range at line, then sentence, then character boundaries."""
+    pieces: list[tuple[int, int]] = []
+    for ls, le in _units(raw, start, end, limits.soft_chars, limits.hard_chars):
+        if pieces and _chars(raw, pieces[-1][0], le) <= limits.soft_chars:
+            pieces[-1] = (pieces[-1][0], le)
+        else:
+            pieces.append((ls, le))
+    return pieces
+
+
+def _units(raw: bytes, start: int, end: int, soft: int, hard: int) -> list[tuple[int, int]]:
+    units: list[tuple[int, int]] = []
+    pos = start
+    while pos < end:
+        nl = raw.find(b"\n", pos, end)
+        line_end = end if nl == -1 else nl + 1
+        if _chars(raw, pos, line_end) <= soft:
+            units.append((pos, line_end))
+        else:
+            units.extend(_sentence_units(raw, pos, line_end, hard))
+        pos = line_end
+    return units
+
+
+def _sentence_units(raw: bytes, start: int, end: int, hard: int) -> list[tuple[int, int]]:
+    text = raw[start:end].decode("utf-8", "replace")
+    cuts = [0] + [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    units: list[tuple[int, int]] = []
+    for a, b in zip(cuts, cuts[1:]):
+        while b - a > hard:  # one sentence longer than the hard limit: cut at a space if possible
+            cut = text.rfind(" ", a + 1, a + hard) + 1 or a + hard
+            units.append((a, cut))
+            a = cut
+        if a < b:
+            units.append((a, b))
+    if not _is_clean_utf8(raw, start, end):
+        return [(start, end)] if end - start <= hard else _byte_cuts(start, end, hard)
+    # Units are contiguous and in order: walk the byte offsets along with them (linear, not
+    # one prefix re-encoding per unit, which made a one-line 10 MB note take minutes).
+    out: list[tuple[int, int]] = []
+    char_pos, byte_pos = 0, start
+    for a, b in units:
+        byte_pos += _byte_len(text, char_pos, a)
+        unit_start = byte_pos
+        byte_pos += _byte_len(text, a, b)
+        char_pos = b
+        out.append((unit_start, byte_pos))
+    return out
+
+
+def _byte_len(text: str, a: int, b: int) -> int:
+    return len(text[a:b].encode("utf-8"))
+
+
+def _is_clean_utf8(raw: bytes, start: int, end: int) -> bool:
+    try:
+        raw[start:end].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _byte_cuts(start: int, end: int, hard: int) -> list[tuple[int, int]]:
+    return [(s, min(s + hard, end)) for s in range(start, end, hard)]
+
+
+def _trim(raw: bytes, start: int, end: int) -> tuple[int, int]:
+    while end > start and raw[end - 1 : end] in (b"\n", b"\r", b" ", b"\t"):
+        end -= 1
+    while start < end and raw[start : start + 1] in (b"\n", b"\r", b" ", b"\t"):
+        start += 1
+    return start, end
+
+
+def _chars(raw: bytes, start: int, end: int) -> int:
+    return len(raw[start:end].decode("utf-8", "replace"))
+
+
+_NEWLINE = re.compile(rb"\r\n?|\n")
+
+
+def _line_starts(raw: bytes, body_start: int) -> list[int]:
+    # Line breaks as markdown-it counts them (it normalises a lone CR to LF too), so its
+    # line numbers map onto the right bytes in old Mac-style files.
+    return [body_start] + [m.end() for m in _NEWLINE.finditer(raw, body_start)]
+
+
+def _offset(line_starts: list[int], line: int, size: int) -> int:
+    return line_starts[line] if line < len(line_starts) else size
+
+
+def _path(stack: list[tuple[int, str]]) -> str:
+    return " > ".join(text for _, text in stack if text)

@@ -1,0 +1,131 @@
+"""YAML front matter: the properties a note declares about itself.
+
+Broken YAML never stops a note from being indexed; the problem is returned
+so the index health view can show it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+import yaml
+
+from core.base.models import FrontMatter
+
+CONFIDENTIALITY_LEVELS = ("public", "internal", "restricted")
+_FENCE = re.compile(rb"\A---[ \t]*\r?\n")
+_CLOSE = re.compile(rb"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+_TAG_CLEAN = re.compile(r"[^\w/\-]+", re.UNICODE)
+
+
+def split_front_matter(raw: bytes, offset: int = 0) -> tuple[str | None, int]:
+    """Find the YAML block at `offset` (after a BOM). Returns (yaml_text, body_start_byte)."""
+    head = raw[offset:]
+    opening = _FENCE.match(head)
+    if not opening:
+        return None, offset
+    closing = _CLOSE.search(head, opening.end())
+    if not closing:
+        return None, offset
+    yaml_text = head[opening.end() : closing.start()].decode("utf-8", "replace")
+    end = closing.end()
+    if head[end : end + 1] == b"\n":
+        end += 1
+    return yaml_text, offset + end
+
+
+def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
+    """Parse the front matter block; unknown keys are ignored, bad values reported."""
+    yaml_text, body_start = split_front_matter(raw, offset)
+    if yaml_text is None:
+        return FrontMatter(end_byte=offset)
+    try:
+        data = yaml.safe_load(yaml_text)
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
+        return FrontMatter(end_byte=body_start, error=f"front matter is not valid YAML: {first}")
+    if data is None:
+        return FrontMatter(end_byte=body_start)
+    if not isinstance(data, dict):
+        return FrontMatter(end_byte=body_start, error="front matter is not a mapping of keys to values")
+    data = {key: _flat(value) for key, value in data.items() if key in _KNOWN_KEYS}
+    errors: list[str] = []
+    level = data.get("confidentiality")
+    confidentiality = str("internal" if level is None or level == "" else level).strip().lower()
+    if confidentiality not in CONFIDENTIALITY_LEVELS:
+        errors.append(f"unknown confidentiality {confidentiality!r}; treated as 'restricted'")
+        confidentiality = "restricted"  # fail closed: an unknown level is not shown by default
+    date, date_error = _parse_date(data.get("date"))
+    if date_error:
+        errors.append(date_error)
+    return FrontMatter(
+        title=_as_text(data.get("title")),
+        tags=normalise_tags(data.get("tags", data.get("tag"))),
+        aliases=_as_list(data.get("aliases", data.get("alias"))),
+        date=date,
+        project=_as_text(data.get("project")),
+        doc_type=(_as_text(data.get("doc_type")) or "").lower() or None,
+        confidentiality=confidentiality,
+        end_byte=body_start,
+        error="; ".join(errors) or None,
+    )
+
+
+_KNOWN_KEYS = frozenset({"title", "tags", "tag", "aliases", "alias", "date", "project", "doc_type", "confidentiality"})
+
+
+def _flat(value: Any) -> Any:
+    """A scalar or a flat list of scalars. Nested values are never turned into text: YAML
+    aliases can nest a few lines into billions of items (a "billion laughs" note)."""
+    if isinstance(value, list):
+        return [v for v in value if not isinstance(v, (list, dict, set))]
+    if isinstance(value, (dict, set)):
+        return "{...}"  # not a known confidentiality level either, so that fails closed
+    return value
+
+
+def normalise_tags(value: Any) -> tuple[str, ...]:
+    """Tags as lower-case strings without '#': Obsidian treats tags case-insensitively."""
+    items = _as_list(value)
+    out: list[str] = []
+    for item in items:
+        for part in item.replace(",", " ").split():
+            tag = _TAG_CLEAN.sub("", part.lstrip("#")).lower()
+            if tag and tag not in out:
+                out.append(tag)
+    return tuple(out)
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def _as_list(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(p.strip() for p in value.split(",") if p.strip())
+    if isinstance(value, (list, tuple, set)):
+        return tuple(str(v).strip() for v in value if v is not None and str(v).strip())
+    return (str(value),)
+
+
+def _parse_date(value: Any) -> tuple[str | None, str | None]:
+    if value is None or value == "":
+        return None, None
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat(), None
+    if isinstance(value, dt.date):
+        return value.isoformat(), None
+    text = str(value).strip()
+    for fmt in ("%Y-%m-%d", "%Y/%m/%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m"):
+        try:
+            return dt.datetime.strptime(text, fmt).date().isoformat(), None
+        except ValueError:
+            continue
+    return None, f"date {text!r} is not a recognised date (use YYYY-MM-DD)"

@@ -1,0 +1,43 @@
+"""The manifest file: a round trip, and every damaged shape read as "missing" (the caller recovers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.index.manifest import ChunkRecord, FileRecord, load_manifest, save_manifest
+
+
+def _record(n: int) -> FileRecord:
+    chunks = tuple(ChunkRecord(i, f"hash{n}-{i}", i * 10, i * 10 + 9, f"Heading {i}") for i in range(n % 3 + 1))
+    return FileRecord("v1", 100 + n, 1_700_000_000_000_000_000 + n, f"Note {n}", ("a", "b"), "2024-01-02", None, "internal", chunks)
+
+
+def test_round_trip_keeps_every_record(tmp_path: Path) -> None:
+    files = {f"folder/note {n}.md": _record(n) for n in range(50)} | {"ünï/cödé.md": _record(7)}
+    path = tmp_path / "manifest.json"
+    save_manifest(path, "hash-1", files)
+    assert load_manifest(path) == ("hash-1", files)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda data: b"", id="empty"),
+        pytest.param(lambda data: data.splitlines(keepends=True)[0], id="header only"),
+        pytest.param(lambda data: b"".join(data.splitlines(keepends=True)[:-1]), id="trailer torn off"),
+        pytest.param(lambda data: b"".join(data.splitlines(keepends=True)[:2] + data.splitlines(keepends=True)[-1:]), id="rows missing"),
+        pytest.param(lambda data: data[: len(data) // 2], id="cut mid-row"),
+        pytest.param(lambda data: b"\xff\xfe not json", id="garbage"),
+    ],
+)
+def test_a_damaged_manifest_reads_as_missing(tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "manifest.json"
+    save_manifest(path, "hash-1", {f"n{n}.md": _record(n) for n in range(5)})
+    path.write_bytes(damage(path.read_bytes()))
+    assert load_manifest(path) is None
+
+
+def test_a_missing_manifest_reads_as_missing(tmp_path: Path) -> None:
+    assert load_manifest(tmp_path / "nope.json") is None

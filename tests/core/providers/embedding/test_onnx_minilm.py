@@ -1,0 +1,227 @@
+"""The built-in MiniLM embedder, run on the real model file."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.providers.embedding import EmbedderUnavailable, EmbeddingCancelled, MiniLMEmbedder
+from core.providers.embedding import onnx_minilm
+from core.providers.embedding.base import Embedder
+
+PROJECT_ROOT = Path(__file__).resolve().parents[4]
+
+# Lengths vary a lot on purpose, so sorted batching really reorders them.
+MIXED_TEXTS = [
+    "A fairly long note about the garden: tomatoes, beans, and the compost heap by the shed.",
+    "short",
+    "Meeting notes: decided to move the release to Friday after the security review.",
+    "",
+    "Recipe",
+    "The quick brown fox jumps over the lazy dog. " * 6,
+    "tax return 2025",
+    "How to rotate the SSH keys on the build server without downtime",
+    "bread",
+    "Notes on Kant's Critique of Pure Reason, chapter two: the transcendental aesthetic.",
+    "x",
+    "Grocery list: eggs, milk, flour, yeast, salt, olive oil, lemons",
+]
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+def test_describes_the_model_for_index_manifests(embedder: MiniLMEmbedder) -> None:
+    as_protocol: Embedder = embedder  # a type checker verifies the protocol here
+    assert as_protocol is embedder
+    assert embedder.dims == 384
+    assert embedder.max_tokens == 256
+    assert embedder.model_id == "sentence-transformers/all-MiniLM-L6-v2 (int8 onnx)"
+    assert embedder.model_hash == onnx_minilm.MODEL_SHA256
+
+
+def test_vectors_are_float32_unit_length_with_384_dims(embedder: MiniLMEmbedder) -> None:
+    vectors = embedder.embed_documents(MIXED_TEXTS)
+    assert vectors.dtype == np.float32
+    assert vectors.shape == (len(MIXED_TEXTS), 384)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_same_text_twice_gives_identical_vectors(embedder: MiniLMEmbedder) -> None:
+    first = embedder.embed_query("Where did I put the notes on sourdough starters?")
+    second = embedder.embed_query("Where did I put the notes on sourdough starters?")
+    assert np.array_equal(first, second)
+
+
+def test_paraphrase_is_closer_than_unrelated_text(embedder: MiniLMEmbedder) -> None:
+    bake, loaf, stocks = embedder.embed_documents(
+        [
+            "How do I bake sourdough bread?",
+            "Steps for making a sourdough loaf",
+            "The central bank raised interest rates again.",
+        ]
+    )
+    assert bake @ loaf > 0.6
+    assert bake @ loaf > bake @ stocks + 0.3
+
+
+def test_batched_result_matches_one_by_one_in_input_order(embedder: MiniLMEmbedder) -> None:
+    batched = embedder.embed_documents(MIXED_TEXTS)
+    singles = np.stack([embedder.embed_query(text) for text in MIXED_TEXTS])
+    np.testing.assert_allclose(batched, singles, atol=1e-5)
+
+
+def test_embed_query_matches_embed_documents_row(embedder: MiniLMEmbedder) -> None:
+    query = embedder.embed_query("sourdough")
+    assert query.shape == (384,)
+    np.testing.assert_allclose(query, embedder.embed_documents(["sourdough"])[0], atol=1e-6)
+
+
+def test_text_longer_than_256_tokens_is_truncated_not_rejected(embedder: MiniLMEmbedder) -> None:
+    long_text = "word " * 1000
+    np.testing.assert_allclose(
+        embedder.embed_query(long_text), embedder.embed_query("word " * 300), atol=1e-5
+    )
+
+
+def test_empty_input_gives_empty_array_without_loading() -> None:
+    fresh = MiniLMEmbedder(model_path="/nonexistent/model.onnx")
+    result = fresh.embed_documents([])
+    assert result.shape == (0, 384) and result.dtype == np.float32
+
+
+def test_progress_is_reported_after_each_batch_of_eight(embedder: MiniLMEmbedder) -> None:
+    calls: list[tuple[int, int]] = []
+    embedder.embed_documents(
+        ["note"] * 20, progress=lambda done, total: calls.append((done, total))
+    )
+    assert calls == [(8, 20), (16, 20), (20, 20)]
+
+
+def test_cancel_set_between_batches_raises_embedding_cancelled(embedder: MiniLMEmbedder) -> None:
+    cancel = threading.Event()
+    calls: list[int] = []
+
+    def progress(done: int, total: int) -> None:
+        calls.append(done)
+        cancel.set()
+
+    with pytest.raises(EmbeddingCancelled):
+        embedder.embed_documents(["note"] * 20, progress=progress, cancel=cancel)
+    assert calls == [8]
+
+
+def test_cancel_already_set_embeds_nothing(embedder: MiniLMEmbedder) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(EmbeddingCancelled):
+        embedder.embed_documents(["note"], progress=lambda d, t: pytest.fail("ran"), cancel=cancel)
+
+
+def test_model_with_one_changed_byte_is_rejected_as_checksum_error(tmp_path: Path) -> None:
+    damaged = tmp_path / "model.onnx"
+    shutil.copyfile(onnx_minilm.default_model_path(), damaged)
+    with damaged.open("r+b") as fh:
+        fh.seek(1_000_000)
+        byte = fh.read(1)
+        fh.seek(1_000_000)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+    with pytest.raises(EmbedderUnavailable) as info:
+        MiniLMEmbedder(model_path=damaged).embed_query("hello")
+    assert info.value.reason == "model_checksum"
+    assert str(damaged) in info.value.message
+
+
+def test_truncated_model_is_rejected_as_checksum_error(tmp_path: Path) -> None:
+    short = tmp_path / "model.onnx"
+    short.write_bytes(onnx_minilm.default_model_path().read_bytes()[:1000])
+    with pytest.raises(EmbedderUnavailable) as info:
+        MiniLMEmbedder(model_path=short).verify()
+    assert info.value.reason == "model_checksum"
+
+
+def test_missing_model_file_is_reported_as_model_missing(tmp_path: Path) -> None:
+    with pytest.raises(EmbedderUnavailable) as info:
+        MiniLMEmbedder(model_path=tmp_path / "gone.onnx").embed_query("hello")
+    assert info.value.reason == "model_missing"
+    assert "gone.onnx" in info.value.message
+
+
+def test_edited_tokenizer_is_rejected_as_checksum_error(tmp_path: Path) -> None:
+    edited = tmp_path / "tokenizer.json"
+    data = json.loads(onnx_minilm.default_tokenizer_path().read_text(encoding="utf-8"))
+    data["truncation"] = None
+    edited.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(EmbedderUnavailable) as info:
+        MiniLMEmbedder(tokenizer_path=edited).verify()
+    assert info.value.reason == "model_checksum"
+
+
+def test_checksums_are_computed_once_until_the_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tokenizer = tmp_path / "tokenizer.json"
+    shutil.copyfile(onnx_minilm.default_tokenizer_path(), tokenizer)
+    hashed: list[str] = []
+    real_hash = onnx_minilm._sha256_file
+
+    def counting_hash(path: Path) -> str:
+        hashed.append(path.name)
+        return real_hash(path)
+
+    monkeypatch.setattr(onnx_minilm, "_sha256_file", counting_hash)
+    fresh = MiniLMEmbedder(tokenizer_path=tokenizer)
+    fresh.verify()
+    fresh.verify()
+    assert sorted(hashed) == ["model.onnx", "tokenizer.json"]
+
+    stat = tokenizer.stat()
+    os.utime(tokenizer, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    fresh.verify()
+    assert sorted(hashed) == ["model.onnx", "tokenizer.json", "tokenizer.json"]
+
+
+def test_import_is_lazy_and_onnxruntime_writes_nothing_to_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env.update(
+        HOME=str(home),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        XDG_STATE_HOME=str(home / ".local" / "state"),
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    script = textwrap.dedent(
+        """
+        import sys
+        import core.providers.embedding.onnx_minilm as m
+        assert "onnxruntime" not in sys.modules, "onnxruntime imported eagerly"
+        assert "tokenizers" not in sys.modules, "tokenizers imported eagerly"
+        vector = m.MiniLMEmbedder().embed_query("hello telemetry")
+        assert "onnxruntime" in sys.modules and vector.shape == (384,)
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    written = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
+    assert written == [], f"files written under HOME: {written}"
