@@ -128,7 +128,9 @@ class VaultVectors:
                 from_cache = len(cached_keys)
         embedded = 0
         cancelled = False
-        need.sort(key=lambda k: (wanted[k][0], wanted[k][1]))
+        # Most recently edited notes first: they are the ones a user is about to search for, so
+        # hybrid search covers them within seconds of adding a vault, long before the rest.
+        need.sort(key=lambda k: (-files[wanted[k][0]].mtime_ns, wanted[k][0], wanted[k][1]))
         for start in range(0, len(need), EMBED_GROUP):
             if cancel is not None and cancel.is_set():
                 cancelled = True

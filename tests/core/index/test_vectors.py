@@ -235,3 +235,30 @@ def test_searches_past_the_admission_bound_get_busy(tmp_path: Path, small_vault:
             engine.search(SearchRequest("bread"))
     assert info.value.retry_after_seconds > 0
     assert engine.search(SearchRequest("bread")).hits
+
+
+def test_most_recently_edited_notes_are_embedded_first(tmp_path: Path, small_vault: Path) -> None:
+    import os
+    import threading
+
+    engine, name = make_engine(tmp_path / "home", small_vault, BagOfWordsEmbedder())
+    for i in range(60):
+        note = small_vault / "work" / f"n{i:02}.md"
+        note.write_text(f"# Note {i}\n\nfiller words number {i}\n")
+        os.utime(note, ns=(1_000_000_000 * (1_000 + i), 1_000_000_000 * (1_000 + i)))  # n59 is the newest
+    fresh = small_vault / "work" / "n00.md"  # alphabetically first, but edited long ago ...
+    latest = small_vault / "work" / "zz-today.md"  # ... while this one was saved just now
+    latest.write_text("# Today\n\nplanned the garden beds\n")
+    engine.sync([name], embed=False)
+    cancel = threading.Event()
+
+    def stop_after_first_batch(done: int, total: int, phase: str) -> None:
+        if phase == "embedding":
+            cancel.set()
+
+    engine.embed_vault(name, progress=stop_after_first_batch, cancel=cancel)
+    vv = engine.vectors_for(name)
+    assert vv is not None
+    embedded = {rel for rel, _ in (vv._rows_to_chunk[k] for k in vv.key_hash)}
+    assert "work/zz-today.md" in embedded
+    assert fresh.relative_to(small_vault).as_posix() not in embedded

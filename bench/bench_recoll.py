@@ -1,0 +1,103 @@
+"""Cold keyword index: Cairn against Recoll (Xapian, C++) on the same vault, in the same run.
+
+Both index the same folder from nothing, interleaved A B A B so a noisy machine
+hurts both alike. Each run is a child process measured with `os.wait4`: wall time,
+CPU time (user + system) and peak RSS. Recoll is installed with apt-get when it is
+missing and that is possible (root, Debian); otherwise the script says so and exits 0.
+
+    python bench/bench_recoll.py --vault ../shared/data/vaults/tldr --rounds 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import REPO, machine, write_result  # noqa: E402
+
+DEFAULT_VAULTS = [REPO.parent / "shared" / "data" / "vaults" / "tldr", REPO.parent / "shared" / "data" / "vaults" / "simonw-til"]
+
+
+def ensure_recoll() -> str | None:
+    """Path of `recollindex`, installing Debian's `recollcmd` when we can; None to skip."""
+    found = shutil.which("recollindex")
+    if found:
+        return found
+    if os.name != "posix" or not shutil.which("apt-get") or os.geteuid() != 0:
+        return None
+    subprocess.run(["apt-get", "install", "-y", "-qq", "recollcmd"], capture_output=True, check=False)
+    return shutil.which("recollindex")
+
+
+def measured(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
+    """Run `cmd` to completion; its wall time, CPU seconds and peak RSS (children included)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        err = proc.stderr.read().decode(errors="replace")[-500:] if proc.stderr else ""
+        raise RuntimeError(f"{cmd[0]} failed: {err}")
+    # ru_maxrss is the largest single process of the tree that was waited for (kB on Linux).
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mib": usage.ru_maxrss / 1024}
+
+
+def recoll_run(recollindex: str, vault: Path) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="recoll-") as conf:
+        # Markdown and plain text only, like Cairn; no stemming languages beyond English.
+        Path(conf, "recoll.conf").write_text(
+            f"topdirs = {vault}\nindexstemminglanguages = english\nloglevel = 1\nnoaspell = 1\n", encoding="utf-8"
+        )
+        return measured([recollindex, "-c", conf, "-z"], dict(os.environ))
+
+
+def cairn_run(vault: Path) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="cairn-") as home:
+        env = dict(os.environ, CAIRN_HOME=home, PYTHONPATH=str(REPO))
+        return measured([sys.executable, "-m", "core.cli.main", "index", "--vault", str(vault), "--no-embed", "--quiet"], env)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--vault", type=Path, action="append", help="vault to index (repeatable)")
+    ap.add_argument("--rounds", type=int, default=2)
+    args = ap.parse_args()
+    recollindex = ensure_recoll()
+    if recollindex is None:
+        print("recoll: not installed and cannot be installed here; skipped")
+        write_result("recoll", {"skipped": "recollindex unavailable"})
+        return 0
+    results: dict[str, object] = {"machine": machine(), "vaults": {}}
+    for vault in args.vault or DEFAULT_VAULTS:
+        vault = vault.resolve()
+        if not vault.is_dir():
+            print(f"{vault}: not a folder; skipped")
+            continue
+        runs: dict[str, list[dict[str, float]]] = {"cairn": [], "recoll": []}
+        for _ in range(args.rounds):
+            runs["cairn"].append(cairn_run(vault))
+            runs["recoll"].append(recoll_run(recollindex, vault))
+        med = {who: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for who, rs in runs.items()}
+        ratio = {k: med["cairn"][k] / max(med["recoll"][k], 1e-9) for k in med["cairn"]}
+        notes = sum(1 for p in vault.rglob("*.md") if p.is_file())
+        results["vaults"][vault.name] = {"notes": notes, "median": med, "ratio_cairn_over_recoll": ratio, "runs": runs}  # type: ignore[index]
+        print(
+            f"{vault.name} ({notes} notes): Cairn {med['cairn']['wall_s']:.1f} s wall / {med['cairn']['cpu_s']:.1f} s CPU / "
+            f"{med['cairn']['peak_mib']:.0f} MiB  vs Recoll {med['recoll']['wall_s']:.1f} s / {med['recoll']['cpu_s']:.1f} s / "
+            f"{med['recoll']['peak_mib']:.0f} MiB  →  {ratio['wall_s']:.2f}× wall, {ratio['cpu_s']:.2f}× CPU, {ratio['peak_mib']:.2f}× memory"
+        )
+    write_result("recoll", results)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
