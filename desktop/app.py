@@ -69,10 +69,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(argv) if argv is not None else sys.argv[1:]
-    if "--smoke-test" in argv:  # the packaged app checks itself (desktop/smoke.py, packaging/README.md)
-        from desktop.smoke import main as smoke_main
-
-        return smoke_main(argv)
     args = parse_args(argv)
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # before anything imports onnxruntime
 

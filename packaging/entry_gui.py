@@ -3,7 +3,7 @@
 import multiprocessing
 import sys
 
-from desktop.app import main
+from desktop.launch import main
 
 if __name__ == "__main__":
     # A frozen app re-runs this executable for multiprocessing children (core/index/child_sync.py).

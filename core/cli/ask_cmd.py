@@ -9,7 +9,7 @@ from typing import Any
 
 from core.answer import Answerer, AskRequest, AskResponse
 from core.cli.commands import open_engine
-from core.cli.main import EXIT_FAIL, EXIT_OK, cancel_on_sigint, print_json
+from core.cli.common import EXIT_FAIL, EXIT_OK, cancel_on_sigint, print_json
 from core.base.errors import IndexNotBuiltError, UsageError
 
 EXTRACTIVE = "extractive"

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from core.vault.chunker import ChunkLimits
-from core.cli.main import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, print_json, resolve_path
+from core.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, print_json, resolve_path
 from core.cli.progress import ProgressLine
 from core.engine import Engine
 from core.base.errors import IndexNotBuiltError, UsageError

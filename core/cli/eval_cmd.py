@@ -8,7 +8,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from core.cli.main import EXIT_DEGRADED, EXIT_OK, cancel_on_sigint, print_json
+from core.cli.common import EXIT_DEGRADED, EXIT_OK, cancel_on_sigint, print_json
 from core.cli.progress import ProgressLine
 from core.engine import Engine
 from core.base.errors import ConfigError, UsageError

@@ -7,17 +7,12 @@ degraded against its baseline, 4 index not built.
 from __future__ import annotations
 
 import argparse
-import json
-import signal
 import sys
-import threading
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from core.base.errors import CairnError, UsageError
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_DEGRADED, EXIT_NOT_BUILT = 0, 1, 2, 3, 4
+from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
 
 
 class _Parser(argparse.ArgumentParser):
@@ -173,29 +168,6 @@ def _mcp(args: argparse.Namespace) -> int:
     from core.cli import mcp_cmd
 
     return mcp_cmd.cmd_mcp(args)
-
-
-def print_json(payload: Any) -> None:
-    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
-
-
-def cancel_on_sigint() -> threading.Event:
-    """Ctrl-C asks long work to stop between batches; a second Ctrl-C interrupts at once."""
-    event = threading.Event()
-
-    def handler(signum: int, frame: object) -> None:
-        if event.is_set():
-            raise KeyboardInterrupt
-        event.set()
-        print("\ncairn: stopping after the current batch (Ctrl-C again to abort)", file=sys.stderr)
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, handler)
-    return event
-
-
-def resolve_path(text: str) -> Path:
-    return Path(text).expanduser()
 
 
 if __name__ == "__main__":

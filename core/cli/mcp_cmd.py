@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.main import EXIT_OK, print_json
+from core.cli.common import EXIT_OK, print_json
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ import threading
 import time
 
 from core.cli.commands import open_engine
-from core.cli.main import EXIT_OK
+from core.cli.common import EXIT_OK
 from core.cli.progress import ProgressLine
 from core.base.errors import UsageError
 from core.watcher import LiveUpdate, VaultWatcher

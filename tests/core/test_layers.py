@@ -91,3 +91,71 @@ def test_the_contract_catches_an_upward_import() -> None:
 def test_the_contract_catches_peers_importing_each_other() -> None:
     assert violations({"core.vault.notes": {"core.providers.secrets"}}) != []
     assert violations({"core.cli.main": {"core.eval.runner"}}) == []
+
+
+def project_graph() -> dict[str, set[str]]:
+    """Imports between the project's own modules (core and desktop), by module."""
+    graph: dict[str, set[str]] = {}
+    modules = {module_name(p) for root in ("core", "desktop") for p in (REPO / root).rglob("*.py")}
+    for root in ("core", "desktop"):
+        for path in sorted((REPO / root).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            found: set[str] = set()
+            for node in ast.walk(tree):
+                names: list[str] = []
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    names = [f"{node.module}.{a.name}" for a in node.names] + [node.module]
+                for name in names:
+                    while name and name not in modules:  # `from pkg.mod import func` -> pkg.mod
+                        name = name.rpartition(".")[0]
+                    if name and not module_name(path).startswith(name + ".") and name != module_name(path):
+                        found.add(name)
+            graph[module_name(path)] = found - {"core", "desktop"}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycles_between_project_modules() -> None:
+    # Package __init__ files re-export their submodules; a cycle through one of them is
+    # still a cycle, so they are not exempt.
+    assert cycles(project_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
