@@ -20,7 +20,7 @@ from core.base.errors import CairnError, UsageError
 from core.search.guardrails import injection_risk, mask_secrets
 from core.base.models import chunk_id
 from core.vault.notes import document_version
-from core.vault.scanner import normalise_rel_path
+from core.vault.scanner import as_utf8, normalise_rel_path
 
 if TYPE_CHECKING:
     from core.engine import Engine
@@ -182,7 +182,7 @@ def _check_on_disk(root: Path, addr: ChunkAddress, version: str, start: int, end
         resolved = path.resolve()
         if not resolved.is_relative_to(root.resolve()):
             raise StaleReferenceError(addr.ref, "changed since it was indexed: it now points outside its vault")
-        raw = resolved.read_bytes()
+        raw = as_utf8(resolved.read_bytes())  # as the indexer read it
     except FileNotFoundError:
         raise StaleReferenceError(addr.ref, "was moved or deleted since it was indexed") from None
     except (IsADirectoryError, NotADirectoryError):
