@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.vault.chunker import chunk_text
-from core.base.errors import CairnError, UsageError
+from core.base.errors import CairnError, RestrictedNoteError, UsageError
 from core.search.guardrails import injection_risk, mask_secrets
 from core.base.models import chunk_id
 from core.vault.notes import document_version
@@ -39,12 +39,6 @@ class StaleReferenceError(CairnError):
         super().__init__(f"stale reference: {ref} {why}; search again")
         self.ref = ref
         self.why = why
-
-
-class RestrictedNoteError(CairnError):
-    """The chunk belongs to a note marked `confidentiality: restricted` and that was not allowed."""
-
-    exit_code = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -139,7 +139,7 @@ def cmd_similar(args: argparse.Namespace) -> int:
     name = args.vault or (engine.vaults[0].name if len(engine.vaults) == 1 else None)
     if name is None:
         raise UsageError("Several vaults are indexed: say which with --vault NAME")
-    results = engine.similar(name, args.rel_path, k=args.k)
+    results = engine.similar(name, args.rel_path, k=args.k, allow_restricted=args.allow_restricted)
     if args.json:
         print_json({"vault": name, "rel_path": args.rel_path, "similar": [{"rel_path": r, "title": t, "score": round(s, 6)} for r, t, s in results]})
     else:

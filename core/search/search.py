@@ -19,7 +19,7 @@ from core.index.keyword_index import KeywordHit, KeywordIndex, analyzer
 from core.base.models import id_order, Candidate, ChunkRef, Hit, ParsedQuery, RankedScore, SearchFilters, SearchResponse, Term
 from core.search.guardrails import injection_risk, mask_secrets
 from core.search.profiles import Profile, get_profile
-from core.search.query import parse_query
+from core.search.query import check_query_size, parse_query
 from core.index.analysis import Stemmer
 from core.search.snippets import make_snippet
 
@@ -79,6 +79,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     t_start = t = time.perf_counter()
     if request.mode not in MODES:
         raise ValueError(f"unknown mode {request.mode!r}; choose one of {', '.join(MODES)}")
+    check_query_size(request.query)
     profile = get_profile(request.profile)
     parsed_result = parse_query(request.query, request.filters)
     parsed = parsed_result.query
