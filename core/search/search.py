@@ -264,7 +264,8 @@ def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: 
     out = []
     for h in hits:
         risk = injection_risk(h.text)
-        snippet = mask_secrets(make_snippet(h.text, stems, stemmer)).text
+        # Masked before the window is cut: a window inside a key block would miss its BEGIN line.
+        snippet = mask_secrets(make_snippet(mask_secrets(h.text).text, stems, stemmer)).text
         if risk.flags:
             penalty = Term(f"injection risk penalty ({', '.join(risk.flags)}; risk {risk.score:.2f})", -RISK_PENALTY * risk.score * h.score)
             h = replace(h, score=h.score + penalty.value, contributions=h.contributions + (penalty,), flags=risk.flags)
