@@ -81,3 +81,37 @@ def test_a_hostile_client_over_real_stdio_gets_an_answer_to_every_request(tmp_pa
         guard.cancel()
     assert rest == ""  # nothing but answers on stdout
     assert proc.returncode == 0
+
+
+def test_an_over_long_query_over_mcp_is_a_tool_error_that_names_the_limit(tmp_path: Path) -> None:
+    from core.base.paths import AppPaths
+    from core.engine import Engine
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n\nthe spring budget\n")
+    engine = Engine(AppPaths(tmp_path / "home"), embedder_factory=None)
+    engine.add_vault(vault, name="v")
+    engine.sync(["v"], embed=False)
+    engine.close()
+    env = {**os.environ, "CAIRN_HOME": str(tmp_path / "home"), "ORT_DISABLE_TELEMETRY": "1", "PYTHONPATH": str(REPO)}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "search_notes", "arguments": {"query": "budget " * 20_000, "mode": "keyword"}}}  # fmt: skip
+    lines = "\n".join([json.dumps(INIT), '{"jsonrpc": "2.0", "method": "notifications/initialized"}', json.dumps(call)]) + "\n"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "core.cli.main", "mcp"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=REPO,
+    )  # fmt: skip
+    guard = threading.Timer(60, proc.kill)
+    guard.start()
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(lines)
+        proc.stdin.flush()
+        replies = [json.loads(proc.stdout.readline()) for _ in range(2)]
+    finally:
+        proc.stdin.close()  # type: ignore[union-attr]
+        proc.wait(timeout=60)
+        guard.cancel()
+    result = replies[1]["result"]
+    assert result["isError"] is True and "limit is 2,000" in result["content"][0]["text"]
