@@ -43,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--notes", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-kill-after", type=float, default=1.0, help="kill within this many seconds of the child being ready")
+    ap.add_argument("--first-builds", type=float, default=0.2, help="share of trials that kill a first build from an empty data dir")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     trials = []
@@ -53,9 +54,27 @@ def main(argv: list[str] | None = None) -> int:
         harness.make_vault(vault, args.notes, seed=args.seed)
         harness.build(home, vault)
         for i in range(args.trials):
-            mode = "sync" if rng.random() < 0.3 else "live"
+            roll = rng.random()
+            mode = harness.FIRST if roll < args.first_builds else "sync" if roll < args.first_builds + 0.3 else "live"
             kill_after = rng.uniform(0.0, args.max_kill_after)
             journal = root / "journal.txt"
+            if mode == harness.FIRST:  # an empty data dir of its own; the shared one stays built
+                trial_home = root / f"first-{i}"
+                harness.run_child(trial_home, vault, mode, rng.randrange(10**9), journal, kill_after)
+                unflushed, edits = set(), 0
+                t = time.perf_counter()
+                result = harness.recover(trial_home, root / f"fresh-{i}", vault, unflushed)
+                recover_s = time.perf_counter() - t
+                shutil.rmtree(trial_home, ignore_errors=True)
+                shutil.rmtree(root / f"fresh-{i}", ignore_errors=True)
+                trials.append({"trial": i, "mode": mode, "kill_after_s": round(kill_after, 3), "edits": 0, "unflushed_notes": 0,
+                               "recovery": result.recovery, "notes": result.notes, "reparsed": result.reparsed,
+                               "embedded": result.embedded, "from_cache": result.from_cache, "full_rebuild": False,
+                               "reparsed_more_than_unflushed": False, "recover_and_check_s": round(recover_s, 2),
+                               "problems": result.problems})  # fmt: skip
+                print(f"{'OK ' if result.ok else 'BAD'} {i + 1:>3}/{args.trials} first kill@{kill_after:.2f}s recovery={result.recovery or '-'} "
+                      + "; ".join(result.problems), file=sys.stderr, flush=True)  # fmt: skip
+                continue
             harness.run_child(home, vault, mode, rng.randrange(10**9), journal, kill_after)
             unflushed, edits = harness.unflushed_edits(journal)
             t = time.perf_counter()

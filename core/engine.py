@@ -346,11 +346,11 @@ class Engine:
         searcher = _BoundVectors(vv, files)
         return VaultSearchSide(name, vi.keyword, searcher, emb, semantic_note=note)
 
-    def similar(self, name: str, rel_path: str, k: int = 10) -> list[tuple[str, str, float]]:
+    def similar(self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = False) -> list[tuple[str, str, float]]:
         """Other notes nearest to this one by meaning (see core.search.similar)."""
         from core.search.similar import similar_notes
 
-        return similar_notes(self.index_for(name), self.vectors_for(name), name, rel_path, k)
+        return similar_notes(self.index_for(name), self.vectors_for(name), name, rel_path, k, allow_restricted=allow_restricted)
 
     # -- status ----------------------------------------------------------------------------
 

@@ -29,7 +29,9 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from core.base.errors import IndexNotBuiltError  # noqa: E402
 from core.engine import Engine  # noqa: E402
+from core.search.search import SearchRequest  # noqa: E402
 from core.index.manifest import load_manifest  # noqa: E402
 from core.base.models import chunk_id  # noqa: E402
 from core.base.paths import AppPaths  # noqa: E402
@@ -38,6 +40,7 @@ from tests.helpers import BagOfWordsEmbedder  # noqa: E402
 
 VAULT = "v"
 MODES = ("live", "sync")
+FIRST = "first"  # a vault's first build, from an empty data dir: killed, it must not brick the folder
 _WORDS = (
     "harbour lantern orchard quarry meadow glacier falcon willow ember cobalt thistle saffron "
     "juniper basalt marble cedar violet tundra canyon pebble bramble heron otter maple"
@@ -115,6 +118,17 @@ def child_main(argv: list[str]) -> None:
     home, vault, mode, seed, journal_path = argv
     rng = random.Random(int(seed))
     root = Path(vault)
+    if mode == FIRST:
+        with open(journal_path, "a", encoding="utf-8") as journal:
+            journal.write("ready\n")  # before the engine: a kill may land while config.json is written
+            journal.flush()
+            engine = Engine(AppPaths(Path(home)), embedder_factory=lambda vc: BagOfWordsEmbedder())
+            if VAULT not in {v.name for v in engine.vaults}:
+                engine.add_vault(root, name=VAULT)
+            engine.sync([VAULT])
+            journal.write("flushed\n")
+            journal.flush()
+            time.sleep(3600)  # wait for the kill: a child that exits on its own is an error
     engine = Engine(AppPaths(Path(home)), embedder_factory=lambda vc: BagOfWordsEmbedder())
     with open(journal_path, "a", encoding="utf-8") as journal:
         journal.write("ready\n")
@@ -208,9 +222,23 @@ def keyword_rows(engine: Engine) -> list[tuple[str, int, str, str, str]]:
 
 
 def recover(home: Path, fresh_home: Path, vault: Path, unflushed: set[str]) -> Recovery:
-    """Open the crashed data dir, sync, and compare everything with a from-scratch build."""
+    """Open the crashed data dir, sync, and compare everything with a from-scratch build.
+
+    Before the sync, `status` and a search must work (or say the index is not built): a killed
+    first build used to leave a folder that made both end in IsADirectoryError for good.
+    """
+    early: list[str] = []
     engine = Engine(AppPaths(home), embedder_factory=lambda vc: BagOfWordsEmbedder())
     try:
+        if VAULT not in {v.name for v in engine.vaults}:  # killed before the first build registered it
+            engine.add_vault(vault, name=VAULT)
+        for what, call in (("status", engine.status), ("search", lambda: engine.search(SearchRequest("harbour", mode="keyword")))):
+            try:
+                call()
+            except IndexNotBuiltError:
+                pass
+            except Exception as exc:  # noqa: BLE001 - any other error is what this harness looks for
+                early.append(f"{what} after the crash raised {type(exc).__name__}: {exc}")
         vi = engine.index_for(VAULT)
         state = vi.recovery
         (report,) = engine.sync([VAULT])
@@ -219,6 +247,7 @@ def recover(home: Path, fresh_home: Path, vault: Path, unflushed: set[str]) -> R
             state, kw.documents, kw.added + kw.changed, emb.embedded if emb else -1, emb.from_cache if emb else -1, len(unflushed)
         )
         problems = result.problems
+        problems.extend(early)
         fresh = Engine(AppPaths(fresh_home), embedder_factory=None)
         fresh.add_vault(vault, name=VAULT)
         fresh.sync([VAULT], embed=False)

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.vault.chunker import chunk_text
-from core.base.errors import CairnError, UsageError
+from core.base.errors import CairnError, RestrictedNoteError, UsageError
 from core.search.guardrails import injection_risk, mask_secrets
 from core.base.models import chunk_id
 from core.vault.notes import document_version
-from core.vault.scanner import normalise_rel_path
+from core.vault.scanner import as_utf8, normalise_rel_path
 
 if TYPE_CHECKING:
     from core.engine import Engine
@@ -39,12 +39,6 @@ class StaleReferenceError(CairnError):
         super().__init__(f"stale reference: {ref} {why}; search again")
         self.ref = ref
         self.why = why
-
-
-class RestrictedNoteError(CairnError):
-    """The chunk belongs to a note marked `confidentiality: restricted` and that was not allowed."""
-
-    exit_code = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +176,7 @@ def _check_on_disk(root: Path, addr: ChunkAddress, version: str, start: int, end
         resolved = path.resolve()
         if not resolved.is_relative_to(root.resolve()):
             raise StaleReferenceError(addr.ref, "changed since it was indexed: it now points outside its vault")
-        raw = resolved.read_bytes()
+        raw = as_utf8(resolved.read_bytes())  # as the indexer read it
     except FileNotFoundError:
         raise StaleReferenceError(addr.ref, "was moved or deleted since it was indexed") from None
     except (IsADirectoryError, NotADirectoryError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,37 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def make_private(path: Path, *, tree: bool = False) -> None:
+    """Owner-only permissions (folders 0700, files 0600): indexes hold the full text of notes,
+    restricted ones too, so other accounts on the machine must not read them. With `tree`,
+    everything below `path` as well. A no-op where the OS has no such modes (Windows) and
+    where a file vanished meanwhile (a concurrent commit's merge)."""
+    if os.name == "nt":
+        return
+    paths = [path]
+    if tree:
+        paths.extend(path.rglob("*"))
+    for p in paths:
+        try:
+            mode = 0o700 if p.is_dir() and not p.is_symlink() else 0o600
+            if (p.lstat().st_mode & 0o777) != mode and not p.is_symlink():
+                os.chmod(p, mode)
+        except OSError:
+            continue
+
+
+def remove_tree_contents(folder: Path) -> None:
+    """Empty `folder`, files and sub-folders alike: a kill -9 during Whoosh's first commit leaves
+    its posting pool (`chunks.tmp/`) as a folder, which a plain `unlink` cannot remove."""
+    if not folder.exists():
+        return
+    for child in folder.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink(missing_ok=True)
 
 
 def write_json_atomic(path: Path, payload: Any, *, compact: bool = False) -> None:

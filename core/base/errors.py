@@ -31,3 +31,10 @@ class BusyError(CairnError):
 
 class CancelledError(CairnError):
     exit_code = 1
+
+
+class RestrictedNoteError(CairnError):
+    """The note is marked `confidentiality: restricted` and showing it (or using it as a
+    query) was not allowed."""
+
+    exit_code = 1

@@ -18,6 +18,10 @@ class SkipReason(str, Enum):
     UNREADABLE = "unreadable"
     SYMLINK_ESCAPE = "symlink_escape"
     SYMLINK_LOOP = "symlink_loop"
+    NOT_A_FILE = "not_a_file"  # a FIFO, socket or device with a note's name
+    BAD_NAME = "bad_name"  # a file name that is not valid UTF-8
+    DUPLICATE_NAME = "duplicate_name"  # same name as another file once Unicode-normalised (NFC/NFD)
+    PARSE_ERROR = "parse_error"  # reading or parsing the note failed in an unforeseen way
 
 
 @dataclass(frozen=True, slots=True)

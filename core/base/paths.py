@@ -8,6 +8,8 @@ from pathlib import Path
 
 import platformdirs
 
+from core.base.atomic import make_private
+
 APP_NAME = "Cairn"
 
 
@@ -53,6 +55,7 @@ class AppPaths:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.indexes_dir.mkdir(parents=True, exist_ok=True)
         self.cache_dir.mkdir(parents=True, exist_ok=True)
+        make_private(self.indexes_dir)  # the indexes hold the full text of every note
 
 
 def _safe_name(name: str) -> str:

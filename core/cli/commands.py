@@ -13,6 +13,7 @@ from core.engine import Engine
 from core.base.errors import IndexNotBuiltError, UsageError
 from core.base.models import SearchFilters
 from core.vault.notes import parse_note
+from core.vault.scanner import as_utf8
 from core.base.paths import AppPaths
 from core.search.query import parse_date
 from core.search.search import SearchRequest
@@ -138,7 +139,7 @@ def cmd_similar(args: argparse.Namespace) -> int:
     name = args.vault or (engine.vaults[0].name if len(engine.vaults) == 1 else None)
     if name is None:
         raise UsageError("Several vaults are indexed: say which with --vault NAME")
-    results = engine.similar(name, args.rel_path, k=args.k)
+    results = engine.similar(name, args.rel_path, k=args.k, allow_restricted=args.allow_restricted)
     if args.json:
         print_json({"vault": name, "rel_path": args.rel_path, "similar": [{"rel_path": r, "title": t, "score": round(s, 6)} for r, t, s in results]})
     else:
@@ -150,7 +151,7 @@ def cmd_similar(args: argparse.Namespace) -> int:
 def cmd_chunk(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
-        raw = path.read_bytes()
+        raw = as_utf8(path.read_bytes())
     except OSError as exc:
         raise UsageError(f"Cannot read {path}: {exc.strerror or exc}") from exc
     if b"\x00" in raw:

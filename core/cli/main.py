@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     ix.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
     s = sub.add_parser("search", help="search the indexed vaults")
-    s.add_argument("query")
+    s.add_argument("query", help='what to look for; a query may start with "-" (cairn search -budget)')
     _add_filter_args(s)
     s.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
     s.add_argument("--profile", default=None, help="default | recent | keyword-heavy")
@@ -45,10 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("rel_path")
     sim.add_argument("--vault", default=None)
     sim.add_argument("-k", type=int, default=10)
+    sim.add_argument("--allow-restricted", action="store_true", help="use (and show) notes marked confidentiality: restricted")
     sim.add_argument("--json", action="store_true")
 
     a = sub.add_parser("ask", help="answer a question from your notes, with citations")
-    a.add_argument("question")
+    a.add_argument("question", help='the question; it may start with "-"')
     a.add_argument("--vault", action="append", default=[], help="limit to this vault (repeatable)")
     a.add_argument("--folder", action="append", default=[], help="limit to this folder prefix (repeatable)")
     a.add_argument("--provider", default=None, help="extractive (offline default) | ollama | openai | anthropic")
@@ -110,7 +111,8 @@ def _add_filter_args(p: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(dashed_text_as_positional(parser, list(sys.argv[1:] if argv is None else argv)))
         return _dispatch(args)
     except CairnError as exc:
         print(f"cairn: {exc}", file=sys.stderr)
@@ -120,6 +122,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAIL
     except BrokenPipeError:
         return EXIT_OK
+
+
+def dashed_text_as_positional(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """`cairn search -budget` searches for "-budget" instead of failing on an unknown flag.
+
+    A query or question is free text, and people type what they mean; so in `search` and `ask`
+    a word that starts with a single "-" but is no option of the command (`-k`, `-h` are) is
+    taken as the query when no query was given otherwise. `--anything` is still an option.
+    """
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)  # noqa: SLF001
+    pos = next((i for i, a in enumerate(argv) if a in ("search", "ask")), None)
+    if sub is None or pos is None or "--" in argv:
+        return argv
+    command = sub.choices[argv[pos]]
+    known = set(command._option_string_actions)  # noqa: SLF001
+    takes_value = {o for o, a in command._option_string_actions.items() if a.nargs != 0}  # noqa: SLF001
+    rest, free, i = argv[pos + 1 :], [], 0
+    kept: list[str] = []
+    while i < len(rest):
+        tok = rest[i]
+        if tok.startswith("--") or tok[:2] in known:
+            kept.append(tok)
+            if tok.split("=", 1)[0] in takes_value and "=" not in tok and tok in known and i + 1 < len(rest):
+                kept.append(rest[i + 1])
+                i += 1
+        elif tok.startswith("-") and len(tok) > 1:
+            free.append(tok)
+        else:
+            kept.append(tok)
+            free.append("")  # a positional given the usual way
+        i += 1
+    dashed = [t for t in free if t]
+    if len(dashed) != 1 or len(free) != 1:
+        return argv  # none, or more free words than one query: let argparse say what is wrong
+    return argv[: pos + 1] + kept + ["--", dashed[0]]
 
 
 def _dispatch(args: argparse.Namespace) -> int:

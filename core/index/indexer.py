@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from core.base.atomic import write_bytes_atomic
+from core.base.atomic import make_private, remove_tree_contents, write_bytes_atomic
 from core.vault.chunker import ChunkLimits, new_parser
 from core.base.config import EngineConfig, VaultConfig
 from core.index.keyword_index import ANALYZER_VERSION, KeywordIndex
@@ -28,13 +28,14 @@ from core.index.manifest import (
     save_manifest,
 )
 from core.index.records import files_from_keyword, files_matching_keyword, record_for
-from core.base.models import Document, FileWarning, SkippedFile
+from core.base.models import Document, FileWarning, SkippedFile, SkipReason
 from core.vault.notes import document_version, parse_note
 from core.base.paths import AppPaths
-from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, read_note_bytes
+from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, printable_name, read_note_bytes
 
 Progress = Callable[[int, int, str], None]
 PARSER_VERSION = "chunker-2"  # 2: lone-CR line breaks; nested front matter values ignored
+IGNORE_WARNING = "ignore_pattern"  # FileWarning code of a bad ignore-file line (see IgnoreRules)
 BATCH = 1000  # notes per Whoosh commit: fewer, larger segments make searches cheaper
 
 
@@ -56,6 +57,28 @@ class SyncStats:
     extra: dict[str, float] = field(default_factory=dict)
 
 
+class _Skip(Exception):
+    """Carries a skip decided on the way (unreadable, binary ...) out of the error boundary."""
+
+    def __init__(self, skipped: SkippedFile) -> None:
+        super().__init__(skipped.detail)
+        self.skipped = skipped
+
+
+def parse_error(rel_path: str, exc: BaseException) -> SkippedFile:
+    """The skip record for an unforeseen failure on one note: the user sees what went wrong."""
+    detail = str(exc).splitlines()[0][:300] if str(exc) else ""
+    what = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+    return SkippedFile(printable_name(rel_path), SkipReason.PARSE_ERROR, f"could not be indexed ({what})")
+
+
+def check_storable(doc: Document) -> None:
+    """Raise now, inside the per-file boundary, for text the index or the JSON files could not
+    store (a lone surrogate slipped through), instead of failing the whole batch's commit."""
+    for text in (doc.rel_path, doc.title, *doc.tags, *doc.aliases, *(c.text for c in doc.chunks), *(c.heading_path for c in doc.chunks)):
+        text.encode("utf-8")
+
+
 def chunking_hash(limits: ChunkLimits) -> str:
     return hashlib.sha256(f"{PARSER_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
 
@@ -67,6 +90,7 @@ class VaultIndex:
         self.vault = vault
         self.dir = paths.vault_dir(vault.name)
         self.dir.mkdir(parents=True, exist_ok=True)
+        make_private(self.dir)  # before anything is written below it
         self.limits = ChunkLimits(config.soft_chars, config.hard_chars)
         self.max_bytes = config.max_file_bytes
         self.chunking_hash = chunking_hash(self.limits)
@@ -74,6 +98,7 @@ class VaultIndex:
         self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=self.chunking_hash)
         self.recovery: str | None = "dirty_flag" if self.dirty_path.exists() else None
         self.files, self.keyword = self._open()
+        make_private(self.dir, tree=True)  # an index written by an older version was 0644
         self._parser = new_parser()
 
     def _open(self) -> tuple[dict[str, FileRecord], KeywordIndex]:
@@ -98,7 +123,9 @@ class VaultIndex:
         if loaded is not None and loaded[0] != self.chunking_hash:
             self.recovery = self.recovery or "outdated"  # built by another chunker/analyzer version
         self._reset_keyword_dir()
-        return {}, KeywordIndex(self.dir / "whoosh")
+        keyword = KeywordIndex(self.dir / "whoosh")
+        make_private(keyword.directory, tree=True)
+        return {}, keyword
 
     @property
     def dirty_path(self) -> Path:
@@ -155,8 +182,11 @@ class VaultIndex:
             # Whoosh commits batch by batch before the manifest is saved at the end: the dirty
             # flag covers a crash in between, as it does for the live path.
             result = self._process(todo, removed, list(scan.skipped), progress, cancel, persist=True, before_write=self._mark_dirty)
+            result.warnings.extend(scan.warnings)
+            result.rescanned = True
             stats = self._stats(result, t0)
-            if result.touched or self._health_changed(result.skipped) or self.recovery:
+            old_rules = {w for w in self.info.warnings if w.code == IGNORE_WARNING}
+            if result.touched or self._health_changed(result.skipped) or self.recovery or old_rules != set(scan.warnings):
                 self._write_info(result.skipped, result)
             if self.recovery or self.is_dirty:
                 # The manifest now matches the keyword index (even after a cancel: every record
@@ -210,7 +240,10 @@ class VaultIndex:
             if isinstance(entry, ScanEntry):
                 raw = read_note_bytes(entry, self.max_bytes)
                 if isinstance(raw, bytes):
-                    docs.append(self._parse(entry, raw))
+                    try:
+                        docs.append(self._parse(entry, raw))
+                    except Exception:  # the keyword pass reported it; vectors just go without
+                        continue
         return docs
 
     def close(self) -> None:
@@ -244,22 +277,28 @@ class VaultIndex:
             if cancel is not None and cancel.is_set():
                 res.cancelled = True
                 break
-            raw = read_note_bytes(entry, self.max_bytes)
-            if isinstance(raw, SkippedFile):
-                res.skipped.append(raw)
+            # The per-file error boundary: whatever one note does to the reader or parser, it
+            # becomes a skip with a reason in Index health, and the other notes are indexed.
+            try:
+                raw = read_note_bytes(entry, self.max_bytes)
+                if isinstance(raw, SkippedFile):
+                    raise _Skip(raw)
+                old = self.files.get(entry.rel_path)
+                # `files` names what the keyword index holds (after a crash too: see `_open`), so
+                # the same hash means the same chunks are indexed already.
+                if old is not None and old.version == document_version(raw):
+                    if (old.size, old.mtime_ns) != (entry.size, entry.mtime_ns):
+                        writing()
+                        self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
+                        res.touched = True  # only the manifest's stat record moves
+                    continue
+                doc = self._parse(entry, raw)
+                check_storable(doc)
+            except Exception as exc:
+                res.skipped.append(exc.skipped if isinstance(exc, _Skip) else parse_error(entry.rel_path, exc))
                 if entry.rel_path in self.files:
                     removed.append(entry.rel_path)
                 continue
-            old = self.files.get(entry.rel_path)
-            # `files` names what the keyword index holds (after a crash too: see `_open`), so
-            # the same hash means the same chunks are indexed already.
-            if old is not None and old.version == document_version(raw):
-                if (old.size, old.mtime_ns) != (entry.size, entry.mtime_ns):
-                    writing()
-                    self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
-                    res.touched = True  # only the manifest's stat record moves
-                continue
-            doc = self._parse(entry, raw)
             res.warnings.extend(doc.warnings)
             batch.append(doc)
             if old is None:
@@ -268,8 +307,7 @@ class VaultIndex:
                 res.changed += 1
             if len(batch) >= BATCH:
                 writing()
-                self._commit(batch, [])
-                res.reindexed.extend(d.rel_path for d in batch)
+                res.reindexed.extend(self._commit_each(batch, [], res))
                 batch = []
             if progress is not None and i % 25 == 0 and i < total - 1:
                 progress(i + 1, total, "keyword")
@@ -278,8 +316,8 @@ class VaultIndex:
         removed = sorted(set(removed))
         if batch or removed:
             writing()
-            self._commit(batch, removed)
-            res.reindexed.extend(d.rel_path for d in batch)
+            res.reindexed.extend(self._commit_each(batch, removed, res))
+        removed = sorted(set(removed) | set(res.removed_paths))
         res.removed = len(removed)
         res.removed_paths = removed
         res.touched = res.touched or bool(res.reindexed) or bool(removed)
@@ -292,8 +330,34 @@ class VaultIndex:
             self.vault.name, entry.rel_path, raw, size=entry.size, mtime_ns=entry.mtime_ns, limits=self.limits, parser=self._parser
         )
 
+    def _commit_each(self, docs: list[Document], removed: list[str], res: _ProcessResult) -> list[str]:
+        """Commit a batch; if the index refuses it, commit note by note so the one note it
+        refuses is skipped with the reason and the rest still go in. Returns what went in."""
+        try:
+            self._commit(docs, removed)
+            return [d.rel_path for d in docs]
+        except Exception:
+            if len(docs) <= 1 and not removed:
+                if docs:
+                    raise
+                return []
+        self._commit([], removed)
+        done: list[str] = []
+        for doc in docs:
+            try:
+                self._commit([doc], [])
+            except Exception as exc:
+                res.skipped.append(parse_error(doc.rel_path, exc))
+                if doc.rel_path in self.files:
+                    self._commit([], [doc.rel_path])
+                    res.removed_paths.append(doc.rel_path)
+                continue
+            done.append(doc.rel_path)
+        return done
+
     def _commit(self, docs: list[Document], removed: list[str]) -> None:
         self.keyword.apply(removed, docs)
+        make_private(self.keyword.directory, tree=True)  # Whoosh creates its files 0644
         for rel in removed:
             self.files.pop(rel, None)
         for doc in docs:
@@ -327,7 +391,11 @@ class VaultIndex:
     def _updated_info(self, skipped: Iterable[SkippedFile], res: _ProcessResult) -> IndexInfo:
         """Warnings are per note: a re-parsed note's old warnings are replaced by its new ones."""
         reparsed = set(res.reindexed) | set(res.removed_paths)
-        kept = [w for w in self.info.warnings if w.rel_path in self.files and w.rel_path not in reparsed]
+        kept = [
+            w
+            for w in self.info.warnings
+            if (w.rel_path in self.files and w.rel_path not in reparsed) or (w.code == IGNORE_WARNING and not res.rescanned)
+        ]
         return replace(
             self.info,
             root=self.vault.root,
@@ -341,10 +409,7 @@ class VaultIndex:
         )
 
     def _reset_keyword_dir(self) -> None:
-        whoosh_dir = self.dir / "whoosh"
-        if whoosh_dir.exists():
-            for child in whoosh_dir.iterdir():
-                child.unlink()
+        remove_tree_contents(self.dir / "whoosh")
 
 
 @dataclass
@@ -358,3 +423,4 @@ class _ProcessResult:
     removed_paths: list[str] = field(default_factory=list)
     cancelled: bool = False
     touched: bool = False
+    rescanned: bool = False  # a full scan: its ignore-file warnings replace the old ones

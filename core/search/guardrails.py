@@ -13,15 +13,37 @@ from dataclasses import dataclass
 
 MASK = "[REDACTED]"
 
+_KEY_BLOCK = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+_KEY_END = r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+# Well-known token formats, after the gitleaks and detect-secrets rule sets: a fixed prefix
+# and a body of the documented length, so ordinary words never match.
 _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("private_key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)")),
-    ("ssh_private_key", re.compile(r"-----BEGIN OPENSSH PRIVATE KEY-----[\s\S]*?(?:-----END OPENSSH PRIVATE KEY-----|\Z)")),
-    ("aws_key_id", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b")),
+    # A whole key block; one cut by a chunk boundary is masked to the chunk's end, and the tail
+    # of one (an END line without its BEGIN) from the chunk's start.
+    ("private_key", re.compile(_KEY_BLOCK + r"[\s\S]*?(?:" + _KEY_END + r"|\Z)")),
+    ("private_key", re.compile(r"\A[\s\S]*?" + _KEY_END)),
+    ("private_key", re.compile(r"(?m)^PuTTY-User-Key-File-\d:[\s\S]*?(?:^Private-MAC:.*$|\Z)")),
+    ("aws_key_id", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}\b")),
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b")),
     ("bearer_token", re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{16,}")),
-    ("api_key", re.compile(r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9_-]{2,}-)*[A-Za-z0-9_-]{16,}\b")),
-    ("api_key", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr|glpat|xox[abpr])[-_][A-Za-z0-9_-]{16,}\b")),
-    ("api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("api_key", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),
+    ("api_key", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr|glpat|glptt|gldt|xox[abposr])[-_][A-Za-z0-9_-]{16,}\b")),
+    ("api_key", re.compile(r"\b(?:sk|pk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}\b")),  # Stripe
+    ("api_key", re.compile(r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9_-]{2,}-)*[A-Za-z0-9_-]{16,}\b")),  # OpenAI, Anthropic ...
+    ("api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),  # Google API key
+    ("api_key", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{20,}")),  # Google OAuth client secret
+    ("api_key", re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}")),  # Google OAuth access token
+    ("api_key", re.compile(r"\bhttps://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}")),
+    ("api_key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),  # SendGrid
+    ("api_key", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("api_key", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
+    ("api_key", re.compile(r"\bhf_[A-Za-z]{30,}\b")),  # Hugging Face
+    ("api_key", re.compile(r"\b(?:shpat|shpss|shpca|shppa)_[a-fA-F0-9]{32}\b")),  # Shopify
+    ("api_key", re.compile(r"\bdop_v1_[a-f0-9]{64}\b")),  # DigitalOcean
+    ("api_key", re.compile(r"\bSK[0-9a-fA-F]{32}\b")),  # Twilio
+    ("api_key", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b")),  # Telegram bot
+    ("api_key", re.compile(r"(?i)\bAccountKey=[A-Za-z0-9+/=]{40,}")),  # Azure storage
+    ("url_password", re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]{3,})(@)")),
     (
         "assignment",
         re.compile(
@@ -29,7 +51,21 @@ _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(['\"]?)([^\s'\"]{4,})\2"
         ),
     ),
+    # Bare base64, as in the middle of a long key block whose BEGIN line is in an earlier chunk:
+    # two or more lines of 40+ base64 characters, or one of 64+, mixing cases and digits
+    # (English words and hex hashes never do all of that).
+    ("base64_blob", re.compile(r"(?m)^[ \t>]*(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*\d)[A-Za-z0-9+/]{40,}={0,2}[ \t]*(?:\r?\n[ \t>]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$)+")),
+    ("base64_blob", re.compile(r"(?<![A-Za-z0-9+/_.-])(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*\d)[A-Za-z0-9+/]{64,}={0,2}(?![A-Za-z0-9+/_.-])")),
 )
+
+
+def _looks_random(blob: str) -> bool:
+    """Random base64 has about one '/' or '+' in 32 characters; a file path or a URL-encoded
+    query ("a+OR+b+OR+c") has many more, and is not a secret."""
+    body = "".join(blob.split()).lstrip(">")
+    if "\n" not in blob and body.startswith("/") and body.count("/") >= 3:
+        return False  # an absolute path such as /Users/me/Library/Caches/...
+    return (body.count("/") + body.count("+")) * 8 <= len(body)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +79,15 @@ def mask_secrets(text: str) -> Masked:
     for kind, pattern in _SECRET_PATTERNS:
 
         def repl(m: re.Match[str], kind: str = kind) -> str:
+            if kind == "base64_blob" and not _looks_random(m.group(0)):
+                return m.group(0)
             kinds.append(kind)
             if kind == "assignment":
                 return f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}"
             if kind == "bearer_token":
                 return f"{m.group(1)} {MASK}"
+            if kind == "url_password":
+                return f"{m.group(1)}{MASK}{m.group(3)}"
             return MASK
 
         text = pattern.sub(repl, text)

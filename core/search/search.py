@@ -19,7 +19,7 @@ from core.index.keyword_index import KeywordHit, KeywordIndex, analyzer
 from core.base.models import id_order, Candidate, ChunkRef, Hit, ParsedQuery, RankedScore, SearchFilters, SearchResponse, Term
 from core.search.guardrails import injection_risk, mask_secrets
 from core.search.profiles import Profile, get_profile
-from core.search.query import parse_query
+from core.search.query import check_query_size, parse_query
 from core.index.analysis import Stemmer
 from core.search.snippets import make_snippet
 
@@ -79,6 +79,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     t_start = t = time.perf_counter()
     if request.mode not in MODES:
         raise ValueError(f"unknown mode {request.mode!r}; choose one of {', '.join(MODES)}")
+    check_query_size(request.query)
     profile = get_profile(request.profile)
     parsed_result = parse_query(request.query, request.filters)
     parsed = parsed_result.query
@@ -263,7 +264,8 @@ def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: 
     out = []
     for h in hits:
         risk = injection_risk(h.text)
-        snippet = mask_secrets(make_snippet(h.text, stems, stemmer)).text
+        # Masked before the window is cut: a window inside a key block would miss its BEGIN line.
+        snippet = mask_secrets(make_snippet(mask_secrets(h.text).text, stems, stemmer)).text
         if risk.flags:
             penalty = Term(f"injection risk penalty ({', '.join(risk.flags)}; risk {risk.score:.2f})", -RISK_PENALTY * risk.score * h.score)
             h = replace(h, score=h.score + penalty.value, contributions=h.contributions + (penalty,), flags=risk.flags)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.base.errors import IndexNotBuiltError, UsageError
+from core.base.errors import IndexNotBuiltError, RestrictedNoteError, UsageError
 from core.base.models import SearchFilters, chunk_id
 from core.vault.scanner import normalise_rel_path
 from core.index.vector_index import key_for
@@ -17,13 +17,22 @@ if TYPE_CHECKING:
 
 
 def similar_notes(
-    vi: VaultIndex, vv: VaultVectors | None, name: str, rel_path: str, k: int = 10
+    vi: VaultIndex, vv: VaultVectors | None, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = False
 ) -> list[tuple[str, str, float]]:
-    """Other notes nearest to this one: the mean of its chunk vectors against every chunk."""
+    """Other notes nearest to this one: the mean of its chunk vectors against every chunk.
+
+    A restricted note is refused as the query unless allowed: which notes resemble it says
+    something about what it holds. Restricted notes are left out of the results likewise.
+
+    Raises:
+        RestrictedNoteError: the note is restricted and `allow_restricted` is False.
+    """
     rel = normalise_rel_path(rel_path)
     rec = vi.files.get(rel)
     if rec is None:
         raise UsageError(f"{rel_path} is not an indexed note of vault {name!r}")
+    if rec.confidentiality == "restricted" and not allow_restricted:
+        raise RestrictedNoteError(f"{name}/{rel} is marked confidentiality: restricted; it is not used unless allowed (--allow-restricted)")
     if vv is None or len(vv.index) == 0:
         raise IndexNotBuiltError(f"No embeddings for vault {name!r} yet — run `cairn index` (without --no-embed)")
     vecs = [v for c in rec.chunks if (v := vv.index.vector(key_for(chunk_id(name, rel, c.ordinal)))) is not None]
@@ -32,7 +41,7 @@ def similar_notes(
     centre = np.mean(vecs, axis=0)
     centre /= np.linalg.norm(centre) or 1.0
     best: dict[str, float] = {}
-    for cid, score in vv.search(centre, SearchFilters(), max(50, k * 10), vi.files):
+    for cid, score in vv.search(centre, SearchFilters(allow_restricted=allow_restricted), max(50, k * 10), vi.files):
         other = cid.split("\x1f")[1]
         if other != rel and score > best.get(other, -2.0):
             best[other] = score

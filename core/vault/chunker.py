@@ -111,7 +111,7 @@ _TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*)", re.UNICODE)
 def _blocks(tokens: list[Token], line_starts: list[int], size: int) -> tuple[list[Block], str | None, tuple[str, ...]]:
     blocks: list[Block] = []
     first_h1: str | None = None
-    tags: list[str] = []
+    tags: dict[str, None] = {}  # ordered set: a note with 50,000 #tags made `in list` quadratic
     heading_level = 0
     for tok in tokens:
         if tok.type == "inline" and tok.children:
@@ -119,8 +119,7 @@ def _blocks(tokens: list[Token], line_starts: list[int], size: int) -> tuple[lis
                 if child.type == "text":
                     for m in _TAG.finditer(child.content):
                         tag = m.group(1).lower()
-                        if tag not in tags:
-                            tags.append(tag)
+                        tags.setdefault(tag, None)
         if tok.level != 0 or tok.map is None or tok.nesting == -1:
             if tok.type == "inline" and heading_level and tok.level == 1:
                 text = tok.content.strip()

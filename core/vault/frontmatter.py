@@ -42,10 +42,14 @@ def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
     if yaml_text is None:
         return FrontMatter(end_byte=offset)
     try:
-        data = yaml.safe_load(yaml_text)
+        data = yaml.load(yaml_text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
         return FrontMatter(end_byte=body_start, error=f"front matter is not valid YAML: {first}")
+    except RecursionError:
+        return FrontMatter(end_byte=body_start, error="front matter is nested too deeply to read; ignored")
+    except Exception as exc:  # PyYAML's constructors raise more than YAMLError (ValueError, OverflowError ...)
+        return FrontMatter(end_byte=body_start, error=f"front matter could not be read ({type(exc).__name__}: {exc}); ignored")
     if data is None:
         return FrontMatter(end_byte=body_start)
     if not isinstance(data, dict):
@@ -73,6 +77,28 @@ def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
     )
 
 
+class _Loader(yaml.SafeLoader):
+    """SafeLoader whose dates and times never raise: `2023-02-30` or `25:61:00` stay text,
+    and `_parse_date` reports them as dates it does not recognise."""
+
+
+def _timestamp(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    try:
+        return yaml.SafeLoader.construct_yaml_timestamp(loader, node)  # type: ignore[arg-type]
+    except (ValueError, OverflowError):
+        return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """Text that can be written as UTF-8: YAML escapes such as "\\ud800" make lone surrogates,
+    which every later step (hashing, the index, JSON) would choke on."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
 _KNOWN_KEYS = frozenset({"title", "tags", "tag", "aliases", "alias", "date", "project", "doc_type", "confidentiality"})
 
 
@@ -80,10 +106,10 @@ def _flat(value: Any) -> Any:
     """A scalar or a flat list of scalars. Nested values are never turned into text: YAML
     aliases can nest a few lines into billions of items (a "billion laughs" note)."""
     if isinstance(value, list):
-        return [v for v in value if not isinstance(v, (list, dict, set))]
+        return [clean_text(v) if isinstance(v, str) else v for v in value if not isinstance(v, (list, dict, set))]
     if isinstance(value, (dict, set)):
         return "{...}"  # not a known confidentiality level either, so that fails closed
-    return value
+    return clean_text(value) if isinstance(value, str) else value
 
 
 def normalise_tags(value: Any) -> tuple[str, ...]:

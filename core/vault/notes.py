@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import PurePosixPath
 
 from markdown_it import MarkdownIt
 
-from core.vault.chunker import ChunkLimits, chunk_markdown, new_parser
-from core.vault.frontmatter import parse_front_matter
-from core.base.models import Document, FileWarning
+from core.vault.chunker import ChunkLimits, chunk_markdown, chunk_text, new_parser
+from core.vault.frontmatter import clean_text, parse_front_matter
+from core.base.models import Chunk, Document, FileWarning
 
 BOM = b"\xef\xbb\xbf"
+MAX_TAGS = 500
 
 
 def document_version(raw: bytes) -> str:
@@ -45,9 +47,16 @@ def parse_note(
         warnings.append(
             FileWarning(rel_path, "too_many_chunks", f"only the first {limits.max_chunks} chunks are indexed")
         )
-    tags = list(fm.tags)
-    tags.extend(t for t in body.inline_tags if t not in tags)
-    title = fm.title or body.first_h1 or PurePosixPath(rel_path).stem
+    tags = list(dict.fromkeys(fm.tags + body.inline_tags))  # an ordered set: linear in the tag count
+    if len(tags) > MAX_TAGS:
+        # Every chunk carries the note's tags: 50,000 of them times hundreds of chunks would
+        # take minutes to index and say nothing a search could use.
+        warnings.append(FileWarning(rel_path, "too_many_tags", f"{len(tags):,} tags; only the first {MAX_TAGS:,} are indexed"))
+        tags = tags[:MAX_TAGS]
+    title = clean_text(fm.title or body.first_h1 or PurePosixPath(rel_path).stem)
+    chunks = body.chunks
+    if not chunks and fm.end_byte > offset:
+        chunks = _front_matter_chunk(raw, offset, fm.end_byte, limits.hard_chars)
     return Document(
         vault=vault,
         rel_path=rel_path,
@@ -61,6 +70,25 @@ def parse_note(
         project=fm.project,
         confidentiality=fm.confidentiality,
         aliases=fm.aliases,
-        chunks=body.chunks,
+        chunks=chunks,
         warnings=tuple(warnings),
     )
+
+
+_TITLE_LINE = re.compile(rb"^title[ \t]*:[^\r\n]*", re.MULTILINE | re.IGNORECASE)
+_ANY_LINE = re.compile(rb"^(?!---|\.\.\.)[^\s][^\r\n]*", re.MULTILINE)
+
+
+def _front_matter_chunk(raw: bytes, start: int, end: int, hard_chars: int) -> tuple[Chunk, ...]:
+    """A note with only front matter still gets one chunk, so it is in the index and can be
+    found by its title (every chunk row carries the title field): the `title:` line (or the
+    first property line), an exact byte range like every chunk, and nothing more of the block."""
+    block = raw[start:end]
+    m = _TITLE_LINE.search(block) or _ANY_LINE.search(block)
+    if m is None:
+        return ()
+    a, b = start + m.start(), start + min(m.end(), m.start() + hard_chars)
+    text = chunk_text(raw, a, b)
+    if text != text.strip() or not text:
+        return ()
+    return (Chunk(0, "", a, b, text),)

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import stat
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pathspec
 
-from core.base.models import SkippedFile, SkipReason
+from core.base.models import FileWarning, SkippedFile, SkipReason
 
 NOTE_SUFFIXES = (".md", ".markdown")
 ALWAYS_IGNORED_DIRS = frozenset({".git", ".obsidian", ".trash"})
@@ -38,11 +38,26 @@ class ScanEntry:
 class ScanResult:
     entries: tuple[ScanEntry, ...]
     skipped: tuple[SkippedFile, ...]
+    warnings: tuple[FileWarning, ...] = ()  # e.g. ignore-file lines that are not valid patterns
 
 
 def normalise_rel_path(rel: str) -> str:
     """POSIX separators and NFC, so macOS (NFD) and Windows name the same note alike."""
     return unicodedata.normalize("NFC", rel.replace("\\", "/"))
+
+
+def printable_name(rel: str) -> str:
+    """A name that can be written as UTF-8: bytes that were not UTF-8 in the file name
+    (kept by Python as lone surrogates) become U+FFFD, so a report about them can be saved."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace") if _has_surrogates(rel) else rel
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def is_note_name(name: str) -> bool:
@@ -53,13 +68,30 @@ class IgnoreRules:
     """The vault's ignore rules: fixed folders plus `.gitignore` and `.cairnignore` patterns."""
 
     def __init__(self, root: Path, extra_patterns: tuple[str, ...] = ()) -> None:
-        lines: list[str] = list(extra_patterns)
+        self.warnings: list[FileWarning] = []
+        lines = self._valid_lines("settings", extra_patterns)
         for name in IGNORE_FILES:
             try:
-                lines.extend((root / name).read_text("utf-8", "replace").splitlines())
-            except OSError:
+                text = (root / name).read_text("utf-8", "replace")
+            except (OSError, ValueError):
                 continue
+            lines.extend(self._valid_lines(name, text.splitlines()))
         self._spec = pathspec.GitIgnoreSpec.from_lines(lines)
+
+    def _valid_lines(self, source: str, lines: Iterable[str]) -> list[str]:
+        """The lines pathspec accepts. One bad line (`foo\\`, `!`, `[z-a]`) is skipped with a
+        warning instead of making the whole file, and with it the vault, unreadable."""
+        good: list[str] = []
+        for number, line in enumerate(lines, 1):
+            try:
+                pathspec.GitIgnoreSpec.from_lines([line])
+            except Exception as exc:  # pathspec raises ValueError or re.error, among others
+                self.warnings.append(
+                    FileWarning(source, "ignore_pattern", f"line {number} {line!r} is not a valid pattern and is ignored: {exc}")
+                )
+                continue
+            good.append(line)
+        return good
 
     def ignores(self, rel_path: str, is_dir: bool = False) -> bool:
         parts = rel_path.split("/")
@@ -93,13 +125,15 @@ class Scanner:
                 continue
             seen_dirs.add(real)
             entries.extend(self._walk(path, rel, seen_dirs, skipped, linked))
-        entries.sort(key=lambda e: e.rel_path)
+        entries = _unique_names(entries, skipped)
         skipped.sort(key=lambda s: s.rel_path)
-        return ScanResult(tuple(entries), tuple(skipped))
+        return ScanResult(tuple(entries), tuple(skipped), tuple(self.rules.warnings))
 
     def classify(self, rel_path: str) -> ScanEntry | SkippedFile | None:
         """Check one path the way `scan` would (used by the watcher). None: not a note or ignored."""
         rel = normalise_rel_path(rel_path)
+        if _has_surrogates(rel) and is_note_name(rel):
+            return SkippedFile(printable_name(rel), SkipReason.BAD_NAME, "the file name is not valid UTF-8; rename it to index it")
         if os.path.isabs(rel) or any(p in ("", ".", "..") for p in rel.split("/")):
             return None  # not a path inside the vault: never read what the walk could not reach
         if not is_note_name(rel) or self.rules.ignores(rel):
@@ -142,35 +176,48 @@ class Scanner:
         for child in children:
             rel = normalise_rel_path(f"{rel_folder}/{child.name}" if rel_folder else child.name)
             try:
-                is_link = child.is_symlink()
-                is_dir = child.is_dir(follow_symlinks=True)
-            except OSError:
-                is_link, is_dir = True, False
-            if self.rules.ignores(rel, is_dir=is_dir):
-                continue
-            if not is_dir and not is_note_name(child.name):
-                continue
-            if is_link:
-                problem = self._symlink_problem(Path(child.path), rel)
-                if problem is not None:
-                    skipped.append(problem)
-                    continue
-            if is_dir and is_link:
-                linked.append((Path(child.path), rel))
-                continue
-            if is_dir:
-                real = os.path.realpath(child.path)
-                if real in seen:
-                    skipped.append(SkippedFile(rel, SkipReason.SYMLINK_LOOP, "folder link points back to a folder already walked"))
-                    continue
-                seen.add(real)
-                yield from self._walk(Path(child.path), rel, seen, skipped, linked)
-                continue
-            entry = self._entry(Path(child.path), rel)
-            if isinstance(entry, SkippedFile):
-                skipped.append(entry)
-            else:
-                yield entry
+                yield from self._child(child, rel, seen, skipped, linked)
+            except Exception as exc:  # one odd file or folder never stops the walk
+                skipped.append(SkippedFile(printable_name(rel), SkipReason.UNREADABLE, f"cannot scan: {type(exc).__name__}: {exc}"))
+
+    def _child(
+        self, child: os.DirEntry[str], rel: str, seen: set[str], skipped: list[SkippedFile], linked: list[tuple[Path, str]]
+    ) -> Iterator[ScanEntry]:
+        try:
+            is_link = child.is_symlink()
+            is_dir = child.is_dir(follow_symlinks=True)
+        except OSError:
+            is_link, is_dir = True, False
+        if self.rules.ignores(rel, is_dir=is_dir):
+            return
+        if not is_dir and not is_note_name(child.name):
+            return
+        if _has_surrogates(rel):
+            skipped.append(
+                SkippedFile(printable_name(rel), SkipReason.BAD_NAME, "the file or folder name is not valid UTF-8; rename it to index it")
+            )
+            return
+        if is_link:
+            problem = self._symlink_problem(Path(child.path), rel)
+            if problem is not None:
+                skipped.append(problem)
+                return
+        if is_dir and is_link:
+            linked.append((Path(child.path), rel))
+            return
+        if is_dir:
+            real = os.path.realpath(child.path)
+            if real in seen:
+                skipped.append(SkippedFile(rel, SkipReason.SYMLINK_LOOP, "folder link points back to a folder already walked"))
+                return
+            seen.add(real)
+            yield from self._walk(Path(child.path), rel, seen, skipped, linked)
+            return
+        entry = self._entry(Path(child.path), rel)
+        if isinstance(entry, SkippedFile):
+            skipped.append(entry)
+        elif entry is not None:  # None: deleted since the folder was listed
+            yield entry
 
     def _symlink_problem(self, path: Path, rel: str) -> SkippedFile | None:
         try:
@@ -195,16 +242,26 @@ class Scanner:
         except OSError as exc:
             return SkippedFile(rel, SkipReason.UNREADABLE, f"cannot read file information: {exc.strerror or exc}")
         if not stat.S_ISREG(st.st_mode):
-            return None
+            # A FIFO or device named like a note: opening it could block the walk forever.
+            return SkippedFile(rel, SkipReason.NOT_A_FILE, "not a regular file (a pipe, socket or device); never opened")
         if st.st_size > self.max_bytes:
             return SkippedFile(rel, SkipReason.TOO_LARGE, f"{st.st_size:,} bytes is over the {self.max_bytes:,}-byte limit")
         return ScanEntry(rel, path, st.st_size, st.st_mtime_ns)
 
 
+_UTF16_32_BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
 def read_note_bytes(entry: ScanEntry, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes | SkippedFile:
-    """Read a note's raw bytes, or say why it cannot be indexed."""
+    """Read a note's bytes as UTF-8 (UTF-16/32 notes with a BOM are transcoded), or say why
+    it cannot be indexed. Everything that reads a note for indexing or quoting goes through
+    here, so byte offsets of chunks always refer to the same bytes."""
     try:
-        with entry.path.open("rb") as fh:
+        # Non-blocking: a file swapped for a FIFO after the walk must not hang the indexer.
+        fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return SkippedFile(entry.rel_path, SkipReason.NOT_A_FILE, "not a regular file (a pipe, socket or device); never read")
             raw = fh.read(max_bytes + 1)
     except FileNotFoundError:
         return SkippedFile(entry.rel_path, SkipReason.UNREADABLE, "file vanished while it was being read")
@@ -212,9 +269,41 @@ def read_note_bytes(entry: ScanEntry, max_bytes: int = DEFAULT_MAX_BYTES) -> byt
         return SkippedFile(entry.rel_path, SkipReason.UNREADABLE, f"cannot read file: {exc.strerror or exc}")
     if len(raw) > max_bytes:
         return SkippedFile(entry.rel_path, SkipReason.TOO_LARGE, f"over the {max_bytes:,}-byte limit")
+    raw = as_utf8(raw)
     if b"\x00" in raw:
         return SkippedFile(entry.rel_path, SkipReason.BINARY, "file contains NUL bytes; it is not a text note")
     return raw
+
+
+def as_utf8(raw: bytes) -> bytes:
+    """A note's bytes as UTF-8: Windows editors save "Unicode" notes as UTF-16 with a BOM,
+    which is text, not binary. Other bytes are returned as they are."""
+    for bom, codec in _UTF16_32_BOMS:
+        if raw.startswith(bom):
+            return raw[len(bom) :].decode(codec, "replace").encode("utf-8")
+    return raw
+
+
+def _unique_names(entries: list[ScanEntry], skipped: list[SkippedFile]) -> list[ScanEntry]:
+    """One entry per rel_path. Names are NFC-normalised so a note keeps its identity across
+    macOS, Windows and Linux; two files whose names differ only by normalisation (`café.md`
+    as NFC and as NFD, possible on Linux) would collide. The first (by name on disk) is
+    kept; the other is reported, never silently merged into it."""
+    entries.sort(key=lambda e: (e.rel_path, unicodedata.is_normalized("NFC", e.path.name) is False, os.fsencode(e.path.name)))
+    unique: list[ScanEntry] = []
+    for entry in entries:
+        if unique and unique[-1].rel_path == entry.rel_path:
+            skipped.append(
+                SkippedFile(
+                    entry.rel_path,
+                    SkipReason.DUPLICATE_NAME,
+                    f"another file has the same name in a different Unicode form ({unique[-1].path.name!a} and "
+                    f"{entry.path.name!a}); only the first is indexed — rename one",
+                )
+            )
+            continue
+        unique.append(entry)
+    return unique
 
 
 def _has_link_parent(path: Path, root: Path) -> bool:

@@ -73,9 +73,11 @@ def test_empty_file_is_a_document_with_no_chunks_and_a_stem_title() -> None:
     assert doc.chunks == () and doc.title == "Empty" and doc.warnings == ()
 
 
-def test_front_matter_only_note_has_no_chunks_but_keeps_its_properties() -> None:
-    doc = parse(b"---\ntitle: Stub\ntags: [todo]\n---\n")
-    assert doc.chunks == () and doc.title == "Stub" and doc.tags == ("todo",)
+def test_front_matter_only_note_keeps_its_properties_and_one_chunk_of_its_title_line() -> None:
+    raw = b"---\ntags: [todo]\ntitle: Stub\n---\n"
+    doc = parse(raw)
+    assert doc.title == "Stub" and doc.tags == ("todo",)
+    assert [(c.text, raw[c.start_byte : c.end_byte]) for c in doc.chunks] == [("title: Stub", b"title: Stub")]
 
 
 def test_several_problems_give_several_warnings() -> None:
