@@ -86,7 +86,12 @@ def build_sources(hits: Sequence[Hit], budget_tokens: int) -> BuiltContext:
     for hit in hits:
         for group in groups:
             last = group[-1]
-            same = (last.chunk.vault, last.chunk.rel_path) == (hit.chunk.vault, hit.chunk.rel_path)
+            # Only chunks of one section merge: a source's heading must be true of all its text.
+            same = (last.chunk.vault, last.chunk.rel_path, last.chunk.heading_path) == (
+                hit.chunk.vault,
+                hit.chunk.rel_path,
+                hit.chunk.heading_path,
+            )
             if same and hit.chunk.ordinal in (group[0].chunk.ordinal - 1, last.chunk.ordinal + 1):
                 group.append(hit)
                 group.sort(key=lambda h: h.chunk.ordinal)

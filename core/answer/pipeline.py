@@ -10,8 +10,8 @@ from typing import Any
 
 from core.answer.citations import check_citations
 from core.answer.context import auto_k, build_sources, messages_for, question_stems, relevance
-from core.answer.extractive import extract_answer
-from core.answer.models import AskRequest, AskResponse, Reference, Source
+from core.answer.extractive import Extracted, extract, term_weights
+from core.answer.models import AskRequest, AskResponse, Quote, Reference, Source
 from core.engine import Engine
 from core.base.models import Hit, SearchFilters
 from core.search.search import SearchRequest
@@ -73,12 +73,48 @@ class Answerer:
         sources = built.sources
         messages = messages_for(req.question, sources)
         if self.provider is None:
-            text = extract_answer(req.question, sources, embed=self._sentence_embedder(sources))
-            if on_delta is not None:
-                on_delta(text)
+            got = self.extract(req.question, sources)
+            debug["extractive"] = _extract_debug(got)
             timings["total"] = _ms(t0)
-            return self._finish(text, sources, (), warnings, timings, base, first_token_ms=timings["total"])
+            if got.abstained:
+                return self._not_said(got, sources, warnings, timings, base)
+            if on_delta is not None:
+                on_delta(got.answer)
+            return self._finish(got.answer, sources, (), warnings, timings, base, first_token_ms=timings["total"], quotes=got.quotes)
         return self._generate(messages, sources, warnings, timings, base, t0, on_delta, cancel)
+
+    def extract(self, question: str, sources: tuple[Source, ...]) -> Extracted:
+        """The offline answer over these sources, key words weighed by their rarity in the vault."""
+        return extract(question, sources, self._sentence_embedder(sources), self._weights(question, sources))
+
+    def _weights(self, question: str, sources: tuple[Source, ...]) -> dict[str, float] | None:
+        if not sources:
+            return None
+        terms = question_stems(question)
+        try:
+            keyword = self.engine.index_for(sources[0].vault).keyword
+            return term_weights(terms, keyword.doc_frequencies(terms), keyword.doc_count())
+        except Exception:  # an index being rebuilt: weigh every word the same
+            return None
+
+    def _not_said(
+        self, got: Extracted, sources: tuple[Source, ...], warnings: list[str], timings: dict[str, float], base: dict[str, Any]
+    ) -> AskResponse:
+        related = tuple(dict((s.rel_path, _reference(s)) for s in sources).values())[:5]
+        names = "\n".join(f"- {r.title or r.rel_path} ({r.rel_path})" for r in related)
+        text = got.answer + ("\n\nThe closest notes:\n" + names if names else "")
+        return AskResponse(
+            answer=text,
+            references=(),
+            abstained=True,
+            abstain_reason="notes_do_not_say",
+            context_sent=(),
+            sources=sources,
+            warnings=tuple(warnings),
+            timings_ms=timings,
+            related=related,
+            **base,
+        )
 
     def _sentence_embedder(self, sources: tuple[Source, ...]) -> Callable[[list[str]], Any] | None:
         vc = self.engine.config.vault_named(sources[0].vault) if sources else None
@@ -131,6 +167,7 @@ class Answerer:
         first_token_ms: float | None = None,
         error: str | None = None,
         incomplete: bool = False,
+        quotes: tuple[Quote, ...] = (),
     ) -> AskResponse:
         check = check_citations(text, len(sources))
         for n in check.invalid:
@@ -151,8 +188,23 @@ class Answerer:
             error=error,
             first_token_ms=first_token_ms,
             timings_ms=timings,
+            quotes=quotes,
             **base,
         )
+
+
+def _extract_debug(got: Extracted) -> dict[str, Any]:
+    b = got.best
+    best = None if b is None else {
+        "rel_path": b.source.rel_path,
+        "kind": b.unit.kind,
+        "similarity": round(b.similarity, 4),
+        "coverage": round(b.coverage, 4),
+        "text_coverage": round(b.text_coverage, 4),
+        "score": round(b.score, 4),
+        "text": b.unit.text[:200],
+    }
+    return {"abstained": got.abstained, "why": got.reason, "best": best}
 
 
 def _reference(s: Source) -> Reference:

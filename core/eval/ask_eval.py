@@ -79,7 +79,7 @@ def contains_expected(answer: str, expected: Sequence[str]) -> bool:
     return any(normalise(e) in flat for e in expected)
 
 
-_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+", re.M)
+_LINE_MARK = re.compile(r"^\s*(?:>\s?)*(?:(?:[-*+]|\d+[.)])\s+)?", re.M)
 
 
 def quote_in_section(quote: Quote, root: Path | None) -> str | None:
@@ -92,18 +92,22 @@ def quote_in_section(quote: Quote, root: Path | None) -> str | None:
         return f"cannot read {quote.rel_path}: {exc}"
     body_start = parse_front_matter(raw, len(BOM) if raw.startswith(BOM) else 0).end_byte
     chunks = chunk_markdown(raw, body_start).chunks
-    flat_quote = normalise(_LIST_MARK.sub("", quote.text))
-    for chunk in chunks:
-        if flat_quote and flat_quote in normalise(_LIST_MARK.sub("", chunk.text)):
-            if chunk.heading_path != quote.heading_path:
-                continue
-            if not (quote.start_byte <= chunk.start_byte < quote.end_byte or chunk.start_byte <= quote.start_byte < chunk.end_byte):
-                return f"quote found under {chunk.heading_path!r} but outside the cited bytes"
+    flat_quote = _flat(quote.text)
+    holding = [c for c in chunks if flat_quote and flat_quote in _flat(c.text)]
+    for chunk in holding:
+        inside = chunk.start_byte < quote.end_byte and quote.start_byte < chunk.end_byte
+        if chunk.heading_path == quote.heading_path and inside:
             return None
-    where = [c.heading_path for c in chunks if flat_quote in normalise(_LIST_MARK.sub("", c.text))]
-    if where:
-        return f"quote labelled {quote.heading_path!r} sits under {where[0]!r}"
+    if any(c.heading_path == quote.heading_path for c in holding):
+        return f"quote found under {quote.heading_path!r} but outside the cited bytes"
+    if holding:
+        return f"quote labelled {quote.heading_path!r} sits under {holding[0].heading_path!r}"
     return f"quote not found verbatim in {quote.rel_path}: {quote.text[:60]!r}"
+
+
+def _flat(text: str) -> str:
+    """Markdown's line prefixes (list marks, quote marks) are layout, not words."""
+    return normalise(_LINE_MARK.sub("", text))
 
 
 def run_ask_cases(
