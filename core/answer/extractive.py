@@ -31,6 +31,7 @@ MAX_SOURCES = 5
 MAX_UNITS = 64
 MAX_QUOTES = 3
 EMBED_CHARS = 600
+LEXICAL_CHARS = 300
 # Answerability, calibrated on tests/golden/ask-real.yaml (simonw-til) and checked on the held-back
 # tests/golden/ask-real-tldr.yaml: answer when the best unit covers enough of the question's
 # rarity-weighted key words, or when it is very close in meaning.
@@ -121,7 +122,8 @@ def score_units(
     scored: list[Scored] = []
     for (unit, source, index), sim in zip(units, similarity):
         hit = source.hits[index]
-        own = stems(f"{unit.intro} {unit.text}")
+        # A long code block's tail would cover any question: only its head and lead count as words.
+        own = stems(f"{unit.lead} {unit.intro} {unit.text[:LEXICAL_CHARS]}")
         around = stems(f"{hit.title} {hit.chunk.heading_path}")
         text_cov = _coverage(own, weights)
         cov = _coverage(own | around, weights)
@@ -135,7 +137,7 @@ def score_units(
 def _embed_text(unit: Unit, source: Source, index: int) -> str:
     hit = source.hits[index]
     head = hit.chunk.heading_path or hit.title
-    text = f"{head}: {unit.intro} {unit.text}" if unit.intro else f"{head}: {unit.text}"
+    text = f"{head}: {unit.lead or unit.intro} {unit.text}"
     return text[:EMBED_CHARS]
 
 

@@ -35,6 +35,7 @@ class Unit:
     position: int  # order inside the chunk
     language: str = ""
     intro: str = ""  # for code: the sentence or list item just before it
+    lead: str = ""  # for code: the two sentences before it, which often say what it is for (scoring only)
 
 
 def is_boilerplate(text: str) -> bool:
@@ -53,10 +54,14 @@ def split_units(text: str) -> list[Unit]:
     lines = text.splitlines()
     paragraph: list[str] = []
     last_words = ""  # the latest prose/item text: the intro of a code block that follows
+    recent: list[str] = []  # the last few sentences, the lead of a code block
     i = 0
 
     def add(kind: str, body: str, language: str = "", intro: str = "") -> None:
-        out.append(Unit(kind, body, len(out), language, intro))
+        lead = " ".join(recent[-2:]) if kind == CODE else ""
+        out.append(Unit(kind, body, len(out), language, intro, lead))
+        if kind != CODE:
+            recent.append(body)
 
     def close() -> None:
         nonlocal last_words
@@ -73,6 +78,8 @@ def split_units(text: str) -> list[Unit]:
                 add(PROSE, sentence)
             if sentence:
                 last_words = sentence
+                if is_boilerplate(sentence) or len(sentence) < MIN_CHARS:
+                    recent.append(sentence)
 
     while i < len(lines):
         line = lines[i]
@@ -127,6 +134,8 @@ def split_units(text: str) -> list[Unit]:
             words = _ITEM.sub("", joined)
             if len(words) >= MIN_CHARS and not is_boilerplate(words):
                 add(ITEM, joined)
+            else:
+                recent.append(joined)
             last_words = joined
             continue
         if stripped.startswith(">"):
