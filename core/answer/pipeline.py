@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.answer.citations import check_citations
+from core.answer.grounding import check_support
 from core.answer.context import auto_k, build_sources, messages_for, question_stems, relevance
 from core.answer.extractive import Extracted, extract, term_weights
 from core.answer.models import AskRequest, AskResponse, Quote, Reference, Source
@@ -153,6 +154,9 @@ class Answerer:
             incomplete = bool(parts)
             if exc.code == "cancelled":
                 warnings.append("stopped before the answer was complete")
+        if cancel is not None and cancel.is_set() and not incomplete:
+            incomplete = True  # stopped by the user: what arrived is kept as it is
+            warnings.append("stopped before the answer was complete")
         timings["total"] = _ms(t0)
         return self._finish("".join(parts), sources, tuple(messages), warnings, timings, base, first, error, incomplete)
 
@@ -172,12 +176,27 @@ class Answerer:
         check = check_citations(text, len(sources))
         for n in check.invalid:
             warnings.append(f"removed citation [{n}]: there is no source {n}")
-        if text.strip() and not check.cited:
+        answer, cited, unverified = check.text, check.cited, ""
+        if messages:  # a model wrote it: each citation must be backed by its source
+            grounded = check_support(check.text, sources)
+            for n in grounded.unsupported:
+                warnings.append(f"removed citation [{n}]: source {n} does not support the claim it was attached to")
+            answer, cited = grounded.text, grounded.supported
+            if answer.strip() and not cited and not incomplete:
+                got = self.extract(str(base["question"]), sources)
+                warnings.append(
+                    "the model's answer cited none of the sources, so it is not shown as the answer: "
+                    + ("your notes' own passages are shown instead" if not got.abstained else "your notes don't say")
+                )
+                unverified, answer, quotes = answer, got.answer, got.quotes
+                cited = tuple(dict.fromkeys(q.number for q in quotes))
+        elif text.strip() and not cited:
             warnings.append("the answer cites none of the sources; treat it with care")
         by_number = {s.number: s for s in sources}
-        refs = tuple(_reference(by_number[n]) for n in check.cited)
+        refs = tuple(_reference(by_number[n]) for n in cited)
         return AskResponse(
-            answer=check.text,
+            answer=answer,
+            unverified=unverified,
             references=refs,
             abstained=False,
             abstain_reason=None,

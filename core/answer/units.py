@@ -115,10 +115,9 @@ def split_units(text: str) -> list[Unit]:
             continue
         if stripped.startswith("|"):
             close()
-            cells = [c.strip() for c in stripped.strip("|").split("|")]
-            row = " | ".join(c for c in cells)
+            row = stripped.strip("|").strip()  # verbatim between the outer pipes
             if len(row) >= MIN_CHARS and not is_boilerplate(row):
-                add(ROW, stripped)
+                add(ROW, row)
             i += 1
             continue
         if _ITEM.match(line):
