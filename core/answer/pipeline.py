@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.answer.citations import check_citations
+from core.answer.followup import rewrite
 from core.answer.grounding import check_support
 from core.answer.context import auto_k, build_sources, messages_for, question_stems, relevance
 from core.answer.extractive import Extracted, extract, term_weights
@@ -36,12 +37,16 @@ class Answerer:
     def ask(self, req: AskRequest, *, on_delta: Delta | None = None, cancel: threading.Event | None = None) -> AskResponse:
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
-        k = auto_k(req.question, req.detail, req.k)
+        # Every turn retrieves afresh: a follow-up is first rewritten to stand on its own.
+        question = rewrite(req.question, req.history, self.provider, cancel) if req.history else req.question
+        if question != req.question:
+            timings["rewrite"] = _ms(t0)
+        k = auto_k(question, req.detail, req.k)
         filters = SearchFilters(vaults=req.vaults, folders=req.folders, allow_restricted=req.allow_restricted)
-        resp = self.engine.search(SearchRequest(req.question, mode=req.mode, k=k * 3, filters=filters, per_note_cap=3))
+        resp = self.engine.search(SearchRequest(question, mode=req.mode, k=k * 3, filters=filters, per_note_cap=3))
         timings["retrieve"] = _ms(t0)
         warnings = list(resp.warnings)
-        wanted = question_stems(req.question)
+        wanted = question_stems(question)
         gated: list[tuple[Hit, bool, str]] = [(h, *relevance(h, wanted)) for h in resp.hits]
         passing = [h for h, ok, _ in gated if ok and not _unsafe_for(h, self.provider)]
         if any(ok and _unsafe_for(h, self.provider) for h, ok, _ in gated):
@@ -55,7 +60,13 @@ class Answerer:
             ],
             "search_timings_ms": resp.timings_ms,
         }
-        base = dict(question=req.question, provider=self.provider_id, model=getattr(self.provider, "model", None), debug=debug)
+        base = dict(
+            question=req.question,
+            standalone_question=question if question != req.question else "",
+            provider=self.provider_id,
+            model=getattr(self.provider, "model", None),
+            debug=debug,
+        )
         if not passing:
             timings["total"] = _ms(t0)
             return AskResponse(
@@ -72,9 +83,9 @@ class Answerer:
         if built.dropped_for_budget:
             warnings.append(f"{built.dropped_for_budget} source(s) left out to stay within the context budget")
         sources = built.sources
-        messages = messages_for(req.question, sources)
+        messages = messages_for(question, sources)
         if self.provider is None:
-            got = self.extract(req.question, sources)
+            got = self.extract(question, sources)
             debug["extractive"] = _extract_debug(got)
             timings["total"] = _ms(t0)
             if got.abstained:
@@ -183,7 +194,7 @@ class Answerer:
                 warnings.append(f"removed citation [{n}]: source {n} does not support the claim it was attached to")
             answer, cited = grounded.text, grounded.supported
             if answer.strip() and not cited and not incomplete:
-                got = self.extract(str(base["question"]), sources)
+                got = self.extract(str(base["standalone_question"] or base["question"]), sources)
                 warnings.append(
                     "the model's answer cited none of the sources, so it is not shown as the answer: "
                     + ("your notes' own passages are shown instead" if not got.abstained else "your notes don't say")
