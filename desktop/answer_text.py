@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from core.answer import AskResponse, Source
+from core.answer import AskResponse, Quote, Source
 from core.answer.extractive import LABEL as EXTRACTIVE_LABEL
 from core.answer.pipeline import EXTRACTIVE
 from core.base.models import Hit
@@ -78,16 +78,42 @@ def context_text(messages: Sequence[dict[str, str]]) -> str:
     return "\n\n".join(f"── {m.get('role', '?')} ──\n{m.get('content', '')}" for m in messages)
 
 
+def passage_markdown(source: Source, quotes: Sequence[Quote] = ()) -> str:
+    """A cited passage for the side pane: its place in the notes, then its text (code fenced as written)."""
+    trail = heading_trail(source.heading_path, source.title)
+    head = f"**[{source.number}] {source.title}**" + (f" › {trail}" if trail else "") + f"  \n`{source.vault}/{source.rel_path}`"
+    mine = [q for q in quotes if q.number == source.number]
+    if not mine:
+        return f"{head}\n\n{source.text.strip()}\n"
+    parts = [head]
+    for q in mine:
+        section = heading_trail(q.heading_path, source.title)
+        label = f"_{section}_\n\n" if section and section != trail else ""
+        if q.kind == "code":
+            fence = "````" if "```" in q.text else "```"
+            intro = f"{q.intro}\n\n" if q.intro else ""
+            parts.append(f"{label}{intro}{fence}{q.language}\n{q.text}\n{fence}")
+        else:
+            parts.append(f"{label}{q.text}")
+    return "\n\n".join(parts) + "\n"
+
+
 def answer_markdown(response: AskResponse) -> str:
     """The question, the answer and its sources as markdown, for the clipboard."""
     lines = [f"**Q:** {response.question}", ""]
+    if response.standalone_question:
+        lines += [f"_Searched for: {response.standalone_question}_", ""]
     if response.abstained:
-        lines.append("_Nothing in my notes answers this._")
+        lines.append("_My notes don't say._")
+        if response.related:
+            lines += ["", "Closest notes: " + "; ".join(f"`{r.vault}/{r.rel_path}`" for r in response.related)]
     else:
-        lines.append(response.answer.strip() or "_(no answer)_")
+        lines.append(answer_body(response.answer).strip() or "_(no answer)_")
         if response.incomplete:
             lines += ["", "_(incomplete: the answer was cut off)_"]
-    if response.sources:
+    if response.unverified:
+        lines += ["", "<details><summary>The model's unverified answer (it cited none of the sources)</summary>", "", response.unverified.strip(), "", "</details>"]
+    if response.sources and not response.abstained:
         lines += ["", "**Sources**", ""]
         for s in response.sources:
             trail = heading_trail(s.heading_path, s.title)
@@ -95,3 +121,8 @@ def answer_markdown(response: AskResponse) -> str:
     by = "extractive (no language model)" if is_extractive(response) else f"{response.provider} · {response.model or 'default model'}"
     lines += ["", f"_Answered by {by} with Cairn._"]
     return "\n".join(lines)
+
+
+def conversation_markdown(turns: Sequence[AskResponse]) -> str:
+    """A whole conversation, turn after turn, for the clipboard or a file the user picks."""
+    return "\n\n---\n\n".join(answer_markdown(t) for t in turns) + "\n"

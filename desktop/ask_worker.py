@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from core.answer import Answerer, AskRequest
+from core.answer import Answerer, AskRequest, Turn
 from core.engine import Engine
 from core.providers.llm import ChatProvider, LLMError
 from desktop.settings import Settings
@@ -126,7 +126,15 @@ class AskRunner(QObject):
     def is_busy(self) -> bool:
         return self._current is not None
 
-    def ask(self, question: str, *, detail: str = "normal", vaults: tuple[str, ...] = (), folders: tuple[str, ...] = ()) -> AskRequest | None:
+    def ask(
+        self,
+        question: str,
+        *,
+        detail: str = "normal",
+        vaults: tuple[str, ...] = (),
+        folders: tuple[str, ...] = (),
+        history: tuple[Turn, ...] = (),
+    ) -> AskRequest | None:
         """Start answering `question`, cancelling any question still running; None if there is nothing to ask."""
         question = question.strip()
         if not question or self._shut:
@@ -140,6 +148,7 @@ class AskRunner(QObject):
             detail=detail,
             mode=settings.default_mode,
             context_budget_tokens=budget_tokens(settings),
+            history=history,
         )
         self._cancel = threading.Event()
         worker = AskWorker(AskJob(self._engine(), request, settings, self.provider_factory), self._cancel)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+_GAP = "\x00"
 _MARKER = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
 
 
@@ -26,8 +27,10 @@ def check_citations(answer: str, n_sources: int) -> CitationCheck:
             target = cited if n in good else invalid
             if n not in target:
                 target.append(n)
-        return "[" + ", ".join(str(n) for n in good) + "]" if good else ""
+        return "[" + ", ".join(str(n) for n in good) + "]" if good else _GAP
 
     text = _MARKER.sub(repl, answer)
-    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text)  # tidy the gap a removed marker leaves
+    # Tidy the gap a removed marker leaves ("word [9]." -> "word."), and only there: a space
+    # before punctuation elsewhere may be code (`lsof -i :8000`).
+    text = re.sub(r"[ \t]*" + _GAP + r"(?=[.,;:!?])", "", text).replace(_GAP, "")
     return CitationCheck(text, tuple(cited), tuple(invalid))

@@ -21,6 +21,7 @@ class AskRequest:
     context_budget_tokens: int = 1500
     allow_restricted: bool = False
     debug: bool = False
+    history: tuple[Turn, ...] = ()  # earlier turns of the conversation, oldest first
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,36 @@ class Reference:
 
 
 @dataclass(frozen=True, slots=True)
+class Quote:
+    """One verbatim passage an extractive answer quotes, with exactly where it came from.
+
+    `heading_path` and the byte range are those of the chunk the text was cut from, so the
+    label shown beside a quote is always the section the text sits in.
+    """
+
+    number: int  # the source number it cites
+    text: str  # verbatim from the note (for code: the block's lines, fences left out)
+    kind: str  # "prose" | "item" | "row" | "code"
+    rel_path: str
+    heading_path: str
+    chunk_ordinal: int
+    start_byte: int
+    end_byte: int
+    language: str = ""  # a code block's info string
+    intro: str = ""  # the sentence that introduces a code block
+    score: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One exchange of a conversation: what was asked, what was searched for, what came back."""
+
+    question: str
+    standalone: str  # the question rewritten to stand alone (the same text for a first question)
+    answer: str
+
+
+@dataclass(frozen=True, slots=True)
 class AskResponse:
     question: str
     answer: str
@@ -69,3 +100,7 @@ class AskResponse:
     first_token_ms: float | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
     debug: dict[str, Any] = field(default_factory=dict)
+    quotes: tuple[Quote, ...] = ()  # the extractive answer's passages (also when it stands in for a model)
+    related: tuple[Reference, ...] = ()  # the closest notes when the answer abstains
+    unverified: str = ""  # a model's text that cited nothing it could be checked against
+    standalone_question: str = ""  # what was searched for, when a follow-up was rewritten

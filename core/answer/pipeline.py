@@ -9,9 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 from core.answer.citations import check_citations
+from core.answer.followup import rewrite
+from core.answer.grounding import check_support
 from core.answer.context import auto_k, build_sources, messages_for, question_stems, relevance
-from core.answer.extractive import extract_answer
-from core.answer.models import AskRequest, AskResponse, Reference, Source
+from core.answer.extractive import Extracted, extract, term_weights
+from core.answer.models import AskRequest, AskResponse, Quote, Reference, Source
 from core.engine import Engine
 from core.base.models import Hit, SearchFilters
 from core.search.search import SearchRequest
@@ -35,12 +37,16 @@ class Answerer:
     def ask(self, req: AskRequest, *, on_delta: Delta | None = None, cancel: threading.Event | None = None) -> AskResponse:
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
-        k = auto_k(req.question, req.detail, req.k)
+        # Every turn retrieves afresh: a follow-up is first rewritten to stand on its own.
+        question = rewrite(req.question, req.history, self.provider, cancel) if req.history else req.question
+        if question != req.question:
+            timings["rewrite"] = _ms(t0)
+        k = auto_k(question, req.detail, req.k)
         filters = SearchFilters(vaults=req.vaults, folders=req.folders, allow_restricted=req.allow_restricted)
-        resp = self.engine.search(SearchRequest(req.question, mode=req.mode, k=k * 3, filters=filters, per_note_cap=3))
+        resp = self.engine.search(SearchRequest(question, mode=req.mode, k=k * 3, filters=filters, per_note_cap=3))
         timings["retrieve"] = _ms(t0)
         warnings = list(resp.warnings)
-        wanted = question_stems(req.question)
+        wanted = question_stems(question)
         gated: list[tuple[Hit, bool, str]] = [(h, *relevance(h, wanted)) for h in resp.hits]
         passing = [h for h, ok, _ in gated if ok and not _unsafe_for(h, self.provider)]
         if any(ok and _unsafe_for(h, self.provider) for h, ok, _ in gated):
@@ -54,7 +60,13 @@ class Answerer:
             ],
             "search_timings_ms": resp.timings_ms,
         }
-        base = dict(question=req.question, provider=self.provider_id, model=getattr(self.provider, "model", None), debug=debug)
+        base = dict(
+            question=req.question,
+            standalone_question=question if question != req.question else "",
+            provider=self.provider_id,
+            model=getattr(self.provider, "model", None),
+            debug=debug,
+        )
         if not passing:
             timings["total"] = _ms(t0)
             return AskResponse(
@@ -71,14 +83,50 @@ class Answerer:
         if built.dropped_for_budget:
             warnings.append(f"{built.dropped_for_budget} source(s) left out to stay within the context budget")
         sources = built.sources
-        messages = messages_for(req.question, sources)
+        messages = messages_for(question, sources)
         if self.provider is None:
-            text = extract_answer(req.question, sources, embed=self._sentence_embedder(sources))
-            if on_delta is not None:
-                on_delta(text)
+            got = self.extract(question, sources)
+            debug["extractive"] = _extract_debug(got)
             timings["total"] = _ms(t0)
-            return self._finish(text, sources, (), warnings, timings, base, first_token_ms=timings["total"])
+            if got.abstained:
+                return self._not_said(got, sources, warnings, timings, base)
+            if on_delta is not None:
+                on_delta(got.answer)
+            return self._finish(got.answer, sources, (), warnings, timings, base, first_token_ms=timings["total"], quotes=got.quotes)
         return self._generate(messages, sources, warnings, timings, base, t0, on_delta, cancel)
+
+    def extract(self, question: str, sources: tuple[Source, ...]) -> Extracted:
+        """The offline answer over these sources, key words weighed by their rarity in the vault."""
+        return extract(question, sources, self._sentence_embedder(sources), self._weights(question, sources))
+
+    def _weights(self, question: str, sources: tuple[Source, ...]) -> dict[str, float] | None:
+        if not sources:
+            return None
+        terms = question_stems(question)
+        try:
+            keyword = self.engine.index_for(sources[0].vault).keyword
+            return term_weights(terms, keyword.doc_frequencies(terms), keyword.doc_count())
+        except Exception:  # an index being rebuilt: weigh every word the same
+            return None
+
+    def _not_said(
+        self, got: Extracted, sources: tuple[Source, ...], warnings: list[str], timings: dict[str, float], base: dict[str, Any]
+    ) -> AskResponse:
+        related = tuple(dict((s.rel_path, _reference(s)) for s in sources).values())[:5]
+        names = "\n".join(f"- {r.title or r.rel_path} ({r.rel_path})" for r in related)
+        text = got.answer + ("\n\nThe closest notes:\n" + names if names else "")
+        return AskResponse(
+            answer=text,
+            references=(),
+            abstained=True,
+            abstain_reason="notes_do_not_say",
+            context_sent=(),
+            sources=sources,
+            warnings=tuple(warnings),
+            timings_ms=timings,
+            related=related,
+            **base,
+        )
 
     def _sentence_embedder(self, sources: tuple[Source, ...]) -> Callable[[list[str]], Any] | None:
         vc = self.engine.config.vault_named(sources[0].vault) if sources else None
@@ -117,6 +165,9 @@ class Answerer:
             incomplete = bool(parts)
             if exc.code == "cancelled":
                 warnings.append("stopped before the answer was complete")
+        if cancel is not None and cancel.is_set() and not incomplete:
+            incomplete = True  # stopped by the user: what arrived is kept as it is
+            warnings.append("stopped before the answer was complete")
         timings["total"] = _ms(t0)
         return self._finish("".join(parts), sources, tuple(messages), warnings, timings, base, first, error, incomplete)
 
@@ -131,16 +182,32 @@ class Answerer:
         first_token_ms: float | None = None,
         error: str | None = None,
         incomplete: bool = False,
+        quotes: tuple[Quote, ...] = (),
     ) -> AskResponse:
         check = check_citations(text, len(sources))
         for n in check.invalid:
             warnings.append(f"removed citation [{n}]: there is no source {n}")
-        if text.strip() and not check.cited:
+        answer, cited, unverified = check.text, check.cited, ""
+        if messages:  # a model wrote it: each citation must be backed by its source
+            grounded = check_support(check.text, sources)
+            for n in grounded.unsupported:
+                warnings.append(f"removed citation [{n}]: source {n} does not support the claim it was attached to")
+            answer, cited = grounded.text, grounded.supported
+            if answer.strip() and not cited and not incomplete:
+                got = self.extract(str(base["standalone_question"] or base["question"]), sources)
+                warnings.append(
+                    "the model's answer cited none of the sources, so it is not shown as the answer: "
+                    + ("your notes' own passages are shown instead" if not got.abstained else "your notes don't say")
+                )
+                unverified, answer, quotes = answer, got.answer, got.quotes
+                cited = tuple(dict.fromkeys(q.number for q in quotes))
+        elif text.strip() and not cited:
             warnings.append("the answer cites none of the sources; treat it with care")
         by_number = {s.number: s for s in sources}
-        refs = tuple(_reference(by_number[n]) for n in check.cited)
+        refs = tuple(_reference(by_number[n]) for n in cited)
         return AskResponse(
-            answer=check.text,
+            answer=answer,
+            unverified=unverified,
             references=refs,
             abstained=False,
             abstain_reason=None,
@@ -151,8 +218,23 @@ class Answerer:
             error=error,
             first_token_ms=first_token_ms,
             timings_ms=timings,
+            quotes=quotes,
             **base,
         )
+
+
+def _extract_debug(got: Extracted) -> dict[str, Any]:
+    b = got.best
+    best = None if b is None else {
+        "rel_path": b.source.rel_path,
+        "kind": b.unit.kind,
+        "similarity": round(b.similarity, 4),
+        "coverage": round(b.coverage, 4),
+        "text_coverage": round(b.text_coverage, 4),
+        "score": round(b.score, 4),
+        "text": b.unit.text[:200],
+    }
+    return {"abstained": got.abstained, "why": got.reason, "best": best}
 
 
 def _reference(s: Source) -> Reference:

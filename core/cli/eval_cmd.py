@@ -48,10 +48,12 @@ def _golden(args: argparse.Namespace) -> int:
     engine = Engine(AppPaths.from_env())
     if args.vault:
         engine.vault(args.vault)  # a clear error for an unknown name
+    elif golden.vault:
+        args.vault = _golden_vault(engine, golden)
     exit_code = EXIT_OK
     if golden.ask_cases and not args.no_ask:
         exit_code = _ask_cases(engine, golden, args)
-    for mode in _modes(args.modes, (args.mode,)):
+    for mode in _modes(args.modes, (args.mode,)) if golden.cases else ():
         report = run_golden(engine, golden, mode=mode, k=args.k, vault=args.vault)
         regressions = compare_to_baseline(report, baseline, args.tolerance) if baseline and baseline.mode == mode else []
         if regressions:
@@ -61,6 +63,17 @@ def _golden(args: argparse.Namespace) -> int:
         else:
             _print_golden(report, regressions)
     return exit_code
+
+
+def _golden_vault(engine: Engine, golden: GoldenSet) -> str:
+    """The registered vault whose folder is the golden file's `vault:`; a clear error when there is none."""
+    root = golden.vault_root()
+    if root is None:
+        raise ConfigError(f"{golden.source}: vault folder {golden.vault!r} not found beside the repository")
+    for vc in engine.vaults:
+        if Path(vc.root).resolve() == root:
+            return vc.name
+    raise ConfigError(f"{root} is not indexed yet: run `cairn index --vault {root}` first")
 
 
 def _ask_cases(engine: Engine, golden: GoldenSet, args: argparse.Namespace) -> int:
@@ -74,14 +87,24 @@ def _ask_cases(engine: Engine, golden: GoldenSet, args: argparse.Namespace) -> i
     else:
         print(f"ask cases ({report.provider}): {len(report.cases)}")
         for c in report.cases:
-            mark = "PASS" if c.abstain_correct and not c.forbidden_found and (c.citation_precision in (None, 1.0)) else "FAIL"
+            mark = "PASS" if c.passed else "FAIL"
             cites = ", ".join(c.cited) or ("abstained" if c.abstained else "no citations")
             print(f"  {mark} {c.case_id:<28} {cites}")
+            for p in c.problems:
+                print(f"       {p}")
+        print(
+            f"  answered {_pct(report.answered_rate)} of answerable, abstained on {_pct(report.abstain_rate)} of "
+            f"unanswerable, quotes in their cited section {_pct(report.quotes_in_section_rate)}"
+        )
         print(
             f"  citation precision {report.citation_precision}, abstention accuracy {report.abstention_accuracy}, "
             f"forbidden claims {report.forbidden_claims}, first token p50 {report.first_token_p50_ms} ms"
         )
     return EXIT_OK
+
+
+def _pct(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate:.0%}"
 
 
 def _print_golden(report, regressions: list[str]) -> None:  # type: ignore[no-untyped-def]

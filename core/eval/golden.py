@@ -17,6 +17,11 @@ A golden file is YAML or JSON with a top-level mapping::
         expected_sources: [ops/backups.md]
         forbidden_claims: []
         expect_abstain: false
+        expected_answer: ["pg_dump -s"]  # optional: the answer must contain one of these
+
+An optional top-level ``vault:`` names the folder the cases were written for, relative to
+the repository (``../shared/data/vaults/simonw-til``); `cairn eval` resolves it against the
+golden file's parent folders and evaluates that vault.
 
 Validation is strict -- unknown keys are errors -- because a misspelt key
 (``must_include_source_path``) would otherwise silently turn a case into one
@@ -50,9 +55,9 @@ _CASE_FIELDS = frozenset(
         "forbidden_claims",
     }
 )
-_ASK_FIELDS = frozenset({"id", "question", "expected_sources", "forbidden_claims", "expect_abstain"})
+_ASK_FIELDS = frozenset({"id", "question", "expected_sources", "forbidden_claims", "expect_abstain", "expected_answer"})
 _CHUNK_REF_FIELDS = frozenset({"source_path", "chunk_ordinal"})
-_TOP_FIELDS = frozenset({"cases", "ask_cases"})
+_TOP_FIELDS = frozenset({"cases", "ask_cases", "vault"})
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -101,6 +106,7 @@ class AskCase:
     expected_sources: tuple[str, ...] = ()
     forbidden_claims: tuple[str, ...] = ()
     expect_abstain: bool = False
+    expected_answer: tuple[str, ...] = ()  # the answer must contain at least one (code included)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +116,20 @@ class GoldenSet:
     source: str
     cases: tuple[GoldenCase, ...]
     ask_cases: tuple[AskCase, ...] = ()
+    vault: str | None = None  # the folder the cases were written for, relative to the repository
+
+    def vault_root(self) -> Path | None:
+        """The `vault:` folder, looked up beside each parent folder of the golden file.
+
+        Why: a main checkout and a worktree one level deeper both find `../shared/...`.
+        """
+        if not self.vault:
+            return None
+        for parent in Path(self.source).resolve().parents:
+            candidate = parent / self.vault
+            if candidate.is_dir():
+                return candidate.resolve()
+        return None
 
 
 def load_golden(path: Path) -> GoldenSet:
@@ -166,7 +186,7 @@ def parse_golden(data: Any, source: str) -> GoldenSet:
     if unknown:
         raise GoldenFileError(
             f"{source}: unknown top-level field(s) {', '.join(map(repr, unknown))}"
-            f" (allowed: 'cases', 'ask_cases')"
+            f" (allowed: 'cases', 'ask_cases', 'vault')"
         )
     if "cases" not in data and "ask_cases" not in data:
         raise GoldenFileError(f"{source}: needs a 'cases' or 'ask_cases' list")
@@ -176,7 +196,10 @@ def parse_golden(data: Any, source: str) -> GoldenSet:
     asks = tuple(_parse_ask(raw, i, source) for i, raw in enumerate(raw_asks, start=1))
     _check_unique_ids([c.id for c in cases], "case", source)
     _check_unique_ids([a.id for a in asks], "ask case", source)
-    return GoldenSet(source=source, cases=cases, ask_cases=asks)
+    vault = data.get("vault")
+    if vault is not None and (not isinstance(vault, str) or not vault.strip()):
+        raise GoldenFileError(f"{source}: top-level field 'vault' must be a folder path")
+    return GoldenSet(source=source, cases=cases, ask_cases=asks, vault=vault.strip() if vault else None)
 
 
 def _top_list(data: Mapping[str, Any], key: str, source: str) -> list[Any]:
@@ -296,6 +319,7 @@ def _parse_ask(raw: Any, index: int, source: str) -> AskCase:
         expected_sources=f.paths("expected_sources"),
         forbidden_claims=f.strings("forbidden_claims"),
         expect_abstain=f.flag("expect_abstain"),
+        expected_answer=f.strings("expected_answer"),
     )
 
 

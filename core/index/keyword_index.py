@@ -109,6 +109,11 @@ class KeywordIndex:
     def doc_count(self) -> int:
         return self._fresh_searcher().doc_count()
 
+    def doc_frequencies(self, terms: Iterable[str], field: str = "body") -> dict[str, int]:
+        """How many chunks hold each (analysed) term: what the answerer weighs key words by."""
+        searcher = self._fresh_searcher()
+        return {t: int(searcher.doc_frequency(field, t)) for t in terms}
+
     def apply(self, removed: Iterable[str], added: Sequence[Document]) -> None:
         """Delete every chunk of the `removed` notes, then add the chunks of `added`."""
         removed = list(removed)

@@ -9,8 +9,8 @@ from PySide6.QtCore import QRegularExpression, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QFont, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
-from core.answer import Source
-from desktop.answer_text import MARKER, answer_body, preview_hit, ranks_line, source_line, split_markers
+from core.answer import Quote, Source
+from desktop.answer_text import MARKER, answer_body, passage_markdown, preview_hit, ranks_line, source_line, split_markers
 from desktop.formatting import heading_trail
 from desktop.panels.why import ScoreTermsTable
 from desktop.theme import colours
@@ -72,7 +72,7 @@ class AnswerBrowser(QTextBrowser):
         """A message instead of an answer (abstention)."""
         self._timer.stop()
         self._text = ""
-        self.setHtml(f"<h3>{html.escape(title)}</h3><p>{html.escape(detail)}</p>")
+        self.setHtml(f"<h3>{html.escape(title)}</h3><p>{html.escape(detail).replace(chr(10), '<br>')}</p>")
 
     def _render(self) -> None:
         bar = self.verticalScrollBar()
@@ -203,3 +203,23 @@ class SourcesView(QWidget):
             if len(source.hits) > 1:
                 self.terms.add_section(f"chunk {hit.chunk.ordinal}: {heading_trail(hit.chunk.heading_path, hit.title) or hit.title}")
             self.terms.add_hit(hit)
+
+
+class PassageView(QTextBrowser):
+    """The passage a citation points to, shown beside the answer so the answer stays on screen."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("Cited passage")
+        self.setOpenLinks(False)
+        self.number: int | None = None
+        self.show_hint()
+
+    def show_hint(self) -> None:
+        self.number = None
+        self.setHtml("<p><i>Click a citation such as [1] to read the passage here, beside the answer.</i></p>")
+
+    def show_passage(self, source: Source, quotes: Sequence[Quote] = ()) -> None:
+        """Source `n`: where it is, then the quoted passages (or the whole source when nothing was quoted)."""
+        self.number = source.number
+        self.setMarkdown(passage_markdown(source, quotes))

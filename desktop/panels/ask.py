@@ -1,38 +1,48 @@
-"""Ask tab: a question about the notes, answered with citations that open the cited passage.
+"""Ask tab: a conversation with the notes, answered with citations that show the cited passage.
 
-The answer streams in as the model writes it; each `[n]` is a chip that opens
-source n in the Preview tab, and the sources list explains, with the Why tab's
-score terms, why each passage was chosen. Nothing here blocks: the question
-runs on `AskRunner`'s worker thread and every slot below runs on the GUI thread.
+The answer streams in as the model writes it; each `[n]` is a chip that shows
+source n's passage beside the answer (the answer stays on screen) and readies it
+in the Preview tab; the sources list explains, with the Why tab's score terms,
+why each passage was chosen. A follow-up question is asked with the earlier
+turns, rewritten to stand alone, and the rewritten form is shown. Nothing here
+blocks: the question runs on `AskRunner`'s worker thread and every slot below
+runs on the GUI thread.
 """
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QStandardPaths, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListWidget,
     QPushButton,
     QSplitter,
+    QTextBrowser,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from core.answer import AskRequest, AskResponse
+from core.answer import AskRequest, AskResponse, Turn
 from core.providers.llm import default_llm_registry
-from desktop.answer_text import answer_markdown, is_extractive, source_line
+from desktop.answer_text import answer_body, conversation_markdown, is_extractive, source_line
 from desktop.controller import AppController, Scope
 from desktop.dialogs.context_dialog import ContextSentDialog
-from desktop.panels.answer_view import SCROLL_MIN_H, AnswerBrowser, SourcesView
+from desktop.panels.answer_view import SCROLL_MIN_H, AnswerBrowser, PassageView, SourcesView
 from desktop.settings import Settings
 from desktop.theme import colours
 
 DETAILS = (("Brief answer", "brief"), ("Normal answer", "normal"), ("Detailed answer", "detailed"))
-ABSTAIN_TITLE = "Nothing in your notes answers this"
+ABSTAIN_TITLE = "Your notes don't say"
+MAX_HISTORY = 6  # earlier turns sent along with a follow-up
 
 
 class AskPanel(QWidget):
@@ -53,6 +63,7 @@ class AskPanel(QWidget):
         self.error: str | None = None
         self._stopped = False
         self.context_dialog: ContextSentDialog | None = None
+        self.turns: list[AskResponse] = []  # the conversation so far, oldest first
 
         self.question = QLineEdit(self)
         self.question.setPlaceholderText("Ask a question about your notes…")
@@ -80,8 +91,33 @@ class AskPanel(QWidget):
         self.notes.setTextFormat(Qt.TextFormat.RichText)
         self.notes.setAccessibleName("Warnings and errors")
         self.notes.setVisible(False)
+        self.rewritten = QLabel(self)
+        self.rewritten.setWordWrap(True)
+        self.rewritten.setAccessibleName("The follow-up question as it was searched")
+        self.rewritten.setVisible(False)
         self.browser = AnswerBrowser(self)
         self.browser.citationClicked.connect(self.open_citation)
+        self.passage = PassageView(self)
+        self.unverified_toggle = QToolButton(self)
+        self.unverified_toggle.setText("Show the model's unverified answer")
+        self.unverified_toggle.setCheckable(True)
+        self.unverified_toggle.setVisible(False)
+        self.unverified = QTextBrowser(self)
+        self.unverified.setAccessibleName("The model's unverified answer")
+        self.unverified.setVisible(False)
+        self.unverified_toggle.toggled.connect(self.unverified.setVisible)
+        self.history = QListWidget(self)
+        self.history.setAccessibleName("Earlier questions of this conversation")
+        self.history.setMaximumHeight(90)
+        self.history.setVisible(False)
+        self.history.currentRowChanged.connect(self._show_turn)
+        self.new_button = QPushButton("New conversation", self)
+        self.new_button.setToolTip("Forget the earlier questions: the next question stands alone")
+        self.new_button.clicked.connect(self.new_conversation)
+        self.save_button = QPushButton("Save…", self)
+        self.save_button.setToolTip("Save the conversation as a markdown file, where you choose")
+        self.save_button.setEnabled(False)
+        self.save_button.clicked.connect(self.save)
         self.sources = SourcesView(self)
         self.sources.previewRequested.connect(self.previewRequested)
         self.stop_button = QPushButton("Stop", self)
@@ -89,7 +125,7 @@ class AskPanel(QWidget):
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
         self.copy_button = QPushButton("Copy", self)
-        self.copy_button.setToolTip("Copy the answer and its sources as markdown")
+        self.copy_button.setToolTip("Copy the conversation and its sources as markdown")
         self.copy_button.setEnabled(False)
         self.copy_button.clicked.connect(self.copy)
         self.context_button = QPushButton("Show context sent", self)
@@ -107,11 +143,25 @@ class AskPanel(QWidget):
         options.addWidget(self.scope_label, 1)
         options.addWidget(self.model_label)
         buttons = QHBoxLayout()
+        buttons.addWidget(self.new_button)
+        buttons.addWidget(self.unverified_toggle)
         buttons.addStretch(1)
         buttons.addWidget(self.copy_button)
+        buttons.addWidget(self.save_button)
         buttons.addWidget(self.context_button)
+        answer = QWidget(self)
+        answer_layout = QVBoxLayout(answer)
+        answer_layout.setContentsMargins(0, 0, 0, 0)
+        answer_layout.addWidget(self.browser, 3)
+        answer_layout.addWidget(self.unverified, 1)
+        # The passage opens beside the answer, so reading a source never hides what it supports.
+        self.beside = QSplitter(Qt.Orientation.Horizontal, self)
+        self.beside.addWidget(answer)
+        self.beside.addWidget(self.passage)
+        self.beside.setStretchFactor(0, 3)
+        self.beside.setStretchFactor(1, 2)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
-        self.splitter.addWidget(self.browser)
+        self.splitter.addWidget(self.beside)
         self.splitter.addWidget(self.sources)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
@@ -119,7 +169,9 @@ class AskPanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(ask_row)
         layout.addLayout(options)
+        layout.addWidget(self.history)
         layout.addWidget(self.status)
+        layout.addWidget(self.rewritten)
         layout.addWidget(self.notes)
         layout.addWidget(self.splitter, 1)
         layout.addLayout(buttons)
@@ -147,7 +199,56 @@ class AskPanel(QWidget):
         scope = self._controller.scope
         vaults = (scope.vault,) if scope else ()
         folders = (scope.folder,) if scope and scope.folder else ()
-        return self._runner.ask(self.question.text(), detail=str(self.detail.currentData()), vaults=vaults, folders=folders)
+        history = tuple(
+            Turn(t.question, t.standalone_question or t.question, answer_body(t.answer)) for t in self.turns[-MAX_HISTORY:] if not t.error
+        )
+        return self._runner.ask(self.question.text(), detail=str(self.detail.currentData()), vaults=vaults, folders=folders, history=history)
+
+    def new_conversation(self) -> None:
+        """Forget the earlier turns: the next question is asked on its own."""
+        if self._runner.is_busy():
+            self.stop()
+        self.turns.clear()
+        self.response = None
+        self.history.clear()
+        self.history.setVisible(False)
+        self.browser.clear_answer()
+        self.passage.show_hint()
+        self.sources.set_sources(())
+        self._set_notes([])
+        self._show_unverified("")
+        self.rewritten.setVisible(False)
+        self.copy_button.setEnabled(False)
+        self.save_button.setEnabled(False)
+        self.context_button.setEnabled(False)
+        self.status.setText("New conversation: answers come only from your notes, with the passages they cite.")
+        self.focus_question()
+
+    def save(self) -> Path | None:
+        """Save the conversation as markdown to a file the user picks (Documents by default, never a vault)."""
+        if not self.turns:
+            return None
+        target = self.choose_save_path()
+        if target is None:
+            return None
+        try:
+            target.write_text(conversation_markdown(self.turns), encoding="utf-8")
+        except OSError as exc:
+            self._set_notes([("error", f"✗ Could not save {target}: {exc.strerror or exc}")])
+            return None
+        self._controller.message.emit(f"Conversation saved to {target}")
+        return target
+
+    def choose_save_path(self) -> Path | None:
+        """Ask where to save; tests replace this method."""
+        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
+        first = self.turns[0].question if self.turns else "conversation"
+        name = "".join(c if c.isalnum() or c in " -_" else " " for c in first).strip()[:60] or "conversation"
+        chosen, _ = QFileDialog.getSaveFileName(self, "Save conversation", str(Path(folder) / f"{name}.md"), "Markdown (*.md)")
+        if not chosen:
+            return None
+        path = Path(chosen)
+        return path if path.suffix else path.with_suffix(".md")
 
     def stop(self) -> None:
         if self._runner.is_busy():
@@ -156,9 +257,9 @@ class AskPanel(QWidget):
             self._runner.stop()
 
     def copy(self) -> None:
-        if self.response is not None:
-            self._controller.actions.copy_text(answer_markdown(self.response))
-            self._controller.message.emit("Answer and sources copied as markdown")
+        if self.turns:
+            self._controller.actions.copy_text(conversation_markdown(self.turns))
+            self._controller.message.emit("Conversation and sources copied as markdown")
 
     def show_context(self) -> None:
         if self.response is None:
@@ -170,8 +271,12 @@ class AskPanel(QWidget):
         dialog.show()
 
     def open_citation(self, number: int) -> None:
-        """A `[n]` chip was clicked: explain source n and open it in the Preview tab."""
-        self.sources.open(number, switch=True)
+        """A `[n]` chip was clicked: show source n's passage beside the answer, explain it, ready it in Preview."""
+        source = self.sources.source(number)
+        if source is None:
+            return
+        self.passage.show_passage(source, self.response.quotes if self.response is not None else ())
+        self.sources.open(number, switch=False)
 
     # -- the runner's signals (GUI thread) -----------------------------------------------------
 
@@ -181,9 +286,13 @@ class AskPanel(QWidget):
         self.error = None
         self._stopped = False
         self.browser.clear_answer()
+        self.passage.show_hint()
         self.sources.set_sources(())
         self._set_notes([])
+        self._show_unverified("")
+        self.rewritten.setVisible(False)
         self.copy_button.setEnabled(False)
+        self.save_button.setEnabled(False)
         self.context_button.setEnabled(False)
         self.status.setText(f"Searching {html.escape(self.scope_label.text().removeprefix('In: '))} for passages…")
 
@@ -193,17 +302,38 @@ class AskPanel(QWidget):
         self.browser.append_delta(delta)
 
     def _on_finished(self, response: AskResponse) -> None:
+        self.turns.append(response)
+        item_text = response.question + (f"  →  {response.standalone_question}" if response.standalone_question else "")
+        self.history.blockSignals(True)
+        self.history.addItem(item_text)
+        self.history.setCurrentRow(self.history.count() - 1)
+        self.history.blockSignals(False)
+        self.history.setVisible(len(self.turns) > 1)
+        self.save_button.setEnabled(True)
+        self._show_turn_response(response)
+
+    def _show_turn(self, row: int) -> None:
+        """An earlier question was picked in the conversation list: show its answer again."""
+        if 0 <= row < len(self.turns):
+            self._show_turn_response(self.turns[row])
+
+    def _show_turn_response(self, response: AskResponse) -> None:
         self.response = response
         self.copy_button.setEnabled(True)
         self.context_button.setEnabled(True)
-        self.sources.set_sources(response.sources, str(response.debug.get("search_mode", "hybrid")))
+        self.passage.show_hint()
+        self.sources.set_sources(() if response.abstained else response.sources, str(response.debug.get("search_mode", "hybrid")))
+        self.rewritten.setText(f"Follow-up searched as: <i>{html.escape(response.standalone_question)}</i>")
+        self.rewritten.setVisible(bool(response.standalone_question))
+        self._show_unverified(response.unverified)
         notes: list[tuple[str, str]] = []
         if response.abstained:
             where = self.scope_label.text().removeprefix("In: ")
+            related = "".join(f"\n• {r.title or r.rel_path} ({r.rel_path})" for r in response.related)
             self.browser.set_message(
                 ABSTAIN_TITLE,
-                f"No passage in {where} is close enough to the question to answer it. "
-                "Try other words, a wider scope, or a plain search.",
+                f"No passage in {where} answers the question."
+                + (f" The closest notes, which may be related:{related}" if related else " Try other words, a wider scope, or a plain search."),
             )
             self.status.setText(f"<b>{ABSTAIN_TITLE}.</b>")
         else:
@@ -225,6 +355,13 @@ class AskPanel(QWidget):
 
     # -- display ---------------------------------------------------------------------------
 
+    def _show_unverified(self, text: str) -> None:
+        """A model's answer that cited nothing it could be checked against: folded away, never the answer."""
+        self.unverified.setPlainText(text)
+        self.unverified_toggle.setChecked(False)
+        self.unverified_toggle.setVisible(bool(text))
+        self.unverified.setVisible(False)
+
     def _status_text(self, response: AskResponse) -> str:
         if self._stopped:
             return "<b>Stopped</b> — the answer below is incomplete."
@@ -232,8 +369,13 @@ class AskPanel(QWidget):
             return "<b>The answer broke off</b> — what arrived is below, incomplete."
         if is_extractive(response):
             return (
-                "<b>Extractive answer</b> — no language model is configured, so these are the most relevant lines "
-                "of your notes, quoted as written. Choose a model in Settings › Language model for written answers."
+                "<b>Extractive answer</b> — no language model is configured, so these are the passages of your notes "
+                "that answer the question, quoted as written. Choose a model in Settings › Language model for written answers."
+            )
+        if response.unverified:
+            return (
+                "<b>Quoted from your notes</b> — the model's answer cited none of the sources, so these passages of your "
+                "notes are shown instead; its text is folded away below as unverified."
             )
         if response.error:
             return "<b>The model did not answer.</b>"

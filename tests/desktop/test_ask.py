@@ -97,27 +97,32 @@ def test_extractive_answer_cites_the_release_checklist_and_its_chip_opens_the_pr
     response = panel.response
     assert response is not None and response.provider == "extractive" and not response.abstained
     text = panel.browser.toPlainText()
-    assert "[1]" in text and "signs off every release" in text
+    assert "[" in text and "Priya Natarajan" in text
     assert "Extractive answer" in panel.status.text()
     assert "Extractive answer (no language model" not in text  # the label is shown once, above the answer
     lines = panel.sources.lines()
     assert lines[0].startswith("[1] Release checklist") and lines[0].endswith(RELEASE_NOTE)
     assert not panel.stop_button.isEnabled()
 
-    click_citation(qtbot, panel, "[1]")
-    qtbot.waitUntil(lambda: window.tabs.currentWidget() is window.preview)
-    assert "Release checklist" in window.preview.header.text()
-    assert RELEASE_NOTE in window.preview.header.text()
-    assert window.preview.chunk_range is not None  # the cited passage is highlighted
-    assert "Release checklist" in panel.sources.why_title.text()
+    cited = response.references[0]
+    click_citation(qtbot, panel, f"[{cited.number}]")
+    qtbot.waitUntil(lambda: panel.passage.number == cited.number)
+    # The answer stays on screen: the passage opens beside it, the Preview is readied without switching.
+    assert window.tabs.currentWidget() is window.ask and "Priya Natarajan" in panel.browser.toPlainText()
+    quoted = next(q for q in response.quotes if q.number == cited.number)
+    assert quoted.text.split("|")[0].strip().strip("[]") in panel.passage.toPlainText()
+    assert cited.rel_path in panel.passage.toPlainText()
+    assert cited.rel_path in window.preview.header.text() and window.preview.chunk_range is not None
+    source = next(s for s in response.sources if s.number == cited.number)
+    assert source.title in panel.sources.why_title.text()
     values = panel.sources.terms.term_values()
-    source = response.sources[0]
     expected = [row for hit in source.hits for row in [(t.name, t.value) for t in hit.contributions] + [("= score", hit.score)]]
     assert values == expected  # every merged chunk's terms, as the Why tab lists them
 
     panel.copy_button.click()
     assert recorder.clipboard and recorder.clipboard[-1].startswith(f"**Q:** {RELEASE_QUESTION}")
     assert f"1. Release checklist — `{source.vault}/{RELEASE_NOTE}`" in recorder.clipboard[-1]
+    assert "Priya Natarajan" in recorder.clipboard[-1]
 
 
 def test_an_unrelated_question_says_nothing_in_the_notes_answers_it(qtbot: Any, build: Callable[..., MainWindow]) -> None:
@@ -171,12 +176,12 @@ def test_a_new_question_cancels_the_running_one(qtbot: Any, build: Callable[...,
     panel.question.setText(RELEASE_QUESTION)
     panel.ask_button.click()
     qtbot.waitUntil(lambda: bool(panel.browser.toPlainText()), timeout=5000)
-    provider.pieces = ["Second answer [1]."]
+    provider.pieces = ["Priya signs off every release [1]."]
     provider.delay = 0.0
     ask_and_wait(qtbot, panel, "Who signs off every release?")
-    assert panel.response.answer == "Second answer [1]."
+    assert panel.response.answer == "Priya signs off every release [1]."
     qtbot.wait(300)  # the first worker's late pieces must not reach the pane
-    assert panel.browser.toPlainText().strip() == "Second answer [1]."
+    assert panel.browser.toPlainText().strip() == "Priya signs off every release [1]."
 
 
 def test_a_connection_error_is_shown_in_the_pane(qtbot: Any, build: Callable[..., MainWindow]) -> None:
@@ -223,7 +228,7 @@ def test_ctrl_enter_in_the_query_box_asks_the_query(qtbot: Any, build: Callable[
     assert window.tabs.currentWidget() is window.ask
     qtbot.waitUntil(lambda: window.ask.response is not None, timeout=8000)
     assert window.ask.question.text() == RELEASE_QUESTION
-    assert window.ask.response.references[0].rel_path == RELEASE_NOTE
+    assert window.ask.response.references and "Priya Natarajan" in window.ask.response.answer
 
 
 def test_grouped_markers_become_one_chip_per_source_and_the_extractive_label_is_lifted() -> None:
@@ -235,3 +240,40 @@ def test_grouped_markers_become_one_chip_per_source_and_the_extractive_label_is_
     assert split_markers("Only [2].") == "Only [2]."
     assert answer_body(f"{LABEL}\n- A line. [1]") == "- A line. [1]"
     assert answer_body("A model's answer [1].") == "A model's answer [1]."
+
+
+def test_a_follow_up_is_rewritten_shown_and_the_conversation_saved_where_the_user_picks(
+    qtbot: Any, build: Callable[..., MainWindow], tmp_path: Path, sample_vault: Path
+) -> None:
+    panel = build().ask
+    ask_and_wait(qtbot, panel, "How long is the bench rest when shaping the sourdough?")
+    ask_and_wait(qtbot, panel, "and how long in the fridge?")
+    follow = panel.response
+    assert follow is not None and "sourdough" in follow.standalone_question
+    assert panel.rewritten.isVisible() or not panel.isVisible()
+    assert "sourdough" in panel.rewritten.text() and panel.history.count() == 2
+    target = tmp_path / "chosen" / "talk.md"
+    target.parent.mkdir()
+    panel.choose_save_path = lambda: target  # type: ignore[method-assign]
+    assert panel.save() == target
+    saved = target.read_text("utf-8")
+    assert "**Q:** How long is the bench rest" in saved and "**Q:** and how long in the fridge?" in saved
+    assert "Searched for:" in saved and not list(sample_vault.rglob("talk.md"))  # only where the user picked
+    panel.history.setCurrentRow(0)
+    assert panel.response is panel.turns[0]
+    panel.new_conversation()
+    assert panel.turns == [] and panel.history.count() == 0
+    ask_and_wait(qtbot, panel, "and how long in the fridge?")
+    assert panel.response is not None and panel.response.standalone_question == ""  # nothing to lean on any more
+
+
+def test_a_model_answer_citing_nothing_is_folded_away_as_unverified(qtbot: Any, build: Callable[..., MainWindow]) -> None:
+    panel = build(ScriptedProvider(["Jonah Kim owns it, trust me."])).ask
+    ask_and_wait(qtbot, panel, RELEASE_QUESTION)
+    response = panel.response
+    assert response is not None and response.unverified == "Jonah Kim owns it, trust me."
+    assert "Priya Natarajan" in panel.browser.toPlainText() and "trust me" not in panel.browser.toPlainText()
+    assert not panel.unverified_toggle.isHidden() and panel.unverified.isHidden()
+    panel.unverified_toggle.click()
+    assert not panel.unverified.isHidden() and "trust me" in panel.unverified.toPlainText()
+    assert "unverified" in panel.status.text()
