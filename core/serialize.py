@@ -24,6 +24,7 @@ def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
         "score": round(hit.score, 9),
         "start_byte": hit.start_byte,
         "end_byte": hit.end_byte,
+        "page": hit.page,  # 1-based PDF page; null for a note
         "bm25": ranked(hit.bm25),
         "vector": ranked(hit.vector),
         "contributions": [{"name": t.name, "value": round(t.value, 9)} for t in hit.contributions],

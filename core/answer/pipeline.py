@@ -156,7 +156,7 @@ class Answerer:
 
 
 def _reference(s: Source) -> Reference:
-    return Reference(s.number, s.vault, s.rel_path, s.heading_path, s.chunk_ordinals[0], s.start_byte, s.end_byte, s.title)
+    return Reference(s.number, s.vault, s.rel_path, s.heading_path, s.chunk_ordinals[0], s.start_byte, s.end_byte, s.title, s.page, s.last_page)
 
 
 def _unsafe_for(hit: Hit, provider: Any | None) -> bool:

@@ -18,6 +18,11 @@ class SkipReason(str, Enum):
     UNREADABLE = "unreadable"
     SYMLINK_ESCAPE = "symlink_escape"
     SYMLINK_LOOP = "symlink_loop"
+    # Attachments (PDFs): why the text could not be taken out.
+    ENCRYPTED = "encrypted"
+    NO_TEXT = "no_text"
+    MALFORMED = "malformed"
+    PARSER_FAILED = "parser_failed"  # the parser crashed or ran over its time limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,7 @@ class Chunk:
     start_byte: int
     end_byte: int
     text: str
+    page: int | None = None  # 1-based page of a PDF; None for notes. Offsets then index the extracted text
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +155,16 @@ class Hit:
     text: str = ""
     flags: tuple[str, ...] = ()  # guardrail flags, e.g. "policy_override_attempt"
     confidentiality: str = "internal"
+    page: int | None = None  # 1-based PDF page of the chunk
+
+
+def cited_path(rel_path: str, page: int | None, last_page: int | None = None) -> str:
+    """How a hit or citation names where it is: `notes/a.md`, `manuals/r.pdf, p. 12` or `…, pp. 12–13`."""
+    if page is None:
+        return rel_path
+    if last_page is not None and last_page != page:
+        return f"{rel_path}, pp. {page}\u2013{last_page}"
+    return f"{rel_path}, p. {page}"
 
 
 @dataclass(frozen=True, slots=True)

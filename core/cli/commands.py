@@ -11,7 +11,7 @@ from core.cli.main import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, prin
 from core.cli.progress import ProgressLine
 from core.engine import Engine
 from core.base.errors import IndexNotBuiltError, UsageError
-from core.base.models import SearchFilters
+from core.base.models import SearchFilters, cited_path
 from core.vault.notes import parse_note
 from core.base.paths import AppPaths
 from core.search.query import parse_date
@@ -120,7 +120,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("No matches.")
     for i, h in enumerate(resp.hits, 1):
         where = f" › {h.chunk.heading_path}" if h.chunk.heading_path else ""
-        print(f"{i:>2}. {h.title}{where}  [{h.chunk.vault}/{h.chunk.rel_path}#{h.chunk.ordinal}]  score {h.score:.4f}")
+        ref = f"{h.chunk.vault}/{h.chunk.rel_path}#{h.chunk.ordinal}" if h.page is None else f"{h.chunk.vault}/{cited_path(h.chunk.rel_path, h.page)} · #{h.chunk.ordinal}"
+        print(f"{i:>2}. {h.title}{where}  [{ref}]  score {h.score:.4f}")
         print(f"    {h.snippet}")
         if args.explain:
             bm = f"rank {h.bm25.rank}, score {h.bm25.score:.3f}" if h.bm25 else "not a candidate"

@@ -28,13 +28,15 @@ from core.index.manifest import (
     save_manifest,
 )
 from core.index.records import files_from_keyword, files_matching_keyword, record_for
-from core.base.models import Document, FileWarning, SkippedFile
+from core.base.models import Document, FileWarning, SkippedFile, SkipReason
 from core.vault.notes import document_version, parse_note
 from core.base.paths import AppPaths
+from core.vault.attachments import AttachmentSource, FolderSettings, attachment_kind, file_version, parse_attachment
+from core.vault.extractor import PdfExtractor
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, read_note_bytes
 
 Progress = Callable[[int, int, str], None]
-PARSER_VERSION = "chunker-2"  # 2: lone-CR line breaks; nested front matter values ignored
+PARSER_VERSION = "chunker-3"  # 2: lone-CR line breaks; nested front matter values ignored. 3: attachments, chunk pages
 BATCH = 1000  # notes per Whoosh commit: fewer, larger segments make searches cheaper
 
 
@@ -69,6 +71,8 @@ class VaultIndex:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.limits = ChunkLimits(config.soft_chars, config.hard_chars)
         self.max_bytes = config.max_file_bytes
+        self.max_attachment_bytes = config.max_attachment_bytes
+        self.attachment_seconds = config.attachment_seconds
         self.chunking_hash = chunking_hash(self.limits)
         self._lock = threading.RLock()  # one writer at a time
         self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=self.chunking_hash)
@@ -134,7 +138,9 @@ class VaultIndex:
         return self.info_path.exists() and self.recovery not in ("outdated", "keyword_index_damaged")
 
     def scanner(self) -> Scanner:
-        return Scanner(Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes)
+        return Scanner(
+            Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes, max_attachment_bytes=self.max_attachment_bytes
+        )
 
     def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> SyncStats:
         """Bring the index in line with the vault; the stats name the notes (re)indexed and removed."""
@@ -147,10 +153,13 @@ class VaultIndex:
             present = {e.rel_path for e in scan.entries}
             removed = sorted(set(self.files) - present)
             todo: list[ScanEntry] = []
+            settings = FolderSettings(root)
             for entry in scan.entries:
                 rec = self.files.get(entry.rel_path)
                 if rec is not None and rec.size == entry.size and rec.mtime_ns == entry.mtime_ns:
-                    continue
+                    # An attachment's confidentiality lives in a folder's `.cairn.yaml`, not the file.
+                    if attachment_kind(entry.rel_path) is None or rec.confidentiality == settings.confidentiality(entry.rel_path):
+                        continue
                 todo.append(entry)
             # Whoosh commits batch by batch before the manifest is saved at the end: the dirty
             # flag covers a crash in between, as it does for the live path.
@@ -205,12 +214,13 @@ class VaultIndex:
         """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
         scanner = self.scanner()
         docs = []
-        for rel in rel_paths:
-            entry = scanner.classify(rel)
-            if isinstance(entry, ScanEntry):
-                raw = read_note_bytes(entry, self.max_bytes)
-                if isinstance(raw, bytes):
-                    docs.append(self._parse(entry, raw))
+        with _Reading(Path(self.vault.root), self.attachment_seconds) as reading:
+            for rel in rel_paths:
+                entry = scanner.classify(rel)
+                if isinstance(entry, ScanEntry):
+                    got = self._read(entry, None, reading)
+                    if isinstance(got, Document):
+                        docs.append(got)
         return docs
 
     def close(self) -> None:
@@ -240,39 +250,31 @@ class VaultIndex:
 
         batch: list[Document] = []
         total = len(todo)
-        for i, entry in enumerate(todo):
-            if cancel is not None and cancel.is_set():
-                res.cancelled = True
-                break
-            raw = read_note_bytes(entry, self.max_bytes)
-            if isinstance(raw, SkippedFile):
-                res.skipped.append(raw)
-                if entry.rel_path in self.files:
-                    removed.append(entry.rel_path)
-                continue
-            old = self.files.get(entry.rel_path)
-            # `files` names what the keyword index holds (after a crash too: see `_open`), so
-            # the same hash means the same chunks are indexed already.
-            if old is not None and old.version == document_version(raw):
-                if (old.size, old.mtime_ns) != (entry.size, entry.mtime_ns):
-                    writing()
-                    self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
-                    res.touched = True  # only the manifest's stat record moves
-                continue
-            doc = self._parse(entry, raw)
-            res.warnings.extend(doc.warnings)
-            batch.append(doc)
-            if old is None:
-                res.added += 1
-            else:
-                res.changed += 1
-            if len(batch) >= BATCH:
-                writing()
-                self._commit(batch, [])
-                res.reindexed.extend(d.rel_path for d in batch)
-                batch = []
-            if progress is not None and i % 25 == 0 and i < total - 1:
-                progress(i + 1, total, "keyword")
+        reading = _Reading(Path(self.vault.root), self.attachment_seconds)
+        try:
+            for i, entry in enumerate(todo):
+                if cancel is not None and cancel.is_set():
+                    res.cancelled = True
+                    break
+                old = self.files.get(entry.rel_path)
+                got = self._read(entry, old, reading)
+                if isinstance(got, SkippedFile):
+                    res.skipped.append(got)
+                    if entry.rel_path in self.files:
+                        removed.append(entry.rel_path)
+                    continue
+                if got is None:  # same content as indexed
+                    assert old is not None
+                    if (old.size, old.mtime_ns) != (entry.size, entry.mtime_ns):
+                        writing()
+                        self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
+                        res.touched = True  # only the manifest's stat record moves
+                    continue
+                batch = self._take(got, old, batch, res, writing)
+                if progress is not None and i % 25 == 0 and i < total - 1:
+                    progress(i + 1, total, "keyword")
+        finally:
+            reading.close()
         if progress is not None and total and not res.cancelled:
             progress(total, total, "keyword")  # here, not in the loop: the last note may be skipped
         removed = sorted(set(removed))
@@ -286,6 +288,47 @@ class VaultIndex:
         if res.touched and persist:
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
         return res
+
+    def _take(self, doc: Document, old: FileRecord | None, batch: list[Document], res: _ProcessResult, writing: Callable[[], None]) -> list[Document]:
+        """Queue a parsed document; commit the batch when it is full. Returns the batch to go on with."""
+        res.warnings.extend(doc.warnings)
+        batch.append(doc)
+        if old is None:
+            res.added += 1
+        else:
+            res.changed += 1
+        # Attachments commit sooner: one PDF can hold thousands of chunks.
+        if len(batch) >= BATCH or (attachment_kind(doc.rel_path) and sum(len(d.chunks) for d in batch) >= 5 * BATCH):
+            writing()
+            self._commit(batch, [])
+            res.reindexed.extend(d.rel_path for d in batch)
+            batch = []
+        return batch
+
+    def _read(self, entry: ScanEntry, old: FileRecord | None, reading: _Reading) -> Document | SkippedFile | None:
+        """Parse a note or attachment; None when it holds what the index holds already.
+
+        `files` names what the keyword index holds (after a crash too: see `_open`), so the
+        same hash means the same chunks are indexed already.
+        """
+        if attachment_kind(entry.rel_path) is None:
+            raw = read_note_bytes(entry, self.max_bytes)
+            if isinstance(raw, SkippedFile):
+                return raw
+            if old is not None and old.version == document_version(raw):
+                return None
+            return self._parse(entry, raw)
+        try:
+            version = file_version(entry.path)
+        except FileNotFoundError:
+            return SkippedFile(entry.rel_path, SkipReason.UNREADABLE, "file vanished while it was being read")
+        except OSError as exc:
+            return SkippedFile(entry.rel_path, SkipReason.UNREADABLE, f"cannot read file: {exc.strerror or exc}")
+        level = reading.settings.confidentiality(entry.rel_path)
+        if old is not None and old.version == version and old.confidentiality == level:
+            return None
+        src = AttachmentSource(self.vault.name, entry.rel_path, entry.path, entry.size, entry.mtime_ns, version, level)
+        return parse_attachment(src, reading.extractor, self.limits, self.max_bytes)
 
     def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
         return parse_note(
@@ -358,3 +401,30 @@ class _ProcessResult:
     removed_paths: list[str] = field(default_factory=list)
     cancelled: bool = False
     touched: bool = False
+
+
+class _Reading:
+    """What one pass over files shares: folder settings, and the PDF extractor's child process
+    (started on the first PDF only, stopped when the pass ends)."""
+
+    def __init__(self, root: Path, seconds: float) -> None:
+        self.settings = FolderSettings(root)
+        self._seconds = seconds
+        self._extractor: PdfExtractor | None = None
+
+    @property
+    def extractor(self) -> PdfExtractor:
+        if self._extractor is None:
+            self._extractor = PdfExtractor(self._seconds)
+        return self._extractor
+
+    def close(self) -> None:
+        if self._extractor is not None:
+            self._extractor.close()
+            self._extractor = None
+
+    def __enter__(self) -> _Reading:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
