@@ -82,6 +82,7 @@ def status_json(st: VaultStatus) -> dict[str, Any]:
     d = st.info.to_json()
     d["built"] = st.built
     d["semantic"] = {"state": st.semantic, "complete": round(st.semantic_fraction, 4)}
+    d["attachments"] = {c.kind: {"indexed": c.indexed, "skipped": dict(c.skipped)} for c in st.attachments}
     return d
 
 

@@ -12,6 +12,7 @@ from core.cli.progress import ProgressLine
 from core.engine import Engine
 from core.base.errors import IndexNotBuiltError, UsageError
 from core.base.models import SearchFilters, cited_path
+from core.vault.attachments import describe_attachments
 from core.vault.notes import parse_note
 from core.base.paths import AppPaths
 from core.search.query import parse_date
@@ -196,7 +197,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     for s in statuses:
         i = s.info
         print(f"{i.vault}  ({i.root})")
-        print(f"  state: {i.state}; {i.documents} notes, {i.chunks} chunks; built {i.built_at or 'never'}")
+        notes = i.documents - sum(c.indexed for c in s.attachments)
+        print(f"  state: {i.state}; {notes} notes, {i.chunks} chunks; built {i.built_at or 'never'}")
+        if s.attachments:
+            print(f"  attachments: {describe_attachments(s.attachments)}")
         print(f"  semantic: {s.semantic} ({s.semantic_fraction:.0%} embedded)")
         for sk in i.skipped:
             print(f"  skipped {sk.rel_path}: {sk.reason.value} — {sk.detail}")

@@ -20,6 +20,8 @@ lxml, a ~5 MB native dependency, for a format rarely kept in markdown vaults.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -181,3 +183,46 @@ def _document(src: AttachmentSource, title: str | None, chunks: list[Chunk], war
 
 def _byte_offset(text: str, char_offset: int) -> int:
     return len(text[:char_offset].encode("utf-8"))
+
+
+@dataclass(frozen=True, slots=True)
+class AttachmentCount:
+    """How many attachments of one kind are indexed, and how many were skipped for each reason."""
+
+    kind: str  # pdf | txt
+    indexed: int
+    skipped: tuple[tuple[str, int], ...]  # (reason, count), most frequent first
+
+    @property
+    def skipped_total(self) -> int:
+        return sum(n for _, n in self.skipped)
+
+
+_KIND_NAMES = {"pdf": ("PDF", "PDFs"), "txt": ("text file", "text files")}
+
+
+def count_attachments(indexed: Iterable[str], skipped: Iterable[SkippedFile]) -> tuple[AttachmentCount, ...]:
+    """Attachments counted apart from notes, per kind (for `cairn status` and Index health)."""
+    done: Counter[str] = Counter(k for k in map(attachment_kind, indexed) if k)
+    reasons: dict[str, Counter[str]] = {}
+    for s in skipped:
+        kind = attachment_kind(s.rel_path)
+        if kind:
+            reasons.setdefault(kind, Counter())[s.reason.value] += 1
+    return tuple(
+        AttachmentCount(kind, done[kind], tuple(reasons.get(kind, Counter()).most_common()))
+        for kind in ("pdf", "txt")
+        if done[kind] or kind in reasons
+    )
+
+
+def describe_attachments(counts: Iterable[AttachmentCount]) -> str:
+    """'3 PDFs indexed, 2 skipped (encrypted 1, no_text 1); 1 text file indexed' — '' without any."""
+    parts = []
+    for c in counts:
+        one, many = _KIND_NAMES[c.kind]
+        text = f"{c.indexed} {one if c.indexed == 1 else many} indexed"
+        if c.skipped:
+            text += f", {c.skipped_total} skipped (" + ", ".join(f"{r} {n}" for r, n in c.skipped) + ")"
+        parts.append(text)
+    return "; ".join(parts)
