@@ -180,11 +180,11 @@ def _metadata_title(pdf: object) -> str | None:
 
 def _first_line(pages: list[str]) -> str | None:
     """The first short line with letters: on a title page, the title."""
-    for text in pages[:2]:
-        for line in text.split("\n")[:5]:
-            line = " ".join(line.split())
-            if 3 <= len(line) <= 120 and any(c.isalpha() for c in line):
-                return line
+    for line in pages[0].split("\n")[:3] if pages else []:
+        line = " ".join(line.split())
+        # A title is short and wordy; a run-on line of a page set without line breaks is not.
+        if 3 <= len(line) <= 80 and " " in line and sum(c.isalpha() for c in line) * 2 > len(line):
+            return line
     return None
 
 
