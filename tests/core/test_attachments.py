@@ -160,3 +160,22 @@ def test_pdf_over_its_own_size_limit_is_skipped(vault: Path) -> None:
         assert search(eng, "zucchini") and not search(eng, "heron")
     finally:
         eng.close()
+
+
+def test_cli_chunk_shows_a_pdfs_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from core.cli.main import main
+
+    path = write_pdf(tmp_path / "m.pdf", MARSH, title="Marsh Field Guide", outline=OUTLINE)
+    assert main(["chunk", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Marsh Field Guide  (3 chunks")
+    assert "--- #1 [p. 2] Chapter 1 Birds" in out and "Bitterns boom" in out
+
+
+def test_cli_search_cites_the_page(engine: Engine, capsys: pytest.CaptureFixture[str]) -> None:
+    from core.cli.main import main
+
+    sync(engine)
+    engine.close()
+    assert main(["search", "bitterns", "--mode", "keyword"]) == 0
+    assert "[v/papers/marsh.pdf, p. 2 · #1]" in capsys.readouterr().out
