@@ -33,6 +33,7 @@ from core.vault.notes import document_version, parse_note
 from core.base.paths import AppPaths
 from core.vault.attachments import AttachmentSource, FolderSettings, attachment_kind, file_version, parse_attachment
 from core.vault.extractor import PdfExtractor
+from core.vault.pdf import EXTRACTOR_VERSION
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, read_note_bytes
 
 Progress = Callable[[int, int, str], None]
@@ -59,7 +60,7 @@ class SyncStats:
 
 
 def chunking_hash(limits: ChunkLimits) -> str:
-    return hashlib.sha256(f"{PARSER_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
+    return hashlib.sha256(f"{PARSER_VERSION};{EXTRACTOR_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
 
 
 class VaultIndex:

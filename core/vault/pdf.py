@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+EXTRACTOR_VERSION = "pdf-1"  # part of the index's chunking hash: a change here re-extracts every PDF
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"}
 MIN_TEXT_CHARS_PER_PAGE = 8  # below this on average the PDF is a scan without a text layer
 EDGE_LINES = 2  # lines at the top and bottom of a page that may be a running header or footer
@@ -34,6 +35,7 @@ _HYPHEN_EOL = re.compile(r"(?<=[^\W\d_])-\n(?=[^\W\d_]*[a-zà-ÿ])")
 _DIGITS = re.compile(r"\d+")
 _PAGE_NUMBER = re.compile(r"^(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:/|of)\s*\d+)?$", re.IGNORECASE)
 _NUMBERING = re.compile(r"^(?:chapter|section|appendix)?(?:[a-z]\.)?\d+(?:\.\d+)*[.:]?")  # "1.8", "a.2", "chapter3:"
+_LEADER = re.compile(r"(?:\s?\.){4,}\s*(?:\d+|[ivxlcdm]+)\s*$", re.IGNORECASE)  # "Fixed-width files . . . . 26"
 _NOISE = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
@@ -115,7 +117,9 @@ def clean_page_text(text: str) -> str:
     text = _SOFT_BREAK.sub(lambda m: "-" if m.group(1)[:1].isupper() else "", text)
     text = _HYPHEN_EOL.sub("", text)  # other producers keep "hyphen-\nated": join when lower case follows
     text = _NOISE.sub(" ", text)
-    lines = [ln.rstrip() for ln in text.split("\n")]
+    # Table-of-contents and index entries (dot leaders to a page number) repeat every heading
+    # once more, on a page that answers nothing: they would outrank the section itself.
+    lines = [ln.rstrip() for ln in text.split("\n") if not _LEADER.search(ln)]
     return "\n".join(lines).strip()
 
 

@@ -109,3 +109,8 @@ def test_truncated_pdf_is_read_or_reported_never_raised_otherwise(tmp_path: Path
         assert exc.reason in ("malformed", "no_text")
     else:
         assert pdf.pages  # PDFium rebuilt what it could
+
+
+def test_contents_and_index_entries_are_dropped() -> None:
+    page = "Contents\n1 Introduction . . . . . . . . . 1\n2.2 Fixed-width files . . . . . 26\nA.1 Notes ........ iv\nSee section 2.2... for more."
+    assert clean_page_text(page) == "Contents\nSee section 2.2... for more."
