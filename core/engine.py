@@ -25,6 +25,7 @@ from core.base.models import SearchFilters, SearchResponse
 from core.base.paths import AppPaths
 from core.search.search import SearchRequest, VaultSearchSide, search
 from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors
+from core.vault.attachments import AttachmentCount, count_attachments
 
 EmbedderFactory = Callable[[VaultConfig], Embedder]
 
@@ -35,6 +36,7 @@ class VaultStatus:
     built: bool
     semantic: str  # ok | empty | missing | model_mismatch | rebuilt | unavailable: REASON | partial
     semantic_fraction: float
+    attachments: tuple[AttachmentCount, ...] = ()  # PDFs and text files, counted apart from notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,7 +368,8 @@ class Engine:
                 vv.desired = vv.desired or sum(len(r.chunks) for r in self._embeddable_files(v, vi.files).values())
                 fraction = vv.fraction_complete
                 semantic = vv.status if fraction >= 1.0 or vv.status != "ok" else "partial"
-            out.append(VaultStatus(vi.info if vi.is_built else replace(vi.info, state="not built"), vi.is_built, semantic, fraction))
+            attachments = count_attachments(vi.files, vi.info.skipped)
+            out.append(VaultStatus(vi.info if vi.is_built else replace(vi.info, state="not built"), vi.is_built, semantic, fraction, attachments))
         return out
 
     def close(self) -> None:

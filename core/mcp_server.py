@@ -37,7 +37,7 @@ from core.base.errors import CairnError
 from core.answer.evidence import build_llm_pack, chunk_ref, truncate
 from core.answer.fetch import fetch_chunk
 from core.search.guardrails import mask_secrets
-from core.base.models import SearchFilters
+from core.base.models import SearchFilters, cited_path
 from core.base.paths import AppPaths
 from core.search.search import SearchRequest
 
@@ -190,7 +190,8 @@ def render_answer(resp: AskResponse) -> str:
         lines += ["", "references:"]
         for r in resp.references:
             where = f" › {r.heading_path}" if r.heading_path else ""
-            lines.append(f"[{r.number}] {chunk_ref(r.vault, r.rel_path, r.chunk_ordinal)}  {r.title}{where}")
+            page = "" if r.page is None else f" ({cited_path(r.rel_path, r.page, r.last_page).rpartition(', ')[2]})"
+            lines.append(f"[{r.number}] {chunk_ref(r.vault, r.rel_path, r.chunk_ordinal)}{page}  {r.title}{where}")
     lines.extend(f"note: {w}" for w in resp.warnings)
     if resp.error:
         lines.append(f"error: {resp.error}")

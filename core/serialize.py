@@ -24,6 +24,7 @@ def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
         "score": round(hit.score, 9),
         "start_byte": hit.start_byte,
         "end_byte": hit.end_byte,
+        "page": hit.page,  # 1-based PDF page; null for a note
         "bm25": ranked(hit.bm25),
         "vector": ranked(hit.vector),
         "contributions": [{"name": t.name, "value": round(t.value, 9)} for t in hit.contributions],
@@ -81,6 +82,7 @@ def status_json(st: VaultStatus) -> dict[str, Any]:
     d = st.info.to_json()
     d["built"] = st.built
     d["semantic"] = {"state": st.semantic, "complete": round(st.semantic_fraction, 4)}
+    d["attachments"] = {c.kind: {"indexed": c.indexed, "skipped": dict(c.skipped)} for c in st.attachments}
     return d
 
 

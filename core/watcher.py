@@ -20,7 +20,8 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from core.engine import Engine, SyncReport
-from core.vault.scanner import IGNORE_FILES, IgnoreRules, is_note_name, normalise_rel_path
+from core.vault.attachments import FOLDER_SETTINGS
+from core.vault.scanner import IGNORE_FILES, IgnoreRules, is_indexable_name, normalise_rel_path
 
 IGNORED_EVENTS = frozenset({"opened", "closed", "closed_no_write"})
 
@@ -60,7 +61,10 @@ class _VaultEvents(FileSystemEventHandler):
             self.rules = IgnoreRules(self.root, self.extra_ignores)
             self.sink(self.name, set(), True)
             return
-        notes = {r for r in rels if r and is_note_name(r) and not self._ignored(r, False)}
+        if any(r and r.rpartition("/")[2] == FOLDER_SETTINGS and not self._ignored(r, False) for r in rels):
+            self.sink(self.name, set(), True)  # a folder's confidentiality changed: its attachments follow
+            return
+        notes = {r for r in rels if r and is_indexable_name(r) and not self._ignored(r, False)}
         if notes:
             self.sink(self.name, notes, False)
 

@@ -34,7 +34,10 @@ def is_obsidian_vault(root: str) -> bool:
 
 
 def wikilink(hit: Hit) -> str:
-    """`[[Note#Heading]]` for a chunk under a heading, `[[Note]]` for the top of a note."""
+    """`[[Note#Heading]]` for a chunk under a heading, `[[Note]]` for the top of a note,
+    `[[file.pdf#page=12]]` for a PDF (Obsidian opens its PDF viewer at that page)."""
+    if hit.page is not None:
+        return f"[[{PurePosixPath(hit.chunk.rel_path).name}#page={hit.page}]]"
     stem = PurePosixPath(hit.chunk.rel_path).stem
     parts = [p.strip() for p in hit.chunk.heading_path.split(">") if p.strip()]
     if len(parts) > 1:
@@ -63,6 +66,13 @@ class HitActions:
 
     def open_in_editor(self, root: str, rel_path: str) -> None:
         self._open_url(QUrl.fromLocalFile(str(note_path(root, rel_path))))
+
+    def open_at_page(self, root: str, rel_path: str, page: int) -> None:
+        """Open a PDF in the system viewer at `page`: the `#page=N` fragment (RFC 8118) is honoured by
+        browsers' PDF viewers and some desktop ones; others open the first page."""
+        url = QUrl.fromLocalFile(str(note_path(root, rel_path)))
+        url.setFragment(f"page={page}")
+        self._open_url(url)
 
     def open_in_obsidian(self, root: str, rel_path: str) -> None:
         self._open_url(QUrl(obsidian_url(root, rel_path)))

@@ -9,7 +9,7 @@ from dataclasses import replace
 from core.answer import AskResponse, Quote, Source
 from core.answer.extractive import LABEL as EXTRACTIVE_LABEL
 from core.answer.pipeline import EXTRACTIVE
-from core.base.models import Hit
+from core.base.models import Hit, cited_path
 from desktop.formatting import heading_trail
 
 _GROUP = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)+\s*)\]")
@@ -51,7 +51,7 @@ def source_line(source: Source) -> str:
     flags = "".join(f"  ⚠ {flag_text(f)}" for f in source.flags)
     if any(h.confidentiality == "restricted" for h in source.hits):
         flags += "  🔒 restricted"
-    return f"[{source.number}] {source.title}{where} — {source.rel_path}{flags}"
+    return f"[{source.number}] {source.title}{where} — {cited_path(source.rel_path, source.page, source.last_page)}{flags}"
 
 
 def preview_hit(source: Source) -> Hit:
@@ -117,7 +117,7 @@ def answer_markdown(response: AskResponse) -> str:
         lines += ["", "**Sources**", ""]
         for s in response.sources:
             trail = heading_trail(s.heading_path, s.title)
-            lines.append(f"{s.number}. {s.title}" + (f" › {trail}" if trail else "") + f" — `{s.vault}/{s.rel_path}`")
+            lines.append(f"{s.number}. {s.title}" + (f" › {trail}" if trail else "") + f" — `{s.vault}/{cited_path(s.rel_path, s.page, s.last_page)}`")
     by = "extractive (no language model)" if is_extractive(response) else f"{response.provider} · {response.model or 'default model'}"
     lines += ["", f"_Answered by {by} with Cairn._"]
     return "\n".join(lines)

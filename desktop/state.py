@@ -118,4 +118,6 @@ def describe_status(snap: VaultSnapshot) -> tuple[str, str]:
         sem = f"semantic {semantic}"
     problems = len(st.info.skipped) + len(st.info.warnings)
     extra = f", {problems} to check" if problems else ""
-    return state, f"{snap.name}: {st.info.documents} notes, {sem}{extra}"
+    attached = sum(c.indexed for c in st.attachments)
+    files = f"{st.info.documents - attached} notes" + (f" + {attached} attachments" if attached else "")
+    return state, f"{snap.name}: {files}, {sem}{extra}"

@@ -10,7 +10,7 @@ from core.answer.models import Source
 from core.search.guardrails import mask_secrets
 from core.index.keyword_index import analyzer
 from core.index.analysis import Stemmer
-from core.base.models import Hit
+from core.base.models import Hit, cited_path
 
 MIN_COSINE = 0.35  # all-MiniLM-L6-v2: unrelated texts sit well below this
 MIN_COVERAGE = 0.6  # share of the question's content words a chunk must contain on its own
@@ -134,6 +134,8 @@ def build_sources(hits: Sequence[Hit], budget_tokens: int) -> BuiltContext:
                 text=masked,
                 hits=tuple(group),
                 flags=flags,
+                page=min((h.page for h in group if h.page is not None), default=None),
+                last_page=max((h.page for h in group if h.page is not None), default=None),
             )
         )
     return BuiltContext(tuple(sources), dropped, duplicates)
@@ -142,7 +144,7 @@ def build_sources(hits: Sequence[Hit], budget_tokens: int) -> BuiltContext:
 def format_context(sources: Sequence[Source]) -> str:
     blocks = []
     for s in sources:
-        where = f"{s.rel_path}" + (f" — {s.heading_path}" if s.heading_path else "")
+        where = cited_path(s.rel_path, s.page, s.last_page) + (f" — {s.heading_path}" if s.heading_path else "")
         blocks.append(f"[{s.number}] {where}\n{s.text}")
     return "\n\n".join(blocks)
 

@@ -39,6 +39,8 @@ class Source:
     text: str  # masked, as sent
     hits: tuple[Hit, ...]  # the retrieved chunks behind it, with their score breakdowns
     flags: tuple[str, ...] = ()
+    page: int | None = None  # first and last PDF page of its chunks; None for a note
+    last_page: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,8 @@ class Reference:
     start_byte: int
     end_byte: int
     title: str = ""
+    page: int | None = None  # first and last PDF page cited; None for a note
+    last_page: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -238,7 +238,7 @@ def _extract_debug(got: Extracted) -> dict[str, Any]:
 
 
 def _reference(s: Source) -> Reference:
-    return Reference(s.number, s.vault, s.rel_path, s.heading_path, s.chunk_ordinals[0], s.start_byte, s.end_byte, s.title)
+    return Reference(s.number, s.vault, s.rel_path, s.heading_path, s.chunk_ordinals[0], s.start_byte, s.end_byte, s.title, s.page, s.last_page)
 
 
 def _unsafe_for(hit: Hit, provider: Any | None) -> bool:

@@ -40,6 +40,8 @@ class EngineConfig:
     soft_chars: int = 1000
     hard_chars: int = 2000
     max_file_bytes: int = 10 * 1024 * 1024
+    max_attachment_bytes: int = 200 * 1024 * 1024  # PDFs: read page by page, so far larger than a note may be
+    attachment_seconds: float = 120.0  # time limit to take one PDF's text out (a hung parser is stopped)
     per_note_cap: int = 3
     rrf_k: int = 60
     top_n: int = 100

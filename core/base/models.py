@@ -22,6 +22,11 @@ class SkipReason(str, Enum):
     BAD_NAME = "bad_name"  # a file name that is not valid UTF-8
     DUPLICATE_NAME = "duplicate_name"  # same name as another file once Unicode-normalised (NFC/NFD)
     PARSE_ERROR = "parse_error"  # reading or parsing the note failed in an unforeseen way
+    # Attachments (PDFs): why the text could not be taken out.
+    ENCRYPTED = "encrypted"
+    NO_TEXT = "no_text"
+    MALFORMED = "malformed"
+    PARSER_FAILED = "parser_failed"  # the parser crashed or ran over its time limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +75,7 @@ class Chunk:
     start_byte: int
     end_byte: int
     text: str
+    page: int | None = None  # 1-based page of a PDF; None for notes. Offsets then index the extracted text
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +159,16 @@ class Hit:
     text: str = ""
     flags: tuple[str, ...] = ()  # guardrail flags, e.g. "policy_override_attempt"
     confidentiality: str = "internal"
+    page: int | None = None  # 1-based PDF page of the chunk
+
+
+def cited_path(rel_path: str, page: int | None, last_page: int | None = None) -> str:
+    """How a hit or citation names where it is: `notes/a.md`, `manuals/r.pdf, p. 12` or `…, pp. 12–13`."""
+    if page is None:
+        return rel_path
+    if last_page is not None and last_page != page:
+        return f"{rel_path}, pp. {page}\u2013{last_page}"
+    return f"{rel_path}, p. {page}"
 
 
 @dataclass(frozen=True, slots=True)

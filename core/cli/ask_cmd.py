@@ -11,6 +11,7 @@ from core.answer import Answerer, AskRequest, AskResponse
 from core.cli.commands import open_engine
 from core.cli.common import EXIT_FAIL, EXIT_OK, cancel_on_sigint, print_json
 from core.base.errors import IndexNotBuiltError, UsageError
+from core.base.models import cited_path
 
 EXTRACTIVE = "extractive"
 
@@ -71,7 +72,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print("\nSources:")
         for r in resp.references:
             where = f" › {r.heading_path}" if r.heading_path else ""
-            print(f"  [{r.number}] {r.vault}/{r.rel_path}{where}  (bytes {r.start_byte}–{r.end_byte})")
+            span = f"bytes {r.start_byte}–{r.end_byte}" if r.page is None else f"#{r.chunk_ordinal}"
+            print(f"  [{r.number}] {r.vault}/{cited_path(r.rel_path, r.page, r.last_page)}{where}  ({span})")
     for w in resp.warnings:
         print(f"warning: {w}", file=sys.stderr)
     if resp.error:

@@ -11,7 +11,9 @@ from core.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, pr
 from core.cli.progress import ProgressLine
 from core.engine import Engine
 from core.base.errors import IndexNotBuiltError, UsageError
-from core.base.models import SearchFilters
+from core.base.models import Document, SearchFilters, SkippedFile, cited_path
+from core.vault.attachments import AttachmentSource, attachment_kind, describe_attachments, file_version, parse_attachment
+from core.vault.extractor import PdfExtractor
 from core.vault.notes import parse_note
 from core.vault.scanner import as_utf8
 from core.base.paths import AppPaths
@@ -121,7 +123,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("No matches.")
     for i, h in enumerate(resp.hits, 1):
         where = f" › {h.chunk.heading_path}" if h.chunk.heading_path else ""
-        print(f"{i:>2}. {h.title}{where}  [{h.chunk.vault}/{h.chunk.rel_path}#{h.chunk.ordinal}]  score {h.score:.4f}")
+        ref = f"{h.chunk.vault}/{h.chunk.rel_path}#{h.chunk.ordinal}" if h.page is None else f"{h.chunk.vault}/{cited_path(h.chunk.rel_path, h.page)} · #{h.chunk.ordinal}"
+        print(f"{i:>2}. {h.title}{where}  [{ref}]  score {h.score:.4f}")
         print(f"    {h.snippet}")
         if args.explain:
             bm = f"rank {h.bm25.rank}, score {h.bm25.score:.3f}" if h.bm25 else "not a candidate"
@@ -150,14 +153,17 @@ def cmd_similar(args: argparse.Namespace) -> int:
 
 def cmd_chunk(args: argparse.Namespace) -> int:
     path = Path(args.file)
-    try:
-        raw = as_utf8(path.read_bytes())
-    except OSError as exc:
-        raise UsageError(f"Cannot read {path}: {exc.strerror or exc}") from exc
-    if b"\x00" in raw:
-        raise UsageError(f"{path} contains NUL bytes; it is not a text note")
-    st = path.stat()
-    doc = parse_note("-", path.name, raw, size=st.st_size, mtime_ns=st.st_mtime_ns, limits=ChunkLimits())
+    if attachment_kind(path.name) is not None:
+        doc = _chunk_attachment(path)
+    else:
+        try:
+            raw = as_utf8(path.read_bytes())
+        except OSError as exc:
+            raise UsageError(f"Cannot read {path}: {exc.strerror or exc}") from exc
+        if b"\x00" in raw:
+            raise UsageError(f"{path} contains NUL bytes; it is not a text note")
+        st = path.stat()
+        doc = parse_note("-", path.name, raw, size=st.st_size, mtime_ns=st.st_mtime_ns, limits=ChunkLimits())
     if args.json:
         print_json(
             {
@@ -170,7 +176,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                 "document_version": doc.document_version,
                 "warnings": [{"code": w.code, "detail": w.detail} for w in doc.warnings],
                 "chunks": [
-                    {"ordinal": c.ordinal, "heading_path": c.heading_path, "start_byte": c.start_byte, "end_byte": c.end_byte, "chars": len(c.text), "text": c.text}
+                    {"ordinal": c.ordinal, "heading_path": c.heading_path, "start_byte": c.start_byte, "end_byte": c.end_byte, "page": c.page, "chars": len(c.text), "text": c.text}
                     for c in doc.chunks
                 ],
             }
@@ -180,7 +186,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     for w in doc.warnings:
         print(f"warning: {w.detail}", file=sys.stderr)
     for c in doc.chunks:
-        print(f"--- #{c.ordinal} [{c.start_byte}:{c.end_byte}] {c.heading_path or '(top)'} ({len(c.text)} chars)")
+        where = f"p. {c.page}" if c.page is not None else f"{c.start_byte}:{c.end_byte}"
+        print(f"--- #{c.ordinal} [{where}] {c.heading_path or '(top)'} ({len(c.text)} chars)")
         print(c.text)
     return EXIT_OK
 
@@ -196,10 +203,28 @@ def cmd_status(args: argparse.Namespace) -> int:
     for s in statuses:
         i = s.info
         print(f"{i.vault}  ({i.root})")
-        print(f"  state: {i.state}; {i.documents} notes, {i.chunks} chunks; built {i.built_at or 'never'}")
+        notes = i.documents - sum(c.indexed for c in s.attachments)
+        print(f"  state: {i.state}; {notes} notes, {i.chunks} chunks; built {i.built_at or 'never'}")
+        if s.attachments:
+            print(f"  attachments: {describe_attachments(s.attachments)}")
         print(f"  semantic: {s.semantic} ({s.semantic_fraction:.0%} embedded)")
         for sk in i.skipped:
             print(f"  skipped {sk.rel_path}: {sk.reason.value} — {sk.detail}")
         for w in i.warnings:
             print(f"  warning {w.rel_path}: {w.code} — {w.detail}")
     return EXIT_OK
+
+
+def _chunk_attachment(path: Path) -> Document:
+    """A PDF or text file chunked as the index would (the PDF in a child process, time-limited)."""
+    try:
+        st = path.stat()
+        version = file_version(path)
+    except OSError as exc:
+        raise UsageError(f"Cannot read {path}: {exc.strerror or exc}") from exc
+    src = AttachmentSource("-", path.name, path, st.st_size, st.st_mtime_ns, version, "internal")
+    with PdfExtractor() as extractor:
+        got = parse_attachment(src, extractor)
+    if isinstance(got, SkippedFile):
+        raise UsageError(f"{path} cannot be indexed: {got.reason.value} — {got.detail}")
+    return got

@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--debounce", type=float, default=1.0, help="quiet seconds before a re-index (default 1)")
     w.add_argument("--flush-after", type=float, default=30.0, help="quiet seconds before a flush to disk (default 30)")
 
-    c = sub.add_parser("chunk", help="show how a markdown file is chunked")
+    c = sub.add_parser("chunk", help="show how a markdown, PDF or text file is chunked")
     c.add_argument("file")
     c.add_argument("--json", action="store_true")
 

@@ -31,10 +31,13 @@ from core.index.records import files_from_keyword, files_matching_keyword, recor
 from core.base.models import Document, FileWarning, SkippedFile, SkipReason
 from core.vault.notes import document_version, parse_note
 from core.base.paths import AppPaths
+from core.vault.attachments import AttachmentSource, FolderSettings, attachment_kind, file_version, parse_attachment
+from core.vault.extractor import PdfExtractor
+from core.vault.pdf import EXTRACTOR_VERSION
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, printable_name, read_note_bytes
 
 Progress = Callable[[int, int, str], None]
-PARSER_VERSION = "chunker-2"  # 2: lone-CR line breaks; nested front matter values ignored
+PARSER_VERSION = "chunker-3"  # 2: lone-CR line breaks; nested front matter values ignored. 3: attachments, chunk pages
 IGNORE_WARNING = "ignore_pattern"  # FileWarning code of a bad ignore-file line (see IgnoreRules)
 BATCH = 1000  # notes per Whoosh commit: fewer, larger segments make searches cheaper
 
@@ -80,7 +83,7 @@ def check_storable(doc: Document) -> None:
 
 
 def chunking_hash(limits: ChunkLimits) -> str:
-    return hashlib.sha256(f"{PARSER_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
+    return hashlib.sha256(f"{PARSER_VERSION};{EXTRACTOR_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
 
 
 class VaultIndex:
@@ -93,6 +96,8 @@ class VaultIndex:
         make_private(self.dir)  # before anything is written below it
         self.limits = ChunkLimits(config.soft_chars, config.hard_chars)
         self.max_bytes = config.max_file_bytes
+        self.max_attachment_bytes = config.max_attachment_bytes
+        self.attachment_seconds = config.attachment_seconds
         self.chunking_hash = chunking_hash(self.limits)
         self._lock = threading.RLock()  # one writer at a time
         self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=self.chunking_hash)
@@ -161,7 +166,9 @@ class VaultIndex:
         return self.info_path.exists() and self.recovery not in ("outdated", "keyword_index_damaged")
 
     def scanner(self) -> Scanner:
-        return Scanner(Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes)
+        return Scanner(
+            Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes, max_attachment_bytes=self.max_attachment_bytes
+        )
 
     def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> SyncStats:
         """Bring the index in line with the vault; the stats name the notes (re)indexed and removed."""
@@ -174,10 +181,13 @@ class VaultIndex:
             present = {e.rel_path for e in scan.entries}
             removed = sorted(set(self.files) - present)
             todo: list[ScanEntry] = []
+            settings = FolderSettings(root)
             for entry in scan.entries:
                 rec = self.files.get(entry.rel_path)
                 if rec is not None and rec.size == entry.size and rec.mtime_ns == entry.mtime_ns:
-                    continue
+                    # An attachment's confidentiality lives in a folder's `.cairn.yaml`, not the file.
+                    if attachment_kind(entry.rel_path) is None or rec.confidentiality == settings.confidentiality(entry.rel_path):
+                        continue
                 todo.append(entry)
             # Whoosh commits batch by batch before the manifest is saved at the end: the dirty
             # flag covers a crash in between, as it does for the live path.
@@ -235,15 +245,16 @@ class VaultIndex:
         """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
         scanner = self.scanner()
         docs = []
-        for rel in rel_paths:
-            entry = scanner.classify(rel)
-            if isinstance(entry, ScanEntry):
-                raw = read_note_bytes(entry, self.max_bytes)
-                if isinstance(raw, bytes):
+        with _Reading(Path(self.vault.root), self.attachment_seconds) as reading:
+            for rel in rel_paths:
+                entry = scanner.classify(rel)
+                if isinstance(entry, ScanEntry):
                     try:
-                        docs.append(self._parse(entry, raw))
+                        got = self._read(entry, None, reading)
                     except Exception:  # the keyword pass reported it; vectors just go without
                         continue
+                    if isinstance(got, Document):
+                        docs.append(got)
         return docs
 
     def close(self) -> None:
@@ -273,44 +284,38 @@ class VaultIndex:
 
         batch: list[Document] = []
         total = len(todo)
-        for i, entry in enumerate(todo):
-            if cancel is not None and cancel.is_set():
-                res.cancelled = True
-                break
-            # The per-file error boundary: whatever one note does to the reader or parser, it
-            # becomes a skip with a reason in Index health, and the other notes are indexed.
-            try:
-                raw = read_note_bytes(entry, self.max_bytes)
-                if isinstance(raw, SkippedFile):
-                    raise _Skip(raw)
+        reading = _Reading(Path(self.vault.root), self.attachment_seconds)
+        try:
+            for i, entry in enumerate(todo):
+                if cancel is not None and cancel.is_set():
+                    res.cancelled = True
+                    break
                 old = self.files.get(entry.rel_path)
-                # `files` names what the keyword index holds (after a crash too: see `_open`), so
-                # the same hash means the same chunks are indexed already.
-                if old is not None and old.version == document_version(raw):
+                # The per-file error boundary: whatever one note or attachment does to the reader
+                # or parser, it becomes a skip with a reason in Index health, and the rest go in.
+                try:
+                    got = self._read(entry, old, reading)
+                    if isinstance(got, Document):
+                        check_storable(got)
+                except Exception as exc:
+                    got = parse_error(entry.rel_path, exc)
+                if isinstance(got, SkippedFile):
+                    res.skipped.append(got)
+                    if entry.rel_path in self.files:
+                        removed.append(entry.rel_path)
+                    continue
+                if got is None:  # same content as indexed
+                    assert old is not None
                     if (old.size, old.mtime_ns) != (entry.size, entry.mtime_ns):
                         writing()
                         self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
                         res.touched = True  # only the manifest's stat record moves
                     continue
-                doc = self._parse(entry, raw)
-                check_storable(doc)
-            except Exception as exc:
-                res.skipped.append(exc.skipped if isinstance(exc, _Skip) else parse_error(entry.rel_path, exc))
-                if entry.rel_path in self.files:
-                    removed.append(entry.rel_path)
-                continue
-            res.warnings.extend(doc.warnings)
-            batch.append(doc)
-            if old is None:
-                res.added += 1
-            else:
-                res.changed += 1
-            if len(batch) >= BATCH:
-                writing()
-                res.reindexed.extend(self._commit_each(batch, [], res))
-                batch = []
-            if progress is not None and i % 25 == 0 and i < total - 1:
-                progress(i + 1, total, "keyword")
+                batch = self._take(got, old, batch, res, writing)
+                if progress is not None and i % 25 == 0 and i < total - 1:
+                    progress(i + 1, total, "keyword")
+        finally:
+            reading.close()
         if progress is not None and total and not res.cancelled:
             progress(total, total, "keyword")  # here, not in the loop: the last note may be skipped
         removed = sorted(set(removed))
@@ -324,6 +329,46 @@ class VaultIndex:
         if res.touched and persist:
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
         return res
+
+    def _take(self, doc: Document, old: FileRecord | None, batch: list[Document], res: _ProcessResult, writing: Callable[[], None]) -> list[Document]:
+        """Queue a parsed document; commit the batch when it is full. Returns the batch to go on with."""
+        res.warnings.extend(doc.warnings)
+        batch.append(doc)
+        if old is None:
+            res.added += 1
+        else:
+            res.changed += 1
+        # Attachments commit sooner: one PDF can hold thousands of chunks.
+        if len(batch) >= BATCH or (attachment_kind(doc.rel_path) and sum(len(d.chunks) for d in batch) >= 5 * BATCH):
+            writing()
+            res.reindexed.extend(self._commit_each(batch, [], res))
+            batch = []
+        return batch
+
+    def _read(self, entry: ScanEntry, old: FileRecord | None, reading: _Reading) -> Document | SkippedFile | None:
+        """Parse a note or attachment; None when it holds what the index holds already.
+
+        `files` names what the keyword index holds (after a crash too: see `_open`), so the
+        same hash means the same chunks are indexed already.
+        """
+        if attachment_kind(entry.rel_path) is None:
+            raw = read_note_bytes(entry, self.max_bytes)
+            if isinstance(raw, SkippedFile):
+                return raw
+            if old is not None and old.version == document_version(raw):
+                return None
+            return self._parse(entry, raw)
+        try:
+            version = file_version(entry.path)
+        except FileNotFoundError:
+            return SkippedFile(entry.rel_path, SkipReason.UNREADABLE, "file vanished while it was being read")
+        except OSError as exc:
+            return SkippedFile(entry.rel_path, SkipReason.UNREADABLE, f"cannot read file: {exc.strerror or exc}")
+        level = reading.settings.confidentiality(entry.rel_path)
+        if old is not None and old.version == version and old.confidentiality == level:
+            return None
+        src = AttachmentSource(self.vault.name, entry.rel_path, entry.path, entry.size, entry.mtime_ns, version, level)
+        return parse_attachment(src, reading.extractor, self.limits, self.max_bytes)
 
     def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
         return parse_note(
@@ -424,3 +469,30 @@ class _ProcessResult:
     cancelled: bool = False
     touched: bool = False
     rescanned: bool = False  # a full scan: its ignore-file warnings replace the old ones
+
+
+class _Reading:
+    """What one pass over files shares: folder settings, and the PDF extractor's child process
+    (started on the first PDF only, stopped when the pass ends)."""
+
+    def __init__(self, root: Path, seconds: float) -> None:
+        self.settings = FolderSettings(root)
+        self._seconds = seconds
+        self._extractor: PdfExtractor | None = None
+
+    @property
+    def extractor(self) -> PdfExtractor:
+        if self._extractor is None:
+            self._extractor = PdfExtractor(self._seconds)
+        return self._extractor
+
+    def close(self) -> None:
+        if self._extractor is not None:
+            self._extractor.close()
+            self._extractor = None
+
+    def __enter__(self) -> _Reading:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -65,6 +65,7 @@ def build_schema() -> Schema:
         document_version=ID(stored=True),
         start_byte=STORED(),
         end_byte=STORED(),
+        page=STORED(),  # a PDF chunk's page; absent for a note's
     )
 
 
@@ -251,6 +252,7 @@ def document_fields(doc: Document) -> list[dict[str, Any]]:
                 document_version=doc.document_version,
                 start_byte=chunk.start_byte,
                 end_byte=chunk.end_byte,
+                **({"page": chunk.page} if chunk.page is not None else {}),
             )
         )
     return rows

@@ -25,6 +25,7 @@ class ChunkRecord:
     start_byte: int
     end_byte: int
     heading_path: str
+    page: int | None = None  # PDF page (1-based); None for notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +45,12 @@ class FileRecord:
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["tags"] = list(self.tags)
-        d["chunks"] = [[c.ordinal, c.text_hash, c.start_byte, c.end_byte, c.heading_path] for c in self.chunks]
+        d["chunks"] = [[c.ordinal, c.text_hash, c.start_byte, c.end_byte, c.heading_path, *([c.page] if c.page is not None else [])] for c in self.chunks]
         return d
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> FileRecord:
-        chunks = tuple(ChunkRecord(int(o), str(h), int(s), int(e), str(p)) for o, h, s, e, p in d["chunks"])
+        chunks = tuple(ChunkRecord(int(o), str(h), int(s), int(e), str(p), *([int(rest[0])] if rest else [])) for o, h, s, e, p, *rest in d["chunks"])
         return cls(
             version=d["version"],
             size=int(d["size"]),

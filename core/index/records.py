@@ -39,6 +39,7 @@ def files_from_keyword(keyword: KeywordIndex) -> dict[str, FileRecord]:
                     int(f["start_byte"]),
                     int(f["end_byte"]),
                     f.get("heading_path", ""),
+                    _page(f.get("page")),
                 )
                 for f in rows
             ),
@@ -77,7 +78,12 @@ def record_for(doc: Document) -> FileRecord:
         doc_type=doc.doc_type,
         confidentiality=doc.confidentiality,
         chunks=tuple(
-            ChunkRecord(c.ordinal, input_hash(embedding_input(doc.title, c.heading_path, c.text)), c.start_byte, c.end_byte, c.heading_path)
+            ChunkRecord(c.ordinal, input_hash(embedding_input(doc.title, c.heading_path, c.text)), c.start_byte, c.end_byte, c.heading_path, c.page)
             for c in doc.chunks
         ),
     )
+
+
+def _page(value: Any) -> int | None:
+    """A stored page number (absent or -1 for a note's chunk)."""
+    return None if value is None or int(value) < 1 else int(value)

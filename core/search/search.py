@@ -252,6 +252,7 @@ def _assemble(
                 doc_type=fields.get("doc_type") or None,
                 text=fields.get("body", ""),
                 confidentiality=fields.get("confidentiality", "internal"),
+                page=fields.get("page"),
             )
         )
     if not keep_order:  # a filter-only browse keeps its newest-first order

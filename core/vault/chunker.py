@@ -242,3 +242,13 @@ def _offset(line_starts: list[int], line: int, size: int) -> int:
 
 def _path(stack: list[tuple[int, str]]) -> str:
     return " > ".join(text for _, text in stack if text)
+
+
+def chunk_plain_range(raw: bytes, start: int, end: int, heading_path: str, limits: ChunkLimits) -> list[Chunk]:
+    """Chunks of plain text (an attachment's), cut at lines and sentences like an oversized block.
+
+    Ordinals count from 0 within the range; the caller numbers the chunks of a whole file.
+    """
+    out: list[Chunk] = []
+    _emit(raw, start, end, heading_path, limits, out)
+    return out

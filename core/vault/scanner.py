@@ -16,11 +16,13 @@ from pathlib import Path
 import pathspec
 
 from core.base.models import FileWarning, SkippedFile, SkipReason
+from core.vault.attachments import ATTACHMENT_SUFFIXES, PDF_SUFFIXES
 
 NOTE_SUFFIXES = (".md", ".markdown")
 ALWAYS_IGNORED_DIRS = frozenset({".git", ".obsidian", ".trash"})
 IGNORE_FILES = (".gitignore", ".cairnignore")
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+DEFAULT_MAX_ATTACHMENT_BYTES = 200 * 1024 * 1024
 _BINARY_PROBE = 8192
 
 
@@ -64,6 +66,11 @@ def is_note_name(name: str) -> bool:
     return name.lower().endswith(NOTE_SUFFIXES)
 
 
+def is_indexable_name(name: str) -> bool:
+    """A note, or an attachment Cairn can read (PDF, plain text)."""
+    return name.lower().endswith(NOTE_SUFFIXES + ATTACHMENT_SUFFIXES)
+
+
 class IgnoreRules:
     """The vault's ignore rules: fixed folders plus `.gitignore` and `.cairnignore` patterns."""
 
@@ -103,11 +110,19 @@ class IgnoreRules:
 class Scanner:
     """Finds note files below a vault root, following symlinks only while they stay inside."""
 
-    def __init__(self, root: Path, *, extra_ignores: tuple[str, ...] = (), max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        extra_ignores: tuple[str, ...] = (),
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_attachment_bytes: int = DEFAULT_MAX_ATTACHMENT_BYTES,
+    ) -> None:
         self.root = Path(root)
         self.real_root = Path(os.path.realpath(self.root))
         self.rules = IgnoreRules(self.root, extra_ignores)
         self.max_bytes = max_bytes
+        self.max_attachment_bytes = max_attachment_bytes
 
     def scan(self) -> ScanResult:
         entries: list[ScanEntry] = []
@@ -132,11 +147,11 @@ class Scanner:
     def classify(self, rel_path: str) -> ScanEntry | SkippedFile | None:
         """Check one path the way `scan` would (used by the watcher). None: not a note or ignored."""
         rel = normalise_rel_path(rel_path)
-        if _has_surrogates(rel) and is_note_name(rel):
+        if _has_surrogates(rel) and is_indexable_name(rel):
             return SkippedFile(printable_name(rel), SkipReason.BAD_NAME, "the file name is not valid UTF-8; rename it to index it")
         if os.path.isabs(rel) or any(p in ("", ".", "..") for p in rel.split("/")):
             return None  # not a path inside the vault: never read what the walk could not reach
-        if not is_note_name(rel) or self.rules.ignores(rel):
+        if not is_indexable_name(rel) or self.rules.ignores(rel):
             return None
         path = self._disk_path(rel)
         problem = self._symlink_problem(path, rel)
@@ -190,7 +205,7 @@ class Scanner:
             is_link, is_dir = True, False
         if self.rules.ignores(rel, is_dir=is_dir):
             return
-        if not is_dir and not is_note_name(child.name):
+        if not is_dir and not is_indexable_name(child.name):
             return
         if _has_surrogates(rel):
             skipped.append(
@@ -244,8 +259,10 @@ class Scanner:
         if not stat.S_ISREG(st.st_mode):
             # A FIFO or device named like a note: opening it could block the walk forever.
             return SkippedFile(rel, SkipReason.NOT_A_FILE, "not a regular file (a pipe, socket or device); never opened")
-        if st.st_size > self.max_bytes:
-            return SkippedFile(rel, SkipReason.TOO_LARGE, f"{st.st_size:,} bytes is over the {self.max_bytes:,}-byte limit")
+        # PDFs are read page by page and can be far larger than any note; text files are not.
+        limit = self.max_attachment_bytes if rel.lower().endswith(PDF_SUFFIXES) else self.max_bytes
+        if st.st_size > limit:
+            return SkippedFile(rel, SkipReason.TOO_LARGE, f"{st.st_size:,} bytes is over the {limit:,}-byte limit")
         return ScanEntry(rel, path, st.st_size, st.st_mtime_ns)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, Qt
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from desktop.controller import AppController
 from desktop.models import HealthFilterProxy, HealthModel, RowRole
+from core.vault.attachments import describe_attachments
 from desktop.state import HealthRow, VaultSnapshot, describe_status, health_rows
 
 STATES = (("All files", ""), ("Indexed", "indexed"), ("With warnings", "warning"), ("Skipped", "skipped"))
@@ -92,6 +94,9 @@ class IndexHealthDialog(QDialog):
         self.model.set_rows(rows)
         counts = {s: sum(1 for r in rows if r.state == s) for s in ("indexed", "warning", "skipped")}
         states = "; ".join(describe_status(s)[1] + f" ({describe_status(s)[0]})" for s in snapshots) or "No vaults yet."
+        attached = "; ".join(f"{s.name}: {describe_attachments(s.status.attachments)}" for s in snapshots if s.status.attachments)
+        if attached:
+            states += f"<br>Attachments — {html.escape(attached)}"
         self.summary.setText(
             f"{states}<br>{counts['indexed']} indexed, {counts['warning']} indexed with warnings, {counts['skipped']} skipped."
         )

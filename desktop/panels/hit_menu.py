@@ -19,7 +19,11 @@ def hit_menu(controller: AppController, hit: Hit, parent: QWidget) -> QMenu:
         return menu
     root, rel = vault.root, hit.chunk.rel_path
     actions = controller.actions
-    menu.addAction("Open in default editor", lambda: actions.open_in_editor(root, rel))
+    if hit.page is not None:
+        page = hit.page
+        menu.addAction(f"Open PDF at page {page}", lambda: actions.open_at_page(root, rel, page))
+    else:
+        menu.addAction("Open in default editor", lambda: actions.open_in_editor(root, rel))
     obsidian = menu.addAction("Open in Obsidian", lambda: actions.open_in_obsidian(root, rel))
     obsidian.setEnabled(is_obsidian_vault(root))
     if not obsidian.isEnabled():

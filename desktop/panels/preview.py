@@ -9,6 +9,8 @@ from PySide6.QtGui import QTextBlockFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from core.base.models import Hit
+from core.index.pages import page_text
+from core.vault.attachments import attachment_kind
 from desktop.actions import note_path
 from desktop.controller import AppController
 from desktop.formatting import heading_trail
@@ -71,6 +73,9 @@ class PreviewPanel(QWidget):
         if vault is None:
             self._show_error("This vault is no longer configured.")
             return
+        if attachment_kind(hit.chunk.rel_path) is not None:
+            self._show_attachment(hit, vault.root)
+            return
         try:
             raw = read_note(note_path(vault.root, hit.chunk.rel_path))
         except OSError as exc:
@@ -94,6 +99,50 @@ class PreviewPanel(QWidget):
                 self._highlight(doc, *self.chunk_range)
         self.scroll_to_chunk()
         QTimer.singleShot(0, self.scroll_to_chunk)  # once the viewport has laid the document out
+
+    def _show_attachment(self, hit: Hit, root: str) -> None:
+        """A PDF's page (as indexed) or a text file, as plain text with the hit's chunk marked.
+
+        The PDF is not parsed here: its page is put together from the chunks the index
+        stored (`core.index.pages`), so the UI thread never runs the PDF parser.
+        """
+        if hit.page is not None:
+            try:
+                page = page_text(self._controller.engine.index_for(hit.chunk.vault), hit.chunk.rel_path, hit.page, hit.chunk.ordinal)
+            except Exception as exc:  # noqa: BLE001 - the index may be rebuilding; say so, never crash the view
+                self._show_error(f"Cannot show this page: {exc}")
+                return
+            if page is None:
+                self._show_error("This page is no longer in the index; search again.")
+                return
+            text, start, end = page.text, page.start, page.end
+            located = f"page {page.page} of {page.pages}"
+        else:
+            try:
+                raw = read_note(note_path(root, hit.chunk.rel_path))
+            except OSError as exc:
+                self._show_error(f"Cannot read the file: {exc.strerror or exc}")
+                return
+            marked = 0 <= hit.start_byte < hit.end_byte <= len(raw)
+            text = raw.decode("utf-8", "replace")
+            start = len(raw[: hit.start_byte].decode("utf-8", "replace")) if marked else 0
+            end = start + len(raw[hit.start_byte : hit.end_byte].decode("utf-8", "replace")) if marked else 0
+            located = "plain text"
+        shown = (hit.chunk.vault, hit.chunk.rel_path, start, end, text.encode("utf-8"))
+        if shown == self._shown:
+            return
+        self._shown = shown
+        self.header.setText(self.header.text().replace("</small>", f" · {html.escape(located)}</small>", 1))
+        self.properties.setVisible(False)
+        doc = QTextDocument(self.browser)
+        doc.setPlainText(text)
+        self.browser.setDocument(doc)
+        # QTextDocument counts UTF-16 code units: characters beyond the BMP count twice.
+        self.chunk_range = (_utf16(text, start), _utf16(text, end)) if end > start else None
+        if self.chunk_range is not None:
+            self._highlight(doc, *self.chunk_range)
+        self.scroll_to_chunk()
+        QTimer.singleShot(0, self.scroll_to_chunk)
 
     def scroll_to_chunk(self) -> None:
         bar = self.browser.verticalScrollBar()
@@ -146,3 +195,7 @@ def _take_marker(doc: QTextDocument, marker: str) -> int | None:
             found.removeSelectedText()
             return position
     return None
+
+
+def _utf16(text: str, index: int) -> int:
+    return index + sum(1 for ch in text[:index] if ord(ch) > 0xFFFF)

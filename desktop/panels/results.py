@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.base.models import Hit, SearchResponse
+from core.base.models import Hit, SearchResponse, cited_path
 from desktop.controller import AppController
 from desktop.formatting import heading_trail, snippet_html
 from desktop.models import HitRole, ResultsModel, ScoreFractionRole
@@ -70,7 +70,8 @@ class ResultDelegate(QStyledItemDelegate):
         painter.setFont(opt.font)  # type: ignore[attr-defined]
         painter.setPen(dim)
         trail = heading_trail(hit.chunk.heading_path, hit.title)
-        where = f"{trail}  ·  {hit.chunk.rel_path}" if trail else hit.chunk.rel_path
+        located = cited_path(hit.chunk.rel_path, hit.page)
+        where = f"{trail}  ·  {located}" if trail else located
         painter.drawText(rect.x(), rect.y() + line + fm.ascent(), fm.elidedText(where, Qt.TextElideMode.ElideMiddle, rect.width()))
         # snippet, clipped to a few lines
         doc = QTextDocument()

@@ -283,6 +283,18 @@ def test_note_moved_into_a_freshly_created_folder(engine: Engine, vault: Path, w
     assert indexed(engine) == {"alpha.md", "archive/beta.md", "projects/gamma.md", "projects/sub/delta.md"}
 
 
+def test_a_pdf_dropped_into_the_vault_is_searchable_with_its_page(engine: Engine, vault: Path, watch, recorder: Recorder) -> None:
+    from tests.pdf_writer import make_pdf
+
+    watch()
+    tmp = vault / "report.pdf.part"
+    tmp.write_bytes(make_pdf([["Intro"], ["The okapi lives in the Ituri forest."]]))
+    tmp.rename(vault / "report.pdf")  # a browser's download: written aside, then renamed
+    settle(engine, vault, recorder, "report.pdf")
+    hits = engine.search(SearchRequest("okapi", mode="keyword")).hits
+    assert [(h.chunk.rel_path, h.page) for h in hits] == [("report.pdf", 2)]
+
+
 # -- what must not re-index -------------------------------------------------------------------
 
 
@@ -295,7 +307,7 @@ def test_ignored_folders_and_non_note_files_trigger_nothing(engine: Engine, vaul
     (vault / ".obsidian" / "snippets").mkdir()
     (vault / ".obsidian" / "snippets" / "style.md").write_text("# css notes\n")
     (vault / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\nmore")
-    (vault / "todo.txt").write_text("not markdown\n")
+    (vault / "todo.docx").write_bytes(b"PK\x03\x04 not indexed")  # .txt and .pdf are attachments; .docx is not read
     # A real edit afterwards: events are delivered in order, so once it is indexed the
     # ignored ones above have been seen too (no fixed sleep needed).
     (vault / "beta.md").write_text("# Beta\n\nSentinel: cassowary.\n")

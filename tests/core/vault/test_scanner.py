@@ -49,9 +49,10 @@ def test_scan_is_recursive_and_sorted_with_posix_rel_paths(vault: Path) -> None:
 
 
 def test_md_and_markdown_suffixes_match_case_insensitively(vault: Path) -> None:
-    for name in ("one.md", "two.MD", "three.markdown", "four.Markdown", "five.txt", "six.mdx", "seven.md.bak", "md"):
+    for name in ("one.md", "two.MD", "three.markdown", "four.Markdown", "five.txt", "six.mdx", "seven.md.bak", "md", "eight.PDF", "nine.docx"):
         write(vault, name)
-    assert rel_paths(vault) == ["four.Markdown", "one.md", "three.markdown", "two.MD"]
+    # Plain text and PDFs are attachments: indexed too (core.vault.attachments).
+    assert rel_paths(vault) == ["eight.PDF", "five.txt", "four.Markdown", "one.md", "three.markdown", "two.MD"]
 
 
 def test_entries_carry_size_mtime_and_an_openable_path(vault: Path) -> None:
@@ -374,3 +375,11 @@ def test_classify_refuses_paths_that_are_not_plainly_inside_the_vault(vault: Pat
     write(vault, "sub/n.md")
     target = rel if not rel.startswith("/abs") else str(tmp_path / "outside.md")
     assert Scanner(vault).classify(target) is None
+
+
+def test_pdf_size_limit_is_its_own(vault: Path) -> None:
+    write(vault, "big.pdf", b"%PDF" + b" " * 3000)
+    write(vault, "big.md", "x" * 3000)
+    write(vault, "huge.pdf", b"%PDF" + b" " * 9000)
+    assert rel_paths(vault, max_bytes=1000, max_attachment_bytes=5000) == ["big.pdf"]
+    assert skipped(vault, max_bytes=1000, max_attachment_bytes=5000) == {"big.md": SkipReason.TOO_LARGE, "huge.pdf": SkipReason.TOO_LARGE}

@@ -1,0 +1,228 @@
+"""Files other than notes that people keep in a vault: PDFs and plain text.
+
+An attachment becomes a `Document` like a note, so it is searched, embedded,
+cited and watched by the same machinery. Its chunks never cross a page, carry the
+page number, and take the PDF's outline (bookmarks) as heading path. Offsets of a
+PDF's chunks index its *extracted* text (the pages joined by blank lines), not the
+file's bytes; `document_version` is still the hash of the file, so a changed PDF
+is noticed like a changed note.
+
+Confidentiality: an attachment has no front matter, so it takes its level from the
+nearest `.cairn.yaml` in its folder or a folder above it (`confidentiality:
+restricted`). A folder setting is the one rule that needs no link graph, survives
+renames of the notes around it, and works for a PDF nothing links to. Notes keep
+their own front matter and are not affected.
+
+`.docx` is left out: the well-kept readers (python-docx, docx2python) pull in
+lxml, a ~5 MB native dependency, for a format rarely kept in markdown vaults.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from core.base.models import Chunk, Document, FileWarning, SkippedFile, SkipReason
+from core.vault.chunker import ChunkLimits, chunk_plain_range
+from core.vault.extractor import ExtractionFailure, PdfExtractor
+from core.vault.frontmatter import CONFIDENTIALITY_LEVELS
+from core.vault.pdf import PdfText
+
+PDF_SUFFIXES = (".pdf",)
+TEXT_SUFFIXES = (".txt",)
+ATTACHMENT_SUFFIXES = PDF_SUFFIXES + TEXT_SUFFIXES
+FOLDER_SETTINGS = ".cairn.yaml"
+MAX_ATTACHMENT_CHUNKS = 20_000  # a 3,000-page manual makes ~10,000 chunks; notes keep their own cap
+PAGE_JOIN = "\n\n"
+_HASH_BLOCK = 1 << 20
+
+
+def attachment_kind(rel_path: str) -> str | None:
+    """'pdf' or 'txt' for an attachment's name; None for a note or anything else."""
+    name = rel_path.lower()
+    if name.endswith(PDF_SUFFIXES):
+        return "pdf"
+    if name.endswith(TEXT_SUFFIXES):
+        return "txt"
+    return None
+
+
+def file_version(path: Path) -> str:
+    """sha256 of the file, read in blocks: a 200 MB PDF is never held in memory to hash it."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(_HASH_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class FolderSettings:
+    """`.cairn.yaml` files read once per sync: folder -> confidentiality (nearest one wins)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._levels: dict[str, str | None] = {}
+
+    def confidentiality(self, rel_path: str) -> str:
+        folder = rel_path.rpartition("/")[0]
+        while True:
+            level = self._level(folder)
+            if level is not None:
+                return level
+            if not folder:
+                return "internal"
+            folder = folder.rpartition("/")[0]
+
+    def _level(self, folder: str) -> str | None:
+        if folder not in self._levels:
+            self._levels[folder] = _read_level(self.root / folder / FOLDER_SETTINGS if folder else self.root / FOLDER_SETTINGS)
+        return self._levels[folder]
+
+
+def _read_level(path: Path) -> str | None:
+    try:
+        data = yaml.safe_load(path.read_text("utf-8", "replace"))
+    except FileNotFoundError:
+        return None
+    except (OSError, yaml.YAMLError):
+        return "restricted"  # a settings file that cannot be read fails closed
+    if not isinstance(data, dict) or data.get("confidentiality") in (None, ""):
+        return None
+    level = str(data["confidentiality"]).strip().lower()
+    return level if level in CONFIDENTIALITY_LEVELS else "restricted"
+
+
+@dataclass(frozen=True, slots=True)
+class AttachmentSource:
+    """What the indexer knows of the file before its text is taken out."""
+
+    vault: str
+    rel_path: str
+    path: Path
+    size: int
+    mtime_ns: int
+    version: str
+    confidentiality: str
+
+
+def parse_attachment(
+    src: AttachmentSource, extractor: PdfExtractor, limits: ChunkLimits = ChunkLimits(), text_max_bytes: int = 10 * 1024 * 1024
+) -> Document | SkippedFile:
+    """Turn an attachment into a `Document`, or say why it cannot be indexed."""
+    kind = attachment_kind(src.rel_path)
+    if kind == "pdf":
+        got = extractor.extract(src.path)
+        if isinstance(got, ExtractionFailure):
+            return SkippedFile(src.rel_path, SkipReason(got.reason), got.detail)
+        return pdf_document(src, got, limits)
+    try:
+        with src.path.open("rb") as fh:
+            raw = fh.read(text_max_bytes + 1)
+    except OSError as exc:
+        return SkippedFile(src.rel_path, SkipReason.UNREADABLE, f"cannot read file: {exc.strerror or exc}")
+    if len(raw) > text_max_bytes:
+        return SkippedFile(src.rel_path, SkipReason.TOO_LARGE, f"over the {text_max_bytes:,}-byte limit")
+    if b"\x00" in raw:
+        return SkippedFile(src.rel_path, SkipReason.BINARY, "file contains NUL bytes; it is not text")
+    return text_document(src, raw, limits)
+
+
+def pdf_document(src: AttachmentSource, pdf: PdfText, limits: ChunkLimits = ChunkLimits()) -> Document:
+    """Chunk the pages of an extracted PDF; every chunk knows its page and outline trail."""
+    encoded = [p.text.encode("utf-8") for p in pdf.pages]
+    raw = PAGE_JOIN.encode().join(encoded)
+    chunks: list[Chunk] = []
+    offset = 0
+    for page, data in zip(pdf.pages, encoded):
+        bounds = [_byte_offset(page.text, at) for at, _ in page.sections] + [len(data)]
+        for (_, heading), start, end in zip(page.sections, bounds, bounds[1:]):
+            for c in chunk_plain_range(raw, offset + start, offset + end, heading, limits):
+                chunks.append(Chunk(len(chunks), c.heading_path, c.start_byte, c.end_byte, c.text, page.number))
+        offset += len(data) + len(PAGE_JOIN)
+    return _document(src, pdf.title, chunks, [])
+
+
+def text_document(src: AttachmentSource, raw: bytes, limits: ChunkLimits = ChunkLimits()) -> Document:
+    """A `.txt` file: chunks at lines and sentences; offsets are the file's own bytes."""
+    warnings: list[FileWarning] = []
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        warnings.append(FileWarning(src.rel_path, "invalid_utf8", f"invalid UTF-8 at byte {exc.start}; decoded with replacement characters"))
+    start = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    chunks = chunk_plain_range(raw, start, len(raw), "", limits)
+    return _document(src, None, chunks, warnings)
+
+
+def _document(src: AttachmentSource, title: str | None, chunks: list[Chunk], warnings: list[FileWarning]) -> Document:
+    if len(chunks) > MAX_ATTACHMENT_CHUNKS:
+        warnings.append(FileWarning(src.rel_path, "too_many_chunks", f"only the first {MAX_ATTACHMENT_CHUNKS} chunks are indexed"))
+        chunks = chunks[:MAX_ATTACHMENT_CHUNKS]
+    return Document(
+        vault=src.vault,
+        rel_path=src.rel_path,
+        document_version=src.version,
+        size=src.size,
+        mtime_ns=src.mtime_ns,
+        title=title or PurePosixPath(src.rel_path).stem,
+        tags=(),
+        date=None,
+        doc_type=attachment_kind(src.rel_path),
+        project=None,
+        confidentiality=src.confidentiality,
+        aliases=(),
+        chunks=tuple(chunks),
+        warnings=tuple(warnings),
+    )
+
+
+def _byte_offset(text: str, char_offset: int) -> int:
+    return len(text[:char_offset].encode("utf-8"))
+
+
+@dataclass(frozen=True, slots=True)
+class AttachmentCount:
+    """How many attachments of one kind are indexed, and how many were skipped for each reason."""
+
+    kind: str  # pdf | txt
+    indexed: int
+    skipped: tuple[tuple[str, int], ...]  # (reason, count), most frequent first
+
+    @property
+    def skipped_total(self) -> int:
+        return sum(n for _, n in self.skipped)
+
+
+_KIND_NAMES = {"pdf": ("PDF", "PDFs"), "txt": ("text file", "text files")}
+
+
+def count_attachments(indexed: Iterable[str], skipped: Iterable[SkippedFile]) -> tuple[AttachmentCount, ...]:
+    """Attachments counted apart from notes, per kind (for `cairn status` and Index health)."""
+    done: Counter[str] = Counter(k for k in map(attachment_kind, indexed) if k)
+    reasons: dict[str, Counter[str]] = {}
+    for s in skipped:
+        kind = attachment_kind(s.rel_path)
+        if kind:
+            reasons.setdefault(kind, Counter())[s.reason.value] += 1
+    return tuple(
+        AttachmentCount(kind, done[kind], tuple(reasons.get(kind, Counter()).most_common()))
+        for kind in ("pdf", "txt")
+        if done[kind] or kind in reasons
+    )
+
+
+def describe_attachments(counts: Iterable[AttachmentCount]) -> str:
+    """'3 PDFs indexed, 2 skipped (encrypted 1, no_text 1); 1 text file indexed' — '' without any."""
+    parts = []
+    for c in counts:
+        one, many = _KIND_NAMES[c.kind]
+        text = f"{c.indexed} {one if c.indexed == 1 else many} indexed"
+        if c.skipped:
+            text += f", {c.skipped_total} skipped (" + ", ".join(f"{r} {n}" for r, n in c.skipped) + ")"
+        parts.append(text)
+    return "; ".join(parts)

@@ -1,0 +1,124 @@
+"""Take text out of PDFs in a child process, with a time limit per document.
+
+PDFium is C++: a malformed file can crash it or make it loop, and either would take
+the whole app down if it ran in-process. One long-lived child (spawned on the first
+PDF of a sync, ~0.3 s) extracts document after document; when it dies or runs over
+the time limit it is killed, the file is skipped with that reason, and a new child
+serves the next file. Where no child can be started (inside a daemonic process, such
+as the first-index child of `core.index.child_sync`, which is itself isolated), the
+text is taken out in-process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.vault.pdf import PdfPage, PdfProblem, PdfText, extract_pdf
+
+DEFAULT_SECONDS = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionFailure:
+    reason: str  # a SkipReason value
+    detail: str
+
+
+def _serve(conn: Any) -> None:
+    """The child's loop: one path in, one plain-data answer out, until told to stop."""
+    while True:
+        try:
+            request = conn.recv()
+        except EOFError:
+            return
+        if request is None:
+            return
+        conn.send(_extract_plain(request))
+
+
+def _extract_plain(path: str) -> tuple[Any, ...]:
+    # Plain tuples cross the pipe: no class identity to keep in step between processes.
+    try:
+        text = extract_pdf(Path(path))
+    except PdfProblem as exc:
+        return ("problem", exc.reason, str(exc))
+    except OSError as exc:
+        return ("problem", "unreadable", f"cannot read file: {exc.strerror or exc}")
+    except Exception as exc:  # noqa: BLE001 - any parser failure is this file's problem only
+        return ("problem", "malformed", f"{type(exc).__name__}: {exc}")
+    return ("ok", text.title, text.dropped_lines, [(p.number, p.text, p.sections) for p in text.pages])
+
+
+def _from_plain(answer: tuple[Any, ...]) -> PdfText | ExtractionFailure:
+    if answer[0] == "problem":
+        return ExtractionFailure(answer[1], answer[2])
+    _, title, dropped, pages = answer
+    return PdfText(title, tuple(PdfPage(n, t, tuple(s)) for n, t, s in pages), dropped)
+
+
+class PdfExtractor:
+    """Extract PDFs one at a time in a child process. Use as a context manager."""
+
+    _target: Any = staticmethod(_serve)  # the child's main loop (tests swap in one that dies)
+
+    def __init__(self, seconds: float = DEFAULT_SECONDS, *, isolate: bool = True) -> None:
+        self.seconds = seconds
+        self.isolate = isolate and not multiprocessing.current_process().daemon
+        self._proc: Any = None
+        self._conn: Any = None
+
+    def __enter__(self) -> PdfExtractor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def extract(self, path: Path) -> PdfText | ExtractionFailure:
+        if not self.isolate:
+            return _from_plain(_extract_plain(str(path)))
+        try:
+            self._start()
+            self._conn.send(str(path))
+            if not self._conn.poll(self.seconds):
+                self._kill()
+                return ExtractionFailure("parser_failed", f"taking the text out took longer than {self.seconds:g} s; stopped")
+            return _from_plain(self._conn.recv())
+        except (EOFError, OSError, BrokenPipeError):
+            if self._proc is not None:
+                self._proc.join(5)
+            code = self._proc.exitcode if self._proc is not None else None
+            self._kill()
+            return ExtractionFailure("parser_failed", f"the PDF parser crashed on this file (exit code {code})")
+
+    def close(self) -> None:
+        if self._proc is None:
+            return
+        try:
+            self._conn.send(None)
+            self._proc.join(2)
+        except (OSError, BrokenPipeError):
+            pass
+        self._kill()
+
+    def _start(self) -> None:
+        if self._proc is not None and self._proc.is_alive():
+            return
+        self._kill()
+        ctx = multiprocessing.get_context("spawn")  # fork is unsafe beside Qt's and the watcher's threads
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(target=self._target, args=(child,), daemon=True, name="cairn-pdf")
+        self._proc.start()
+        child.close()
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            if self._proc.is_alive():
+                self._proc.kill()
+            self._proc.join(5)
+            self._proc.close()
+        if self._conn is not None:
+            self._conn.close()
+        self._proc = self._conn = None

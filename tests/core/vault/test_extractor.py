@@ -1,0 +1,64 @@
+"""The PDF extractor's child process: answers, time limits and crashes never reach the caller."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from core.vault.extractor import ExtractionFailure, PdfExtractor
+from core.vault.pdf import PdfText
+from tests.pdf_writer import write_pdf
+
+
+def test_extracts_in_a_child_and_reuses_it(tmp_path: Path) -> None:
+    a = write_pdf(tmp_path / "a.pdf", [["Herons nest in colonies."]])
+    b = write_pdf(tmp_path / "b.pdf", [["Trout rise at dusk."], ["Pike hunt from cover."]])
+    with PdfExtractor(60) as ex:
+        first = ex.extract(a)
+        pid = ex._proc.pid
+        second = ex.extract(b)
+        assert ex._proc.pid == pid  # one child serves document after document
+        assert ex._proc.pid != os.getpid()
+    assert isinstance(first, PdfText) and "Herons nest" in first.pages[0].text
+    assert isinstance(second, PdfText) and [p.number for p in second.pages] == [1, 2]
+    assert ex._proc is None  # closed on exit: no child left behind
+
+
+def test_problems_come_back_as_reasons(tmp_path: Path) -> None:
+    locked = write_pdf(tmp_path / "locked.pdf", [["x"]], encrypted=True)
+    with PdfExtractor(60) as ex:
+        got = ex.extract(locked)
+        assert got == ExtractionFailure("encrypted", "the PDF is protected by a password")
+        missing = ex.extract(tmp_path / "gone.pdf")
+        assert isinstance(missing, ExtractionFailure) and missing.reason == "unreadable"
+
+
+def test_over_the_time_limit_the_child_is_stopped_and_the_next_file_still_works(tmp_path: Path) -> None:
+    path = write_pdf(tmp_path / "a.pdf", [["Herons nest in colonies."]])
+    with PdfExtractor(0.001) as ex:  # shorter than starting the child: the wait runs out
+        got = ex.extract(path)
+        assert isinstance(got, ExtractionFailure) and got.reason == "parser_failed"
+        assert "longer than" in got.detail
+        assert ex._proc is None  # killed, not left running
+        ex.seconds = 60
+        assert isinstance(ex.extract(path), PdfText)
+
+
+class _Crashing(PdfExtractor):
+    _target = staticmethod(os.abort)  # the child dies at once, as a parser crash would kill it
+
+
+def test_a_crashing_parser_is_reported_not_raised(tmp_path: Path) -> None:
+    path = write_pdf(tmp_path / "a.pdf", [["Herons nest in colonies."]])
+    with _Crashing(60) as ex:
+        got = ex.extract(path)
+    assert isinstance(got, ExtractionFailure) and got.reason == "parser_failed"
+    assert "crashed" in got.detail
+
+
+def test_in_process_when_no_child_may_be_started(tmp_path: Path) -> None:
+    path = write_pdf(tmp_path / "a.pdf", [["Herons nest in colonies."]])
+    with PdfExtractor(60, isolate=False) as ex:
+        got = ex.extract(path)
+        assert ex._proc is None
+    assert isinstance(got, PdfText)
