@@ -91,8 +91,9 @@ def test_an_impossible_date_is_reported_by_value(engine: Engine, vault: Path) ->
     [
         (lambda root: os.mkfifo(root / "x.md"), SkipReason.NOT_A_FILE),
         (non_utf8_name, SkipReason.BAD_NAME),
+        (lambda root: (root / "a\\b.md").write_text("# Backslash\n"), SkipReason.BAD_NAME),  # found by hypothesis: became "a/b.md"
     ],
-    ids=["fifo", "non_utf8_name"],
+    ids=["fifo", "non_utf8_name", "backslash_name"],
 )
 def test_files_that_cannot_be_notes_are_skipped_with_a_reason(make: Callable[[Path], None], reason: SkipReason, engine: Engine, vault: Path) -> None:
     make(vault)
