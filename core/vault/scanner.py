@@ -85,7 +85,7 @@ class IgnoreRules:
         for number, line in enumerate(lines, 1):
             try:
                 pathspec.GitIgnoreSpec.from_lines([line])
-            except Exception as exc:  # pathspec raises ValueError or re.error, among others
+            except Exception as exc:  # noqa: BLE001 - pathspec raises ValueError or re.error, among others
                 self.warnings.append(
                     FileWarning(source, "ignore_pattern", f"line {number} {line!r} is not a valid pattern and is ignored: {exc}")
                 )
@@ -180,7 +180,7 @@ class Scanner:
             rel = normalise_rel_path(f"{rel_folder}/{child.name}" if rel_folder else child.name)
             try:
                 yield from self._child(child, rel, seen, skipped, linked)
-            except Exception as exc:  # one odd file or folder never stops the walk
+            except Exception as exc:  # noqa: BLE001 - one odd file or folder never stops the walk
                 skipped.append(SkippedFile(printable_name(rel), SkipReason.UNREADABLE, f"cannot scan: {type(exc).__name__}: {exc}"))
 
     def _backslash_name(self, child: os.DirEntry[str], rel_folder: str, skipped: list[SkippedFile]) -> None:
