@@ -259,7 +259,7 @@ def jsonrpc_problem(line: str) -> dict[str, object] | None:
         return _error(req_id, INVALID_PARAMS, "Invalid params: 'params' must be an object") if "id" in msg else _DROP
     try:
         mcp_types.jsonrpc_message_adapter.validate_python(msg, by_name=False)
-    except Exception as exc:  # pydantic's ValidationError, among others
+    except Exception as exc:  # noqa: BLE001 - pydantic's ValidationError, among others
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return _error(req_id, INVALID_REQUEST, f"Invalid Request: {first}") if "id" in msg else _DROP
     return None
@@ -322,7 +322,7 @@ async def _serve_checked_stdio(server: MCPServer) -> None:
     with _claimed_std_streams() as (wire_in, wire_out):
         wire = _Wire(wire_out)
         async with stdio_server(stdin=_CheckedLines(wire_in, wire), stdout=wire) as (read, write):  # type: ignore[arg-type]
-            low = server._lowlevel_server  # noqa: SLF001 - what MCPServer.run_stdio_async runs
+            low = server._lowlevel_server
             await low.run(read, write, low.create_initialization_options())
 
 
@@ -342,8 +342,8 @@ def _claimed_std_streams() -> Iterator[tuple[TextIO, TextIO]]:
     os.dup2(null, 0)
     os.close(null)
     os.dup2(2, 1)
-    wire_in = open(wire_in_fd, encoding="utf-8", errors="replace", newline="\n")  # noqa: SIM115
-    wire_out = open(wire_out_fd, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+    wire_in = open(wire_in_fd, encoding="utf-8", errors="replace", newline="\n")
+    wire_out = open(wire_out_fd, "w", encoding="utf-8", newline="\n")
     try:
         yield wire_in, wire_out
     finally:

@@ -296,6 +296,11 @@ if os.name != "nt":
         os.symlink("nowhere.md", root / "dangling.md")
 
     @kind
+    def backslash_in_name(root: Path) -> None:
+        _w(root, "back\\slash.md", "# Backslash name\n")
+        _w(root, "\\.md", "# Only a backslash\n")
+
+    @kind
     def newline_in_name(root: Path) -> None:
         _w(root, "line\nbreak.md", "# Newline name\n")
 

@@ -131,13 +131,13 @@ def dashed_text_as_positional(parser: argparse.ArgumentParser, argv: list[str]) 
     a word that starts with a single "-" but is no option of the command (`-k`, `-h` are) is
     taken as the query when no query was given otherwise. `--anything` is still an option.
     """
-    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)  # noqa: SLF001
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
     pos = next((i for i, a in enumerate(argv) if a in ("search", "ask")), None)
     if sub is None or pos is None or "--" in argv:
         return argv
     command = sub.choices[argv[pos]]
-    known = set(command._option_string_actions)  # noqa: SLF001
-    takes_value = {o for o, a in command._option_string_actions.items() if a.nargs != 0}  # noqa: SLF001
+    known = set(command._option_string_actions)
+    takes_value = {o for o, a in command._option_string_actions.items() if a.nargs != 0}
     rest, free, i = argv[pos + 1 :], [], 0
     kept: list[str] = []
     while i < len(rest):

@@ -27,8 +27,9 @@ from core.index.manifest import (
     save_info,
     save_manifest,
 )
+from core.index.file_errors import SkipDecided, check_storable, parse_error
 from core.index.records import files_from_keyword, files_matching_keyword, record_for
-from core.base.models import Document, FileWarning, SkippedFile, SkipReason
+from core.base.models import Document, FileWarning, SkippedFile
 from core.vault.notes import document_version, parse_note
 from core.base.paths import AppPaths
 from core.vault.attachments import AttachmentSource, FolderSettings, attachment_kind, file_version, parse_attachment
@@ -58,28 +59,6 @@ class SyncStats:
     changed_paths: tuple[str, ...] = ()
     removed_paths: tuple[str, ...] = ()
     extra: dict[str, float] = field(default_factory=dict)
-
-
-class _Skip(Exception):
-    """Carries a skip decided on the way (unreadable, binary ...) out of the error boundary."""
-
-    def __init__(self, skipped: SkippedFile) -> None:
-        super().__init__(skipped.detail)
-        self.skipped = skipped
-
-
-def parse_error(rel_path: str, exc: BaseException) -> SkippedFile:
-    """The skip record for an unforeseen failure on one note: the user sees what went wrong."""
-    detail = str(exc).splitlines()[0][:300] if str(exc) else ""
-    what = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
-    return SkippedFile(printable_name(rel_path), SkipReason.PARSE_ERROR, f"could not be indexed ({what})")
-
-
-def check_storable(doc: Document) -> None:
-    """Raise now, inside the per-file boundary, for text the index or the JSON files could not
-    store (a lone surrogate slipped through), instead of failing the whole batch's commit."""
-    for text in (doc.rel_path, doc.title, *doc.tags, *doc.aliases, *(c.text for c in doc.chunks), *(c.heading_path for c in doc.chunks)):
-        text.encode("utf-8")
 
 
 def chunking_hash(limits: ChunkLimits) -> str:
@@ -221,7 +200,10 @@ class VaultIndex:
             removed: list[str] = []
             skipped: list[SkippedFile] = []
             for rel in asked:
-                found = scanner.classify(rel)
+                try:
+                    found: ScanEntry | SkippedFile | None = scanner.classify(rel)
+                except Exception as exc:  # noqa: BLE001 - the live path has the same per-file boundary as a sync
+                    found = parse_error(rel, exc)
                 if isinstance(found, ScanEntry):
                     todo.append(found)
                 else:
@@ -251,7 +233,7 @@ class VaultIndex:
                 if isinstance(entry, ScanEntry):
                     try:
                         got = self._read(entry, None, reading)
-                    except Exception:  # the keyword pass reported it; vectors just go without
+                    except Exception:  # noqa: BLE001, S112 - the keyword pass reported it; vectors just go without
                         continue
                     if isinstance(got, Document):
                         docs.append(got)
@@ -297,7 +279,7 @@ class VaultIndex:
                     got = self._read(entry, old, reading)
                     if isinstance(got, Document):
                         check_storable(got)
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - the per-file boundary
                     got = parse_error(entry.rel_path, exc)
                 if isinstance(got, SkippedFile):
                     res.skipped.append(got)
@@ -391,7 +373,7 @@ class VaultIndex:
         for doc in docs:
             try:
                 self._commit([doc], [])
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - the per-file boundary
                 res.skipped.append(parse_error(doc.rel_path, exc))
                 if doc.rel_path in self.files:
                     self._commit([], [doc.rel_path])

@@ -42,13 +42,13 @@ def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
     if yaml_text is None:
         return FrontMatter(end_byte=offset)
     try:
-        data = yaml.load(yaml_text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(yaml_text, Loader=_Loader)
     except yaml.YAMLError as exc:
         first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
         return FrontMatter(end_byte=body_start, error=f"front matter is not valid YAML: {first}")
     except RecursionError:
         return FrontMatter(end_byte=body_start, error="front matter is nested too deeply to read; ignored")
-    except Exception as exc:  # PyYAML's constructors raise more than YAMLError (ValueError, OverflowError ...)
+    except Exception as exc:  # noqa: BLE001 - PyYAML's constructors raise more than YAMLError (ValueError, OverflowError ...)
         return FrontMatter(end_byte=body_start, error=f"front matter could not be read ({type(exc).__name__}: {exc}); ignored")
     if data is None:
         return FrontMatter(end_byte=body_start)

@@ -92,7 +92,7 @@ class IgnoreRules:
         for number, line in enumerate(lines, 1):
             try:
                 pathspec.GitIgnoreSpec.from_lines([line])
-            except Exception as exc:  # pathspec raises ValueError or re.error, among others
+            except Exception as exc:  # noqa: BLE001 - pathspec raises ValueError or re.error, among others
                 self.warnings.append(
                     FileWarning(source, "ignore_pattern", f"line {number} {line!r} is not a valid pattern and is ignored: {exc}")
                 )
@@ -189,11 +189,25 @@ class Scanner:
             skipped.append(SkippedFile(rel_folder or ".", SkipReason.UNREADABLE, f"cannot list folder: {exc.strerror or exc}"))
             return
         for child in children:
+            if "\\" in child.name and os.sep != "\\":
+                self._backslash_name(child, rel_folder, skipped)
+                continue
             rel = normalise_rel_path(f"{rel_folder}/{child.name}" if rel_folder else child.name)
             try:
                 yield from self._child(child, rel, seen, skipped, linked)
-            except Exception as exc:  # one odd file or folder never stops the walk
+            except Exception as exc:  # noqa: BLE001 - one odd file or folder never stops the walk
                 skipped.append(SkippedFile(printable_name(rel), SkipReason.UNREADABLE, f"cannot scan: {type(exc).__name__}: {exc}"))
+
+    def _backslash_name(self, child: os.DirEntry[str], rel_folder: str, skipped: list[SkippedFile]) -> None:
+        """A backslash is a folder separator on Windows, and rel_paths use it as one: `a\\b.md` on
+        Linux would become the note `a/b.md` (or `/.md`). Such a name is reported, never indexed."""
+        try:
+            relevant = is_note_name(child.name) or child.is_dir(follow_symlinks=False)
+        except OSError:
+            relevant = False
+        if relevant:
+            rel = unicodedata.normalize("NFC", f"{rel_folder}/{child.name}" if rel_folder else child.name)
+            skipped.append(SkippedFile(printable_name(rel), SkipReason.BAD_NAME, "the name holds a backslash, a folder separator on Windows; rename it to index it"))
 
     def _child(
         self, child: os.DirEntry[str], rel: str, seen: set[str], skipped: list[SkippedFile], linked: list[tuple[Path, str]]

@@ -80,7 +80,7 @@ def test_the_hostile_corpus_indexes_without_an_exception_and_accounts_for_every_
         assert all(s.detail for s in vi.info.skipped)
         assert report.keyword.unchanged >= 0
         # The odd notes that are text are searchable; the secrets in them are not shown.
-        hits = lambda q: {h.chunk.rel_path for h in engine.search(SearchRequest(q, mode="keyword", filters=SearchFilters(allow_restricted=True))).hits}  # noqa: E731
+        hits = lambda q: {h.chunk.rel_path for h in engine.search(SearchRequest(q, mode="keyword", filters=SearchFilters(allow_restricted=True))).hits}
         assert "plain.md" in hits("lighthouse") and "stub.md" in hits("zanzibar")
         assert "utf16le.md" in hits("harbourmaster") and "utf32.md" in hits("boatswain")
         for c in vi.files["keys.md"].chunks:

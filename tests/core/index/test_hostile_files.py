@@ -91,8 +91,9 @@ def test_an_impossible_date_is_reported_by_value(engine: Engine, vault: Path) ->
     [
         (lambda root: os.mkfifo(root / "x.md"), SkipReason.NOT_A_FILE),
         (non_utf8_name, SkipReason.BAD_NAME),
+        (lambda root: (root / "a\\b.md").write_text("# Backslash\n"), SkipReason.BAD_NAME),  # found by hypothesis: became "a/b.md"
     ],
-    ids=["fifo", "non_utf8_name"],
+    ids=["fifo", "non_utf8_name", "backslash_name"],
 )
 def test_files_that_cannot_be_notes_are_skipped_with_a_reason(make: Callable[[Path], None], reason: SkipReason, engine: Engine, vault: Path) -> None:
     make(vault)
@@ -173,7 +174,7 @@ def test_a_bad_ignore_line_is_skipped_with_a_warning_and_the_other_lines_still_a
     (vault / ".cairnignore").write_text(f"{bad}\nprivate/\n", encoding="utf-8")
     (vault / "private").mkdir()
     (vault / "private" / "diary.md").write_text("# Diary\n\nlighthouse secrets\n")
-    (report,) = engine.sync(["v"], embed=False)
+    engine.sync(["v"], embed=False)
     assert found(engine, "lighthouse") == ["good.md"]  # `private/` still ignored
     (warning,) = [w for w in engine.index_for("v").info.warnings if w.code == "ignore_pattern"]
     assert warning.rel_path == ".cairnignore" and bad in warning.detail and "line 1" in warning.detail
@@ -271,3 +272,21 @@ def test_index_files_are_owner_only(engine: Engine, vault: Path) -> None:
             loose.append((str(p.relative_to(folder.parent)), oct(mode)))
     assert loose == []
     assert stat.S_IMODE(engine.paths.indexes_dir.stat().st_mode) == 0o700
+
+
+def test_the_live_path_has_the_same_boundary(engine: Engine, vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watcher's `update_paths`: one note whose check raises is skipped, the others go in."""
+    engine.sync(["v"], embed=False)
+    real = Scanner.classify
+
+    def classify(self: Scanner, rel: str):  # type: ignore[no-untyped-def]
+        if rel == "odd.md":
+            raise RuntimeError("the file system said something strange")
+        return real(self, rel)
+
+    monkeypatch.setattr(Scanner, "classify", classify)
+    (vault / "odd.md").write_text("# Odd\n")
+    (vault / "fine.md").write_text("# Fine\n\nlighthouse lamp\n")
+    stats = engine.index_for("v").update_paths(["odd.md", "fine.md"])
+    assert stats.skipped == {"parse_error": 1} and "fine.md" in stats.changed_paths
+    assert sorted(found(engine, "lighthouse")) == ["fine.md", "good.md"]
