@@ -23,6 +23,7 @@ from core.index.indexer import Progress, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo
 from core.base.models import SearchFilters, SearchResponse
 from core.base.paths import AppPaths
+from core.search.related import NoteLinks, note_links
 from core.search.search import SearchRequest, VaultSearchSide, search
 from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors
 
@@ -351,6 +352,14 @@ class Engine:
         from core.search.similar import similar_notes
 
         return similar_notes(self.index_for(name), self.vectors_for(name), name, rel_path, k)
+
+    def links(self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = True) -> NoteLinks:
+        """A note's links, backlinks, unlinked mentions and related notes (see core.search.related)."""
+        vi = self.index_for(name)
+        if not vi.is_built:
+            raise IndexNotBuiltError(f"No index for vault {name!r} yet — run `cairn index`")
+        vv = self.vectors_for(name)
+        return note_links(vi, vv, name, rel_path, k, allow_restricted=allow_restricted)
 
     # -- status ----------------------------------------------------------------------------
 

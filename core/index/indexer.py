@@ -17,8 +17,10 @@ from pathlib import Path
 
 from core.base.atomic import write_bytes_atomic
 from core.vault.chunker import ChunkLimits, new_parser
+from core.vault.links import new_link_parser
 from core.base.config import EngineConfig, VaultConfig
 from core.index.keyword_index import ANALYZER_VERSION, KeywordIndex
+from core.index.link_graph import LinkGraph
 from core.index.manifest import (
     FileRecord,
     IndexInfo,
@@ -74,7 +76,9 @@ class VaultIndex:
         self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=self.chunking_hash)
         self.recovery: str | None = "dirty_flag" if self.dirty_path.exists() else None
         self.files, self.keyword = self._open()
+        self.links = LinkGraph.load(self.dir / "links.json")
         self._parser = new_parser()
+        self._link_parser = new_link_parser()
 
     def _open(self) -> tuple[dict[str, FileRecord], KeywordIndex]:
         """Open the manifest and Whoosh index, recovering what a crash or torn write left."""
@@ -112,6 +116,7 @@ class VaultIndex:
         """Persist what the fast path kept in memory, then clear the dirty flag."""
         with self._lock:
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
+            self.links.save()
             self._write_info(self.info.skipped, _ProcessResult())
             self.dirty_path.unlink(missing_ok=True)
             self.recovery = None
@@ -155,6 +160,8 @@ class VaultIndex:
             # Whoosh commits batch by batch before the manifest is saved at the end: the dirty
             # flag covers a crash in between, as it does for the live path.
             result = self._process(todo, removed, list(scan.skipped), progress, cancel, persist=True, before_write=self._mark_dirty)
+            if not result.cancelled:
+                self._heal_links()
             stats = self._stats(result, t0)
             if result.touched or self._health_changed(result.skipped) or self.recovery:
                 self._write_info(result.skipped, result)
@@ -163,6 +170,7 @@ class VaultIndex:
                 # not yet checked still names what the index holds), so the flag can go.
                 if not result.touched:
                     save_manifest(self.manifest_path, self.chunking_hash, self.files)
+                    self.links.save()
                 self.dirty_path.unlink(missing_ok=True)
                 self.recovery = None
             return stats
@@ -285,15 +293,31 @@ class VaultIndex:
         res.touched = res.touched or bool(res.reindexed) or bool(removed)
         if res.touched and persist:
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
+            self.links.save()
         return res
 
     def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
         return parse_note(
-            self.vault.name, entry.rel_path, raw, size=entry.size, mtime_ns=entry.mtime_ns, limits=self.limits, parser=self._parser
+            self.vault.name,
+            entry.rel_path,
+            raw,
+            size=entry.size,
+            mtime_ns=entry.mtime_ns,
+            limits=self.limits,
+            parser=self._parser,
+            link_parser=self._link_parser,
         )
+
+    def _heal_links(self) -> None:
+        """Read the links of indexed notes the graph lacks (an index from before links, a crash)."""
+        stale = self.links.stale({rel: rec.version for rel, rec in self.files.items()})
+        if stale:
+            self.links.apply([], self.documents_for(stale))
+        self.links.save()
 
     def _commit(self, docs: list[Document], removed: list[str]) -> None:
         self.keyword.apply(removed, docs)
+        self.links.apply(removed, docs)
         for rel in removed:
             self.files.pop(rel, None)
         for doc in docs:

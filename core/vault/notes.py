@@ -9,6 +9,7 @@ from markdown_it import MarkdownIt
 
 from core.vault.chunker import ChunkLimits, chunk_markdown, new_parser
 from core.vault.frontmatter import parse_front_matter
+from core.vault.links import extract_links, new_link_parser
 from core.base.models import Document, FileWarning
 
 BOM = b"\xef\xbb\xbf"
@@ -27,6 +28,7 @@ def parse_note(
     mtime_ns: int,
     limits: ChunkLimits = ChunkLimits(),
     parser: MarkdownIt | None = None,
+    link_parser: MarkdownIt | None = None,
 ) -> Document:
     """Parse one note. Never raises on bad content: problems become warnings."""
     warnings: list[FileWarning] = []
@@ -45,6 +47,8 @@ def parse_note(
         warnings.append(
             FileWarning(rel_path, "too_many_chunks", f"only the first {limits.max_chunks} chunks are indexed")
         )
+    first_line = raw.count(b"\n", 0, fm.end_byte) + 1
+    links = extract_links(raw[fm.end_byte :].decode("utf-8", "replace"), first_line=first_line, parser=link_parser or new_link_parser())
     tags = list(fm.tags)
     tags.extend(t for t in body.inline_tags if t not in tags)
     title = fm.title or body.first_h1 or PurePosixPath(rel_path).stem
@@ -63,4 +67,5 @@ def parse_note(
         aliases=fm.aliases,
         chunks=body.chunks,
         warnings=tuple(warnings),
+        links=links,
     )
