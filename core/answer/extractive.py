@@ -13,6 +13,7 @@ import numpy as np
 
 from core.answer.context import stems
 from core.answer.models import Source
+from core.vault.links import labelled_text
 
 MAX_SOURCES = 4
 MAX_CANDIDATES = 48
@@ -46,7 +47,7 @@ def _sentences(text: str) -> list[str]:
         if _LINE_START.match(line) or stripped.startswith("|"):
             close()
             stripped = _LINE_START.sub("", line).strip().strip("|").replace(" | ", "; ")
-        paragraph.append(_MARKUP.sub("", stripped))
+        paragraph.append(_MARKUP.sub("", labelled_text(stripped)))  # `[[a|b]]` reads as "b"
     close()
     return out
 
