@@ -157,6 +157,7 @@ class MainWindow(QMainWindow):
         if not self._closed:
             self._closed = True
             self.save_layout()
+            self.preview.links.shutdown()
             self._finish_background_work()
         super().closeEvent(event)
 

@@ -54,6 +54,7 @@ class LinkGraph:
         self._lock = threading.RLock()
         self._resolved: dict[str, tuple[ResolvedLink, ...]] | None = None
         self._backlinks: dict[str, tuple[ResolvedLink, ...]] | None = None
+        self._resolver: Resolver | None = None
         self.dirty = False
 
     # -- persistence -----------------------------------------------------------------------
@@ -111,6 +112,7 @@ class LinkGraph:
             return sorted(rel for rel, v in versions.items() if (rec := self._notes.get(rel)) is None or rec.version != v)
 
     def _changed(self) -> None:
+        self._resolver = None
         self._resolved = None
         self._backlinks = None
         self.dirty = True
@@ -128,8 +130,11 @@ class LinkGraph:
         return rec.aliases if rec is not None else ()
 
     def resolver(self) -> Resolver:
+        """Resolves names against the notes as they are now (rebuilt after any change)."""
         with self._lock:
-            return Resolver(NoteName(rel, rec.aliases) for rel, rec in self._notes.items())
+            if self._resolver is None:
+                self._resolver = Resolver(NoteName(rel, rec.aliases) for rel, rec in self._notes.items())
+            return self._resolver
 
     def outgoing(self, rel: str) -> tuple[ResolvedLink, ...]:
         return self._tables()[0].get(rel, ())

@@ -15,7 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
@@ -173,6 +173,7 @@ def _trim(line: str) -> str:
 
 
 _CODE = re.compile(r"(^|\n)(```|~~~)[^\n]*\n.*?(\n\2[^\n]*(?=\n|$)|$)|(`+)[^`].*?\4", re.DOTALL)
+_WIKI_ONLY = re.compile(r"!?\[\[(?P<wiki>[^\[\]\n]+?)\]\](?P<text>)")
 _SYNTAX = re.compile(
     r"!?\[\[(?P<wiki>[^\[\]\n]+?)\]\]"
     r"|!?\[(?P<text>[^\[\]\n]*)\]\((?:<[^>\n]*>|[^()\s]*)(?:\s+\"[^\"\n]*\")?\)"
@@ -185,15 +186,24 @@ def labelled_text(text: str) -> str:
     For prose shown to people (snippets, extractive answers); code keeps its brackets.
     A scanner rather than the parser: it runs on chunk text at search time and has to be cheap.
     """
+    return rewrite_links(text, _label, markdown=True)
+
+
+def rewrite_links(text: str, fn: Callable[[re.Match[str]], str], *, markdown: bool = False) -> str:
+    """Replace each `[[wikilink]]` / `![[embed]]` (and with `markdown`, each `[t](x)`) outside code by `fn(match)`.
+
+    The match has groups `wiki` (inside the brackets) or `text`, and starts with "!" for an embed.
+    """
     if "[" not in text:
         return text
+    pattern = _SYNTAX if markdown else _WIKI_ONLY
     out: list[str] = []
     pos = 0
     for code in _CODE.finditer(text):
-        out.append(_SYNTAX.sub(_label, text[pos : code.start()]))
+        out.append(pattern.sub(fn, text[pos : code.start()]))
         out.append(code.group(0))
         pos = code.end()
-    out.append(_SYNTAX.sub(_label, text[pos:]))
+    out.append(pattern.sub(fn, text[pos:]))
     return "".join(out)
 
 

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 from core.base.config import EngineConfig, add_vault, remove_vault
 from core.search.profiles import PROFILES
 from desktop.controller import AppController
+from desktop.note_links import EDITOR_PRESETS
 from desktop.settings import MODES, Settings
 from desktop.theme import colours
 
@@ -87,6 +89,17 @@ class GeneralSettingsPanel(SettingsPanelBase):
         self.debounce = spin_box(0, 2000, 50, "Search-as-you-type delay in milliseconds")
         self.live_debounce = spin_box(100, 10000, 100, "Re-index a changed note after this many milliseconds of quiet")
         self.live_debounce.setToolTip("Notes changed on disk are re-indexed once the folder has been quiet this long")
+        self.editor_preset = QComboBox(self)
+        self.editor_preset.setAccessibleName("Editor preset")
+        for label, command in EDITOR_PRESETS.items():
+            self.editor_preset.addItem(label, command)
+        self.editor_preset.addItem("Custom", None)
+        self.editor_command = QLineEdit(self)
+        self.editor_command.setAccessibleName("Editor command")
+        self.editor_command.setPlaceholderText("system default app (cannot go to a line)")
+        self.editor_command.setToolTip("{path} and {line} are filled in, e.g. code --goto {path}:{line}")
+        self.editor_preset.activated.connect(self._on_preset)
+        self.editor_command.textEdited.connect(self._match_preset)
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
@@ -98,6 +111,8 @@ class GeneralSettingsPanel(SettingsPanelBase):
         form.addRow("Results per search:", self.results_k)
         form.addRow("Typing delay (ms):", self.debounce)
         form.addRow("Re-index after quiet (ms):", self.live_debounce)
+        form.addRow("Open in editor with:", self.editor_preset)
+        form.addRow("Editor command:", self.editor_command)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Vaults</b> — folders of notes Cairn indexes (it never changes them)", self))
         layout.addWidget(self.vault_list, 1)
@@ -117,6 +132,17 @@ class GeneralSettingsPanel(SettingsPanelBase):
         self.results_k.setValue(draft.app.results_k)
         self.debounce.setValue(draft.app.debounce_ms)
         self.live_debounce.setValue(draft.app.live_debounce_ms)
+        self.editor_command.setText(draft.app.editor_command)
+        self._match_preset(draft.app.editor_command)
+
+    def _on_preset(self, index: int) -> None:
+        command = self.editor_preset.itemData(index)
+        if command is not None:
+            self.editor_command.setText(command)
+
+    def _match_preset(self, text: str) -> None:
+        found = self.editor_preset.findData(text.strip())
+        self.editor_preset.setCurrentIndex(found if found >= 0 else self.editor_preset.count() - 1)
 
     def save(self, draft: SettingsDraft) -> None:
         self._stash_ignore()
@@ -127,7 +153,11 @@ class GeneralSettingsPanel(SettingsPanelBase):
         hard = max(self.hard.value(), self.soft.value())
         draft.engine = replace(draft.engine, vaults=vaults, soft_chars=self.soft.value(), hard_chars=hard)
         draft.app = replace(
-            draft.app, results_k=self.results_k.value(), debounce_ms=self.debounce.value(), live_debounce_ms=self.live_debounce.value()
+            draft.app,
+            results_k=self.results_k.value(),
+            debounce_ms=self.debounce.value(),
+            live_debounce_ms=self.live_debounce.value(),
+            editor_command=self.editor_command.text().strip(),
         )
 
     def add_folder(self, path: Path) -> None:
