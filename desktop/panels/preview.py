@@ -13,8 +13,8 @@ import html
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QKeySequence, QShortcut, QTextBlockFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextBlockFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QSplitter, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from core.base.models import Hit, LinkKind
@@ -67,6 +67,7 @@ class PreviewPanel(QWidget):
         self.browser.setOpenExternalLinks(False)
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self.follow_link)
+        self.browser.installEventFilter(self)  # QTextBrowser keeps Alt+Left/Right for its own (unused) history
         self.back_button = _nav_button(self, "◀", "Back (Alt+Left)", self.back)
         self.forward_button = _nav_button(self, "▶", "Forward (Alt+Right)", self.forward)
         for keys, slot in ((QKeySequence("Alt+Left"), self.back), (QKeySequence("Alt+Right"), self.forward)):
@@ -97,6 +98,13 @@ class PreviewPanel(QWidget):
         layout.addWidget(self.splitter, 1)
         controller.hitSelected.connect(self.show_hit)
         self._update_nav()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.browser and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            if event.modifiers() == Qt.KeyboardModifier.AltModifier and event.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right):
+                self.back() if event.key() == Qt.Key.Key_Left else self.forward()
+                return True
+        return super().eventFilter(watched, event)
 
     @property
     def locator(self) -> NoteLocator:
