@@ -18,11 +18,12 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from core.index.manifest import ChunkRecord
-from core.vault.links import IMAGE_EXTS, is_attachment, key, rewrite_links, split_wikilink
+from core.vault.links import IMAGE_EXTS, is_attachment, key, new_link_parser, rewrite_links, split_wikilink
 
 NOTE_SCHEME = "cairn-note"
 EXCERPT_CHARS = 280
 _BLOCK_ID = re.compile(r"\s\^([\w-]+)\s*$")
+BLOCK_ID_TAIL = re.compile(r"[ \t]\^[\w-]+[ \t]*$", re.MULTILINE)  # Obsidian hides `^block-id` markers
 
 #: Editor command presets: {path} and {line} are filled in; "" means the system's default app.
 EDITOR_PRESETS: dict[str, str] = {
@@ -85,7 +86,7 @@ def preview_markdown(
         # Collapsed: the embedded note's title as a link and its first lines, one quoted paragraph.
         return f"\n\n> **[{_md('↪ ' + ex.title)}]({note_url(target, anchor)})** — {_md(body)}\n\n"
 
-    return rewrite_links(markdown, repl)
+    return rewrite_links(BLOCK_ID_TAIL.sub("", markdown), repl, parser=new_link_parser())
 
 
 def _md(text: str) -> str:

@@ -173,6 +173,7 @@ def _trim(line: str) -> str:
 
 
 _CODE = re.compile(r"(^|\n)(```|~~~)[^\n]*\n.*?(\n\2[^\n]*(?=\n|$)|$)|(`+)[^`].*?\4", re.DOTALL)
+_CODE_SPAN = re.compile(r"(`+)[^`].*?\1", re.DOTALL)
 _WIKI_ONLY = re.compile(r"!?\[\[(?P<wiki>[^\[\]\n]+?)\]\](?P<text>)")
 _SYNTAX = re.compile(
     r"!?\[\[(?P<wiki>[^\[\]\n]+?)\]\]"
@@ -189,22 +190,47 @@ def labelled_text(text: str) -> str:
     return rewrite_links(text, _label, markdown=True)
 
 
-def rewrite_links(text: str, fn: Callable[[re.Match[str]], str], *, markdown: bool = False) -> str:
+def rewrite_links(
+    text: str, fn: Callable[[re.Match[str]], str], *, markdown: bool = False, parser: MarkdownIt | None = None
+) -> str:
     """Replace each `[[wikilink]]` / `![[embed]]` (and with `markdown`, each `[t](x)`) outside code by `fn(match)`.
 
     The match has groups `wiki` (inside the brackets) or `text`, and starts with "!" for an embed.
+    Code is found by a scanner (fences, code spans); with a `parser`, code blocks come from its
+    tokens instead, which also knows indented code (slower: for whole notes, not snippets).
     """
     if "[" not in text:
         return text
     pattern = _SYNTAX if markdown else _WIKI_ONLY
     out: list[str] = []
     pos = 0
-    for code in _CODE.finditer(text):
-        out.append(pattern.sub(fn, text[pos : code.start()]))
-        out.append(code.group(0))
-        pos = code.end()
+    for start, end in _code_ranges(text, parser):
+        out.append(pattern.sub(fn, text[pos:start]))
+        out.append(text[start:end])
+        pos = end
     out.append(pattern.sub(fn, text[pos:]))
     return "".join(out)
+
+
+def _code_ranges(text: str, parser: MarkdownIt | None) -> list[tuple[int, int]]:
+    if parser is None:
+        return [m.span() for m in _CODE.finditer(text)]
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    blocks = [
+        (starts[t.map[0]], starts[min(t.map[1], len(starts) - 1)])
+        for t in parser.parse(text)
+        if t.type in ("fence", "code_block", "html_block") and t.map is not None
+    ]
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for start, end in blocks + [(len(text), len(text))]:
+        out.extend((pos + a, pos + b) for a, b in (m.span() for m in _CODE_SPAN.finditer(text[pos:start])))
+        if start < end:
+            out.append((start, end))
+        pos = max(pos, end)
+    return out
 
 
 def _label(m: re.Match[str]) -> str:

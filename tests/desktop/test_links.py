@@ -51,7 +51,8 @@ def test_wikilinks_render_as_links_and_code_stays_code(window: MainWindow) -> No
     assert 'href="cairn-note:Plan"' in html and 'href="cairn-note:Recipes#Soup"' in html
     text = preview.browser.document().toPlainText()
     assert "the plan" in text and "[[Plan|the plan]]" not in text
-    assert "[[Not a link]]" in text and "[[Fenced link]]" in text  # code is shown as written
+    assert "[[Not a link]]" in text and "[[Fenced link]]" in text and "[[Indented code link]]" in text  # code as written
+    assert "^stock" not in text.split("↪ Recipes")[1]  # block ids are hidden, as Obsidian does
     assert "↪ Recipes" in text and "Onion soup with a dark stock." in text  # a collapsed excerpt of the embed
     assert "cat.png" in html and "<img" in html  # the image embed is an image
 
@@ -112,7 +113,7 @@ def test_backlinks_and_related_notes_under_the_preview_open_their_note_at_the_li
     assert set(groups) == {"Backlinks (4)", "Unlinked mentions (3)", "Related notes (6)"}
     backlinks = groups["Backlinks (4)"]
     texts = [backlinks.child(i).text(0) for i in range(backlinks.childCount())]
-    assert "Home — Soup is in [[Recipes#Soup]]; the stock is at [[Recipes#^stock]]." in texts
+    assert "Home — Soup is in Recipes > Soup; the stock is at Recipes > ^stock." in texts  # labels, as the note reads
     related = groups["Related notes (6)"]
     assert any("links here" in related.child(i).text(0) for i in range(related.childCount()))
     item = next(backlinks.child(i) for i in range(backlinks.childCount()) if "Shouting" in backlinks.child(i).text(0))
