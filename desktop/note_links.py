@@ -89,6 +89,16 @@ def preview_markdown(
     return rewrite_links(BLOCK_ID_TAIL.sub("", markdown), repl, parser=new_link_parser())
 
 
+def answer_links(text: str) -> str:
+    """An answer's `[[wikilinks]]` as clickable links (no excerpts: an answer is read, not browsed)."""
+
+    def repl(m: re.Match[str]) -> str:
+        target, anchor, label = split_wikilink(m.group("wiki"))
+        return f"[{_md(label)}]({note_url(target, anchor)})"
+
+    return rewrite_links(text, repl)
+
+
 def _md(text: str) -> str:
     """Text that markdown shows as is."""
     return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -40,9 +40,11 @@ class AskPanel(QWidget):
 
     Signals:
         previewRequested: (Hit, switch): show this passage in the Preview tab, switching to it when `switch`.
+        linkClicked: A link in the answer other than a citation (a note, a web address).
     """
 
     previewRequested = Signal(object, bool)
+    linkClicked = Signal(QUrl)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -82,6 +84,7 @@ class AskPanel(QWidget):
         self.notes.setVisible(False)
         self.browser = AnswerBrowser(self)
         self.browser.citationClicked.connect(self.open_citation)
+        self.browser.linkClicked.connect(self.linkClicked)
         self.sources = SourcesView(self)
         self.sources.previewRequested.connect(self.previewRequested)
         self.stop_button = QPushButton("Stop", self)

@@ -160,15 +160,33 @@ class PreviewPanel(QWidget):
                 self.open_note(vault, rel, anchor)
             return
         if url.scheme().lower() in WEB_SCHEMES:
-            if self.confirm_external(url.toDisplayString()):
-                problem = self._controller.actions.open_url(url)
-                if problem:
-                    self._controller.message.emit(problem)
+            self._open_web(url)
             return
         if url.isLocalFile() or not url.scheme():
             self._follow_local(vault, source, url)
             return
         self._controller.message.emit(f"Cairn does not open {url.scheme()}: links")
+
+    def follow_link_anywhere(self, url: QUrl) -> bool:
+        """A link with no note around it (in an answer): look in every vault. True if a note opened."""
+        if url.scheme().lower() in WEB_SCHEMES:
+            self._open_web(url)
+            return False
+        wiki = parse_note_url(url.toString())
+        target, anchor = wiki if wiki is not None else (url.path(), url.fragment())
+        kind = LinkKind.WIKI if wiki is not None else LinkKind.MARKDOWN
+        for vc in self._controller.engine.config.vaults:
+            rel = self.locator.resolve(vc.name, "", target, anchor, kind)
+            if rel is not None:
+                return self.open_note(vc.name, rel, anchor)
+        self._controller.message.emit(f"No note named “{target}” in any vault")
+        return False
+
+    def _open_web(self, url: QUrl) -> None:
+        if self.confirm_external(url.toDisplayString()):
+            problem = self._controller.actions.open_url(url)
+            if problem:
+                self._controller.message.emit(problem)
 
     def _follow_local(self, vault: str, source: str, url: QUrl) -> None:
         anchor = url.fragment()

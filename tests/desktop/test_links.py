@@ -138,3 +138,17 @@ def test_open_in_editor_goes_to_the_hits_line_and_a_failure_is_shown(window: Mai
     recorder.start_ok = False
     actions[f"Open in editor at line {line}"].trigger()
     assert messages and "Could not start the editor 'code'" in messages[-1]
+
+
+def test_links_in_an_answer_open_the_note_in_the_preview_tab(window: MainWindow, recorder: Recorder) -> None:
+    window.tabs.setCurrentWidget(window.ask)
+    browser = window.ask.browser
+    browser.set_answer("The stock simmers for hours, see [[Recipes#Soup|the soup]] [1] and [Obsidian](https://obsidian.md).")
+    html = browser.document().toHtml()
+    assert 'href="cairn-note:Recipes#Soup"' in html and "[[" not in browser.document().toPlainText()
+    browser.anchorClicked.emit(QUrl("cairn-note:Recipes#Soup"))
+    assert window.tabs.currentWidget() is window.preview
+    assert shown(window.preview) == ("Recipes.md", "Recipes > Soup")
+    window.preview.confirm_external = lambda address: True
+    browser.anchorClicked.emit(QUrl("https://obsidian.md"))
+    assert recorder.urls == ["https://obsidian.md"]
