@@ -193,8 +193,10 @@ def related_notes(vi: VaultIndex, vv: VaultVectors | None, name: str, rel: str, 
     sims: dict[str, float] = {}
     note: str | None = None
     centre = _centre(vi, vv, name, rel)
+    words: dict[str, float] = {}
     if centre is None:
-        note = "no embeddings for this note: related notes come from links and tags only"
+        note = "no embeddings for this note: related notes come from links, tags and shared words"
+        words = _keyword_neighbours(vi, rel)
     else:
         assert vv is not None
         for cid, score in vv.search(centre, SearchFilters(), MAX_CANDIDATES, vi.files):
@@ -206,7 +208,7 @@ def related_notes(vi: VaultIndex, vv: VaultVectors | None, name: str, rel: str, 
             if c is not None:
                 sims[other] = float(np.dot(centre, c))
     tags = set(vi.files[rel].tags)
-    pool = set(sims) | direct | (two_hop if centre is None else set())
+    pool = set(sims) | set(words) | direct | (two_hop if centre is None else set())
     if centre is None and tags:
         pool |= {r for r, rec in vi.files.items() if r != rel and tags & set(rec.tags)}
     out: list[RelatedNote] = []
@@ -215,7 +217,7 @@ def related_notes(vi: VaultIndex, vv: VaultVectors | None, name: str, rel: str, 
         if rec is None:
             continue
         reasons: list[str] = []
-        score = sims.get(other, 0.0)
+        score = sims.get(other, words.get(other, 0.0))
         if other in incoming:
             reasons.append("links here")
         if other in outgoing:
@@ -231,9 +233,28 @@ def related_notes(vi: VaultIndex, vv: VaultVectors | None, name: str, rel: str, 
             reasons.append("shares tags " + ", ".join(shared[:3]))
         if other in sims:
             reasons.append(f"similar: {sims[other]:.2f}")
+        elif other in words:
+            reasons.append("shares words of its title and headings")
         out.append(RelatedNote(other, rec.title, round(score, 4), tuple(reasons)))
     out.sort(key=lambda r: (-r.score, key(r.rel_path)))
     return out[:k], note
+
+
+def _keyword_neighbours(vi: VaultIndex, rel: str) -> dict[str, float]:
+    """Without vectors: notes whose text matches this note's title and headings (BM25, scaled to 0..0.5)."""
+    rec = vi.files[rel]
+    text = " ".join([rec.title, *(c.heading_path for c in rec.chunks)])
+    terms = tuple(dict.fromkeys(w.lower() for w in re.findall(r"\w{3,}", text)))[:16]
+    if not terms:
+        return {}
+    parsed = ParsedQuery(text=" ".join(terms), terms=terms, phrases=(), filters=SearchFilters())
+    best: dict[str, float] = {}
+    for hit in vi.keyword.search(parsed, SearchFilters(allow_restricted=True), MAX_CANDIDATES):
+        other = hit.chunk_id.split("\x1f")[1]
+        if other != rel and hit.score > best.get(other, 0.0):
+            best[other] = hit.score
+    top = max(best.values(), default=0.0) or 1.0
+    return {r: round(0.5 * s / top, 4) for r, s in best.items()}
 
 
 def _centre(vi: VaultIndex, vv: VaultVectors | None, name: str, rel: str) -> np.ndarray | None:

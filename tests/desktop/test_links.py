@@ -110,11 +110,11 @@ def test_backlinks_and_related_notes_under_the_preview_open_their_note_at_the_li
         preview.open_note(V, "Recipes.md")
     tree = preview.links.tree
     groups = {tree.topLevelItem(i).text(0): tree.topLevelItem(i) for i in range(tree.topLevelItemCount())}
-    assert set(groups) == {"Backlinks (4)", "Unlinked mentions (3)", "Related notes (6)"}
+    assert set(groups) == {"Backlinks (4)", "Unlinked mentions (3)", "Related notes (7)"}
     backlinks = groups["Backlinks (4)"]
     texts = [backlinks.child(i).text(0) for i in range(backlinks.childCount())]
     assert "Home — Soup is in Recipes > Soup; the stock is at Recipes > ^stock." in texts  # labels, as the note reads
-    related = groups["Related notes (6)"]
+    related = groups["Related notes (7)"]
     assert any("links here" in related.child(i).text(0) for i in range(related.childCount()))
     item = next(backlinks.child(i) for i in range(backlinks.childCount()) if "Shouting" in backlinks.child(i).text(0))
     preview.links._activate(item)

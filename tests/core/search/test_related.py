@@ -76,7 +76,7 @@ def test_without_embeddings_related_notes_come_from_links_and_tags(vault: Path, 
         eng.add_vault(vault, name=V)
         eng.sync(embed=False)
         nl = eng.links(V, "Recipes.md")
-        assert nl.semantic_note and "links and tags" in nl.semantic_note
+        assert nl.semantic_note and "links, tags and shared words" in nl.semantic_note
         assert {r.rel_path for r in nl.related if "links here" in r.reasons} == {"Home.md", "café.md"}
     finally:
         eng.close()
