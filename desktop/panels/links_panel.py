@@ -45,7 +45,21 @@ class LinksPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.note)
         layout.addWidget(self.tree, 1)
+        controller.liveUpdated.connect(self._on_live)
+        controller.indexFinished.connect(lambda _reports: self.refresh())
         self.show_note(None, None)
+
+    def refresh(self) -> None:
+        """Load the shown note's links again (notes changed on disk: backlinks may have moved)."""
+        if self._wanted is not None:
+            vault, rel = self._wanted
+            self.result = None
+            self._wanted = None
+            self.show_note(vault, rel)
+
+    def _on_live(self, update: object) -> None:
+        if self._wanted is not None and getattr(update, "vault", None) == self._wanted[0]:
+            self.refresh()
 
     def show_note(self, vault: str | None, rel_path: str | None) -> None:
         """Load the links of this note (None: clear). A newer request replaces a pending one."""

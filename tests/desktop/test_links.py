@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt, QUrl
 
+from core.watcher import LiveUpdate
 from desktop.controller import AppController
 from desktop.main_window import MainWindow
 from desktop.panels.hit_menu import hit_menu
@@ -152,3 +153,15 @@ def test_links_in_an_answer_open_the_note_in_the_preview_tab(window: MainWindow,
     window.preview.confirm_external = lambda address: True
     browser.anchorClicked.emit(QUrl("https://obsidian.md"))
     assert recorder.urls == ["https://obsidian.md"]
+
+
+def test_a_new_backlink_written_on_disk_shows_after_the_live_update(qtbot: Any, window: MainWindow) -> None:
+    preview = window.preview
+    with qtbot.waitSignal(preview.links.loaded, timeout=10000):
+        preview.open_note(V, "Recipes.md")
+    root = Path(window.controller.engine.config.vault_named(V).root)
+    (root / "Journal" / "2024-01-03.md").write_text("# Wednesday\n\nMade the soup from [[Recipes]] again.\n")
+    with qtbot.waitSignal(preview.links.loaded, timeout=10000):
+        report = window.controller.engine.update_notes(V, ["Journal/2024-01-03.md"])  # what the watcher does
+        window.controller.liveUpdated.emit(LiveUpdate(V, ("Journal/2024-01-03.md",), False, report, 1.0, 1.0))
+    assert "Journal/2024-01-03.md" in {b.rel_path for b in preview.links.result.backlinks}
