@@ -172,6 +172,7 @@ def editor_argv(template: str, path: Path, line: int) -> list[str]:
         ValueError: The template is empty or not a valid command line.
     """
     parts = shlex.split(template, posix=sys.platform != "win32")
+    parts = [p[1:-1] if len(p) > 1 and p[0] == p[-1] == '"' else p for p in parts]  # Windows mode keeps quotes
     if not parts:
         raise ValueError("no editor command is set")
     return [p.replace("{path}", str(path)).replace("{line}", str(max(1, line))) for p in parts]
