@@ -329,6 +329,8 @@ class Engine:
                             f"The index of {', '.join(stale)} was built by an older version of Cairn — run `cairn index` to rebuild it"
                         )
                     raise IndexNotBuiltError("No index yet — run `cairn index --vault PATH` (or press Index in the app)")
+            if request.title_boost is None:
+                request = replace(request, title_boost=self.config.title_boost)
             return search(request, [s for s in sides if s is not None])
 
     def _side(self, name: str) -> VaultSearchSide | None:
@@ -339,13 +341,13 @@ class Engine:
         emb = self.embedder_for(self.vault(name)) if vv is not None else None
         if vv is None or len(vv.index) == 0:
             reason = self.semantic_problem(name) or ("vector index " + (vv.status if vv else "missing"))
-            return VaultSearchSide(name, vi.keyword, unavailable_reason=reason)
+            return VaultSearchSide(name, vi.keyword, unavailable_reason=reason, links=vi.links)
         note = None
         if vv.fraction_complete < 1.0:
             note = f"semantic index {int(vv.fraction_complete * 100)}% complete"
         files = vi.files
         searcher = _BoundVectors(vv, files)
-        return VaultSearchSide(name, vi.keyword, searcher, emb, semantic_note=note)
+        return VaultSearchSide(name, vi.keyword, searcher, emb, semantic_note=note, links=vi.links)
 
     def similar(self, name: str, rel_path: str, k: int = 10) -> list[tuple[str, str, float]]:
         """Other notes nearest to this one by meaning (see core.search.similar)."""

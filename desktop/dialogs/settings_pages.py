@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFileDialog,
     QFormLayout,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from core.base.config import EngineConfig, add_vault, remove_vault
 from core.search.profiles import PROFILES
+from core.search.title_boost import DEFAULT_WEIGHT as TITLE_BOOST
 from desktop.controller import AppController
 from desktop.note_links import EDITOR_PRESETS
 from desktop.settings import MODES, Settings
@@ -239,6 +241,10 @@ class SearchSettingsPanel(SettingsPanelBase):
         form.addRow("RRF k:", self.rrf_k)
         form.addRow("Passages per note:", self.per_note_cap)
         form.addRow("Candidates per list:", self.top_n)
+        self.title_boost = QCheckBox("Boost a note the query names (its title or an alias)", self)
+        self.title_boost.setToolTip("A small, named term in the Why tab; measured to rank the named note higher")
+        form.addRow("", self.title_boost)
+        self._title_weight = TITLE_BOOST
 
     def load(self, draft: SettingsDraft) -> None:
         self.mode.setCurrentIndex(max(0, self.mode.findData(draft.app.default_mode)))
@@ -246,6 +252,8 @@ class SearchSettingsPanel(SettingsPanelBase):
         self.rrf_k.setValue(draft.engine.rrf_k)
         self.per_note_cap.setValue(draft.engine.per_note_cap)
         self.top_n.setValue(draft.engine.top_n)
+        self.title_boost.setChecked(draft.engine.title_boost > 0)
+        self._title_weight = draft.engine.title_boost if draft.engine.title_boost > 0 else TITLE_BOOST
 
     def save(self, draft: SettingsDraft) -> None:
         draft.app = replace(draft.app, default_mode=str(self.mode.currentData()))
@@ -255,4 +263,5 @@ class SearchSettingsPanel(SettingsPanelBase):
             rrf_k=self.rrf_k.value(),
             per_note_cap=self.per_note_cap.value(),
             top_n=self.top_n.value(),
+            title_boost=self._title_weight if self.title_boost.isChecked() else 0.0,
         )

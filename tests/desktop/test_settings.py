@@ -167,3 +167,14 @@ def test_editor_presets_fill_the_command_and_a_custom_command_is_kept(qtbot: Any
     again = SettingsDialog(controller)
     qtbot.addWidget(again)
     assert again.page(GeneralSettingsPanel).editor_preset.currentText() == "Custom"
+
+
+def test_the_title_boost_can_be_turned_off_in_search_settings(qtbot: Any, make_controller: Callable[..., AppController]) -> None:
+    controller = make_controller()
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    page = dialog.page(SearchSettingsPanel)
+    assert page.title_boost.isChecked()  # on by default: it helped on the golden set
+    page.title_boost.setChecked(False)
+    dialog.accept()
+    assert controller.engine.config.title_boost == 0.0
