@@ -23,6 +23,7 @@ from core.index.indexer import Progress, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo
 from core.base.models import SearchFilters, SearchResponse
 from core.base.paths import AppPaths
+from core.search.related import NoteLinks, note_links
 from core.search.search import SearchRequest, VaultSearchSide, search
 from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors
 from core.vault.attachments import AttachmentCount, count_attachments
@@ -330,6 +331,8 @@ class Engine:
                             f"The index of {', '.join(stale)} was built by an older version of Cairn — run `cairn index` to rebuild it"
                         )
                     raise IndexNotBuiltError("No index yet — run `cairn index --vault PATH` (or press Index in the app)")
+            if request.title_boost is None:
+                request = replace(request, title_boost=self.config.title_boost)
             return search(request, [s for s in sides if s is not None])
 
     def _side(self, name: str) -> VaultSearchSide | None:
@@ -340,19 +343,27 @@ class Engine:
         emb = self.embedder_for(self.vault(name)) if vv is not None else None
         if vv is None or len(vv.index) == 0:
             reason = self.semantic_problem(name) or ("vector index " + (vv.status if vv else "missing"))
-            return VaultSearchSide(name, vi.keyword, unavailable_reason=reason)
+            return VaultSearchSide(name, vi.keyword, unavailable_reason=reason, links=vi.links)
         note = None
         if vv.fraction_complete < 1.0:
             note = f"semantic index {int(vv.fraction_complete * 100)}% complete"
         files = vi.files
         searcher = _BoundVectors(vv, files)
-        return VaultSearchSide(name, vi.keyword, searcher, emb, semantic_note=note)
+        return VaultSearchSide(name, vi.keyword, searcher, emb, semantic_note=note, links=vi.links)
 
     def similar(self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = False) -> list[tuple[str, str, float]]:
         """Other notes nearest to this one by meaning (see core.search.similar)."""
         from core.search.similar import similar_notes
 
         return similar_notes(self.index_for(name), self.vectors_for(name), name, rel_path, k, allow_restricted=allow_restricted)
+
+    def links(self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = True) -> NoteLinks:
+        """A note's links, backlinks, unlinked mentions and related notes (see core.search.related)."""
+        vi = self.index_for(name)
+        if not vi.is_built:
+            raise IndexNotBuiltError(f"No index for vault {name!r} yet — run `cairn index`")
+        vv = self.vectors_for(name)
+        return note_links(vi, vv, name, rel_path, k, allow_restricted=allow_restricted)
 
     # -- status ----------------------------------------------------------------------------
 

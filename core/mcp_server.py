@@ -21,7 +21,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Literal, TextIO, TypeVar
+from typing import Annotated, Any, Literal, TextIO, TypeVar
 
 import anyio
 from pydantic import Field
@@ -40,6 +40,7 @@ from core.search.guardrails import mask_secrets
 from core.base.models import SearchFilters, cited_path
 from core.base.paths import AppPaths
 from core.search.search import SearchRequest
+from core.serialize import links_json
 
 log = logging.getLogger("cairn.mcp")
 T = TypeVar("T")
@@ -92,7 +93,7 @@ def _mtime(path: Path) -> float:
 
 
 def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_restricted: bool = False, max_chars: int = MAX_CHARS) -> MCPServer:
-    """The MCP server with Cairn's four tools; the engine opens on the first call."""
+    """The MCP server with Cairn's tools; the engine opens on the first call."""
     holder = EngineHolder(engine_factory or (lambda: Engine(AppPaths.from_env())))
     server: MCPServer = MCPServer("cairn", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
 
@@ -178,6 +179,27 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
             lines.append(f"{i.vault}: {i.documents} notes, {i.chunks} chunks; {state}; semantic {s.semantic}")
         return "\n".join(lines)
 
+    @server.tool(
+        name="note_links",
+        description=(
+            "A note's links (resolved or not), backlinks with the linking line, unlinked mentions of its title or "
+            "aliases, and related notes with a reason each. Same JSON as `cairn links NOTE --json`."
+        ),
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
+    def note_links(
+        note: Annotated[str, Field(min_length=1, description="path inside the vault (Projects/Plan.md) or a note name as a [[link]] says it")],
+        vault: Annotated[str | None, Field(description="the vault (needed when several are indexed)")] = None,
+        k: Annotated[int, Field(ge=1, le=30, description="number of related notes")] = 10,
+    ) -> str:
+        engine = holder.get()
+        name = vault or (engine.vaults[0].name if len(engine.vaults) == 1 else None)
+        if name is None:
+            raise ToolError("several vaults are indexed: pass 'vault' (see list_vaults)")
+        result = _call(lambda: engine.links(name, note, k=k, allow_restricted=allow_restricted))
+        return links_text(links_json(result), max_chars)
+
     return server
 
 
@@ -196,6 +218,22 @@ def render_answer(resp: AskResponse) -> str:
     if resp.error:
         lines.append(f"error: {resp.error}")
     return "\n".join(lines)
+
+
+def links_text(payload: dict[str, Any], max_chars: int) -> str:
+    """The links JSON with secrets in linking lines masked, shortened list by list to fit (still valid JSON)."""
+    for group in ("backlinks", "unlinked_mentions"):
+        for item in payload[group]:
+            item["context"] = mask_secrets(item["context"]).text
+    text = json.dumps(payload, ensure_ascii=False)
+    while len(text) > max_chars:
+        longest = max(("unlinked_mentions", "backlinks", "outgoing", "related"), key=lambda g: len(payload[g]))
+        if not payload[longest]:
+            break
+        payload[longest] = payload[longest][: len(payload[longest]) // 2]
+        payload["truncated"] = True
+        text = json.dumps(payload, ensure_ascii=False)
+    return text
 
 
 def _call(fn: Callable[[], T]) -> T:

@@ -6,6 +6,7 @@ from typing import Any
 
 from core.engine import SyncReport, VaultStatus
 from core.base.models import Hit, RankedScore, SearchResponse
+from core.search.related import NoteLinks
 
 
 def ranked(rs: RankedScore | None) -> dict[str, Any] | None:
@@ -86,3 +87,35 @@ def status_json(st: VaultStatus) -> dict[str, Any]:
     return d
 
 
+
+
+def links_json(nl: NoteLinks) -> dict[str, Any]:
+    """`cairn links --json` and the MCP tool `note_links` return this same shape."""
+    return {
+        "vault": nl.vault,
+        "rel_path": nl.rel_path,
+        "title": nl.title,
+        "aliases": list(nl.aliases),
+        "outgoing": [
+            {
+                "target": o.target,
+                "anchor": o.anchor,
+                "label": o.label,
+                "kind": o.kind,
+                "line": o.line,
+                "rel_path": o.rel_path,
+                "title": o.title,
+                "resolved": o.rel_path is not None or o.attachment,
+                "attachment": o.attachment,
+            }
+            for o in nl.outgoing
+        ],
+        "backlinks": [_backlink(b) for b in nl.backlinks],
+        "unlinked_mentions": [_backlink(b) for b in nl.mentions],
+        "related": [{"rel_path": r.rel_path, "title": r.title, "score": r.score, "reasons": list(r.reasons)} for r in nl.related],
+        "related_note": nl.semantic_note,
+    }
+
+
+def _backlink(b: Any) -> dict[str, Any]:
+    return {"rel_path": b.rel_path, "title": b.title, "line": b.line, "context": b.context, "kind": b.kind}

@@ -12,20 +12,26 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QProcess, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 
 from core.base.models import Hit
+from desktop.note_links import editor_argv
 
 
 def note_path(root: str, rel_path: str) -> Path:
     return Path(root) / PurePosixPath(rel_path)
 
 
-def obsidian_url(root: str, rel_path: str) -> str:
-    """`obsidian://open?vault=NAME&file=PATH`: Obsidian names a vault after its folder, and drops `.md`."""
+def obsidian_url(root: str, rel_path: str, heading: str = "") -> str:
+    """`obsidian://open?vault=NAME&file=PATH`: Obsidian names a vault after its folder, and drops `.md`.
+
+    A heading goes into `file` as `PATH#Heading`, the form Obsidian's own links use.
+    """
     vault = Path(root).name
     file = rel_path[:-3] if rel_path.lower().endswith(".md") else rel_path
+    if heading:
+        file += "#" + heading
     return f"obsidian://open?vault={quote(vault, safe='')}&file={quote(file, safe='')}"
 
 
@@ -59,23 +65,46 @@ class HitActions:
         open_url: Callable[[QUrl], object] | None = None,
         run: Callable[[list[str]], object] | None = None,
         set_clipboard: Callable[[str], object] | None = None,
+        start_detached: Callable[[list[str]], bool] | None = None,
     ) -> None:
         self._open_url = open_url or QDesktopServices.openUrl
         self._run = run or (lambda argv: subprocess.Popen(argv))  # noqa: S603 - fixed helper programs
         self._set_clipboard = set_clipboard or (lambda text: QGuiApplication.clipboard().setText(text))
+        self._start_detached = start_detached or _start_detached
 
-    def open_in_editor(self, root: str, rel_path: str) -> None:
-        self._open_url(QUrl.fromLocalFile(str(note_path(root, rel_path))))
+    def open_in_editor(self, root: str, rel_path: str, line: int = 1, command: str = "") -> str | None:
+        """Open the note in the user's editor at `line` (with `command`), else with the system default.
 
-    def open_at_page(self, root: str, rel_path: str, page: int) -> None:
+        Returns:
+            None when it opened, else a sentence for the user saying what failed.
+        """
+        path = note_path(root, rel_path)
+        if not command.strip():
+            ok = self._open_url(QUrl.fromLocalFile(str(path)))
+            return None if ok is not False else f"The system could not open {path.name} (no app is set for .md files?)"
+        try:
+            argv = editor_argv(command, path, line)
+        except ValueError as exc:
+            return f"The editor command is not valid ({exc}); fix it in Settings"
+        if not self._start_detached(argv):
+            return f"Could not start the editor {argv[0]!r}: is it installed and on the PATH? (Settings › General › Editor)"
+        return None
+
+    def open_at_page(self, root: str, rel_path: str, page: int) -> str | None:
         """Open a PDF in the system viewer at `page`: the `#page=N` fragment (RFC 8118) is honoured by
         browsers' PDF viewers and some desktop ones; others open the first page."""
         url = QUrl.fromLocalFile(str(note_path(root, rel_path)))
         url.setFragment(f"page={page}")
-        self._open_url(url)
+        ok = self._open_url(url)
+        return None if ok is not False else f"The system could not open {rel_path} (no PDF viewer?)"
 
-    def open_in_obsidian(self, root: str, rel_path: str) -> None:
-        self._open_url(QUrl(obsidian_url(root, rel_path)))
+    def open_in_obsidian(self, root: str, rel_path: str, heading: str = "") -> str | None:
+        ok = self._open_url(QUrl(obsidian_url(root, rel_path, heading)))
+        return None if ok is not False else "Obsidian did not open: is it installed?"
+
+    def open_url(self, url: QUrl) -> str | None:
+        ok = self._open_url(url)
+        return None if ok is not False else f"Could not open {url.toDisplayString()}"
 
     def open_path(self, path: Path) -> None:
         self._open_url(QUrl.fromLocalFile(str(path)))
@@ -104,3 +133,8 @@ class HitActions:
         """Any text, e.g. an answer with its sources as markdown."""
         self._set_clipboard(text)
         return text
+
+
+def _start_detached(argv: list[str]) -> bool:
+    ok, _pid = QProcess.startDetached(argv[0], argv[1:])
+    return bool(ok)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QMimeData, Qt, QTimer
+from PySide6.QtCore import QEventLoop, QMimeData, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -135,6 +135,7 @@ class MainWindow(QMainWindow):
         self.welcome.sampleRequested.connect(self.open_sample)
         self.status.health.clicked.connect(self.show_health)
         self.ask.previewRequested.connect(self.show_in_preview)
+        self.ask.linkClicked.connect(self.open_link)
 
     def _restore(self) -> None:
         store = self.controller.store
@@ -157,6 +158,7 @@ class MainWindow(QMainWindow):
         if not self._closed:
             self._closed = True
             self.save_layout()
+            self.preview.links.shutdown()
             self._finish_background_work()
         super().closeEvent(event)
 
@@ -264,6 +266,11 @@ class MainWindow(QMainWindow):
         self.preview.show_hit(hit)
         self.preview.scroll_to_chunk()  # asked for by a click: back to the passage even if it was shown already
         if switch:
+            self.tabs.setCurrentWidget(self.preview)
+
+    def open_link(self, url: QUrl) -> None:
+        """A link in an answer: a note opens in the Preview tab, a web address in the browser (after asking)."""
+        if self.preview.follow_link_anywhere(url):
             self.tabs.setCurrentWidget(self.preview)
 
     def show_settings(self) -> None:

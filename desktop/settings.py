@@ -49,6 +49,9 @@ class Settings:
         llm_context_chars: How much note text one question may send.
         allow_remote_llm: Consent to send note text to the language model service.
         last_query: Restored into the query box at start.
+        editor_command: How "Open in editor" starts the user's editor, with
+            `{path}` and `{line}` filled in (no shell); empty means the system's
+            default app for the file, which cannot go to a line.
     """
 
     schema_version: int = SCHEMA_VERSION
@@ -67,6 +70,7 @@ class Settings:
     llm_context_chars: int = 12000
     allow_remote_llm: bool = False
     last_query: str = ""
+    editor_command: str = ""
 
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:

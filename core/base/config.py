@@ -46,6 +46,7 @@ class EngineConfig:
     rrf_k: int = 60
     top_n: int = 100
     profile: str = "default"
+    title_boost: float = 0.005  # boost for a note the query names (title/alias), RRF units (core.search.title_boost); 0 = off
     extra: dict[str, Any] = field(default_factory=dict)
 
     def vault_named(self, name: str) -> VaultConfig | None:

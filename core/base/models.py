@@ -78,6 +78,26 @@ class Chunk:
     page: int | None = None  # 1-based page of a PDF; None for notes. Offsets then index the extracted text
 
 
+class LinkKind(str, Enum):
+    """How a note refers to another: `[[wiki]]`, `![[embed]]` or `[markdown](link.md)`."""
+
+    WIKI = "wiki"
+    EMBED = "embed"
+    MARKDOWN = "markdown"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One outgoing link as written in a note, before it is resolved against the vault."""
+
+    kind: LinkKind
+    target: str  # note name or path as written (URL-decoded), without the anchor
+    anchor: str = ""  # "Heading", "^block-id" or ""
+    label: str = ""  # what the reader sees: `[[a|b]]` -> "b"
+    line: int = 0  # 1-based line of the raw file
+    context: str = ""  # the linking line, trimmed, for backlink panels
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
     """One parsed note ready for indexing."""
@@ -96,6 +116,7 @@ class Document:
     aliases: tuple[str, ...]
     chunks: tuple[Chunk, ...]
     warnings: tuple[FileWarning, ...] = ()
+    links: tuple[Link, ...] = ()
 
     @property
     def folder(self) -> str:

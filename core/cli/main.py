@@ -1,4 +1,4 @@
-"""`cairn index|search|status|chunk|similar|eval|fetch|mcp`: argument parsing and exit codes.
+"""`cairn index|search|status|chunk|similar|links|eval|fetch|mcp`: argument parsing and exit codes.
 
 Exit codes: 0 ok, 1 runtime failure, 2 bad usage or input, 3 evaluation
 degraded against its baseline, 4 index not built.
@@ -47,6 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("-k", type=int, default=10)
     sim.add_argument("--allow-restricted", action="store_true", help="use (and show) notes marked confidentiality: restricted")
     sim.add_argument("--json", action="store_true")
+
+    ln = sub.add_parser("links", help="a note's links, backlinks, unlinked mentions and related notes")
+    ln.add_argument("note", help="path inside the vault (e.g. Projects/Plan.md) or a note name as a [[link]] would say it")
+    ln.add_argument("--vault", default=None)
+    ln.add_argument("-k", type=int, default=10, help="related notes to list (default 10)")
+    ln.add_argument("--allow-restricted", action="store_true", help="include notes marked confidentiality: restricted")
+    ln.add_argument("--json", action="store_true")
 
     a = sub.add_parser("ask", help="answer a question from your notes, with citations")
     a.add_argument("question", help='the question; it may start with "-"')
@@ -170,6 +177,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         "status": commands.cmd_status,
         "watch": _watch,
         "ask": _ask,
+        "links": _links,
         "eval": _eval,
         "fetch": _fetch,
         "mcp": _mcp,
@@ -193,6 +201,12 @@ def _eval(args: argparse.Namespace) -> int:
     from core.cli import eval_cmd
 
     return eval_cmd.cmd_eval(args)
+
+
+def _links(args: argparse.Namespace) -> int:
+    from core.cli import links_cmd
+
+    return links_cmd.cmd_links(args)
 
 
 def _fetch(args: argparse.Namespace) -> int:

@@ -17,8 +17,10 @@ from pathlib import Path
 
 from core.base.atomic import make_private, remove_tree_contents, write_bytes_atomic
 from core.vault.chunker import ChunkLimits, new_parser
+from core.vault.links import new_link_parser
 from core.base.config import EngineConfig, VaultConfig
 from core.index.keyword_index import ANALYZER_VERSION, KeywordIndex
+from core.index.link_graph import LinkGraph
 from core.index.manifest import (
     FileRecord,
     IndexInfo,
@@ -29,7 +31,7 @@ from core.index.manifest import (
 )
 from core.index.file_errors import SkipDecided, check_storable, parse_error
 from core.index.records import files_from_keyword, files_matching_keyword, record_for
-from core.base.models import Document, FileWarning, SkippedFile
+from core.base.models import Document, FileWarning, SkippedFile, SkipReason
 from core.vault.notes import document_version, parse_note
 from core.base.paths import AppPaths
 from core.vault.attachments import AttachmentSource, FolderSettings, attachment_kind, file_version, parse_attachment
@@ -83,7 +85,9 @@ class VaultIndex:
         self.recovery: str | None = "dirty_flag" if self.dirty_path.exists() else None
         self.files, self.keyword = self._open()
         make_private(self.dir, tree=True)  # an index written by an older version was 0644
+        self.links = LinkGraph.load(self.dir / "links.json")
         self._parser = new_parser()
+        self._link_parser = new_link_parser()
 
     def _open(self) -> tuple[dict[str, FileRecord], KeywordIndex]:
         """Open the manifest and Whoosh index, recovering what a crash or torn write left."""
@@ -123,6 +127,7 @@ class VaultIndex:
         """Persist what the fast path kept in memory, then clear the dirty flag."""
         with self._lock:
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
+            self.links.save()
             self._write_info(self.info.skipped, _ProcessResult())
             self.dirty_path.unlink(missing_ok=True)
             self.recovery = None
@@ -173,6 +178,8 @@ class VaultIndex:
             result = self._process(todo, removed, list(scan.skipped), progress, cancel, persist=True, before_write=self._mark_dirty)
             result.warnings.extend(scan.warnings)
             result.rescanned = True
+            if not result.cancelled:
+                self._heal_links()
             stats = self._stats(result, t0)
             old_rules = {w for w in self.info.warnings if w.code == IGNORE_WARNING}
             if result.touched or self._health_changed(result.skipped) or self.recovery or old_rules != set(scan.warnings):
@@ -182,6 +189,7 @@ class VaultIndex:
                 # not yet checked still names what the index holds), so the flag can go.
                 if not result.touched:
                     save_manifest(self.manifest_path, self.chunking_hash, self.files)
+                    self.links.save()
                 self.dirty_path.unlink(missing_ok=True)
                 self.recovery = None
             return stats
@@ -310,6 +318,7 @@ class VaultIndex:
         res.touched = res.touched or bool(res.reindexed) or bool(removed)
         if res.touched and persist:
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
+            self.links.save()
         return res
 
     def _take(self, doc: Document, old: FileRecord | None, batch: list[Document], res: _ProcessResult, writing: Callable[[], None]) -> list[Document]:
@@ -354,8 +363,22 @@ class VaultIndex:
 
     def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
         return parse_note(
-            self.vault.name, entry.rel_path, raw, size=entry.size, mtime_ns=entry.mtime_ns, limits=self.limits, parser=self._parser
+            self.vault.name,
+            entry.rel_path,
+            raw,
+            size=entry.size,
+            mtime_ns=entry.mtime_ns,
+            limits=self.limits,
+            parser=self._parser,
+            link_parser=self._link_parser,
         )
+
+    def _heal_links(self) -> None:
+        """Read the links of indexed notes the graph lacks (an index from before links, a crash)."""
+        stale = self.links.stale({rel: rec.version for rel, rec in self.files.items()})
+        if stale:
+            self.links.apply([], self.documents_for(stale))
+        self.links.save()
 
     def _commit_each(self, docs: list[Document], removed: list[str], res: _ProcessResult) -> list[str]:
         """Commit a batch; if the index refuses it, commit note by note so the one note it
@@ -385,6 +408,7 @@ class VaultIndex:
     def _commit(self, docs: list[Document], removed: list[str]) -> None:
         self.keyword.apply(removed, docs)
         make_private(self.keyword.directory, tree=True)  # Whoosh creates its files 0644
+        self.links.apply(removed, docs)
         for rel in removed:
             self.files.pop(rel, None)
         for doc in docs:

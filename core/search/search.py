@@ -22,9 +22,12 @@ from core.search.profiles import Profile, get_profile
 from core.search.query import check_query_size, parse_query
 from core.index.analysis import Stemmer
 from core.search.snippets import make_snippet
+from core.search.title_boost import title_boosts
+from core.index.link_graph import LinkGraph
 
 MODES = ("hybrid", "keyword", "semantic")
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
+TITLE_BOOST_DEPTH = 3  # with a title boost, candidates looked at: k times this
 RISK_PENALTY = 0.5  # a chunk that reads like a prompt injection loses up to half its score
 
 
@@ -48,6 +51,7 @@ class VaultSearchSide:
     embedder: QueryEmbedder | None = None
     semantic_note: str | None = None  # e.g. "semantic index 40% complete"
     unavailable_reason: str | None = None  # why this vault has no semantic side
+    links: LinkGraph | None = None  # aliases, for the title boost (core.search.title_boost)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,7 @@ class SearchRequest:
     top_n: int = 100
     rrf_k: int = 60
     today: dt.date | None = None
+    title_boost: float | None = None  # weight of the title/alias boost; 0 = off, None = the engine's setting
 
 
 @dataclass
@@ -139,13 +144,18 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
 
     if not profile.freshness_weight:
         # Fetch stored fields only for what can be shown: a vector-only candidate costs a lookup.
-        fused = _shortlist(fused, request.k, request.per_note_cap)
+        # A title boost may lift a hit from a little below k, so it looks a little further.
+        boosting = bool(request.title_boost and request.title_boost > 0)
+        fused = _shortlist(fused, request.k * (TITLE_BOOST_DEPTH if boosting else 1), request.per_note_cap)
     stored = _stored_fields(sides, keyword_hits, [f.chunk_id for f in fused])
     kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
     vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
     stems = _query_stems(parsed)
     today = request.today or dt.date.today()
     hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip())
+    if request.title_boost and request.title_boost > 0 and parsed.text.strip():
+        graphs = {s.name: s.links for s in sides if s.links is not None}
+        hits = title_boosts(hits, parsed.text, graphs, request.title_boost)
     hits = _cap_per_note(hits, request.per_note_cap)[: request.k]
     stemmer = sides[0].keyword.stemmer if sides else Stemmer(analyzer())
     hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()))

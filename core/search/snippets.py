@@ -10,6 +10,7 @@ import re
 from collections.abc import Collection
 
 from core.index.analysis import Stemmer
+from core.vault.links import labelled_text
 
 DEFAULT_WIDTH = 240
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)")
@@ -19,7 +20,8 @@ MARK_CLOSE = "**"
 
 def make_snippet(text: str, stems: Collection[str], stemmer: Stemmer, width: int = DEFAULT_WIDTH) -> str:
     """The `width`-character window with the most distinct matched stems."""
-    flat = " ".join(_EMPHASIS.sub("", text).split())
+    # Labels, not link syntax (`[[a|b]]` -> "b"): highlights are found in this very text, so they stay right.
+    flat = " ".join(_EMPHASIS.sub("", labelled_text(text)).split())
     if not flat:
         return ""
     spans = []

@@ -10,6 +10,7 @@ from markdown_it import MarkdownIt
 
 from core.vault.chunker import ChunkLimits, chunk_markdown, chunk_text, new_parser
 from core.vault.frontmatter import clean_text, parse_front_matter
+from core.vault.links import extract_links, new_link_parser
 from core.base.models import Chunk, Document, FileWarning
 
 BOM = b"\xef\xbb\xbf"
@@ -29,6 +30,7 @@ def parse_note(
     mtime_ns: int,
     limits: ChunkLimits = ChunkLimits(),
     parser: MarkdownIt | None = None,
+    link_parser: MarkdownIt | None = None,
 ) -> Document:
     """Parse one note. Never raises on bad content: problems become warnings."""
     warnings: list[FileWarning] = []
@@ -57,6 +59,8 @@ def parse_note(
     chunks = body.chunks
     if not chunks and fm.end_byte > offset:
         chunks = _front_matter_chunk(raw, offset, fm.end_byte, limits.hard_chars)
+    first_line = raw.count(b"\n", 0, fm.end_byte) + 1
+    links = extract_links(raw[fm.end_byte :].decode("utf-8", "replace"), first_line=first_line, parser=link_parser or new_link_parser())
     return Document(
         vault=vault,
         rel_path=rel_path,
@@ -72,6 +76,7 @@ def parse_note(
         aliases=fm.aliases,
         chunks=chunks,
         warnings=tuple(warnings),
+        links=links,
     )
 
 

@@ -7,11 +7,13 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
@@ -23,7 +25,9 @@ from PySide6.QtWidgets import (
 
 from core.base.config import EngineConfig, add_vault, remove_vault
 from core.search.profiles import PROFILES
+from core.search.title_boost import DEFAULT_WEIGHT as TITLE_BOOST
 from desktop.controller import AppController
+from desktop.note_links import EDITOR_PRESETS
 from desktop.settings import MODES, Settings
 from desktop.theme import colours
 
@@ -87,6 +91,17 @@ class GeneralSettingsPanel(SettingsPanelBase):
         self.debounce = spin_box(0, 2000, 50, "Search-as-you-type delay in milliseconds")
         self.live_debounce = spin_box(100, 10000, 100, "Re-index a changed note after this many milliseconds of quiet")
         self.live_debounce.setToolTip("Notes changed on disk are re-indexed once the folder has been quiet this long")
+        self.editor_preset = QComboBox(self)
+        self.editor_preset.setAccessibleName("Editor preset")
+        for label, command in EDITOR_PRESETS.items():
+            self.editor_preset.addItem(label, command)
+        self.editor_preset.addItem("Custom", None)
+        self.editor_command = QLineEdit(self)
+        self.editor_command.setAccessibleName("Editor command")
+        self.editor_command.setPlaceholderText("system default app (cannot go to a line)")
+        self.editor_command.setToolTip("{path} and {line} are filled in, e.g. code --goto {path}:{line}")
+        self.editor_preset.activated.connect(self._on_preset)
+        self.editor_command.textEdited.connect(self._match_preset)
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
@@ -98,6 +113,8 @@ class GeneralSettingsPanel(SettingsPanelBase):
         form.addRow("Results per search:", self.results_k)
         form.addRow("Typing delay (ms):", self.debounce)
         form.addRow("Re-index after quiet (ms):", self.live_debounce)
+        form.addRow("Open in editor with:", self.editor_preset)
+        form.addRow("Editor command:", self.editor_command)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Vaults</b> — folders of notes Cairn indexes (it never changes them)", self))
         layout.addWidget(self.vault_list, 1)
@@ -117,6 +134,17 @@ class GeneralSettingsPanel(SettingsPanelBase):
         self.results_k.setValue(draft.app.results_k)
         self.debounce.setValue(draft.app.debounce_ms)
         self.live_debounce.setValue(draft.app.live_debounce_ms)
+        self.editor_command.setText(draft.app.editor_command)
+        self._match_preset(draft.app.editor_command)
+
+    def _on_preset(self, index: int) -> None:
+        command = self.editor_preset.itemData(index)
+        if command is not None:
+            self.editor_command.setText(command)
+
+    def _match_preset(self, text: str) -> None:
+        found = self.editor_preset.findData(text.strip())
+        self.editor_preset.setCurrentIndex(found if found >= 0 else self.editor_preset.count() - 1)
 
     def save(self, draft: SettingsDraft) -> None:
         self._stash_ignore()
@@ -127,7 +155,11 @@ class GeneralSettingsPanel(SettingsPanelBase):
         hard = max(self.hard.value(), self.soft.value())
         draft.engine = replace(draft.engine, vaults=vaults, soft_chars=self.soft.value(), hard_chars=hard)
         draft.app = replace(
-            draft.app, results_k=self.results_k.value(), debounce_ms=self.debounce.value(), live_debounce_ms=self.live_debounce.value()
+            draft.app,
+            results_k=self.results_k.value(),
+            debounce_ms=self.debounce.value(),
+            live_debounce_ms=self.live_debounce.value(),
+            editor_command=self.editor_command.text().strip(),
         )
 
     def add_folder(self, path: Path) -> None:
@@ -209,6 +241,10 @@ class SearchSettingsPanel(SettingsPanelBase):
         form.addRow("RRF k:", self.rrf_k)
         form.addRow("Passages per note:", self.per_note_cap)
         form.addRow("Candidates per list:", self.top_n)
+        self.title_boost = QCheckBox("Boost a note the query names (its title or an alias)", self)
+        self.title_boost.setToolTip("A small, named term in the Why tab; measured to rank the named note higher")
+        form.addRow("", self.title_boost)
+        self._title_weight = TITLE_BOOST
 
     def load(self, draft: SettingsDraft) -> None:
         self.mode.setCurrentIndex(max(0, self.mode.findData(draft.app.default_mode)))
@@ -216,6 +252,8 @@ class SearchSettingsPanel(SettingsPanelBase):
         self.rrf_k.setValue(draft.engine.rrf_k)
         self.per_note_cap.setValue(draft.engine.per_note_cap)
         self.top_n.setValue(draft.engine.top_n)
+        self.title_boost.setChecked(draft.engine.title_boost > 0)
+        self._title_weight = draft.engine.title_boost if draft.engine.title_boost > 0 else TITLE_BOOST
 
     def save(self, draft: SettingsDraft) -> None:
         draft.app = replace(draft.app, default_mode=str(self.mode.currentData()))
@@ -225,4 +263,5 @@ class SearchSettingsPanel(SettingsPanelBase):
             rrf_k=self.rrf_k.value(),
             per_note_cap=self.per_note_cap.value(),
             top_n=self.top_n.value(),
+            title_boost=self._title_weight if self.title_boost.isChecked() else 0.0,
         )

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QSplitter, Q
 from core.answer import Quote, Source
 from desktop.answer_text import MARKER, answer_body, passage_markdown, preview_hit, ranks_line, source_line, split_markers
 from desktop.formatting import heading_trail
+from desktop.note_links import answer_links
 from desktop.panels.why import ScoreTermsTable
 from desktop.theme import colours
 
@@ -27,9 +28,11 @@ class AnswerBrowser(QTextBrowser):
 
     Signals:
         citationClicked: The number of the source a chip points to.
+        linkClicked: Any other link of the answer (a note link, a web address).
     """
 
     citationClicked = Signal(int)
+    linkClicked = Signal(QUrl)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -77,7 +80,7 @@ class AnswerBrowser(QTextBrowser):
     def _render(self) -> None:
         bar = self.verticalScrollBar()
         follow = bar.value() >= bar.maximum() - 4  # keep following the stream unless the user scrolled up
-        self.setMarkdown(split_markers(answer_body(self._text)))
+        self.setMarkdown(split_markers(answer_links(answer_body(self._text))))
         self._chip_citations(self.document())
         if follow:
             bar.setValue(bar.maximum())
@@ -103,6 +106,8 @@ class AnswerBrowser(QTextBrowser):
     def _on_anchor(self, url: QUrl) -> None:
         if url.scheme() == CITE_SCHEME and url.path().isdigit():
             self.citationClicked.emit(int(url.path()))
+        else:
+            self.linkClicked.emit(url)
 
 
 class SourcesView(QWidget):

@@ -15,7 +15,7 @@ import html
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QStandardPaths, Qt, Signal
+from PySide6.QtCore import QEvent, QStandardPaths, Qt, QUrl, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -50,9 +50,11 @@ class AskPanel(QWidget):
 
     Signals:
         previewRequested: (Hit, switch): show this passage in the Preview tab, switching to it when `switch`.
+        linkClicked: A link in the answer other than a citation (a note, a web address).
     """
 
     previewRequested = Signal(object, bool)
+    linkClicked = Signal(QUrl)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -118,6 +120,7 @@ class AskPanel(QWidget):
         self.save_button.setToolTip("Save the conversation as a markdown file, where you choose")
         self.save_button.setEnabled(False)
         self.save_button.clicked.connect(self.save)
+        self.browser.linkClicked.connect(self.linkClicked)
         self.sources = SourcesView(self)
         self.sources.previewRequested.connect(self.previewRequested)
         self.stop_button = QPushButton("Stop", self)

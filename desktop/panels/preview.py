@@ -1,22 +1,38 @@
-"""Preview tab: the note rendered as markdown, its properties, and the hit's chunk highlighted."""
+"""Preview tab: the note rendered as markdown, its properties, and the hit's chunk highlighted.
+
+Links work as in Obsidian: a `[[wikilink]]` or a link to a local note opens that note here (at
+the heading or block it names), embeds show a collapsed excerpt or the image, web links open
+in the browser after asking. Back and Forward (Alt+Left / Alt+Right) walk the notes visited.
+Under the note: its backlinks, unlinked mentions and related notes (`LinksPanel`).
+"""
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QTextBlockFormat, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QToolButton, QVBoxLayout, QWidget
+from collections.abc import Callable
+from pathlib import Path
 
-from core.base.models import Hit
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextBlockFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QSplitter, QTextBrowser, QToolButton, QVBoxLayout, QWidget
+
+from core.base.models import Hit, LinkKind
 from core.index.pages import page_text
 from core.vault.attachments import attachment_kind
+from core.vault.links import is_attachment
 from desktop.actions import note_path
 from desktop.controller import AppController
 from desktop.formatting import heading_trail
+from desktop.note_links import parse_note_url, preview_markdown
+from desktop.note_locator import NoteLocator
 from desktop.note_text import END, START, prepare, read_note
 from desktop.panels.hit_menu import hit_menu
+from desktop.panels.links_panel import LinksPanel
 from desktop.theme import colours
+
+WEB_SCHEMES = ("http", "https", "mailto", "ftp")
+MAX_HISTORY = 100
 
 
 class PreviewPanel(QWidget):
@@ -25,6 +41,11 @@ class PreviewPanel(QWidget):
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._controller = controller
+        self._locator: NoteLocator | None = None
+        self._history: list[Hit] = []
+        self._at = -1  # index of the shown location in `_history`
+        #: Asks before a web link leaves the app; replaced in tests.
+        self.confirm_external: Callable[[str], bool] = self._ask_external
         self._hit: Hit | None = None
         self._shown: tuple[str, str, int, int, bytes] | None = None  # the chunk and note text on screen
         self.chunk_range: tuple[int, int] | None = None  # document positions of the highlighted chunk
@@ -47,19 +68,179 @@ class PreviewPanel(QWidget):
         self.browser.setAccessibleName("Note preview")
         self.browser.setOpenExternalLinks(False)
         self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self.follow_link)
+        self.browser.installEventFilter(self)  # QTextBrowser keeps Alt+Left/Right for its own (unused) history
+        self.back_button = _nav_button(self, "◀", "Back (Alt+Left)", self.back)
+        self.forward_button = _nav_button(self, "▶", "Forward (Alt+Right)", self.forward)
+        for keys, slot in ((QKeySequence("Alt+Left"), self.back), (QKeySequence("Alt+Right"), self.forward)):
+            shortcut = QShortcut(keys, self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
+        self.links = LinksPanel(controller, self)
+        self.links.openRequested.connect(self.open_note)
         head = QHBoxLayout()
+        head.addWidget(self.back_button)
+        head.addWidget(self.forward_button)
         head.addWidget(self.header, 1)
         head.addWidget(self.actions_button)
+        note = QWidget(self)
+        note_layout = QVBoxLayout(note)
+        note_layout.setContentsMargins(0, 0, 0, 0)
+        note_layout.addWidget(self.properties)
+        note_layout.addWidget(self.browser, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.setObjectName("previewSplitter")
+        self.splitter.addWidget(note)
+        self.splitter.addWidget(self.links)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(head)
-        layout.addWidget(self.properties)
-        layout.addWidget(self.browser, 1)
+        layout.addWidget(self.splitter, 1)
         controller.hitSelected.connect(self.show_hit)
+        self._update_nav()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.browser and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            if event.modifiers() == Qt.KeyboardModifier.AltModifier and event.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right):
+                self.back() if event.key() == Qt.Key.Key_Left else self.forward()
+                return True
+        return super().eventFilter(watched, event)
+
+    @property
+    def locator(self) -> NoteLocator:
+        """Link resolution against the controller's current engine (it is replaced when settings change)."""
+        if self._locator is None or self._locator.engine is not self._controller.engine:
+            self._locator = NoteLocator(self._controller.engine)
+        return self._locator
+
+    # -- navigation ------------------------------------------------------------------------
 
     def show_hit(self, hit: Hit | None) -> None:
+        """Show a hit (from the results, an answer or a link) as a new place in the history."""
+        if hit is not None and not (0 <= self._at < len(self._history) and _same_place(self._history[self._at], hit)):
+            del self._history[self._at + 1 :]
+            self._history.append(hit)
+            del self._history[:-MAX_HISTORY]
+            self._at = len(self._history) - 1
+        self._render(hit)
+
+    def back(self) -> None:
+        if self._at > 0:
+            self._at -= 1
+            self._render(self._history[self._at])
+
+    def forward(self) -> None:
+        if self._at < len(self._history) - 1:
+            self._at += 1
+            self._render(self._history[self._at])
+
+    def open_note(self, vault: str, rel_path: str, anchor: str = "", line: int = 0) -> bool:
+        """Show a note at a heading, block (`^id`) or line; False (and a status message) if it is not indexed."""
+        hit = self.locator.hit_for(vault, rel_path, anchor, line)
+        if hit is None:
+            self._controller.message.emit(f"{rel_path} is not an indexed note of {vault}")
+            return False
+        self.show_hit(hit)
+        self.scroll_to_chunk()
+        return True
+
+    def follow_link(self, url: QUrl) -> None:
+        """A click on a link in the note: another note, a web page (after asking) or a file."""
+        if self._hit is None:
+            return
+        vault, source = self._hit.chunk.vault, self._hit.chunk.rel_path
+        text = url.toString()
+        wiki = parse_note_url(text)
+        if wiki is not None:
+            target, anchor = wiki
+            rel = self.locator.resolve(vault, source, target, anchor) if target else source
+            if rel is None:
+                self._controller.message.emit(f"No note named “{target}” in {vault} yet")
+            else:
+                self.open_note(vault, rel, anchor)
+            return
+        if url.scheme().lower() in WEB_SCHEMES:
+            self._open_web(url)
+            return
+        if url.isLocalFile() or not url.scheme():
+            self._follow_local(vault, source, url)
+            return
+        self._controller.message.emit(f"Cairn does not open {url.scheme()}: links")
+
+    def follow_link_anywhere(self, url: QUrl) -> bool:
+        """A link with no note around it (in an answer): look in every vault. True if a note opened."""
+        if url.scheme().lower() in WEB_SCHEMES:
+            self._open_web(url)
+            return False
+        wiki = parse_note_url(url.toString())
+        target, anchor = wiki if wiki is not None else (url.path(), url.fragment())
+        kind = LinkKind.WIKI if wiki is not None else LinkKind.MARKDOWN
+        for vc in self._controller.engine.config.vaults:
+            rel = self.locator.resolve(vc.name, "", target, anchor, kind)
+            if rel is not None:
+                return self.open_note(vc.name, rel, anchor)
+        self._controller.message.emit(f"No note named “{target}” in any vault")
+        return False
+
+    def _open_web(self, url: QUrl) -> None:
+        if self.confirm_external(url.toDisplayString()):
+            problem = self._controller.actions.open_url(url)
+            if problem:
+                self._controller.message.emit(problem)
+
+    def _follow_local(self, vault: str, source: str, url: QUrl) -> None:
+        anchor = url.fragment()
+        if url.isLocalFile():
+            vc = self._controller.engine.config.vault_named(vault)
+            path = Path(url.toLocalFile())
+            try:
+                href = path.resolve().relative_to(Path(vc.root).resolve()).as_posix() if vc else ""
+            except ValueError:
+                href = ""
+            if not href:
+                self._open_file(path)
+                return
+            href = "/" + href
+        else:
+            href = url.path()
+            if not href:  # `#Heading`: a place in this note
+                self.open_note(vault, source, anchor)
+                return
+        if is_attachment(href):
+            found = self.locator.attachment(vault, source, href.lstrip("/") if href.startswith("/") else href)
+            if found is not None:
+                self._open_file(found)
+            else:
+                self._controller.message.emit(f"{href} is not in the vault")
+            return
+        rel = self.locator.resolve(vault, source, href, anchor, LinkKind.MARKDOWN)
+        if rel is None:
+            self._controller.message.emit(f"No note at {href} in {vault}")
+        else:
+            self.open_note(vault, rel, anchor)
+
+    def _open_file(self, path: Path) -> None:
+        problem = self._controller.actions.open_url(QUrl.fromLocalFile(str(path)))
+        if problem:
+            self._controller.message.emit(problem)
+
+    def _ask_external(self, address: str) -> bool:
+        answer = QMessageBox.question(
+            self, "Open web page?", f"Open this address in your browser?\n\n{address}", QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel
+        )
+        return answer == QMessageBox.StandardButton.Open
+
+    def _update_nav(self) -> None:
+        self.back_button.setEnabled(self._at > 0)
+        self.forward_button.setEnabled(0 <= self._at < len(self._history) - 1)
+
+    def _render(self, hit: Hit | None) -> None:
         self._hit = hit
+        self._update_nav()
         self.actions_button.setEnabled(hit is not None)
+        self.links.show_note(hit.chunk.vault if hit else None, hit.chunk.rel_path if hit else None)
         if hit is None:
             self._shown = self.chunk_range = None
             self.header.setText("Select a result to preview its note.")
@@ -89,7 +270,14 @@ class PreviewPanel(QWidget):
         note = prepare(raw, hit.start_byte, hit.end_byte)
         self._show_properties(note.properties, note.properties_error)
         doc = QTextDocument(self.browser)
-        doc.setMarkdown(note.markdown)
+        vault_name, rel = hit.chunk.vault, hit.chunk.rel_path
+        markdown = preview_markdown(
+            note.markdown,
+            excerpt=lambda target, anchor: self.locator.excerpt(vault_name, rel, target, anchor),
+            attachment=lambda target: self.locator.attachment(vault_name, rel, target),
+        )
+        doc.setBaseUrl(QUrl.fromLocalFile(str(note_path(vault.root, rel).parent) + "/"))  # relative images load
+        doc.setMarkdown(markdown)
         self.browser.setDocument(doc)
         if note.marked:
             start = _take_marker(doc, START)
@@ -184,6 +372,20 @@ class PreviewPanel(QWidget):
             menu = hit_menu(self._controller, self._hit, self)
             menu.exec(self.actions_button.mapToGlobal(self.actions_button.rect().bottomLeft()))
             self.actions_button.setDown(False)
+
+
+def _nav_button(parent: QWidget, text: str, tip: str, slot: Callable[[], None]) -> QToolButton:
+    button = QToolButton(parent)
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setAccessibleName(tip.split(" (")[0])
+    button.setAutoRaise(True)
+    button.clicked.connect(slot)
+    return button
+
+
+def _same_place(a: Hit, b: Hit) -> bool:
+    return (a.chunk.vault, a.chunk.rel_path, a.start_byte, a.end_byte) == (b.chunk.vault, b.chunk.rel_path, b.start_byte, b.end_byte)
 
 
 def _take_marker(doc: QTextDocument, marker: str) -> int | None:

@@ -19,7 +19,7 @@ from core.base.models import Hit, SearchResponse, cited_path
 from desktop.controller import AppController
 from desktop.formatting import heading_trail, snippet_html
 from desktop.models import HitRole, ResultsModel, ScoreFractionRole
-from desktop.panels.hit_menu import hit_menu
+from desktop.panels.hit_menu import hit_line, hit_menu
 
 PAD = 6
 BAR_W = 56
@@ -143,7 +143,10 @@ class ResultsPanel(QWidget):
         hit = self.model.hit(self.view.currentIndex().row())
         vault = self._controller.engine.config.vault_named(hit.chunk.vault) if hit else None
         if hit is not None and vault is not None:
-            self._controller.actions.open_in_editor(vault.root, hit.chunk.rel_path)
+            line = hit_line(vault.root, hit.chunk.rel_path, hit.start_byte)
+            problem = self._controller.actions.open_in_editor(vault.root, hit.chunk.rel_path, line, self._controller.settings.editor_command)
+            if problem:
+                self._controller.message.emit(problem)
 
     def _on_started(self, _seq: int) -> None:
         if not self.model.rowCount():

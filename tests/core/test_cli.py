@@ -371,3 +371,18 @@ def test_console_entry_point_runs_in_a_fresh_process(tiny_vault: Path, cairn_hom
     assert [h["rel_path"] for h in json.loads(found.stdout)["hits"]] == ["Garden.md"]
     bad = subprocess.run([*command, "search", "x", "-k", "0"], env=env, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2
+
+
+def test_links_json_names_links_backlinks_mentions_and_related(capsys: pytest.CaptureFixture[str], tmp_path: Path, cairn_home: Path) -> None:
+    vault = tmp_path / "link_vault"
+    shutil.copytree(REPO / "tests" / "fixtures" / "link_vault", vault)
+    assert run(capsys, "index", "--vault", str(vault), "--no-embed", "--quiet")[0] == 0
+    data = run_json(capsys, "links", "Recipes")
+    assert data["rel_path"] == "Recipes.md"
+    assert {(b["rel_path"], b["line"]) for b in data["backlinks"]} == {("Home.md", 8), ("Home.md", 9), ("Home.md", 13), ("café.md", 3)}
+    assert {m["rel_path"] for m in data["unlinked_mentions"]} >= {"Journal/2024-01-01.md"}
+    home = run_json(capsys, "links", "Home.md")
+    dead = [o for o in home["outgoing"] if not o["resolved"]]
+    assert [o["target"] for o in dead] == ["Missing note"]
+    code, _, err = run(capsys, "links", "Nowhere")
+    assert code == 2 and "Nowhere" in err

@@ -26,7 +26,7 @@ from core.base.paths import AppPaths
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_VAULT = REPO / "resources" / "sample-vault"
 SECRET = "sk-abcdefghijklmnopqrstuvwx1234"
-TOOLS = {"search_notes", "fetch_note_chunk", "ask_notes", "list_vaults"}
+TOOLS = {"search_notes", "fetch_note_chunk", "ask_notes", "list_vaults", "note_links"}
 
 CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "search": ("search_notes", {"query": "backup password restic", "k": 5}),
@@ -43,6 +43,9 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "ask_secret": ("ask_notes", {"question": "What is the staging deploy api_key?", "vault": "secrets"}),
     "ask_salary": ("ask_notes", {"question": "What is the merit pool in the salary review?"}),
     "vaults": ("list_vaults", {}),
+    "links": ("note_links", {"note": "Priya Natarajan", "vault": "sample-vault"}),
+    "links_salary": ("note_links", {"note": "People/Salary review notes.md", "vault": "sample-vault"}),
+    "links_no_vault": ("note_links", {"note": "Priya Natarajan"}),
     "no_query": ("search_notes", {"k": 3}),
     "bad_k": ("search_notes", {"query": "soup", "k": 0}),
     "bad_mode": ("search_notes", {"query": "soup", "mode": "fuzzy"}),
@@ -111,7 +114,7 @@ def transcript(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Transcri
     return anyio.run(session)
 
 
-def test_lists_exactly_the_four_tools_with_their_arguments(transcript: Transcript) -> None:
+def test_lists_exactly_the_five_tools_with_their_arguments(transcript: Transcript) -> None:
     assert set(transcript.tools) == TOOLS
     assert transcript.tools["search_notes"]["required"] == ["query"]
     assert set(transcript.tools["search_notes"]["properties"]) == {"query", "vault", "folder", "tags", "mode", "k"}
@@ -173,6 +176,24 @@ def test_restricted_note_is_never_returned(transcript: Transcript) -> None:
         text = transcript.ok(key)
         assert "Salary review notes" not in text and "4.5%" not in text, key
     assert "restricted" in transcript.error("fetch_salary")
+
+
+def test_note_links_returns_the_cli_json_with_backlinks_and_their_lines(transcript: Transcript) -> None:
+    payload = json.loads(transcript.ok("links"))
+    assert payload["rel_path"] == "People/Priya Natarajan.md"
+    sources = {b["rel_path"]: b for b in payload["backlinks"]}
+    assert "Projects/Cairn/Release checklist.md" in sources
+    assert sources["Projects/Cairn/Release checklist.md"]["line"] == 12
+    assert "[[Priya Natarajan]]" in sources["Projects/Cairn/Release checklist.md"]["context"]
+    assert set(payload) >= {"outgoing", "backlinks", "unlinked_mentions", "related"}
+
+
+def test_note_links_keeps_restricted_notes_out_and_asks_for_a_vault(transcript: Transcript) -> None:
+    assert "restricted" in transcript.error("links_salary")
+    assert "vault" in transcript.error("links_no_vault")
+    payload = json.loads(transcript.ok("links"))
+    named = [b["rel_path"] for b in payload["backlinks"] + payload["unlinked_mentions"]] + [r["rel_path"] for r in payload["related"]]
+    assert "People/Salary review notes.md" not in named
 
 
 def test_stdout_carries_only_protocol_and_logs_go_to_stderr(home: Path, transcript: Transcript) -> None:

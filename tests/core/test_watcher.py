@@ -396,3 +396,15 @@ def test_live_update_on_a_vault_never_embedded_embeds_only_the_edited_note(vault
     assert report.embedding is not None and report.embedding.embedded == chunks
     assert embedder.texts_embedded == chunks
     eng.close()
+
+
+def test_renaming_and_deleting_a_note_moves_its_backlinks(engine: Engine, vault: Path, watch: Callable[..., VaultWatcher]) -> None:
+    (vault / "beta.md").write_text("# Beta\n\nBeta is about lighthouses, see [[alpha]].\n")
+    engine.update_notes(VAULT, ["beta.md"])
+    graph = engine.index_for(VAULT).links
+    assert {r.source for r in graph.backlinks("alpha.md")} == {"beta.md"}
+    watch()
+    (vault / "beta.md").rename(vault / "projects" / "beacon.md")
+    wait_until(lambda: {r.source for r in graph.backlinks("alpha.md")} == {"projects/beacon.md"}, what="backlink follows the rename")
+    (vault / "alpha.md").unlink()
+    wait_until(lambda: "alpha.md" not in graph and [r.link.target for r in graph.unresolved()] == ["alpha"], what="link left dead")

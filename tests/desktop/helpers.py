@@ -53,13 +53,20 @@ class Recorder:
         self.urls: list[str] = []
         self.runs: list[list[str]] = []
         self.clipboard: list[str] = []
+        self.started: list[list[str]] = []
+        self.start_ok = True  # whether a started editor "launches"
 
     def actions(self) -> HitActions:
         return HitActions(
             open_url=lambda url: self.urls.append(bytes(url.toEncoded().data()).decode()),
             run=self.runs.append,
             set_clipboard=self.clipboard.append,
+            start_detached=self._start,
         )
+
+    def _start(self, argv: list[str]) -> bool:
+        self.started.append(argv)
+        return self.start_ok
 
 
 def index_vault(qtbot: Any, controller: AppController, root: Path, timeout_ms: int = 15000) -> None:

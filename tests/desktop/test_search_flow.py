@@ -164,10 +164,10 @@ def test_hit_actions_open_copy_and_obsidian(qtbot: Any, tmp_path: Path, make_con
     menu = hit_menu(controller, hit, window)
     actions = {a.text(): a for a in menu.actions() if a.text()}
     assert actions["Open in Obsidian"].isEnabled()
-    for name in ("Open in default editor", "Open in Obsidian", "Copy [[wikilink]]", "Copy path"):
+    for name in ("Open in editor", "Open in Obsidian", "Copy [[wikilink]]", "Copy path"):
         actions[name].trigger()
     assert recorder.urls[0].startswith("file://") and recorder.urls[0].endswith("/My%20Vault/Ideas.md")
-    assert recorder.urls[1] == "obsidian://open?vault=My%20Vault&file=Ideas"
+    assert recorder.urls[1] == "obsidian://open?vault=My%20Vault&file=Ideas%23Garden"  # at the hit's heading
     assert recorder.clipboard == ["[[Ideas#Garden]]", str(vault / "Ideas.md")]
 
 

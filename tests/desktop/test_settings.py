@@ -146,3 +146,35 @@ def test_connection_test_reports_a_refused_server_clearly(qtbot: Any, make_contr
     assert kind == "embedding" and not ok
     assert "127.0.0.1:9" in message
     assert "✗" in page.test_result.text() and page.test_button.isEnabled()
+
+
+def test_editor_presets_fill_the_command_and_a_custom_command_is_kept(qtbot: Any, make_controller: Callable[..., AppController], settings_file: Path) -> None:
+    controller = make_controller()
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    general = dialog.page(GeneralSettingsPanel)
+    assert general.editor_preset.currentText() == "System default" and general.editor_command.text() == ""
+    index = general.editor_preset.findText("VS Code")
+    general.editor_preset.setCurrentIndex(index)
+    general.editor_preset.activated.emit(index)
+    assert general.editor_command.text() == "code --goto {path}:{line}"
+    general.editor_command.setText("hx {path}:{line}")
+    general.editor_command.textEdited.emit("hx {path}:{line}")
+    assert general.editor_preset.currentText() == "Custom"
+    dialog.accept()
+    assert controller.settings.editor_command == "hx {path}:{line}"
+    assert SettingsStore.at(settings_file).load().editor_command == "hx {path}:{line}"
+    again = SettingsDialog(controller)
+    qtbot.addWidget(again)
+    assert again.page(GeneralSettingsPanel).editor_preset.currentText() == "Custom"
+
+
+def test_the_title_boost_can_be_turned_off_in_search_settings(qtbot: Any, make_controller: Callable[..., AppController]) -> None:
+    controller = make_controller()
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    page = dialog.page(SearchSettingsPanel)
+    assert page.title_boost.isChecked()  # on by default: it helped on the golden set
+    page.title_boost.setChecked(False)
+    dialog.accept()
+    assert controller.engine.config.title_boost == 0.0

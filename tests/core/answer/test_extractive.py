@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from core.answer.extractive import extract_answer
+from core.answer.models import Source
 from core.answer.units import CODE, ITEM, PROSE, ROW, is_boilerplate, split_units
 
 VAULTS = Path(__file__).resolve().parents[4] / "shared" / "data" / "vaults"
@@ -54,3 +56,11 @@ def test_table_rows_and_prose_sentences_are_units() -> None:
     units = split_units("Intro sentence one is here. And a second sentence follows.\n\n| Name | Role |\n|---|---|\n| Priya Natarajan | owns releases |\n")
     assert [u.kind for u in units] == [PROSE, PROSE, ROW]  # "Name | Role" is too short to say anything
     assert units[2].text == "Priya Natarajan | owns releases"
+
+
+def test_quoted_sentences_show_link_labels() -> None:
+    text = "The release is signed off by [[People/Priya Natarajan|Priya]] using [the checklist](Release%20checklist.md) every time."
+    src = Source(1, "v", "a.md", "A", "", (0,), 0, len(text), text, ())
+    answer = extract_answer("who signs off the release checklist", [src])
+    assert "signed off by Priya using the checklist every time. [1]" in answer
+    assert "[[" not in answer and "](" not in answer

@@ -1,0 +1,175 @@
+"""A vault's link graph: every note's outgoing links, resolved on demand, and its backlinks.
+
+What is stored per note is what was parsed (links as written, aliases), keyed by the
+note's version; resolution is redone whenever a note comes or goes, because a new
+note can resolve links that were dead and a rename can break others. Resolving is
+dictionary look-ups, so even 10k notes re-resolve in well under a second.
+
+Persisted as JSON beside the manifest (`links.json`), written when the manifest is.
+A note whose stored version differs from the manifest's is re-read by `stale()`, so
+an index built before links existed, or a crash between the two files, heals on sync.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.base.atomic import read_json, write_json_atomic
+from core.base.models import Document, Link, LinkKind
+from core.vault.links import NoteName, Resolver, is_attachment
+
+FORMAT = "links-1"
+
+
+@dataclass(frozen=True, slots=True)
+class NoteLinkRecord:
+    version: str
+    aliases: tuple[str, ...]
+    links: tuple[Link, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedLink:
+    """A link of `source`, with the note it reaches (None: unresolved, or an attachment)."""
+
+    source: str
+    link: Link
+    target: str | None
+    attachment: bool = False
+
+    @property
+    def resolved(self) -> bool:
+        return self.target is not None or self.attachment
+
+
+class LinkGraph:
+    """Links of one vault; safe to query from one thread while another applies changes."""
+
+    def __init__(self, path: Path, notes: dict[str, NoteLinkRecord] | None = None) -> None:
+        self.path = path
+        self._notes: dict[str, NoteLinkRecord] = dict(notes or {})
+        self._lock = threading.RLock()
+        self._resolved: dict[str, tuple[ResolvedLink, ...]] | None = None
+        self._backlinks: dict[str, tuple[ResolvedLink, ...]] | None = None
+        self._resolver: Resolver | None = None
+        self.dirty = False
+
+    # -- persistence -----------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: Path) -> LinkGraph:
+        """The stored graph, or an empty one (a damaged file is rebuilt by `stale()`, never fatal)."""
+        try:
+            data = read_json(path)
+        except (OSError, ValueError):
+            data = None
+        notes: dict[str, NoteLinkRecord] = {}
+        if isinstance(data, dict) and data.get("format") == FORMAT:
+            try:
+                for rel, rec in data["notes"].items():
+                    links = tuple(Link(LinkKind(k), t, a, lab, int(ln), ctx) for k, t, a, lab, ln, ctx in rec["links"])
+                    notes[rel] = NoteLinkRecord(str(rec["v"]), tuple(rec.get("aliases", ())), links)
+            except (KeyError, TypeError, ValueError):
+                notes = {}
+        return cls(path, notes)
+
+    def save(self) -> None:
+        with self._lock:
+            if not self.dirty and self.path.exists():
+                return
+            notes = {
+                rel: {
+                    "v": rec.version,
+                    "aliases": list(rec.aliases),
+                    "links": [[lk.kind.value, lk.target, lk.anchor, lk.label, lk.line, lk.context] for lk in rec.links],
+                }
+                for rel, rec in sorted(self._notes.items())
+            }
+            write_json_atomic(self.path, {"format": FORMAT, "notes": notes}, compact=True)
+            self.dirty = False
+
+    # -- updates ---------------------------------------------------------------------------
+
+    def apply(self, removed: Iterable[str], docs: Iterable[Document]) -> None:
+        with self._lock:
+            for rel in removed:
+                self._notes.pop(rel, None)
+            for doc in docs:
+                self._notes[doc.rel_path] = NoteLinkRecord(doc.document_version, doc.aliases, doc.links)
+            self._changed()
+
+    def stale(self, versions: Mapping[str, str]) -> list[str]:
+        """Drop notes the index no longer has; name the notes whose links must be read again."""
+        with self._lock:
+            gone = [rel for rel in self._notes if rel not in versions]
+            for rel in gone:
+                self._notes.pop(rel)
+            if gone:
+                self._changed()
+            return sorted(rel for rel, v in versions.items() if (rec := self._notes.get(rel)) is None or rec.version != v)
+
+    def _changed(self) -> None:
+        self._resolver = None
+        self._resolved = None
+        self._backlinks = None
+        self.dirty = True
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def __contains__(self, rel: str) -> bool:
+        return rel in self._notes
+
+    def __len__(self) -> int:
+        return len(self._notes)
+
+    def aliases(self, rel: str) -> tuple[str, ...]:
+        rec = self._notes.get(rel)
+        return rec.aliases if rec is not None else ()
+
+    def resolver(self) -> Resolver:
+        """Resolves names against the notes as they are now (rebuilt after any change)."""
+        with self._lock:
+            if self._resolver is None:
+                self._resolver = Resolver(NoteName(rel, rec.aliases) for rel, rec in self._notes.items())
+            return self._resolver
+
+    def outgoing(self, rel: str) -> tuple[ResolvedLink, ...]:
+        return self._tables()[0].get(rel, ())
+
+    def backlinks(self, rel: str) -> tuple[ResolvedLink, ...]:
+        """Links from other notes to `rel` (a note's links to itself are not backlinks)."""
+        return self._tables()[1].get(rel, ())
+
+    def neighbours(self, rel: str) -> set[str]:
+        """Notes `rel` links to or is linked from."""
+        out = {r.target for r in self.outgoing(rel) if r.target is not None}
+        out.update(r.source for r in self.backlinks(rel))
+        out.discard(rel)
+        return out
+
+    def unresolved(self) -> list[ResolvedLink]:
+        return [r for links in self._tables()[0].values() for r in links if not r.resolved]
+
+    def _tables(self) -> tuple[dict[str, tuple[ResolvedLink, ...]], dict[str, tuple[ResolvedLink, ...]]]:
+        with self._lock:
+            if self._resolved is None or self._backlinks is None:
+                resolver = self.resolver()
+                resolved: dict[str, tuple[ResolvedLink, ...]] = {}
+                back: dict[str, list[ResolvedLink]] = {}
+                for rel, rec in self._notes.items():
+                    out = []
+                    for link in rec.links:
+                        target = resolver.resolve(link, rel)
+                        attachment = target is None and is_attachment(link.target)
+                        r = ResolvedLink(rel, link, target, attachment)
+                        out.append(r)
+                        if target is not None and target != rel:
+                            back.setdefault(target, []).append(r)
+                    resolved[rel] = tuple(out)
+                self._resolved = resolved
+                self._backlinks = {k: tuple(sorted(v, key=lambda r: (r.source, r.link.line))) for k, v in back.items()}
+            return self._resolved, self._backlinks
+

@@ -1,0 +1,302 @@
+"""Links between notes: read them from markdown and resolve them the way Obsidian does.
+
+Links come from markdown-it-py's tokens, not from regexes over the raw text, so a
+`[[link]]` inside a code span or fence is code and never counts. Wikilinks are an
+inline rule added to the parser (mdit-py-plugins has no wikilink plugin).
+
+Resolution follows Obsidian: names match case-insensitively and Unicode-normalised,
+the same name in two folders goes to the one beside the linking note (else the
+shortest path), a path-like target matches a path suffix, and front-matter aliases
+come after file names. Dendron's dotted names (`proj.sub.note`) are file names too.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+
+from core.base.models import Link, LinkKind
+
+#: Embeds of these are attachments (images, PDFs, media), never notes.
+ATTACHMENT_EXTS = frozenset(
+    "png jpg jpeg gif svg webp bmp avif pdf mp3 wav ogg m4a flac mp4 webm mov mkv canvas excalidraw".split()
+)
+IMAGE_EXTS = frozenset("png jpg jpeg gif svg webp bmp avif".split())
+NOTE_EXTS = (".md", ".markdown")
+MAX_CONTEXT = 240
+_MAYBE_LINK = re.compile(r"\[\[|\]\((?!\s*<?[A-Za-z][A-Za-z0-9+.\-]*:)")
+
+
+def key(name: str) -> str:
+    """How Obsidian compares names: Unicode-normalised (NFC) and case-insensitive."""
+    return unicodedata.normalize("NFC", name).casefold().strip()
+
+
+def strip_note_ext(path: str) -> str:
+    low = path.lower()
+    for ext in NOTE_EXTS:
+        if low.endswith(ext):
+            return path[: -len(ext)]
+    return path
+
+
+def is_attachment(target: str) -> bool:
+    _, _, ext = target.rpartition(".")
+    return "." in target and ext.lower() in ATTACHMENT_EXTS
+
+
+# -- parsing ------------------------------------------------------------------------------
+
+
+def wikilink_plugin(md: MarkdownIt) -> None:
+    """Teach markdown-it `[[target#anchor|label]]` and `![[embed]]` as inline tokens."""
+    md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+
+
+def _wikilink_rule(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    embed = src.startswith("![[", pos)
+    start = pos + (3 if embed else 2)
+    if not embed and not src.startswith("[[", pos):
+        return False
+    end = src.find("]]", start)
+    if end < 0 or end == start:
+        return False
+    inner = src[start:end]
+    if "\n" in inner or "[" in inner:
+        return False
+    if not silent:
+        token = state.push("wikilink", "", 0)
+        token.content = inner
+        token.meta = {"embed": embed, "pos": pos}
+    state.pos = end + 2
+    return True
+
+
+def new_link_parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table").use(wikilink_plugin)
+
+
+def split_wikilink(inner: str) -> tuple[str, str, str]:
+    """`note#Heading|label` -> ("note", "Heading", "label"); the label defaults to what is shown by Obsidian."""
+    target, _, label = inner.partition("|")
+    target, _, anchor = target.partition("#")
+    target, anchor, label = target.strip(), anchor.strip(), label.strip()
+    if not label:
+        label = target if not anchor else (f"{target} > {anchor}" if target else anchor)
+    return target, anchor, label
+
+
+def extract_links(text: str, *, first_line: int = 1, parser: MarkdownIt | None = None) -> tuple[Link, ...]:
+    """Every link in a note body. `first_line` is the file line the body starts on (after front matter)."""
+    if not _MAYBE_LINK.search(text):
+        return ()  # most notes of a code-heavy vault link only to the web: skip the second parse
+    lines = text.splitlines()
+    out: list[Link] = []
+    for tok in (parser or new_link_parser()).parse(text):
+        if tok.type != "inline" or not tok.children or tok.map is None:
+            continue
+        cursor = 0  # search position in tok.content, for links the parser gives no position
+        for i, child in enumerate(tok.children):
+            link, cursor = _link_from(child, tok.content, cursor)
+            if link is None:
+                continue
+            if link.kind is LinkKind.MARKDOWN:
+                link = Link(link.kind, link.target, link.anchor, _text_until_close(tok.children, i + 1))
+            row = tok.map[0] + tok.content.count("\n", 0, cursor)
+            context = lines[row].strip() if row < len(lines) else ""
+            out.append(Link(link.kind, link.target, link.anchor, link.label, first_line + row, _trim(context)))
+    return tuple(out)
+
+
+def _link_from(child: Token, content: str, cursor: int) -> tuple[Link | None, int]:
+    if child.type == "wikilink":
+        target, anchor, label = split_wikilink(child.content)
+        pos = int(child.meta.get("pos", cursor))
+        if not target and not anchor:
+            return None, pos
+        kind = LinkKind.EMBED if child.meta.get("embed") else LinkKind.WIKI
+        return Link(kind, target, anchor, label), pos
+    if child.type in ("link_open", "image"):
+        href = str(child.attrs.get("src" if child.type == "image" else "href", ""))
+        found = content.find("](", cursor)
+        pos = found if found >= 0 else cursor
+        local = local_target(href)
+        if local is None:
+            return None, pos
+        target, anchor = local
+        if child.type == "image":
+            if not is_attachment(target):
+                return None, pos
+            return Link(LinkKind.EMBED, target, anchor, child.content or target), pos + 2
+        if is_attachment(target):
+            return None, pos + 2
+        return Link(LinkKind.MARKDOWN, target, anchor, ""), pos + 2
+    if child.type == "link_close":
+        return None, cursor
+    return None, cursor
+
+
+def _text_until_close(children: list[Token], start: int) -> str:
+    parts: list[str] = []
+    for child in children[start:]:
+        if child.type == "link_close":
+            break
+        parts.append(child.content)
+    return "".join(parts).strip()
+
+
+def local_target(href: str) -> tuple[str, str] | None:
+    """(path, anchor) of a link into the vault, URL-decoded; None for URLs and same-note anchors."""
+    if not href or href.startswith("#"):
+        return None
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc:
+        return None  # http:, mailto:, obsidian:, file: ... are not note links
+    path = unquote(parts.path)
+    _, _, ext = posixpath.basename(path).rpartition(".")
+    if "." in posixpath.basename(path) and f".{ext.lower()}" not in NOTE_EXTS and ext.lower() not in ATTACHMENT_EXTS:
+        return None  # a link to a .py or .txt file is not a note link
+    return path, unquote(parts.fragment)
+
+
+def _trim(line: str) -> str:
+    return line if len(line) <= MAX_CONTEXT else line[: MAX_CONTEXT - 1] + "…"
+
+
+_CODE = re.compile(r"(^|\n)(```|~~~)[^\n]*\n.*?(\n\2[^\n]*(?=\n|$)|$)|(`+)[^`].*?\4", re.DOTALL)
+_CODE_SPAN = re.compile(r"(`+)[^`].*?\1", re.DOTALL)
+_WIKI_ONLY = re.compile(r"!?\[\[(?P<wiki>[^\[\]\n]+?)\]\](?P<text>)")
+_SYNTAX = re.compile(
+    r"!?\[\[(?P<wiki>[^\[\]\n]+?)\]\]"
+    r"|!?\[(?P<text>[^\[\]\n]*)\]\((?:<[^>\n]*>|[^()\s]*)(?:\s+\"[^\"\n]*\")?\)"
+)
+
+
+def labelled_text(text: str) -> str:
+    """Text with link syntax replaced by what a reader sees (`[[a|b]]` -> `b`, `[t](x.md)` -> `t`).
+
+    For prose shown to people (snippets, extractive answers); code keeps its brackets.
+    A scanner rather than the parser: it runs on chunk text at search time and has to be cheap.
+    """
+    return rewrite_links(text, _label, markdown=True)
+
+
+def rewrite_links(
+    text: str, fn: Callable[[re.Match[str]], str], *, markdown: bool = False, parser: MarkdownIt | None = None
+) -> str:
+    """Replace each `[[wikilink]]` / `![[embed]]` (and with `markdown`, each `[t](x)`) outside code by `fn(match)`.
+
+    The match has groups `wiki` (inside the brackets) or `text`, and starts with "!" for an embed.
+    Code is found by a scanner (fences, code spans); with a `parser`, code blocks come from its
+    tokens instead, which also knows indented code (slower: for whole notes, not snippets).
+    """
+    if "[" not in text:
+        return text
+    pattern = _SYNTAX if markdown else _WIKI_ONLY
+    out: list[str] = []
+    pos = 0
+    for start, end in _code_ranges(text, parser):
+        out.append(pattern.sub(fn, text[pos:start]))
+        out.append(text[start:end])
+        pos = end
+    out.append(pattern.sub(fn, text[pos:]))
+    return "".join(out)
+
+
+def _code_ranges(text: str, parser: MarkdownIt | None) -> list[tuple[int, int]]:
+    if parser is None:
+        return [m.span() for m in _CODE.finditer(text)]
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    blocks = [
+        (starts[t.map[0]], starts[min(t.map[1], len(starts) - 1)])
+        for t in parser.parse(text)
+        if t.type in ("fence", "code_block", "html_block") and t.map is not None
+    ]
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for start, end in blocks + [(len(text), len(text))]:
+        out.extend((pos + a, pos + b) for a, b in (m.span() for m in _CODE_SPAN.finditer(text[pos:start])))
+        if start < end:
+            out.append((start, end))
+        pos = max(pos, end)
+    return out
+
+
+def _label(m: re.Match[str]) -> str:
+    if m.group("wiki") is not None:
+        return split_wikilink(m.group("wiki"))[2]
+    return m.group("text") or ""
+
+
+# -- resolving ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NoteName:
+    rel_path: str
+    aliases: tuple[str, ...] = ()
+
+
+class Resolver:
+    """Resolves link targets to note paths within one vault."""
+
+    def __init__(self, notes: Iterable[NoteName]) -> None:
+        self._paths: dict[str, str] = {}  # key(path without .md) -> rel_path
+        self._names: dict[str, list[str]] = {}  # key(stem) -> rel_paths
+        self._aliases: dict[str, list[str]] = {}
+        for note in notes:
+            bare = strip_note_ext(note.rel_path)
+            self._paths[key(bare)] = note.rel_path
+            self._names.setdefault(key(posixpath.basename(bare)), []).append(note.rel_path)
+            for alias in note.aliases:
+                self._aliases.setdefault(key(alias), []).append(note.rel_path)
+
+    def resolve(self, link: Link, source: str) -> str | None:
+        """The note `link` in note `source` points at, or None (unresolved or an attachment)."""
+        target = link.target.strip()
+        if not target:
+            return source if link.anchor else None  # `[[#Heading]]` is a link into the same note
+        if link.kind is LinkKind.MARKDOWN:
+            folder = posixpath.dirname(source)
+            joined = posixpath.normpath(posixpath.join(folder, target)) if not target.startswith("/") else target.lstrip("/")
+            hit = self._paths.get(key(strip_note_ext(joined)))
+            if hit is not None:
+                return hit
+        return self.resolve_name(target, source)
+
+    def resolve_name(self, target: str, source: str = "") -> str | None:
+        bare = key(strip_note_ext(target.strip().lstrip("/")))
+        if not bare:
+            return None
+        if "/" in bare:
+            exact = self._paths.get(bare)
+            if exact is not None:
+                return exact
+            suffix = [p for k, p in self._paths.items() if k.endswith("/" + bare)]
+            return _closest(suffix, source)
+        named = self._names.get(bare)
+        if named:
+            return _closest(named, source)
+        aliased = self._aliases.get(bare)
+        if aliased:
+            return _closest(aliased, source)
+        return None
+
+
+def _closest(candidates: list[str], source: str) -> str | None:
+    """Obsidian's pick among same-named notes: the linking note's own folder, else the shortest path."""
+    if not candidates:
+        return None
+    folder = posixpath.dirname(source)
+    return min(candidates, key=lambda p: (posixpath.dirname(p) != folder, p.count("/"), len(p), p))

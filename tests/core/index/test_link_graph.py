@@ -1,0 +1,103 @@
+"""The link graph lives with the index: built by sync, moved by live updates, persisted, healed."""
+
+from __future__ import annotations
+
+import shutil
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.engine import Engine
+from core.base.paths import AppPaths
+
+REPO = Path(__file__).resolve().parents[3]
+LINK_VAULT = REPO / "tests" / "fixtures" / "link_vault"
+V = "link_vault"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / V
+    shutil.copytree(LINK_VAULT, root)
+    return root
+
+
+@pytest.fixture
+def engine(vault: Path, cairn_home: Path) -> Iterator[Engine]:
+    eng = Engine(AppPaths(cairn_home), embedder_factory=None)
+    eng.add_vault(vault, name=V)
+    eng.sync(embed=False)
+    yield eng
+    eng.close()
+
+
+def backlink_sources(engine: Engine, rel: str) -> set[str]:
+    return {r.source for r in engine.index_for(V).links.backlinks(rel)}
+
+
+def test_sync_builds_backlinks_and_keeps_dead_links(engine: Engine) -> None:
+    graph = engine.index_for(V).links
+    assert backlink_sources(engine, "Recipes.md") == {"Home.md", "café.md"}
+    assert backlink_sources(engine, "Home.md") == {"Archive/Plan.md", "Projects/Plan.md", "dendron.sub.topic.md"}
+    dead = {(r.source, r.link.target) for r in graph.unresolved()}
+    assert dead == {("Home.md", "Missing note"), ("dendron.sub.topic.md", "dendron.sub")}
+    assert [r.attachment for r in graph.outgoing("Home.md") if r.link.target == "cat.png"] == [True]
+
+
+def test_a_new_note_answers_a_dead_link_and_a_deleted_one_breaks_it_again(engine: Engine, vault: Path) -> None:
+    (vault / "Missing note.md").write_text("# Missing no more\n")
+    engine.update_notes(V, ["Missing note.md"])
+    assert backlink_sources(engine, "Missing note.md") == {"Home.md"}
+    (vault / "Missing note.md").unlink()
+    engine.update_notes(V, ["Missing note.md"])
+    assert ("Home.md", "Missing note") in {(r.source, r.link.target) for r in engine.index_for(V).links.unresolved()}
+
+
+def test_a_rename_moves_the_notes_own_links_and_breaks_links_to_its_old_name(engine: Engine, vault: Path) -> None:
+    (vault / unicodedata.normalize("NFD", "café.md")).rename(vault / "Coffee.md")  # the fixture's name is NFD on disk
+    engine.update_notes(V, ["café.md", "Coffee.md"])
+    assert backlink_sources(engine, "Recipes.md") == {"Home.md", "Coffee.md"}
+    graph = engine.index_for(V).links
+    assert "café.md" not in graph
+    assert ("Home.md", "Café") in {(r.source, r.link.target) for r in graph.unresolved()}
+
+
+def test_the_graph_is_persisted_with_the_manifest_and_read_back(engine: Engine, vault: Path, cairn_home: Path) -> None:
+    (vault / "Journal" / "2024-01-02.md").write_text("# Tuesday\n\nMore [[Recipes]].\n")
+    engine.update_notes(V, ["Journal/2024-01-02.md"])  # the live path: on disk only after flush
+    engine.flush()
+    engine.close()
+    again = Engine(AppPaths(cairn_home), embedder_factory=None)
+    try:
+        assert {r.source for r in again.index_for(V).links.backlinks("Recipes.md")} == {"Home.md", "café.md", "Journal/2024-01-02.md"}
+    finally:
+        again.close()
+
+
+def test_an_index_without_a_graph_gets_one_on_the_next_sync(engine: Engine, cairn_home: Path) -> None:
+    path = engine.index_for(V).dir / "links.json"
+    engine.close()
+    path.unlink()  # an index built before links existed, or a lost file
+    again = Engine(AppPaths(cairn_home), embedder_factory=None)
+    try:
+        assert len(again.index_for(V).links) == 0
+        report = again.sync(embed=False)[0]
+        assert report.keyword.changed_paths == ()  # no note re-indexed, only their links read
+        assert {r.source for r in again.index_for(V).links.backlinks("Recipes.md")} == {"Home.md", "café.md"}
+        assert path.exists()
+    finally:
+        again.close()
+
+
+def test_a_damaged_graph_file_is_rebuilt_not_fatal(engine: Engine, cairn_home: Path) -> None:
+    path = engine.index_for(V).dir / "links.json"
+    engine.close()
+    path.write_text('{"format": "links-1", "notes": {"Home.md": {"v": 1}}')
+    again = Engine(AppPaths(cairn_home), embedder_factory=None)
+    try:
+        again.sync(embed=False)
+        assert {r.source for r in again.index_for(V).links.backlinks("Recipes.md")} == {"Home.md", "café.md"}
+    finally:
+        again.close()
