@@ -6,7 +6,7 @@ import argparse
 
 from core.base.errors import UsageError
 from core.cli.commands import open_engine
-from core.cli.main import EXIT_OK, print_json
+from core.cli.common import EXIT_OK, print_json
 from core.search.related import NoteLinks
 from core.serialize import links_json
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.answer.extractive import extract_answer
-from core.answer.models import Source
+from core.answer.extractive import render
+from core.answer.models import Quote
 from core.answer.units import CODE, ITEM, PROSE, ROW, is_boilerplate, split_units
 
 VAULTS = Path(__file__).resolve().parents[4] / "shared" / "data" / "vaults"
@@ -58,9 +58,10 @@ def test_table_rows_and_prose_sentences_are_units() -> None:
     assert units[2].text == "Priya Natarajan | owns releases"
 
 
-def test_quoted_sentences_show_link_labels() -> None:
+def test_quoted_sentences_show_link_labels_while_the_quote_stays_verbatim() -> None:
     text = "The release is signed off by [[People/Priya Natarajan|Priya]] using [the checklist](Release%20checklist.md) every time."
-    src = Source(1, "v", "a.md", "A", "", (0,), 0, len(text), text, ())
-    answer = extract_answer("who signs off the release checklist", [src])
+    quote = Quote(1, text, "prose", "a.md", "A", 0, 0, len(text.encode()))
+    answer = render([quote])
     assert "signed off by Priya using the checklist every time. [1]" in answer
     assert "[[" not in answer and "](" not in answer
+    assert quote.text == text  # what is checked against the note is untouched
