@@ -60,7 +60,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
             sys.stdout.flush()
 
-    resp = Answerer(engine, provider).ask(request, on_delta=on_delta, cancel=cancel_on_sigint())
+    resp = Answerer(engine, provider, route_folders=args.route_folders).ask(request, on_delta=on_delta, cancel=cancel_on_sigint())
     if args.json:
         print_json(response_json(resp))
         return EXIT_FAIL if resp.error and not resp.answer else EXIT_OK
