@@ -84,7 +84,8 @@ def select_folders(
     if rest:
         user = "Folders:\n" + "\n".join(rest) + f"\n\nQuestion: {question}"
         try:
-            text = "".join(provider.stream([ChatMessage("system", ROUTE_PROMPT), ChatMessage("user", user)], temperature=0.0, cancel=cancel))
+            messages = [ChatMessage("system", ROUTE_PROMPT), ChatMessage("user", user)]
+            text = "".join(provider.stream(messages, temperature=0.0, max_tokens=80, cancel=cancel))
             ranked = parse_folders(text, rest)
             if not ranked:
                 fallback = "the model named no folder of the vault"
