@@ -2,7 +2,9 @@
 
 Each trial starts a child process on the same data dir and vault (tests/crash_harness.py):
 mostly live edits through `engine.update_notes` with a `flush` now and then, sometimes
-batches of edits followed by a full `engine.sync`. The child is killed with SIGKILL at a
+batches of edits followed by a full `engine.sync`, and (--first-builds, default 20%) a vault's
+first build from an empty data dir of its own, where `status` and a search must work after the
+kill and the next sync must build the same index as a fresh one. The child is killed with SIGKILL at a
 random moment; a new engine then opens the data dir, syncs, and is compared with an
 index built from scratch for the same files (keyword rows, manifest, one vector per chunk,
 nothing left to do on a second start).
@@ -10,7 +12,10 @@ nothing left to do on a second start).
 The children embed with the test suite's `BagOfWordsEmbedder` (deterministic, instant), not
 the default model: the recovery code path is the same and 100 trials finish in minutes.
 
-Usage: python bench/torture.py [--trials 100] [--notes 200] [--seed 1]
+Usage: python bench/torture.py [--trials 100] [--notes 200] [--seed 1] [--first-builds 0.2]
+
+Measured (#22): 20 trials, 150 notes, 7 of them first builds killed at 0.3-1.5 s: 20/20 recovered
+(before the fix 5 of 7 first builds left whoosh/chunks.tmp/ and every later start failed).
 """
 
 from __future__ import annotations

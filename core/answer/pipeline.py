@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from collections.abc import Callable
 
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from core.answer.citations import check_citations
 from core.answer.followup import rewrite
 from core.answer.grounding import check_support
+from core.answer.routing import PER_FOLDER_K, Routing, folders_of, merge, select_folders, weigh
 from core.answer.context import auto_k, build_sources, messages_for, question_stems, relevance
 from core.answer.extractive import Extracted, extract, term_weights
 from core.answer.models import AskRequest, AskResponse, Quote, Reference, Source
@@ -25,10 +27,11 @@ EXTRACTIVE = "extractive"
 class Answerer:
     """Answers from one engine's vaults; `provider` None means the offline extractive answer."""
 
-    def __init__(self, engine: Engine, provider: Any | None = None, *, temperature: float = 0.2) -> None:
+    def __init__(self, engine: Engine, provider: Any | None = None, *, temperature: float = 0.2, route_folders: bool = False) -> None:
         self.engine = engine
         self.provider = provider
         self.temperature = temperature
+        self.route_folders = route_folders  # opt-in: the model picks the folders to search first
 
     @property
     def provider_id(self) -> str:
@@ -44,10 +47,16 @@ class Answerer:
         k = auto_k(question, req.detail, req.k)
         filters = SearchFilters(vaults=req.vaults, folders=req.folders, allow_restricted=req.allow_restricted)
         resp = self.engine.search(SearchRequest(question, mode=req.mode, k=k * 3, filters=filters, per_note_cap=3))
-        timings["retrieve"] = _ms(t0)
+        hits = list(resp.hits)
         warnings = list(resp.warnings)
+        routing = self._route(question, req, filters, k, cancel) if self.route_folders and self.provider is not None else None
+        if routing is not None and routing[0].folders:
+            hits = routing[1]
+        elif routing is not None:
+            warnings.append(f"folder routing not used: {routing[0].fallback}")
+        timings["retrieve"] = _ms(t0)
         wanted = question_stems(question)
-        gated: list[tuple[Hit, bool, str]] = [(h, *relevance(h, wanted)) for h in resp.hits]
+        gated: list[tuple[Hit, bool, str]] = [(h, *relevance(h, wanted)) for h in hits]
         passing = [h for h, ok, _ in gated if ok and not _unsafe_for(h, self.provider)]
         if any(ok and _unsafe_for(h, self.provider) for h, ok, _ in gated):
             warnings.append("restricted notes were left out: they are never sent to a remote model")
@@ -60,6 +69,8 @@ class Answerer:
             ],
             "search_timings_ms": resp.timings_ms,
         }
+        if routing is not None:
+            debug["folder_routing"] = routing[0].as_debug()
         base = dict(
             question=req.question,
             standalone_question=question if question != req.question else "",
@@ -94,6 +105,20 @@ class Answerer:
                 on_delta(got.answer)
             return self._finish(got.answer, sources, (), warnings, timings, base, first_token_ms=timings["total"], quotes=got.quotes)
         return self._generate(messages, sources, warnings, timings, base, t0, on_delta, cancel)
+
+    def _route(
+        self, question: str, req: AskRequest, filters: SearchFilters, k: int, cancel: threading.Event | None
+    ) -> tuple[Routing, list[Hit]]:
+        """Search the folders the model ranks first, each weighed by its position (seed 001)."""
+        names = req.vaults or tuple(v.name for v in self.engine.vaults)
+        available = folders_of(rel for name in names for rel in self.engine.index_for(name).files)
+        routing = select_folders(question, available, req.folders, self.provider, cancel)
+        groups = []
+        for folder, weight in zip(routing.folders, routing.weights):
+            scoped = replace(filters, folders=(folder,))
+            found = self.engine.search(SearchRequest(question, mode=req.mode, k=PER_FOLDER_K, filters=scoped, per_note_cap=3))
+            groups.append(weigh(found.hits, folder, weight))
+        return routing, merge(groups, k * 3)
 
     def extract(self, question: str, sources: tuple[Source, ...]) -> Extracted:
         """The offline answer over these sources, key words weighed by their rarity in the vault."""

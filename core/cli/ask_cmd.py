@@ -61,11 +61,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
             sys.stdout.flush()
 
-    resp = Answerer(engine, provider).ask(request, on_delta=on_delta, cancel=cancel_on_sigint())
+    resp = Answerer(engine, provider, route_folders=args.route_folders).ask(request, on_delta=on_delta, cancel=cancel_on_sigint())
     if args.json:
         print_json(response_json(resp))
         return EXIT_FAIL if resp.error and not resp.answer else EXIT_OK
-    if not streamed:
+    if resp.standalone_question:
+        print(f"(searched for: {resp.standalone_question})", file=sys.stderr)
+    if streamed and resp.unverified:
+        # What streamed was the model's text; it cited nothing, so the notes' own passages follow.
+        sys.stdout.write("\n\n(unverified: the text above cites none of your notes)\n\n" + resp.answer)
+    elif not streamed:
         sys.stdout.write(resp.answer)
     sys.stdout.write("\n")
     if resp.references:

@@ -81,7 +81,8 @@ def _ask_cases(engine: Engine, golden: GoldenSet, args: argparse.Namespace) -> i
     from core.cli.ask_cmd import make_provider
     from core.eval.ask_eval import run_ask_cases
 
-    report = run_ask_cases(Answerer(engine, make_provider(args.provider, None, None)), golden.ask_cases, args.vault)
+    provider = make_provider(args.provider, args.model, args.base_url)
+    report = run_ask_cases(Answerer(engine, provider, route_folders=args.route_folders), golden.ask_cases, args.vault)
     if args.json:
         print_json({"ask": report.to_json()})
     else:
@@ -94,7 +95,8 @@ def _ask_cases(engine: Engine, golden: GoldenSet, args: argparse.Namespace) -> i
                 print(f"       {p}")
         print(
             f"  answered {_pct(report.answered_rate)} of answerable, abstained on {_pct(report.abstain_rate)} of "
-            f"unanswerable, quotes in their cited section {_pct(report.quotes_in_section_rate)}"
+            f"unanswerable, quotes in their cited section {_pct(report.quotes_in_section_rate)}, "
+            f"expected note among the sources {_pct(report.retrieved_rate)}"
         )
         print(
             f"  citation precision {report.citation_precision}, abstention accuracy {report.abstention_accuracy}, "

@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--detail", choices=("brief", "normal", "detailed"), default="normal")
     a.add_argument("-k", type=int, default=None, help="chunks of context (default: chosen from 3 to 8)")
     a.add_argument("--json", action="store_true", help="print the whole response as JSON")
+    a.add_argument("--route-folders", action="store_true", help="let the model pick the folders to search first (needs --provider)")
 
     w = sub.add_parser("watch", help="follow edits live; Ctrl-C (or SIGTERM) flushes and exits")
     w.add_argument("--vault", action="append", default=[], help="vault name (default: all)")
@@ -102,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--quiet", action="store_true")
     ev.add_argument("--provider", default=None, help="answering provider for ask cases (default: extractive)")
     ev.add_argument("--no-ask", action="store_true", help="skip the golden file's ask cases")
+    ev.add_argument("--model", default=None, help="the model of --provider")
+    ev.add_argument("--base-url", default=None, help="the server of --provider")
+    ev.add_argument("--route-folders", action="store_true", help="ask cases with folder routing (needs --provider)")
     return p
 
 

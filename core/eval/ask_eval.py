@@ -42,6 +42,7 @@ class AskCaseResult:
     quotes: int = 0
     quotes_in_section: int = 0
     problems: tuple[str, ...] = ()
+    expected_retrieved: bool | None = None  # an expected note was among the sources the answer was built from
 
     @property
     def passed(self) -> bool:
@@ -64,6 +65,7 @@ class AskEvalReport:
     answered_rate: float | None = None  # answerable cases whose answer holds an expected snippet
     abstain_rate: float | None = None  # unanswerable cases that abstained
     quotes_in_section_rate: float | None = None
+    retrieved_rate: float | None = None  # answerable cases with an expected note among the sources
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -135,6 +137,7 @@ def run_ask_cases(
         answered_rate=_rate(sum(bool(r.answer_contains_expected) for r in answerable), len(answerable)),
         abstain_rate=_rate(sum(r.abstained for r in unanswerable), len(unanswerable)),
         quotes_in_section_rate=_rate(sum(r.quotes_in_section for r in results), quotes),
+        retrieved_rate=_rate(sum(bool(r.expected_retrieved) for r in answerable), len(answerable)),
     )
 
 
@@ -166,6 +169,7 @@ def _run_case(answerer: Answerer, case: AskCase, vault: str | None, root: Path |
         quotes=len(resp.quotes),
         quotes_in_section=len(resp.quotes) - sum(1 for q in resp.quotes if quote_in_section(q, root)),
         problems=tuple(problems),
+        expected_retrieved=bool(expected & {s.rel_path for s in resp.sources}) if expected else None,
     )
 
 

@@ -43,6 +43,7 @@ def test_injection_attempts_are_flagged_with_a_risk_score() -> None:
 # -- well-known token formats and key blocks cut by chunk boundaries (#22) ------------------
 
 import base64  # noqa: E402
+import json  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -142,5 +143,30 @@ def test_snippets_are_cut_from_masked_text(tmp_path: Path) -> None:
         resp = engine.search(SearchRequest("zebrafish", mode="keyword", filters=SearchFilters(allow_restricted=True)))
         text = " ".join(h.snippet for h in resp.hits)
         assert resp.hits and not re.search(r"[A-Za-z0-9+/]{40,}", text)
+    finally:
+        engine.close()
+
+
+def test_answers_and_the_context_sent_to_a_model_never_hold_key_material(tmp_path: Path) -> None:
+    from core.answer import Answerer, AskRequest
+    from core.base.paths import AppPaths
+    from core.engine import Engine
+    from tests.helpers import ScriptedProvider
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    key = _armored("OPENSSH PRIVATE KEY", 2400, seed=9)
+    (vault / "server.md").write_text(f"# Server access\n\nThe deploy key for the server:\n\n{key}\n\nThe server runs on port 2222.\n", encoding="utf-8")
+    engine = Engine(AppPaths(tmp_path / "home"), embedder_factory=None)
+    try:
+        engine.add_vault(vault, name="v")
+        engine.sync(["v"], embed=False)
+        extractive = Answerer(engine).ask(AskRequest("What is the deploy key for the server?"))
+        assert not re.search(r"[A-Za-z0-9+/]{40,}", extractive.answer)
+        provider = ScriptedProvider(["I cannot show keys."])
+        Answerer(engine, provider).ask(AskRequest("What is the deploy key for the server?"))
+        sent = json.dumps(provider.calls, default=str)
+        assert "deploy key" in sent  # the note was in the context, masked
+        assert not re.search(r"[A-Za-z0-9+/]{40,}", sent)
     finally:
         engine.close()

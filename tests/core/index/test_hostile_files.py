@@ -18,9 +18,8 @@ import pytest
 from core.base.models import SearchFilters, SkipReason
 from core.base.paths import AppPaths
 from core.engine import Engine
-from core.index.indexer import VaultIndex
 from core.search.search import SearchRequest
-from core.vault.scanner import Scanner
+from core.vault.scanner import Scanner, read_note_bytes
 
 POSIX = sys.platform != "win32"
 
@@ -108,13 +107,9 @@ def test_a_note_deleted_between_the_walk_and_the_read_is_not_an_error(vault: Pat
     (vault / "gone.md").write_text("# Gone\n")
     scan = Scanner(vault).scan()
     (vault / "gone.md").unlink()
-    vi = VaultIndex.__new__(VaultIndex)  # only the read path matters here
-    from core.vault.scanner import read_note_bytes
-
     (gone,) = [e for e in scan.entries if e.rel_path == "gone.md"]
     skipped = read_note_bytes(gone)
     assert not isinstance(skipped, bytes) and skipped.reason is SkipReason.UNREADABLE
-    del vi
 
 
 def test_a_file_vanishing_mid_walk_is_left_out(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
