@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.base.config import EngineConfig, VaultConfig, add_vault, load_config, placement_problem, remove_vault, save_config
+from core.base.config import EngineConfig, VaultConfig, add_vault, merge_settings, modify_config, placement_problem, read_config, remove_vault
 from core.index.embed_cache import EmbeddingCache
 from core.index.embed_text import embedding_input
 from core.providers.embedding import Embedder, EmbedderUnavailable, EmbeddingCancelled, create_embedder, default_registry
@@ -77,7 +77,11 @@ class Engine:
     ) -> None:
         self.paths = paths
         paths.ensure()
-        self.config = config if config is not None else load_config(paths)
+        self.config_problem: str | None = None  # a damaged config.json set aside at start
+        if config is None:
+            loaded = read_config(paths)
+            config, self.config_problem = loaded.config, loaded.problem
+        self.config = config
         self._embedder_factory = embedder_factory
         self._indexes: dict[str, VaultIndex] = {}
         self._vectors: dict[str, VaultVectors] = {}
@@ -97,27 +101,60 @@ class Engine:
     def add_vault(self, root: Path, name: str | None = None) -> VaultConfig:
         if not Path(root).is_dir():
             raise UsageError(f"{root} is not a folder")
-        with self._lock:
-            problem = placement_problem(self.config, Path(root), self.paths.data_dir)
+        added: list[VaultConfig] = []
+
+        def change(disk: EngineConfig) -> EngineConfig:
+            # Judged against the file, not this engine's copy: another process may have added vaults.
+            problem = placement_problem(disk, Path(root), self.paths.data_dir)
             if problem is not None:
                 raise UsageError(problem)
-            self.config, vc = add_vault(self.config, Path(root), name)
-            save_config(self.paths, self.config)
-            return vc
+            new, vc = add_vault(disk, Path(root), name)
+            added.append(vc)
+            return new
+
+        with self._lock:
+            self.config = modify_config(self.paths, change)
+            return added[0]
 
     def remove_vault(self, name: str) -> None:
-        with self._lock:
+        """Forget a vault; waits for its writer (a sync or a live update) so none is cut off mid-write.
+
+        The lock lives here, not in a caller, so the CLI and the MCP server get
+        the same protection as the app.
+        """
+        with self.write_lock(name), self._lock:
             vi = self._indexes.pop(name, None)
             if vi is not None:
                 vi.close()
             self._vectors.pop(name, None)
-            self.config = remove_vault(self.config, name)
-            save_config(self.paths, self.config)
+            self.config = modify_config(self.paths, lambda disk: remove_vault(disk, name))
 
     def update_config(self, config: EngineConfig) -> None:
+        """Save `config`'s settings; vaults other processes registered meanwhile are kept."""
         with self._lock:
-            self.config = config
-            save_config(self.paths, config)
+            before = self.config
+            self.config = modify_config(self.paths, lambda disk: merge_settings(disk, before, config))
+
+    def reload_config(self) -> bool:
+        """Pick up changes other processes made to config.json; True when the vault list changed.
+
+        Only the vault list is taken over live: settings changes need a fresh engine
+        (indexes are built from them), which the caller decides about.
+        """
+        loaded = read_config(self.paths)
+        if loaded.problem is not None:
+            self.config_problem = loaded.problem
+        with self._lock:
+            if loaded.config.vaults == self.config.vaults:
+                return False
+            gone = {v.name for v in self.config.vaults} - {v.name for v in loaded.config.vaults}
+            for name in gone:
+                vi = self._indexes.pop(name, None)
+                if vi is not None:
+                    vi.close()
+                self._vectors.pop(name, None)
+            self.config = replace(self.config, vaults=loaded.config.vaults)
+            return True
 
     def vault(self, name: str) -> VaultConfig:
         vc = self.config.vault_named(name)

@@ -209,8 +209,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         if self.is_indexing():
             self.message.emit("Wait for indexing to finish (or cancel it) before removing a vault")
             return
-        with self.engine.write_lock(name):  # not while the watcher is re-indexing one of its notes
-            self.engine.remove_vault(name)
+        self.engine.remove_vault(name)  # waits for a live update of that vault to finish
         if self.scope is not None and self.scope.vault == name:
             self.set_scope(None)
         self.refresh()
@@ -378,6 +377,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
             self.live.stop(self.engine, flush=True)
             return
         self.engine.update_config(config)
+        config = self.engine.config  # with the vaults other processes registered meanwhile
         # The old engine is not closed: a search on the query thread may still be using it.
         self.engine = Engine(self.paths, config, embedder_factory=self._embedder_factory)  # type: ignore[arg-type]
         self.refresh()
