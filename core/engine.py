@@ -229,8 +229,12 @@ class Engine:
         cancel: threading.Event | None = None,
         embed: bool = True,
         bulk_in_child: bool = False,
+        keyword_ready: Callable[[str], None] | None = None,
     ) -> list[SyncReport]:
         """Keyword index first (search works at once), then embeddings in batches.
+
+        `keyword_ready(name)` is called once a vault's keyword index is searchable and
+        its write lock free (live edits queued meanwhile are applied from then on).
 
         With `bulk_in_child`, a vault with no index yet is built in a child process
         (core.index.child_sync) so a UI thread in this process never waits on Whoosh.
@@ -243,11 +247,30 @@ class Engine:
                 if kw is None:
                     vi = self.index_for(name)
                     kw = vi.sync(progress=progress, cancel=cancel)
-                emb_stats = None
-                if embed and not kw.cancelled:
-                    emb_stats = self.embed_vault(name, progress=progress, cancel=cancel)
+            if keyword_ready is not None:
+                keyword_ready(name)
+            # Embedding (minutes on a large vault) takes the write lock one batch at a time, so
+            # live edits are indexed between batches instead of after the whole vault.
+            emb_stats = None
+            if embed and not kw.cancelled:
+                emb_stats = self.embed_vault(name, progress=progress, cancel=cancel, yielding=True)
             reports.append(SyncReport(kw, emb_stats, self.semantic_problem(name)))
         return reports
+
+    def catch_up(self, name: str) -> SyncReport:
+        """Reconcile one vault with its folder (size and mtime against the manifest), live-style.
+
+        What a watcher runs when it starts: edits made while nothing watched (the
+        app closed, a first index running) are re-indexed, and only the notes that
+        changed are embedded, so a vault whose embedding never finished is not
+        embedded whole on the watcher's thread.
+        """
+        with self.write_lock(name):
+            kw = self.index_for(name).sync()
+            emb = None
+            if kw.changed_paths or kw.removed_paths:
+                emb = self.embed_vault(name, persist=False, only=kw.changed_paths)
+            return SyncReport(kw, emb, self.semantic_problem(name))
 
     def _bulk_in_child(self, name: str, progress: Progress | None, cancel: threading.Event | None) -> SyncStats | None:
         from core.index.child_sync import ChildSyncError, gc_paused, sync_keyword_in_child
@@ -309,8 +332,14 @@ class Engine:
         cancel: threading.Event | None = None,
         persist: bool = True,
         only: Sequence[str] | None = None,
+        yielding: bool = False,
     ) -> EmbedStats | None:
-        """Bring the vault's vectors in step with its manifest; `only`: embed just these notes."""
+        """Bring the vault's vectors in step with its manifest; `only`: embed just these notes.
+
+        With `yielding`, the vault's write lock is held only while a batch is prepared
+        and stored, not while it is embedded: a live edit may change the manifest in
+        between, and the batch drops what it changed (see `VaultVectors.sync`).
+        """
         vv = self.vectors_for(name)
         if vv is None:
             return None
@@ -318,11 +347,16 @@ class Engine:
         emb = self.embedder_for(vc)
         assert emb is not None
         vi = self.index_for(name)
-        files = self._embeddable_files(vc, vi.files)
+
+        def current() -> dict[str, FileRecord]:
+            return self._embeddable_files(vc, vi.files)
+
+        files = current()
 
         def texts_for(refs: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
             ids = {f"{name}\x1f{rel}\x1f{o}": (rel, o) for rel, o in refs}
             stored = vi.keyword.stored(ids)
+            files = current()  # under the write lock: the manifest as the keyword index holds it now
             out = {}
             for cid, fields in stored.items():
                 rel, o = ids[cid]
@@ -332,14 +366,24 @@ class Engine:
             return out
 
         try:
-            stats = vv.sync(files, texts_for, lambda texts: emb.embed_documents(texts), progress, cancel, only=only)
+            stats = vv.sync(
+                files,
+                texts_for,
+                lambda texts: emb.embed_documents(texts),
+                progress,
+                cancel,
+                only=only,
+                guard=(lambda: self.write_lock(name)) if yielding else None,
+                current=current if yielding else None,
+            )
         except EmbeddingCancelled:
             stats = EmbedStats(vv.desired, 0, 0, 0, 0.0, cancelled=True)
         except EmbedderUnavailable as exc:
             self._semantic_problem[name] = f"{exc.reason}: {exc}"
             stats = None
         if persist and vv.dirty:
-            vv.save()  # an unchanged vault rewrites nothing
+            with self.write_lock(name):
+                vv.save()  # an unchanged vault rewrites nothing
         elif not persist:
             vv.cache.flush()  # cheap append: a crash before the next flush re-embeds nothing
         return stats

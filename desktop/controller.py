@@ -249,6 +249,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         worker.finished.connect(self._on_index_finished)
         self._index_thread = self._jobs.start(worker)
         self.indexStarted.emit(names)
+        self._sync_watch()  # a vault is live from the moment it is added, not after its first index
 
     def cancel_index(self) -> None:
         self._queued_index.clear()

@@ -32,8 +32,12 @@ class LiveWatch:
         return self.live.watched
 
     def _sync_watch(self) -> None:
-        """Follow every vault of the current engine live (after indexing, or once the vault list changed)."""
-        if self._closing or self._shut or self.is_indexing() or self._pending_config is not None:
+        """Follow every vault of the current engine live, from the moment it is added.
+
+        Indexing does not wait for this or stop it: the watcher queues a vault's events
+        until its keyword index exists, then catches it up with its folder.
+        """
+        if self._closing or self._shut or self._pending_config is not None:
             return
         self.live.watch(self.engine, [v.name for v in self.vaults], self.settings.live_debounce_ms / 1000)
 

@@ -79,17 +79,20 @@ class IndexWorker(_HomingWorker):
     def _sync_one(self, name: str) -> list[Any]:
         announced = False
 
-        def on_progress(done: int, total: int, phase: str) -> None:
+        def on_keyword_ready(_: str) -> None:
             nonlocal announced
-            if phase == "embedding" and not announced:
-                announced = True
-                self.keywordReady.emit(name)
+            announced = True
+            self.keywordReady.emit(name)
+
+        def on_progress(done: int, total: int, phase: str) -> None:
             self.progress.emit(name, done, total, phase)
 
         try:
             # A vault's first index is built in a child process: Whoosh would otherwise hold
             # the GIL (and so the window) for up to a few hundred ms at a time.
-            reports = self._engine.sync([name], progress=on_progress, cancel=self._cancel, embed=self._embed, bulk_in_child=True)
+            reports = self._engine.sync(
+                [name], progress=on_progress, cancel=self._cancel, embed=self._embed, bulk_in_child=True, keyword_ready=on_keyword_ready
+            )
         except Exception as exc:  # report, never kill the thread silently
             self.failed.emit(f"Indexing {name} failed: {user_message(exc)}")
             return []
