@@ -23,6 +23,7 @@ from core.search.search import SearchRequest
 from core.providers.secrets import KeyStore
 from desktop.actions import HitActions
 from desktop.ask_worker import AskRunner, ProviderFactory
+from desktop.config_watch import ConfigWatch
 from desktop.live import LiveIndexing
 from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
@@ -129,6 +130,8 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self.live.failed.connect(self.message)
         self.live.watchingChanged.connect(self.watchingChanged)
         self.live.stopped.connect(self._on_live_stopped)
+        self.config_watch = ConfigWatch(paths.config_file, self)
+        self.config_watch.changed.connect(self.reload_config)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -152,6 +155,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self._shut = True
         self._cancel.set()
         self.asks.shutdown()
+        self.config_watch.stop()
         self._queued_index.clear()
         self._jobs.wait_all()
         self._index_thread = None
@@ -190,6 +194,34 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self._close_token = self.live.stop(self.engine, flush=True)
 
     # -- vaults ----------------------------------------------------------------------------
+
+    @Slot()
+    def reload_config(self) -> None:
+        """Show vaults another process registered (or removed) since; nothing is dropped or re-indexed.
+
+        The process that registered a vault indexes it; this app watches it and shows
+        it as soon as its index exists.
+        """
+        if self._closing or self._shut:
+            return
+        before = {v.name for v in self.vaults}
+        try:
+            changed = self.engine.reload_config()
+        except CairnError as exc:
+            self.message.emit(str(exc))
+            return
+        if self.engine.config_problem:
+            self.message.emit(self.engine.config_problem)
+        if not changed:
+            return
+        after = {v.name for v in self.vaults}
+        added, gone = sorted(after - before), sorted(before - after)
+        parts = ([f"added {', '.join(added)}"] if added else []) + ([f"removed {', '.join(gone)}"] if gone else [])
+        self.message.emit(f"Vaults changed outside this window: {'; '.join(parts)}")
+        if self.scope is not None and self.scope.vault in gone:
+            self.set_scope(None)
+        self.refresh()
+        self._sync_watch()
 
     @property
     def vaults(self) -> tuple[VaultConfig, ...]:

@@ -65,6 +65,8 @@ class StatusPanel(QWidget):
         controller.resultsCleared.connect(lambda: self.set_warnings(()))
         controller.message.connect(self.show_message)
         controller.indexFailed.connect(self.show_message)
+        if controller.engine.config_problem:  # a damaged config.json was set aside at start
+            self.show_message(controller.engine.config_problem, 60000)
 
     def show_message(self, text: str, msecs: int = 8000) -> None:
         """A passing message (copied a link, a vault could not be indexed); the tooltip keeps it whole."""
