@@ -23,18 +23,34 @@ from core.index.indexer import Progress, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo
 from core.base.models import SearchFilters, SearchResponse
 from core.base.paths import AppPaths
+from core.base.vault_state import Phase, SemanticState, VaultProgress
 from core.search.search import SearchRequest, VaultSearchSide, search
 from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors
 
 EmbedderFactory = Callable[[VaultConfig], Embedder]
 
+SEMANTIC_OFF = "semantic search is turned off"
+
 
 @dataclass(frozen=True, slots=True)
 class VaultStatus:
+    """A vault's index as stored: the keyword side's health and how much of it has vectors."""
+
     info: IndexInfo
     built: bool
-    semantic: str  # ok | empty | missing | model_mismatch | rebuilt | unavailable: REASON | partial
+    semantic: SemanticState
     semantic_fraction: float
+    semantic_reason: str = ""  # why semantic is not OK, for the user; never parsed
+    embedded: int = 0  # chunks with a vector
+    wanted: int = 0  # chunks that should have one
+
+    def progress(self, phase: Phase | None = None, done: int = 0, total: int = 0) -> VaultProgress:
+        """This status as the one `VaultProgress` the views show; `phase` while indexing runs."""
+        if phase is None:
+            phase = Phase.READY if self.built else Phase.NOT_BUILT
+        if phase is not Phase.KEYWORD and total == 0:
+            done, total = self.embedded, self.wanted
+        return VaultProgress(self.info.vault, phase, done, total, self.semantic, self.semantic_reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +197,7 @@ class Engine:
     def embedder_for(self, vc: VaultConfig) -> Embedder | None:
         """The vault's embedder, or None with the reason kept in `semantic_problem`."""
         if self._embedder_factory is None:
-            self._semantic_problem[vc.name] = "semantic search is turned off"
+            self._semantic_problem[vc.name] = SEMANTIC_OFF
             return None
         key = (vc.embedder, vc.embed_model, vc.embed_base_url)
         with self._lock:
@@ -421,8 +437,8 @@ class Engine:
             reason = self.semantic_problem(name) or ("vector index " + (vv.status if vv else "missing"))
             return VaultSearchSide(name, vi.keyword, unavailable_reason=reason)
         note = None
-        if vv.fraction_complete < 1.0:
-            note = f"semantic index {int(vv.fraction_complete * 100)}% complete"
+        if vv.fraction_complete < 1.0:  # the same number the status bar shows for this vault
+            note = f"{name}: semantic index {int(vv.fraction_complete * 100)}% complete"
         files = vi.files
         searcher = _BoundVectors(vv, files)
         return VaultSearchSide(name, vi.keyword, searcher, emb, semantic_note=note)
@@ -436,19 +452,35 @@ class Engine:
     # -- status ----------------------------------------------------------------------------
 
     def status(self) -> list[VaultStatus]:
-        out = []
-        for v in self.config.vaults:
-            vi = self.index_for(v.name)
-            vv = self.vectors_for(v.name)
-            if vv is None:
-                semantic = f"unavailable: {self.semantic_problem(v.name) or 'unknown'}"
-                fraction = 0.0
+        return [self.vault_status(v.name) for v in self.config.vaults]
+
+    def vault_status(self, name: str) -> VaultStatus:
+        """The stored state of one vault; the semantic side as an enum plus a reason in words."""
+        v = self.vault(name)
+        vi = self.index_for(name)
+        vv = self.vectors_for(name)
+        embedded = wanted = 0
+        reason = ""
+        if vv is None:
+            problem = self.semantic_problem(name) or "the embedding model could not be loaded"
+            semantic = SemanticState.OFF if problem == SEMANTIC_OFF else SemanticState.UNAVAILABLE
+            reason = problem
+            fraction = 0.0
+        else:
+            vv.desired = vv.desired or sum(len(r.chunks) for r in self._embeddable_files(v, vi.files).values())
+            fraction = vv.fraction_complete
+            embedded, wanted = min(len(vv.key_hash), vv.desired), vv.desired
+            if 0 < len(vv.index) and fraction < 1.0:
+                semantic = SemanticState.PARTIAL  # vectors held in memory count, saved or not yet
+                reason = f"{int(fraction * 100)}% of the vault embedded; semantic results cover only that part"
             else:
-                vv.desired = vv.desired or sum(len(r.chunks) for r in self._embeddable_files(v, vi.files).values())
-                fraction = vv.fraction_complete
-                semantic = vv.status if fraction >= 1.0 or vv.status != "ok" else "partial"
-            out.append(VaultStatus(vi.info if vi.is_built else replace(vi.info, state="not built"), vi.is_built, semantic, fraction))
-        return out
+                semantic = SemanticState(vv.status) if vv.status in SemanticState._value2member_map_ else SemanticState.MISSING
+                if semantic is SemanticState.MISSING:
+                    reason = "not embedded yet"
+                elif semantic is SemanticState.MODEL_MISMATCH:
+                    reason = "embedded by another model; re-index to rebuild"
+        info = vi.info if vi.is_built else replace(vi.info, state="not built")
+        return VaultStatus(info, vi.is_built, semantic, fraction, reason, embedded, wanted)
 
     def close(self) -> None:
         with self._lock:

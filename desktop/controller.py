@@ -24,6 +24,7 @@ from core.providers.secrets import KeyStore
 from desktop.actions import HitActions
 from desktop.ask_worker import AskRunner, ProviderFactory
 from desktop.config_watch import ConfigWatch
+from desktop.progress_board import ProgressBoard
 from desktop.live import LiveIndexing
 from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
@@ -130,6 +131,14 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self.live.failed.connect(self.message)
         self.live.watchingChanged.connect(self.watchingChanged)
         self.live.stopped.connect(self._on_live_stopped)
+        self.board = ProgressBoard(self)  # each vault's phase and percentage, for every view
+        self.snapshotChanged.connect(self.board.set_snapshot)
+        self.indexStarted.connect(self.board.started)
+        self.indexProgress.connect(self.board.progress)
+        self.indexFinished.connect(lambda _reports: self.board.finished())
+        self.live.watchingChanged.connect(lambda names: self.board.set_live(names, self.live.caught_up))
+        self.live.caughtUp.connect(lambda _name: self.board.set_live(self.live.watched, self.live.caught_up))
+        self.live.failed.connect(self.board.set_live_problem)
         self.config_watch = ConfigWatch(paths.config_file, self)
         self.config_watch.changed.connect(self.reload_config)
 

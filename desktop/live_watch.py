@@ -14,6 +14,7 @@ class LiveWatch:
     """Mixed into AppController, which provides the engine, settings, signals and close state."""
 
     live: Any
+    board: Any
     engine: Any
     settings: Any
     vaults: Any
@@ -46,6 +47,8 @@ class LiveWatch:
         if self._closing or self._shut:
             return
         self.liveUpdated.emit(update)
+        if self.board.live_problem:
+            self.board.set_live_problem("")  # it works again
         if not touched(update):
             return
         self.message.emit(describe_update(update))

@@ -138,7 +138,9 @@ class VaultVectors:
                             self.index.add([k for k, _ in rows], np.vstack([v for _, v in rows]))
                 embedded += len(rows)
             if progress is not None:
-                progress(min(start + EMBED_GROUP, len(need)), len(need), "embedding")
+                # Counted over the whole vault, not this run: the same share of the vault embedded
+                # that search warnings and the status report, so two numbers never disagree.
+                progress(len(wanted) - len(need) + min(start + EMBED_GROUP, len(need)), len(wanted), "embedding")
         if stale or from_cache or embedded or self.status not in ("ok", "empty"):
             self.dirty = True
         self.status = "ok" if len(self.index) else "empty"
