@@ -101,6 +101,8 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self.keys = keys if keys is not None else KeyStore()
         self.settings: Settings = store.load()
         self.actions = actions if actions is not None else HitActions()
+        if self.actions.on_failure is None:
+            self.actions.on_failure = self.message.emit  # a failed open is said in the window
         if embedder_factory is _DEFAULT:
             embedder_factory = make_embedder_factory(self.keys, lambda: self.settings.allow_remote_embedding)
         self._embedder_factory = embedder_factory

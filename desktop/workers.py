@@ -7,6 +7,8 @@ can drop it safely once its thread has stopped.
 
 from __future__ import annotations
 
+import logging
+
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,9 +23,14 @@ from desktop.state import take_snapshot
 
 
 def user_message(exc: BaseException) -> str:
-    """A sentence for the status bar: the engine's own wording for its errors, the type otherwise."""
+    """A sentence for the status bar: the engine's own wording for its errors, the type otherwise.
+
+    An error that is not one of Cairn's own is unexpected: its traceback goes to the
+    log file in the data folder (see `desktop.error_log`), the sentence to the user.
+    """
     if isinstance(exc, CairnError):
         return str(exc)
+    logging.getLogger("cairn.desktop").error("Unexpected error in a worker", exc_info=exc)
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
