@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import Enum
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
@@ -29,11 +30,21 @@ from desktop.live import LiveIndexing
 from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
 from desktop.state import VaultSnapshot
-from desktop.connection_tests import ConnectionTests
+from desktop.connection_tests import ConnectionTester
 from desktop.live_watch import LiveWatch
+from core.watcher import LiveUpdate
 from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob
 
 _DEFAULT = object()
+
+
+class Lifecycle(Enum):
+    """Where the controller is between start and exit; one state instead of four flags."""
+
+    RUNNING = "running"
+    CLOSING = "closing"  # begin_close(): indexing cancelled, the watcher stopping and flushing
+    CLOSED = "closed"  # flushed; shutdown() still joins the threads
+    SHUT = "shut"  # every thread stopped, the engine closed
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +58,7 @@ class Scope:
         return f"{self.vault}/{self.folder}" if self.folder else self.vault
 
 
-class AppController(QObject, ConnectionTests, LiveWatch):
+class AppController(QObject):
     """Owns the engine and runs every slow call on a worker thread.
 
     Args:
@@ -120,27 +131,26 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self._queued_index: list[str] = []
         self._pending_config: EngineConfig | None = None
         self._last_search: tuple[str, str, SearchFilters] | None = None
-        self._closing = False
-        self._close_token: int | None = None
-        self.closed = False
-        self._shut = False
+        self.lifecycle = Lifecycle.RUNNING
+        self._close_token: int | None = None  # the live stop whose end finishes closing
         self._start_query_thread()
         if chat_provider_factory is None:
             chat_provider_factory = lambda settings: chat_provider_for(settings, self.keys)  # noqa: E731
         self.asks = AskRunner(lambda: self.engine, lambda: self.settings, chat_provider_factory, self)
-        self.live = LiveIndexing(self)
-        self.live.updated.connect(self._on_live_update)
-        self.live.failed.connect(self.message)
-        self.live.watchingChanged.connect(self.watchingChanged)
-        self.live.stopped.connect(self._on_live_stopped)
         self.board = ProgressBoard(self)  # each vault's phase and percentage, for every view
         self.snapshotChanged.connect(self.board.set_snapshot)
         self.indexStarted.connect(self.board.started)
         self.indexProgress.connect(self.board.progress)
         self.indexFinished.connect(lambda _reports: self.board.finished())
-        self.live.watchingChanged.connect(lambda names: self.board.set_live(names, self.live.caught_up))
-        self.live.caughtUp.connect(lambda _name: self.board.set_live(self.live.watched, self.live.caught_up))
-        self.live.failed.connect(self.board.set_live_problem)
+        self.live = LiveIndexing(self)
+        self.live_watch = LiveWatch(self.live, self.board, self)
+        self.live.updated.connect(self._on_live_update)
+        self.live_watch.message.connect(self.message)
+        self.live_watch.changed.connect(self._on_live_changed)
+        self.live.watchingChanged.connect(self.watchingChanged)
+        self.live.stopped.connect(self._on_live_stopped)
+        self.connections = ConnectionTester(self.keys, self._jobs, self)
+        self.connections.tested.connect(self.connectionTested)
         self.config_watch = ConfigWatch(paths.config_file, self)
         self.config_watch.changed.connect(self.reload_config)
 
@@ -159,11 +169,20 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self._query.snapshotFailed.connect(self.rerun_search)
         self._query_thread.start()
 
+    @property
+    def closed(self) -> bool:
+        """Closing finished (or was never needed): the window may go."""
+        return self.lifecycle in (Lifecycle.CLOSED, Lifecycle.SHUT)
+
+    @property
+    def running(self) -> bool:
+        return self.lifecycle is Lifecycle.RUNNING
+
     def shutdown(self) -> None:
         """Cancel indexing and stop every thread, flushing live changes; safe to call twice."""
-        if self._shut:
+        if self.lifecycle is Lifecycle.SHUT:
             return
-        self._shut = True
+        self.lifecycle = Lifecycle.SHUT
         self._cancel.set()
         self.asks.shutdown()
         self.config_watch.stop()
@@ -178,7 +197,6 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self.live.shutdown(self.engine)
         self.store.sync()
         self.engine.close()
-        self.closed = True
 
     def begin_close(self) -> bool:
         """Start closing: cancel indexing, then stop watching and flush on the watcher's thread.
@@ -186,10 +204,10 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         Returns True when there is nothing to wait for; otherwise `closeReady`
         follows (always later, from the event loop).
         """
-        if self._shut or self.closed:
+        if self.closed:
             return True
-        if not self._closing:
-            self._closing = True
+        if self.running:
+            self.lifecycle = Lifecycle.CLOSING
             self.asks.stop()
             self._queued_index.clear()
             if self.is_indexing():
@@ -213,7 +231,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         The process that registered a vault indexes it; this app watches it and shows
         it as soon as its index exists.
         """
-        if self._closing or self._shut:
+        if not self.running:
             return
         before = {v.name for v in self.vaults}
         try:
@@ -306,7 +324,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
     def _on_index_finished(self, reports: list) -> None:
         self._index_thread = None
         self.indexFinished.emit(reports)
-        if self._closing:
+        if self.lifecycle is Lifecycle.CLOSING:
             self._continue_close()
             return
         if self._pending_config is not None:
@@ -319,6 +337,49 @@ class AppController(QObject, ConnectionTests, LiveWatch):
             self.index(names)
             return
         self._sync_watch()
+
+    # -- live indexing ---------------------------------------------------------------------
+
+    @property
+    def watched(self) -> tuple[str, ...]:
+        """The vaults whose edits are followed live right now."""
+        return self.live.watched
+
+    def _sync_watch(self) -> None:
+        """Follow every vault of the current engine live, from the moment it is added.
+
+        Indexing does not wait for this or stop it: the watcher queues a vault's events
+        until its keyword index exists, then catches it up with its folder.
+        """
+        if self.running and self._pending_config is None:
+            self.live.watch(self.engine, [v.name for v in self.vaults], self.settings.live_debounce_ms / 1000)
+
+    @Slot(object)
+    def _on_live_update(self, update: LiveUpdate) -> None:
+        if self.running:
+            self.liveUpdated.emit(update)
+
+    @Slot(object)
+    def _on_live_changed(self, _update: LiveUpdate) -> None:
+        if self.running:
+            self.refresh()  # tree counts and tags; the shown query then runs again (`_on_snapshot`)
+
+    @Slot(int)
+    def _on_live_stopped(self, token: int) -> None:
+        if self.lifecycle is Lifecycle.CLOSING:
+            if token == self._close_token:
+                self.lifecycle = Lifecycle.CLOSED
+                self.closeReady.emit()
+            return
+        if self.running and self._pending_config is not None and not self.is_indexing() and not self.live.active:
+            config, self._pending_config = self._pending_config, None
+            self._replace_engine(config)
+
+    def test_embedder(self, provider: str, model: str, base_url: str, key: str | None = None) -> None:
+        self.connections.test_embedder(provider, model, base_url, key)
+
+    def test_llm(self, provider: str, base_url: str, key: str | None = None) -> None:
+        self.connections.test_llm(provider, base_url, key)
 
     # -- searching -------------------------------------------------------------------------
 
@@ -354,7 +415,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
 
     def rerun_search(self) -> None:
         """Run the last query again (the index changed); the stale-result rules still apply."""
-        if self._last_search is not None and not self._shut:
+        if self._last_search is not None and self.lifecycle is not Lifecycle.SHUT:
             self.search(*self._last_search)
 
     @Slot(int, object)
