@@ -187,6 +187,18 @@ class Engine:
                 self._indexes[name] = vi
             return vi
 
+    def keyword_built(self, name: str) -> bool:
+        """Whether the vault's keyword index exists, without opening (or creating) it.
+
+        The watcher asks this of a vault that may be in its first build, perhaps by
+        another process: opening an index that is not there yet would start an empty one.
+        """
+        with self._lock:
+            vi = self._indexes.get(name)
+        if vi is not None:
+            return vi.is_built
+        return (self.paths.vault_dir(name) / "info.json").exists()
+
     def write_lock(self, name: str) -> threading.RLock:
         """One writer per vault: a full sync, a live update and a flush never interleave."""
         with self._lock:

@@ -351,7 +351,7 @@ class VaultWatcher:
             return "deferred"  # a bulk index holds it; never block the other vaults behind it
         t0 = time.monotonic()
         try:
-            if not self.engine.index_for(name).is_built:
+            if not self.engine.keyword_built(name):
                 return "deferred" if not wait else "dropped"  # the next start catches up
             if reconcile:
                 report = self.engine.catch_up(name)
