@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.base.config import EngineConfig, VaultConfig, add_vault, load_config, placement_problem, remove_vault, save_config
+from core.base.config import EngineConfig, VaultConfig, add_vault, merge_settings, modify_config, placement_problem, read_config, remove_vault
 from core.index.embed_cache import EmbeddingCache
 from core.index.embed_text import embedding_input
 from core.providers.embedding import Embedder, EmbedderUnavailable, EmbeddingCancelled, create_embedder, default_registry
@@ -24,20 +24,36 @@ from core.index.manifest import FileRecord, IndexInfo
 from core.base.models import SearchFilters, SearchResponse
 from core.base.paths import AppPaths
 from core.search.related import NoteLinks, note_links
+from core.base.vault_state import Phase, SemanticState, VaultProgress
 from core.search.search import SearchRequest, VaultSearchSide, search
 from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors
 from core.vault.attachments import AttachmentCount, count_attachments
 
 EmbedderFactory = Callable[[VaultConfig], Embedder]
 
+SEMANTIC_OFF = "semantic search is turned off"
+
 
 @dataclass(frozen=True, slots=True)
 class VaultStatus:
+    """A vault's index as stored: the keyword side's health and how much of it has vectors."""
+
     info: IndexInfo
     built: bool
-    semantic: str  # ok | empty | missing | model_mismatch | rebuilt | unavailable: REASON | partial
+    semantic: SemanticState
     semantic_fraction: float
+    semantic_reason: str = ""  # why semantic is not OK, for the user; never parsed
+    embedded: int = 0  # chunks with a vector
+    wanted: int = 0  # chunks that should have one
     attachments: tuple[AttachmentCount, ...] = ()  # PDFs and text files, counted apart from notes
+
+    def progress(self, phase: Phase | None = None, done: int = 0, total: int = 0) -> VaultProgress:
+        """This status as the one `VaultProgress` the views show; `phase` while indexing runs."""
+        if phase is None:
+            phase = Phase.READY if self.built else Phase.NOT_BUILT
+        if phase is not Phase.KEYWORD and total == 0:
+            done, total = self.embedded, self.wanted
+        return VaultProgress(self.info.vault, phase, done, total, self.semantic, self.semantic_reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +96,11 @@ class Engine:
     ) -> None:
         self.paths = paths
         paths.ensure()
-        self.config = config if config is not None else load_config(paths)
+        self.config_problem: str | None = None  # a damaged config.json set aside at start
+        if config is None:
+            loaded = read_config(paths)
+            config, self.config_problem = loaded.config, loaded.problem
+        self.config = config
         self._embedder_factory = embedder_factory
         self._indexes: dict[str, VaultIndex] = {}
         self._vectors: dict[str, VaultVectors] = {}
@@ -100,27 +120,60 @@ class Engine:
     def add_vault(self, root: Path, name: str | None = None) -> VaultConfig:
         if not Path(root).is_dir():
             raise UsageError(f"{root} is not a folder")
-        with self._lock:
-            problem = placement_problem(self.config, Path(root), self.paths.data_dir)
+        added: list[VaultConfig] = []
+
+        def change(disk: EngineConfig) -> EngineConfig:
+            # Judged against the file, not this engine's copy: another process may have added vaults.
+            problem = placement_problem(disk, Path(root), self.paths.data_dir)
             if problem is not None:
                 raise UsageError(problem)
-            self.config, vc = add_vault(self.config, Path(root), name)
-            save_config(self.paths, self.config)
-            return vc
+            new, vc = add_vault(disk, Path(root), name)
+            added.append(vc)
+            return new
+
+        with self._lock:
+            self.config = modify_config(self.paths, change)
+            return added[0]
 
     def remove_vault(self, name: str) -> None:
-        with self._lock:
+        """Forget a vault; waits for its writer (a sync or a live update) so none is cut off mid-write.
+
+        The lock lives here, not in a caller, so the CLI and the MCP server get
+        the same protection as the app.
+        """
+        with self.write_lock(name), self._lock:
             vi = self._indexes.pop(name, None)
             if vi is not None:
                 vi.close()
             self._vectors.pop(name, None)
-            self.config = remove_vault(self.config, name)
-            save_config(self.paths, self.config)
+            self.config = modify_config(self.paths, lambda disk: remove_vault(disk, name))
 
     def update_config(self, config: EngineConfig) -> None:
+        """Save `config`'s settings; vaults other processes registered meanwhile are kept."""
         with self._lock:
-            self.config = config
-            save_config(self.paths, config)
+            before = self.config
+            self.config = modify_config(self.paths, lambda disk: merge_settings(disk, before, config))
+
+    def reload_config(self) -> bool:
+        """Pick up changes other processes made to config.json; True when the vault list changed.
+
+        Only the vault list is taken over live: settings changes need a fresh engine
+        (indexes are built from them), which the caller decides about.
+        """
+        loaded = read_config(self.paths)
+        if loaded.problem is not None:
+            self.config_problem = loaded.problem
+        with self._lock:
+            if loaded.config.vaults == self.config.vaults:
+                return False
+            gone = {v.name for v in self.config.vaults} - {v.name for v in loaded.config.vaults}
+            for name in gone:
+                vi = self._indexes.pop(name, None)
+                if vi is not None:
+                    vi.close()
+                self._vectors.pop(name, None)
+            self.config = replace(self.config, vaults=loaded.config.vaults)
+            return True
 
     def vault(self, name: str) -> VaultConfig:
         vc = self.config.vault_named(name)
@@ -137,6 +190,18 @@ class Engine:
                 self._indexes[name] = vi
             return vi
 
+    def keyword_built(self, name: str) -> bool:
+        """Whether the vault's keyword index exists, without opening (or creating) it.
+
+        The watcher asks this of a vault that may be in its first build, perhaps by
+        another process: opening an index that is not there yet would start an empty one.
+        """
+        with self._lock:
+            vi = self._indexes.get(name)
+        if vi is not None:
+            return vi.is_built
+        return (self.paths.vault_dir(name) / "info.json").exists()
+
     def write_lock(self, name: str) -> threading.RLock:
         """One writer per vault: a full sync, a live update and a flush never interleave."""
         with self._lock:
@@ -147,7 +212,7 @@ class Engine:
     def embedder_for(self, vc: VaultConfig) -> Embedder | None:
         """The vault's embedder, or None with the reason kept in `semantic_problem`."""
         if self._embedder_factory is None:
-            self._semantic_problem[vc.name] = "semantic search is turned off"
+            self._semantic_problem[vc.name] = SEMANTIC_OFF
             return None
         key = (vc.embedder, vc.embed_model, vc.embed_base_url)
         with self._lock:
@@ -195,8 +260,12 @@ class Engine:
         cancel: threading.Event | None = None,
         embed: bool = True,
         bulk_in_child: bool = False,
+        keyword_ready: Callable[[str], None] | None = None,
     ) -> list[SyncReport]:
         """Keyword index first (search works at once), then embeddings in batches.
+
+        `keyword_ready(name)` is called once a vault's keyword index is searchable and
+        its write lock free (live edits queued meanwhile are applied from then on).
 
         With `bulk_in_child`, a vault with no index yet is built in a child process
         (core.index.child_sync) so a UI thread in this process never waits on Whoosh.
@@ -209,11 +278,30 @@ class Engine:
                 if kw is None:
                     vi = self.index_for(name)
                     kw = vi.sync(progress=progress, cancel=cancel)
-                emb_stats = None
-                if embed and not kw.cancelled:
-                    emb_stats = self.embed_vault(name, progress=progress, cancel=cancel)
+            if keyword_ready is not None:
+                keyword_ready(name)
+            # Embedding (minutes on a large vault) takes the write lock one batch at a time, so
+            # live edits are indexed between batches instead of after the whole vault.
+            emb_stats = None
+            if embed and not kw.cancelled:
+                emb_stats = self.embed_vault(name, progress=progress, cancel=cancel, yielding=True)
             reports.append(SyncReport(kw, emb_stats, self.semantic_problem(name)))
         return reports
+
+    def catch_up(self, name: str) -> SyncReport:
+        """Reconcile one vault with its folder (size and mtime against the manifest), live-style.
+
+        What a watcher runs when it starts: edits made while nothing watched (the
+        app closed, a first index running) are re-indexed, and only the notes that
+        changed are embedded, so a vault whose embedding never finished is not
+        embedded whole on the watcher's thread.
+        """
+        with self.write_lock(name):
+            kw = self.index_for(name).sync()
+            emb = None
+            if kw.changed_paths or kw.removed_paths:
+                emb = self.embed_vault(name, persist=False, only=kw.changed_paths)
+            return SyncReport(kw, emb, self.semantic_problem(name))
 
     def _bulk_in_child(self, name: str, progress: Progress | None, cancel: threading.Event | None) -> SyncStats | None:
         from core.index.child_sync import ChildSyncError, gc_paused, sync_keyword_in_child
@@ -275,8 +363,14 @@ class Engine:
         cancel: threading.Event | None = None,
         persist: bool = True,
         only: Sequence[str] | None = None,
+        yielding: bool = False,
     ) -> EmbedStats | None:
-        """Bring the vault's vectors in step with its manifest; `only`: embed just these notes."""
+        """Bring the vault's vectors in step with its manifest; `only`: embed just these notes.
+
+        With `yielding`, the vault's write lock is held only while a batch is prepared
+        and stored, not while it is embedded: a live edit may change the manifest in
+        between, and the batch drops what it changed (see `VaultVectors.sync`).
+        """
         vv = self.vectors_for(name)
         if vv is None:
             return None
@@ -284,11 +378,16 @@ class Engine:
         emb = self.embedder_for(vc)
         assert emb is not None
         vi = self.index_for(name)
-        files = self._embeddable_files(vc, vi.files)
+
+        def current() -> dict[str, FileRecord]:
+            return self._embeddable_files(vc, vi.files)
+
+        files = current()
 
         def texts_for(refs: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
             ids = {f"{name}\x1f{rel}\x1f{o}": (rel, o) for rel, o in refs}
             stored = vi.keyword.stored(ids)
+            files = current()  # under the write lock: the manifest as the keyword index holds it now
             out = {}
             for cid, fields in stored.items():
                 rel, o = ids[cid]
@@ -298,14 +397,24 @@ class Engine:
             return out
 
         try:
-            stats = vv.sync(files, texts_for, lambda texts: emb.embed_documents(texts), progress, cancel, only=only)
+            stats = vv.sync(
+                files,
+                texts_for,
+                lambda texts: emb.embed_documents(texts),
+                progress,
+                cancel,
+                only=only,
+                guard=(lambda: self.write_lock(name)) if yielding else None,
+                current=current if yielding else None,
+            )
         except EmbeddingCancelled:
             stats = EmbedStats(vv.desired, 0, 0, 0, 0.0, cancelled=True)
         except EmbedderUnavailable as exc:
             self._semantic_problem[name] = f"{exc.reason}: {exc}"
             stats = None
         if persist and vv.dirty:
-            vv.save()  # an unchanged vault rewrites nothing
+            with self.write_lock(name):
+                vv.save()  # an unchanged vault rewrites nothing
         elif not persist:
             vv.cache.flush()  # cheap append: a crash before the next flush re-embeds nothing
         return stats
@@ -345,8 +454,8 @@ class Engine:
             reason = self.semantic_problem(name) or ("vector index " + (vv.status if vv else "missing"))
             return VaultSearchSide(name, vi.keyword, unavailable_reason=reason, links=vi.links)
         note = None
-        if vv.fraction_complete < 1.0:
-            note = f"semantic index {int(vv.fraction_complete * 100)}% complete"
+        if vv.fraction_complete < 1.0:  # the same number the status bar shows for this vault
+            note = f"{name}: semantic index {int(vv.fraction_complete * 100)}% complete"
         files = vi.files
         searcher = _BoundVectors(vv, files)
         return VaultSearchSide(name, vi.keyword, searcher, emb, semantic_note=note, links=vi.links)
@@ -368,20 +477,36 @@ class Engine:
     # -- status ----------------------------------------------------------------------------
 
     def status(self) -> list[VaultStatus]:
-        out = []
-        for v in self.config.vaults:
-            vi = self.index_for(v.name)
-            vv = self.vectors_for(v.name)
-            if vv is None:
-                semantic = f"unavailable: {self.semantic_problem(v.name) or 'unknown'}"
-                fraction = 0.0
+        return [self.vault_status(v.name) for v in self.config.vaults]
+
+    def vault_status(self, name: str) -> VaultStatus:
+        """The stored state of one vault; the semantic side as an enum plus a reason in words."""
+        v = self.vault(name)
+        vi = self.index_for(name)
+        vv = self.vectors_for(name)
+        embedded = wanted = 0
+        reason = ""
+        if vv is None:
+            problem = self.semantic_problem(name) or "the embedding model could not be loaded"
+            semantic = SemanticState.OFF if problem == SEMANTIC_OFF else SemanticState.UNAVAILABLE
+            reason = problem
+            fraction = 0.0
+        else:
+            vv.desired = vv.desired or sum(len(r.chunks) for r in self._embeddable_files(v, vi.files).values())
+            fraction = vv.fraction_complete
+            embedded, wanted = min(len(vv.key_hash), vv.desired), vv.desired
+            if 0 < len(vv.index) and fraction < 1.0:
+                semantic = SemanticState.PARTIAL  # vectors held in memory count, saved or not yet
+                reason = f"{int(fraction * 100)}% of the vault embedded; semantic results cover only that part"
             else:
-                vv.desired = vv.desired or sum(len(r.chunks) for r in self._embeddable_files(v, vi.files).values())
-                fraction = vv.fraction_complete
-                semantic = vv.status if fraction >= 1.0 or vv.status != "ok" else "partial"
-            attachments = count_attachments(vi.files, vi.info.skipped)
-            out.append(VaultStatus(vi.info if vi.is_built else replace(vi.info, state="not built"), vi.is_built, semantic, fraction, attachments))
-        return out
+                semantic = SemanticState(vv.status) if vv.status in SemanticState._value2member_map_ else SemanticState.MISSING
+                if semantic is SemanticState.MISSING:
+                    reason = "not embedded yet"
+                elif semantic is SemanticState.MODEL_MISMATCH:
+                    reason = "embedded by another model; re-index to rebuild"
+        info = vi.info if vi.is_built else replace(vi.info, state="not built")
+        attachments = count_attachments(vi.files, vi.info.skipped)
+        return VaultStatus(info, vi.is_built, semantic, fraction, reason, embedded, wanted, attachments)
 
     def close(self) -> None:
         with self._lock:

@@ -176,7 +176,7 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
         for s in statuses:
             i = s.info
             state = i.state if s.built else "not built"
-            lines.append(f"{i.vault}: {i.documents} notes, {i.chunks} chunks; {state}; semantic {s.semantic}")
+            lines.append(f"{i.vault}: {i.documents} notes, {i.chunks} chunks; {state}; semantic {s.semantic.value}" + (f" ({s.semantic_reason})" if s.semantic_reason else ""))
         return "\n".join(lines)
 
     @server.tool(

@@ -82,7 +82,7 @@ def sync_json(report: SyncReport) -> dict[str, Any]:
 def status_json(st: VaultStatus) -> dict[str, Any]:
     d = st.info.to_json()
     d["built"] = st.built
-    d["semantic"] = {"state": st.semantic, "complete": round(st.semantic_fraction, 4)}
+    d["semantic"] = {"state": st.semantic.value, "complete": round(st.semantic_fraction, 4), "reason": st.semantic_reason}
     d["attachments"] = {c.kind: {"indexed": c.indexed, "skipped": dict(c.skipped)} for c in st.attachments}
     return d
 

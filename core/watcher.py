@@ -6,6 +6,16 @@ long one (default 30 s) before everything is flushed and the flag cleared.
 Editors save in odd ways (temp file + rename, vim's backup dance, folder
 renames); the handler collects note paths from every event and lets the
 re-index look at the disk as it is once things are quiet.
+
+Nothing the user does is lost, whatever else is going on:
+
+- A vault is watched from the moment it is added. Its events queue until its
+  keyword index exists and no other writer (a bulk index) holds it; the
+  watcher never waits on one vault's writer while others have edits to apply.
+- Every start (and every restart) begins with a catch-up reconcile of each
+  vault against its manifest, so edits made before or during a first index,
+  or while nothing was running, are found.
+- A supervisor restarts watchdog's observer if its thread dies, and reports why.
 """
 
 from __future__ import annotations
@@ -15,6 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -25,11 +36,21 @@ from core.vault.scanner import IGNORE_FILES, IgnoreRules, is_indexable_name, nor
 
 IGNORED_EVENTS = frozenset({"opened", "closed", "closed_no_write"})
 
+#: How often a vault whose index is busy (or not built yet) is tried again.
+RETRY_S = 0.2
+
+#: The name errors of the watcher as a whole (not of one vault) are reported under.
+ALL_VAULTS = "*"
+
+
+class WatcherFault(RuntimeError):
+    """The file watcher itself failed (not one vault's re-index); it was restarted."""
+
 
 @dataclass(frozen=True, slots=True)
 class LiveUpdate:
     vault: str
-    paths: tuple[str, ...]  # notes re-indexed or removed; empty for a whole-vault reconcile
+    paths: tuple[str, ...]  # notes re-indexed or removed (by a reconcile too)
     reconciled: bool
     report: SyncReport
     processing_ms: float  # from the start of the re-index to searchable
@@ -39,12 +60,33 @@ class LiveUpdate:
 class _VaultEvents(FileSystemEventHandler):
     """Turns raw events for one vault into note paths (or a request to reconcile)."""
 
-    def __init__(self, name: str, root: Path, extra_ignores: tuple[str, ...], sink: Callable[[str, set[str], bool], None]) -> None:
+    def __init__(
+        self,
+        name: str,
+        root: Path,
+        extra_ignores: tuple[str, ...],
+        sink: Callable[[str, set[str], bool], None],
+        on_error: Callable[[str, Exception], None],
+    ) -> None:
         self.name = name
         self.root = root
         self.extra_ignores = extra_ignores
-        self.rules = IgnoreRules(root, extra_ignores)
         self.sink = sink
+        self.on_error = on_error
+        try:
+            self.rules = IgnoreRules(root, extra_ignores)
+        except Exception as exc:  # a bad ignore line: watch everything; the reconcile reports it too
+            on_error(name, exc)
+            self.rules = IgnoreRules(root, ())
+
+    def dispatch(self, event: FileSystemEvent) -> None:
+        # An exception here would end watchdog's dispatch thread and with it every vault's
+        # live updates: report it and reconcile the vault instead, so nothing is missed.
+        try:
+            super().dispatch(event)
+        except Exception as exc:
+            self.on_error(self.name, exc)
+            self.sink(self.name, set(), True)
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in IGNORED_EVENTS:
@@ -58,8 +100,8 @@ class _VaultEvents(FileSystemEventHandler):
                 self.sink(self.name, set(), True)
             return
         if any(r in IGNORE_FILES for r in rels):  # the ignore rules changed: notes may come or go
-            self.rules = IgnoreRules(self.root, self.extra_ignores)
             self.sink(self.name, set(), True)
+            self.rules = IgnoreRules(self.root, self.extra_ignores)  # may raise: `dispatch` reports it
             return
         if any(r and r.rpartition("/")[2] == FOLDER_SETTINGS and not self._ignored(r, False) for r in rels):
             self.sink(self.name, set(), True)  # a folder's confidentiality changed: its attachments follow
@@ -79,6 +121,21 @@ class _VaultEvents(FileSystemEventHandler):
             return None
 
 
+def _supervised_observer() -> Any:
+    """An observer that remembers the exception that ended its thread (watchdog only prints it)."""
+
+    class SupervisedObserver(Observer):  # type: ignore[misc,valid-type]
+        fault: BaseException | None = None
+
+        def run(self) -> None:
+            try:
+                super().run()
+            except BaseException as exc:
+                self.fault = exc
+
+    return SupervisedObserver()
+
+
 class VaultWatcher:
     """Watches vaults and keeps the engine's indexes in step with them."""
 
@@ -91,56 +148,123 @@ class VaultWatcher:
         flush_after: float = 30.0,
         on_update: Callable[[LiveUpdate], None] | None = None,
         on_error: Callable[[str, Exception], None] | None = None,
+        on_caught_up: Callable[[str], None] | None = None,
     ) -> None:
         self.engine = engine
+        self.on_caught_up = on_caught_up
         self.names = list(names or [v.name for v in engine.vaults])
         self.debounce = debounce
         self.flush_after = flush_after
         self.on_update = on_update
         self.on_error = on_error
+        self.restarts = 0  # observer restarts by the supervisor
         self._cond = threading.Condition()
         self._pending: dict[str, set[str]] = {}
         self._reconcile: set[str] = set()
         self._first_event: dict[str, float] = {}
         self._last_event = 0.0
+        self._deferred = False
         self._last_change: dict[str, float] = {}
         self._stopping = False
-        self._observer: Observer | None = None
+        self._observer: Any = None
+        self._watches: dict[str, Any] = {}
+        self._caught_up: set[str] = set()  # vaults whose start-up reconcile has run
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        observer = Observer()
-        for name in self.names:
-            vc = self.engine.vault(name)
-            root = Path(vc.root).resolve()
-            observer.schedule(_VaultEvents(name, root, tuple(vc.ignore), self._collect), str(root), recursive=True)
-        observer.daemon = True
-        observer.start()
-        self._observer = observer
+        """Start watching; a catch-up reconcile of every vault is queued first."""
+        self._start_observer()
+        with self._cond:
+            self._reconcile.update(self.names)
+            self._first_event.update({n: time.monotonic() for n in self.names})
         self._thread = threading.Thread(target=self._run, name="cairn-watcher", daemon=True)
         self._thread.start()
 
+    def set_names(self, names: Sequence[str]) -> None:
+        """Watch exactly these vaults from now on; a newly watched one is caught up first."""
+        wanted = list(dict.fromkeys(names))
+        with self._cond:
+            added = [n for n in wanted if n not in self.names]
+            gone = [n for n in self.names if n not in wanted]
+            self.names = wanted
+            for name in gone:
+                self._pending.pop(name, None)
+                self._reconcile.discard(name)
+                self._caught_up.discard(name)
+            observer = self._observer
+        # Not under `_cond`: watchdog holds its own lock while a handler calls `_collect`.
+        if observer is not None:
+            for name in gone:
+                watch = self._watches.pop(name, None)
+                if watch is not None:
+                    observer.unschedule(watch)
+            for name in added:
+                self._schedule(observer, name)
+        with self._cond:
+            for name in added:
+                self._reconcile.add(name)
+                self._first_event.setdefault(name, time.monotonic())
+            self._cond.notify_all()
+
     def stop(self, *, flush: bool = True) -> None:
         """Stop watching; process what is pending, then flush (the app's close path)."""
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout=5)
         with self._cond:
             self._stopping = True
+            observer, self._observer = self._observer, None
             self._cond.notify_all()
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout=5)
         if self._thread is not None:
             self._thread.join(timeout=60)
-        self._process_due(force=True)
+        self._process_due(force=True, wait=True)
         if flush:
-            self.engine.flush(self.names)
+            self.engine.flush([n for n in self.names if self.engine.config.vault_named(n) is not None])
 
-    def flush_now(self) -> None:
-        self.engine.flush(self.names)
+    def caught_up(self, name: str) -> bool:
+        """Whether this vault's catch-up reconcile has run (it is live and in step since)."""
+        with self._cond:
+            return name in self._caught_up
+
+    def wait_caught_up(self, timeout: float) -> bool:
+        """Wait until every watched vault has been caught up; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not set(self.names) <= self._caught_up:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+            return True
 
     @property
     def pending(self) -> bool:
         with self._cond:
             return bool(self._pending or self._reconcile)
+
+    def _start_observer(self) -> None:
+        observer = _supervised_observer()
+        observer.daemon = True
+        self._watches = {}
+        for name in list(self.names):
+            self._schedule(observer, name)
+        observer.start()
+        self._observer = observer
+
+    def _schedule(self, observer: Any, name: str) -> None:
+        vc = self.engine.config.vault_named(name)
+        if vc is None:
+            return
+        root = Path(vc.root).resolve()
+        handler = _VaultEvents(name, root, tuple(vc.ignore), self._collect, self._report)
+        self._watches[name] = observer.schedule(handler, str(root), recursive=True)
+
+    def _report(self, name: str, exc: Exception) -> None:
+        if self.on_error is not None:
+            try:
+                self.on_error(name, exc)
+            except Exception:  # a failing listener must not end the watcher's thread
+                pass
 
     def _collect(self, name: str, notes: set[str], reconcile: bool) -> None:
         now = time.monotonic()
@@ -162,19 +286,37 @@ class VaultWatcher:
                 self._cond.wait(timeout=wait)
                 if self._stopping:
                     return
-            self._process_due(force=False)
-            self._flush_due()
+            try:
+                self._supervise()
+                self._process_due(force=False)
+                self._flush_due()
+            except Exception as exc:  # never let this thread die: live updates would stop silently
+                self._report(ALL_VAULTS, exc)
+
+    def _supervise(self) -> None:
+        """Restart watchdog's observer if its thread ended without being asked to."""
+        observer = self._observer
+        if observer is None or observer.is_alive() or self._stopping:
+            return
+        fault = getattr(observer, "fault", None)
+        self.restarts += 1
+        self._report(ALL_VAULTS, WatcherFault(f"the file watcher stopped ({fault or 'no reason given'}); restarted it and caught up"))
+        self._start_observer()
+        with self._cond:
+            self._reconcile.update(self.names)  # events during the gap were lost: reconcile instead
 
     def _next_wait(self) -> float:
         now = time.monotonic()
         waits = [0.5]
         if self._pending or self._reconcile:
             waits.append(max(0.0, self._last_event + self.debounce - now))
-        for name, changed in self._last_change.items():
+            if self._deferred:
+                waits.append(RETRY_S)
+        for changed in self._last_change.values():
             waits.append(max(0.0, changed + self.flush_after - now))
         return max(0.01, min(waits))
 
-    def _process_due(self, *, force: bool) -> None:
+    def _process_due(self, *, force: bool, wait: bool = False) -> None:
         with self._cond:
             quiet = time.monotonic() - self._last_event >= self.debounce
             if not (force or quiet) or not (self._pending or self._reconcile):
@@ -182,41 +324,80 @@ class VaultWatcher:
             pending, self._pending = self._pending, {}
             reconcile, self._reconcile = self._reconcile, set()
             first, self._first_event = self._first_event, {}
+            self._deferred = False
         for name in sorted(set(pending) | reconcile):
-            t0 = time.monotonic()
+            outcome = self._process_vault(name, pending.get(name, set()), name in reconcile, first.get(name), wait=wait)
+            if name in reconcile and outcome != "deferred":
+                with self._cond:
+                    first_time = name not in self._caught_up
+                    self._caught_up.add(name)
+                    self._cond.notify_all()
+                if first_time and self.on_caught_up is not None and not wait:
+                    try:
+                        self.on_caught_up(name)
+                    except Exception as exc:
+                        self._report(name, exc)
+            if outcome == "deferred" and not wait:
+                with self._cond:  # try again shortly, merged with whatever arrived meanwhile
+                    if name in reconcile:
+                        self._reconcile.add(name)
+                    self._pending.setdefault(name, set()).update(pending.get(name, set()))
+                    if name in first:
+                        self._first_event[name] = min(first[name], self._first_event.get(name, first[name]))
+                    self._deferred = True
+
+    def _process_vault(self, name: str, notes: set[str], reconcile: bool, first: float | None, *, wait: bool) -> str:
+        """Re-index one vault's changes; "deferred" when its index is busy or not built yet."""
+        if self.engine.config.vault_named(name) is None or name not in self.names:
+            return "dropped"  # removed meanwhile: its last events no longer matter
+        lock = self.engine.write_lock(name)
+        if not lock.acquire(blocking=wait):
+            return "deferred"  # a bulk index holds it; never block the other vaults behind it
+        t0 = time.monotonic()
+        try:
+            if not self.engine.keyword_built(name):
+                return "deferred" if not wait else "dropped"  # the next start catches up
+            if reconcile:
+                report = self.engine.catch_up(name)
+                paths: tuple[str, ...] = ()
+            elif notes:
+                paths = tuple(sorted(notes))
+                report = self.engine.update_notes(name, paths)
+            else:
+                return "done"
+        except Exception as exc:  # report and keep watching: one bad save must not stop live indexing
+            self._report(name, exc)
+            return "failed"
+        finally:
+            lock.release()
+        done = time.monotonic()
+        self._last_change[name] = done  # a flush of a vault with nothing new writes nothing
+        kw = report.keyword
+        if not (kw.added or kw.changed or kw.removed):
+            return "done"  # a chmod, a touch, a save of the same bytes: nothing was re-indexed
+        if self.on_update is not None:
+            paths = tuple(kw.changed_paths) + tuple(kw.removed_paths)
+            update = LiveUpdate(name, paths, reconcile, report, (done - t0) * 1000, (done - (first or t0)) * 1000)
             try:
-                if name in reconcile:
-                    report = self.engine.sync([name])[0]
-                    paths: tuple[str, ...] = ()
-                else:
-                    paths = tuple(sorted(pending[name]))
-                    report = self.engine.update_notes(name, paths)
-            except Exception as exc:  # report and keep watching: one bad save must not stop live indexing
-                if self.on_error is not None:
-                    self.on_error(name, exc)
-                continue
-            done = time.monotonic()
-            self._last_change[name] = done  # a flush of a vault with nothing new writes nothing
-            kw = report.keyword
-            if not (kw.added or kw.changed or kw.removed):
-                continue  # a chmod, a touch, a save of the same bytes: nothing was re-indexed
-            if self.on_update is not None:
-                paths = tuple(kw.changed_paths) + tuple(kw.removed_paths) if paths else ()
-                update = LiveUpdate(name, paths, name in reconcile, report, (done - t0) * 1000, (done - first.get(name, t0)) * 1000)
-                try:
-                    self.on_update(update)
-                except Exception as exc:  # a failing listener must not end the watcher's thread
-                    if self.on_error is not None:
-                        self.on_error(name, exc)
+                self.on_update(update)
+            except Exception as exc:  # a failing listener must not end the watcher's thread
+                self._report(name, exc)
+        return "done"
 
     def _flush_due(self) -> None:
         now = time.monotonic()
         for name, changed in list(self._last_change.items()):
-            if now - changed >= self.flush_after:
-                try:
+            if now - changed < self.flush_after:
+                continue
+            lock = self.engine.write_lock(name)
+            if not lock.acquire(blocking=False):
+                continue  # a bulk index holds it and saves everything itself
+            try:
+                if self.engine.config.vault_named(name) is not None:
                     self.engine.flush([name])
-                except Exception as exc:
-                    if self.on_error is not None:
-                        self.on_error(name, exc)
-                    continue
-                self._last_change.pop(name, None)
+            except Exception as exc:
+                self._report(name, exc)
+                continue
+            finally:
+                lock.release()
+            self._last_change.pop(name, None)

@@ -58,6 +58,9 @@ class HitActions:
         open_url: Opens a URL with the system (default `QDesktopServices.openUrl`).
         run: Starts a detached helper program (used to reveal a file on macOS and Windows).
         set_clipboard: Puts text on the clipboard.
+        on_failure: Told, in a sentence naming what was tried, when opening a path or revealing
+            a file failed (the controller shows it in the window; before, it went to stderr only).
+            The note, PDF, Obsidian and URL openers return that sentence to their caller instead.
     """
 
     def __init__(
@@ -66,11 +69,13 @@ class HitActions:
         run: Callable[[list[str]], object] | None = None,
         set_clipboard: Callable[[str], object] | None = None,
         start_detached: Callable[[list[str]], bool] | None = None,
+        on_failure: Callable[[str], object] | None = None,
     ) -> None:
         self._open_url = open_url or QDesktopServices.openUrl
         self._run = run or (lambda argv: subprocess.Popen(argv))  # noqa: S603 - fixed helper programs
         self._set_clipboard = set_clipboard or (lambda text: QGuiApplication.clipboard().setText(text))
         self._start_detached = start_detached or _start_detached
+        self.on_failure = on_failure
 
     def open_in_editor(self, root: str, rel_path: str, line: int = 1, command: str = "") -> str | None:
         """Open the note in the user's editor at `line` (with `command`), else with the system default.
@@ -106,18 +111,42 @@ class HitActions:
         ok = self._open_url(url)
         return None if ok is not False else f"Could not open {url.toDisplayString()}"
 
-    def open_path(self, path: Path) -> None:
-        self._open_url(QUrl.fromLocalFile(str(path)))
+    def open_path(self, path: Path) -> bool:
+        if not path.exists():
+            return self._fail(f"Could not open {path}: it no longer exists (moved or deleted since it was indexed)")
+        return self._open(QUrl.fromLocalFile(str(path)), "with the system's default application")
 
-    def reveal(self, root: str, rel_path: str) -> None:
+    def reveal(self, root: str, rel_path: str) -> bool:
         """Select the file in Finder or Explorer; elsewhere open its folder (no portable 'select')."""
         path = note_path(root, rel_path)
         if sys.platform == "darwin":
-            self._run(["open", "-R", str(path)])
-        elif sys.platform == "win32":
-            self._run(["explorer", f"/select,{path}"])
-        else:
-            self._open_url(QUrl.fromLocalFile(str(path.parent)))
+            return self._start(["open", "-R", str(path)])
+        if sys.platform == "win32":
+            return self._start(["explorer", f"/select,{path}"])
+        if not path.parent.is_dir():
+            return self._fail(f"Could not show the folder {path.parent}: it no longer exists")
+        return self._open(QUrl.fromLocalFile(str(path.parent)), "with the system's file manager")
+
+    def _open(self, url: QUrl, how: str) -> bool:
+        try:
+            ok = self._open_url(url)
+        except Exception as exc:  # an opener that raises instead of returning False
+            return self._fail(f"Could not open {url.toDisplayString()} {how}: {exc}")
+        if ok is False:  # QDesktopServices says False when no application took it
+            return self._fail(f"Could not open {url.toDisplayString()} {how}: the system found no application for it")
+        return True
+
+    def _start(self, argv: list[str]) -> bool:
+        try:
+            self._run(argv)
+        except OSError as exc:
+            return self._fail(f"Could not run {' '.join(argv)}: {exc}")
+        return True
+
+    def _fail(self, message: str) -> bool:
+        if self.on_failure is not None:
+            self.on_failure(message)
+        return False
 
     def copy_wikilink(self, hit: Hit) -> str:
         text = wikilink(hit)

@@ -99,6 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CairnError as exc:  # e.g. an unreadable config.json: say which file, do not dump a trace
         QMessageBox.critical(None, "Cairn cannot start", str(exc))
         return int(getattr(exc, "exit_code", 1))
+    from desktop.error_log import ErrorLog
+
+    errors = ErrorLog(paths, controller.message.emit)  # tracebacks to cairn.log, one line to the status bar
     sample = sample_vault_path()
     window = MainWindow(controller, sample)
     freeze_startup_heap()
@@ -116,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(app.exec())
     finally:
         controller.shutdown()
+        errors.close()
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import Enum
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
@@ -23,15 +24,27 @@ from core.search.search import SearchRequest
 from core.providers.secrets import KeyStore
 from desktop.actions import HitActions
 from desktop.ask_worker import AskRunner, ProviderFactory
+from desktop.config_watch import ConfigWatch
+from desktop.progress_board import ProgressBoard
 from desktop.live import LiveIndexing
 from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
 from desktop.state import VaultSnapshot
-from desktop.connection_tests import ConnectionTests
+from desktop.connection_tests import ConnectionTester
 from desktop.live_watch import LiveWatch
+from core.watcher import LiveUpdate
 from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob
 
 _DEFAULT = object()
+
+
+class Lifecycle(Enum):
+    """Where the controller is between start and exit; one state instead of four flags."""
+
+    RUNNING = "running"
+    CLOSING = "closing"  # begin_close(): indexing cancelled, the watcher stopping and flushing
+    CLOSED = "closed"  # flushed; shutdown() still joins the threads
+    SHUT = "shut"  # every thread stopped, the engine closed
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +58,7 @@ class Scope:
         return f"{self.vault}/{self.folder}" if self.folder else self.vault
 
 
-class AppController(QObject, ConnectionTests, LiveWatch):
+class AppController(QObject):
     """Owns the engine and runs every slow call on a worker thread.
 
     Args:
@@ -99,6 +112,8 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self.keys = keys if keys is not None else KeyStore()
         self.settings: Settings = store.load()
         self.actions = actions if actions is not None else HitActions()
+        if self.actions.on_failure is None:
+            self.actions.on_failure = self.message.emit  # a failed open is said in the window
         if embedder_factory is _DEFAULT:
             embedder_factory = make_embedder_factory(self.keys, lambda: self.settings.allow_remote_embedding)
         self._embedder_factory = embedder_factory
@@ -116,19 +131,28 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self._queued_index: list[str] = []
         self._pending_config: EngineConfig | None = None
         self._last_search: tuple[str, str, SearchFilters] | None = None
-        self._closing = False
-        self._close_token: int | None = None
-        self.closed = False
-        self._shut = False
+        self.lifecycle = Lifecycle.RUNNING
+        self._close_token: int | None = None  # the live stop whose end finishes closing
         self._start_query_thread()
         if chat_provider_factory is None:
             chat_provider_factory = lambda settings: chat_provider_for(settings, self.keys)  # noqa: E731
         self.asks = AskRunner(lambda: self.engine, lambda: self.settings, chat_provider_factory, self)
+        self.board = ProgressBoard(self)  # each vault's phase and percentage, for every view
+        self.snapshotChanged.connect(self.board.set_snapshot)
+        self.indexStarted.connect(self.board.started)
+        self.indexProgress.connect(self.board.progress)
+        self.indexFinished.connect(lambda _reports: self.board.finished())
         self.live = LiveIndexing(self)
+        self.live_watch = LiveWatch(self.live, self.board, self)
         self.live.updated.connect(self._on_live_update)
-        self.live.failed.connect(self.message)
+        self.live_watch.message.connect(self.message)
+        self.live_watch.changed.connect(self._on_live_changed)
         self.live.watchingChanged.connect(self.watchingChanged)
         self.live.stopped.connect(self._on_live_stopped)
+        self.connections = ConnectionTester(self.keys, self._jobs, self)
+        self.connections.tested.connect(self.connectionTested)
+        self.config_watch = ConfigWatch(paths.config_file, self)
+        self.config_watch.changed.connect(self.reload_config)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -145,13 +169,23 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self._query.snapshotFailed.connect(self.rerun_search)
         self._query_thread.start()
 
+    @property
+    def closed(self) -> bool:
+        """Closing finished (or was never needed): the window may go."""
+        return self.lifecycle in (Lifecycle.CLOSED, Lifecycle.SHUT)
+
+    @property
+    def running(self) -> bool:
+        return self.lifecycle is Lifecycle.RUNNING
+
     def shutdown(self) -> None:
         """Cancel indexing and stop every thread, flushing live changes; safe to call twice."""
-        if self._shut:
+        if self.lifecycle is Lifecycle.SHUT:
             return
-        self._shut = True
+        self.lifecycle = Lifecycle.SHUT
         self._cancel.set()
         self.asks.shutdown()
+        self.config_watch.stop()
         self._queued_index.clear()
         self._jobs.wait_all()
         self._index_thread = None
@@ -163,7 +197,6 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self.live.shutdown(self.engine)
         self.store.sync()
         self.engine.close()
-        self.closed = True
 
     def begin_close(self) -> bool:
         """Start closing: cancel indexing, then stop watching and flush on the watcher's thread.
@@ -171,10 +204,10 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         Returns True when there is nothing to wait for; otherwise `closeReady`
         follows (always later, from the event loop).
         """
-        if self._shut or self.closed:
+        if self.closed:
             return True
-        if not self._closing:
-            self._closing = True
+        if self.running:
+            self.lifecycle = Lifecycle.CLOSING
             self.asks.stop()
             self._queued_index.clear()
             if self.is_indexing():
@@ -190,6 +223,34 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         self._close_token = self.live.stop(self.engine, flush=True)
 
     # -- vaults ----------------------------------------------------------------------------
+
+    @Slot()
+    def reload_config(self) -> None:
+        """Show vaults another process registered (or removed) since; nothing is dropped or re-indexed.
+
+        The process that registered a vault indexes it; this app watches it and shows
+        it as soon as its index exists.
+        """
+        if not self.running:
+            return
+        before = {v.name for v in self.vaults}
+        try:
+            changed = self.engine.reload_config()
+        except CairnError as exc:
+            self.message.emit(str(exc))
+            return
+        if self.engine.config_problem:
+            self.message.emit(self.engine.config_problem)
+        if not changed:
+            return
+        after = {v.name for v in self.vaults}
+        added, gone = sorted(after - before), sorted(before - after)
+        parts = ([f"added {', '.join(added)}"] if added else []) + ([f"removed {', '.join(gone)}"] if gone else [])
+        self.message.emit(f"Vaults changed outside this window: {'; '.join(parts)}")
+        if self.scope is not None and self.scope.vault in gone:
+            self.set_scope(None)
+        self.refresh()
+        self._sync_watch()
 
     @property
     def vaults(self) -> tuple[VaultConfig, ...]:
@@ -209,8 +270,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         if self.is_indexing():
             self.message.emit("Wait for indexing to finish (or cancel it) before removing a vault")
             return
-        with self.engine.write_lock(name):  # not while the watcher is re-indexing one of its notes
-            self.engine.remove_vault(name)
+        self.engine.remove_vault(name)  # waits for a live update of that vault to finish
         if self.scope is not None and self.scope.vault == name:
             self.set_scope(None)
         self.refresh()
@@ -250,6 +310,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
         worker.finished.connect(self._on_index_finished)
         self._index_thread = self._jobs.start(worker)
         self.indexStarted.emit(names)
+        self._sync_watch()  # a vault is live from the moment it is added, not after its first index
 
     def cancel_index(self) -> None:
         self._queued_index.clear()
@@ -263,7 +324,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
     def _on_index_finished(self, reports: list) -> None:
         self._index_thread = None
         self.indexFinished.emit(reports)
-        if self._closing:
+        if self.lifecycle is Lifecycle.CLOSING:
             self._continue_close()
             return
         if self._pending_config is not None:
@@ -276,6 +337,49 @@ class AppController(QObject, ConnectionTests, LiveWatch):
             self.index(names)
             return
         self._sync_watch()
+
+    # -- live indexing ---------------------------------------------------------------------
+
+    @property
+    def watched(self) -> tuple[str, ...]:
+        """The vaults whose edits are followed live right now."""
+        return self.live.watched
+
+    def _sync_watch(self) -> None:
+        """Follow every vault of the current engine live, from the moment it is added.
+
+        Indexing does not wait for this or stop it: the watcher queues a vault's events
+        until its keyword index exists, then catches it up with its folder.
+        """
+        if self.running and self._pending_config is None:
+            self.live.watch(self.engine, [v.name for v in self.vaults], self.settings.live_debounce_ms / 1000)
+
+    @Slot(object)
+    def _on_live_update(self, update: LiveUpdate) -> None:
+        if self.running:
+            self.liveUpdated.emit(update)
+
+    @Slot(object)
+    def _on_live_changed(self, _update: LiveUpdate) -> None:
+        if self.running:
+            self.refresh()  # tree counts and tags; the shown query then runs again (`_on_snapshot`)
+
+    @Slot(int)
+    def _on_live_stopped(self, token: int) -> None:
+        if self.lifecycle is Lifecycle.CLOSING:
+            if token == self._close_token:
+                self.lifecycle = Lifecycle.CLOSED
+                self.closeReady.emit()
+            return
+        if self.running and self._pending_config is not None and not self.is_indexing() and not self.live.active:
+            config, self._pending_config = self._pending_config, None
+            self._replace_engine(config)
+
+    def test_embedder(self, provider: str, model: str, base_url: str, key: str | None = None) -> None:
+        self.connections.test_embedder(provider, model, base_url, key)
+
+    def test_llm(self, provider: str, base_url: str, key: str | None = None) -> None:
+        self.connections.test_llm(provider, base_url, key)
 
     # -- searching -------------------------------------------------------------------------
 
@@ -311,7 +415,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
 
     def rerun_search(self) -> None:
         """Run the last query again (the index changed); the stale-result rules still apply."""
-        if self._last_search is not None and not self._shut:
+        if self._last_search is not None and self.lifecycle is not Lifecycle.SHUT:
             self.search(*self._last_search)
 
     @Slot(int, object)
@@ -378,6 +482,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
             self.live.stop(self.engine, flush=True)
             return
         self.engine.update_config(config)
+        config = self.engine.config  # with the vaults other processes registered meanwhile
         # The old engine is not closed: a search on the query thread may still be using it.
         self.engine = Engine(self.paths, config, embedder_factory=self._embedder_factory)  # type: ignore[arg-type]
         self.refresh()

@@ -18,7 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 from core.engine import Engine
-from core.watcher import LiveUpdate, VaultWatcher
+from core.watcher import ALL_VAULTS, LiveUpdate, VaultWatcher
 from desktop.workers import user_message
 
 #: How long after the last live change the watcher writes the manifest and vectors to disk.
@@ -52,12 +52,14 @@ class WatchWorker(QObject):
         updated: A `LiveUpdate`; emitted from the watcher's thread (connect queued).
         failed: A message for the user; live indexing goes on where it can.
         watching: The vault names now watched (after a start or restart; empty when off).
+        caughtUp: A watched vault's catch-up reconcile ran: it is live and in step (watcher's thread).
         stopped: A stop request with this token finished: watcher stopped, indexes flushed.
     """
 
     updated = Signal(object)
     failed = Signal(str)
     watching = Signal(object)
+    caughtUp = Signal(str)
     stopped = Signal(int)
 
     def __init__(self) -> None:
@@ -66,9 +68,15 @@ class WatchWorker(QObject):
 
     @Slot(object, object, float)
     def watch(self, engine: Engine, names: Sequence[str], debounce: float) -> None:
-        """(Re)start watching these vaults; the previous watcher is stopped and flushed first."""
-        self._stop(flush=True)
+        """Watch these vaults: the same engine's watcher takes the new list in place (a vault
+        being indexed keeps its queued events); another engine's is stopped and flushed first."""
         live = [n for n in names if _root_exists(engine, n)]  # a missing folder was reported by indexing
+        current = self._watcher
+        if current is not None and current.engine is engine and live:
+            current.set_names(live)
+            self.watching.emit(tuple(live))
+            return
+        self._stop(flush=True)
         if live:
             watcher = VaultWatcher(
                 engine,
@@ -77,6 +85,7 @@ class WatchWorker(QObject):
                 flush_after=FLUSH_AFTER_S,
                 on_update=self.updated.emit,
                 on_error=partial(self._on_error, engine),
+                on_caught_up=self.caughtUp.emit,
             )
             try:
                 watcher.start()
@@ -122,6 +131,9 @@ class WatchWorker(QObject):
             self.failed.emit(f"Saving the index failed: {user_message(exc)}")
 
     def _on_error(self, engine: Engine, name: str, exc: Exception) -> None:
+        if name == ALL_VAULTS:
+            self.failed.emit(f"Live updates: {user_message(exc)}")
+            return
         if engine.config.vault_named(name) is None:
             return  # the vault was just removed; its last events no longer matter
         self.failed.emit(f"Live update of {name} failed: {user_message(exc)}")
@@ -139,12 +151,14 @@ class LiveIndexing(QObject):
         updated: A `LiveUpdate`, on the GUI thread.
         failed: A message for the status bar.
         watchingChanged: The vault names now watched.
+        caughtUp: A watched vault has been reconciled with its folder; edits to it are live now.
         stopped: The stop request with this token finished.
     """
 
     updated = Signal(object)
     failed = Signal(str)
     watchingChanged = Signal(object)
+    caughtUp = Signal(str)
     stopped = Signal(int)
     _watchRequested = Signal(object, object, float)
     _debounceRequested = Signal(float)
@@ -153,6 +167,7 @@ class LiveIndexing(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.watched: tuple[str, ...] = ()
+        self.caught_up: set[str] = set()  # watched vaults in step with their folders
         self.target: tuple[Engine, tuple[str, ...]] | None = None  # what was last asked for
         self._tokens = 0
         self._shut = False
@@ -167,6 +182,7 @@ class LiveIndexing(QObject):
         self._worker.updated.connect(self._on_updated, queued)  # emitted from watchdog's side
         self._worker.failed.connect(self._on_failed, queued)
         self._worker.watching.connect(self._on_watching, queued)
+        self._worker.caughtUp.connect(self._on_caught_up, queued)
         self._worker.stopped.connect(self._on_stopped, queued)
         self._thread.start()
 
@@ -185,6 +201,8 @@ class LiveIndexing(QObject):
             if previous is not None or self.watched:
                 self.stop(engine, flush=True)
             return
+        if previous is None or previous[0] is not engine:
+            self.caught_up.clear()  # a new watcher catches every vault up again
         self.target = (engine, wanted)
         self._watchRequested.emit(engine, list(wanted), debounce)
 
@@ -196,6 +214,7 @@ class LiveIndexing(QObject):
         """Stop watching and flush `engine` on the worker thread; `stopped(token)` follows."""
         self._tokens += 1
         self.target = None
+        self.caught_up.clear()
         self._stopRequested.emit(self._tokens, engine, flush)
         return self._tokens
 
@@ -222,7 +241,14 @@ class LiveIndexing(QObject):
     @Slot(object)
     def _on_watching(self, names: tuple[str, ...]) -> None:
         self.watched = tuple(names)
+        self.caught_up &= set(self.watched)
         self.watchingChanged.emit(self.watched)
+
+    @Slot(str)
+    def _on_caught_up(self, name: str) -> None:
+        if name in self.watched:
+            self.caught_up.add(name)
+            self.caughtUp.emit(name)
 
     @Slot(int)
     def _on_stopped(self, token: int) -> None:

@@ -1,59 +1,52 @@
-"""The controller's live-indexing part: which vaults are watched, and what an update triggers."""
+"""What a live update means for the views: a status-bar sentence, a refresh, the live state per vault."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from core.watcher import LiveUpdate
-from desktop.live import describe_update, touched
+from desktop.live import LiveIndexing, describe_update, touched
+from desktop.progress_board import ProgressBoard
 
 
-class LiveWatch:
-    """Mixed into AppController, which provides the engine, settings, signals and close state."""
+class LiveWatch(QObject):
+    """Turns the watcher's news (relayed by `LiveIndexing`) into messages and the board's live state.
 
-    live: Any
-    engine: Any
-    settings: Any
-    vaults: Any
-    closed: bool
-    _closing: bool
-    _shut: bool
-    _close_token: Any
-    _pending_config: Any
-    liveUpdated: Any
-    message: Any
-    closeReady: Any
+    Signals:
+        changed: A `LiveUpdate` that changed what a search can find (the views refresh).
+        message: A sentence for the status bar.
+    """
+
+    changed = Signal(object)
+    message = Signal(str)
+
+    def __init__(self, live: LiveIndexing, board: ProgressBoard, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.live = live
+        self._board = board
+        live.updated.connect(self._on_update)
+        live.failed.connect(self._on_failed)
+        live.watchingChanged.connect(self._on_live_state)
+        live.caughtUp.connect(self._on_live_state)
 
     @property
     def watched(self) -> tuple[str, ...]:
         """The vaults whose edits are followed live right now."""
         return self.live.watched
 
-    def _sync_watch(self) -> None:
-        """Follow every vault of the current engine live (after indexing, or once the vault list changed)."""
-        if self._closing or self._shut or self.is_indexing() or self._pending_config is not None:
-            return
-        self.live.watch(self.engine, [v.name for v in self.vaults], self.settings.live_debounce_ms / 1000)
+    @Slot(object)
+    def _on_update(self, update: LiveUpdate) -> None:
+        if self._board.live_problem:
+            self._board.set_live_problem("")  # it works again
+        if touched(update):
+            self.message.emit(describe_update(update))
+            self.changed.emit(update)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self._board.set_live_problem(message)
+        self.message.emit(message)
 
     @Slot(object)
-    def _on_live_update(self, update: LiveUpdate) -> None:
-        if self._closing or self._shut:
-            return
-        self.liveUpdated.emit(update)
-        if not touched(update):
-            return
-        self.message.emit(describe_update(update))
-        self.refresh()  # tree counts and tags; the shown query then runs again (`_on_snapshot`)
-
-    @Slot(int)
-    def _on_live_stopped(self, token: int) -> None:
-        if self._closing:
-            if token == self._close_token and not self.closed:
-                self.closed = True
-                self.closeReady.emit()
-            return
-        if self._pending_config is not None and not self.is_indexing() and not self.live.active:
-            config, self._pending_config = self._pending_config, None
-            self._replace_engine(config)
+    def _on_live_state(self, _news: object) -> None:
+        self._board.set_live(self.live.watched, self.live.caught_up)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.base.vault_state import LiveState, Phase, VaultProgress
 from core.engine import Engine, VaultStatus
 from core.index.manifest import FileRecord
 
@@ -99,25 +100,24 @@ def health_rows(snapshots: tuple[VaultSnapshot, ...]) -> list[HealthRow]:
     return rows
 
 
-def describe_status(snap: VaultSnapshot) -> tuple[str, str]:
-    """A short state word and a sentence for the status bar: ('healthy', 'sample: 36 notes, semantic ready')."""
-    st = snap.status
-    if not st.built:
+def describe_status(snap: VaultSnapshot, progress: VaultProgress | None = None) -> tuple[str, str]:
+    """A short state word and a sentence for the status bar: ('healthy', 'sample: 36 notes, semantic ready').
+
+    Decided from the typed `VaultProgress` (the running job's when there is one),
+    never from the wording of an error.
+    """
+    p = progress or snap.status.progress()
+    if p.phase is Phase.NOT_BUILT or not snap.status.built:
         return "not built", f"{snap.name}: not indexed yet"
-    state = st.info.state
-    semantic = st.semantic
-    if semantic == "ok":
-        sem = "semantic ready"
-    elif semantic == "partial":
-        sem = f"semantic {int(st.semantic_fraction * 100)}%"
-        state = "degraded" if state == "healthy" else state
-    elif semantic.startswith("unavailable"):
-        sem = "keyword only"
-        state = "degraded" if "turned off" not in semantic else state
-    else:
-        sem = f"semantic {semantic}"
+    if p.phase is Phase.KEYWORD:
+        return "indexing", p.sentence()
+    state = "indexing" if p.phase in (Phase.EMBEDDING, Phase.QUEUED) else snap.status.info.state
+    if state == "healthy" and p.semantic.degraded:
+        state = "degraded"
+    st = snap.status
     problems = len(st.info.skipped) + len(st.info.warnings)
     extra = f", {problems} to check" if problems else ""
     attached = sum(c.indexed for c in st.attachments)
     files = f"{st.info.documents - attached} notes" + (f" + {attached} attachments" if attached else "")
-    return state, f"{snap.name}: {files}, {sem}{extra}"
+    live = "; live updates failing" if p.live is LiveState.FAILED else ""
+    return state, f"{snap.name}: {files}, {p.semantic_text()}{extra}{live}"

@@ -7,6 +7,8 @@ can drop it safely once its thread has stopped.
 
 from __future__ import annotations
 
+import logging
+
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,9 +23,14 @@ from desktop.state import take_snapshot
 
 
 def user_message(exc: BaseException) -> str:
-    """A sentence for the status bar: the engine's own wording for its errors, the type otherwise."""
+    """A sentence for the status bar: the engine's own wording for its errors, the type otherwise.
+
+    An error that is not one of Cairn's own is unexpected: its traceback goes to the
+    log file in the data folder (see `desktop.error_log`), the sentence to the user.
+    """
     if isinstance(exc, CairnError):
         return str(exc)
+    logging.getLogger("cairn.desktop").error("Unexpected error in a worker", exc_info=exc)
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -79,17 +86,20 @@ class IndexWorker(_HomingWorker):
     def _sync_one(self, name: str) -> list[Any]:
         announced = False
 
-        def on_progress(done: int, total: int, phase: str) -> None:
+        def on_keyword_ready(_: str) -> None:
             nonlocal announced
-            if phase == "embedding" and not announced:
-                announced = True
-                self.keywordReady.emit(name)
+            announced = True
+            self.keywordReady.emit(name)
+
+        def on_progress(done: int, total: int, phase: str) -> None:
             self.progress.emit(name, done, total, phase)
 
         try:
             # A vault's first index is built in a child process: Whoosh would otherwise hold
             # the GIL (and so the window) for up to a few hundred ms at a time.
-            reports = self._engine.sync([name], progress=on_progress, cancel=self._cancel, embed=self._embed, bulk_in_child=True)
+            reports = self._engine.sync(
+                [name], progress=on_progress, cancel=self._cancel, embed=self._embed, bulk_in_child=True, keyword_ready=on_keyword_ready
+            )
         except Exception as exc:  # report, never kill the thread silently
             self.failed.emit(f"Indexing {name} failed: {user_message(exc)}")
             return []

@@ -2,15 +2,26 @@
 
 Stored as JSON in the data dir (never in a vault), versioned so later
 releases can migrate it with small numbered functions.
+
+Several processes write it (the app, a second app window, `cairn index`,
+`cairn watch`, the MCP server), so every change is a read-modify-write of what
+is on disk, under a cross-process file lock, written atomically: no writer
+ever saves a stale copy it held in memory over another writer's vault. A file
+that cannot be read is renamed aside with a timestamp and reported, never
+silently overwritten.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 from core.base.atomic import read_json, write_json_atomic
 from core.base.errors import ConfigError
@@ -59,27 +70,131 @@ class EngineConfig:
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
+#: How long a writer waits for another process's config change before giving up.
+LOCK_TIMEOUT_S = 30.0
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedConfig:
+    """The configuration read from disk, and why it is not what was there (None when it is)."""
+
+    config: EngineConfig
+    problem: str | None = None
+
+
+def config_lock(paths: AppPaths) -> FileLock:
+    """The cross-process lock every config writer holds around its read-modify-write."""
+    paths.data_dir.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(paths.config_file.with_name(paths.config_file.name + ".lock")), timeout=LOCK_TIMEOUT_S)
+
+
 def load_config(paths: AppPaths) -> EngineConfig:
+    """The configuration on disk; a damaged file is set aside (see `read_config`) and logged."""
+    loaded = read_config(paths)
+    if loaded.problem is not None:
+        _log.warning("%s", loaded.problem)
+    return loaded.config
+
+
+def read_config(paths: AppPaths) -> LoadedConfig:
+    """Read the configuration; a file that cannot be parsed is renamed aside, never overwritten.
+
+    Writers replace the file atomically, so a parse failure is real damage, not a
+    half-written file. The damaged copy keeps its content under a timestamped name
+    and the problem says where, so the user can recover vaults from it by hand.
+    """
+    try:
+        return LoadedConfig(_parse(paths))
+    except _Damaged as first:
+        try:
+            with config_lock(paths):
+                try:
+                    return LoadedConfig(_parse(paths))  # another writer fixed it meanwhile
+                except _Damaged:
+                    pass
+                aside = _set_aside(paths)
+        except Timeout as exc:
+            raise ConfigError(f"{paths.config_file} is damaged ({first}) and locked by another process") from exc
+        return LoadedConfig(EngineConfig(), f"{paths.config_file} could not be read ({first}); it was kept as {aside.name} and Cairn started with no vaults")
+
+
+def modify_config(paths: AppPaths, change: Callable[[EngineConfig], EngineConfig]) -> EngineConfig:
+    """Apply `change` to the configuration on disk under the cross-process lock; returns the result.
+
+    Raises:
+        ConfigError: Another process held the lock for `LOCK_TIMEOUT_S`.
+    """
+    try:
+        with config_lock(paths):
+            current = read_config(paths)
+            if current.problem is not None:
+                _log.warning("%s", current.problem)
+            new = change(current.config)
+            if new != current.config or not paths.config_file.exists():
+                save_config(paths, new)
+            return new
+    except Timeout as exc:
+        raise ConfigError(f"{paths.config_file} is locked by another Cairn process; try again") from exc
+
+
+def merge_settings(disk: EngineConfig, before: EngineConfig, wanted: EngineConfig) -> EngineConfig:
+    """`wanted`'s settings over what is on disk, without dropping a vault another process registered.
+
+    `before` is the copy `wanted` was edited from, so the user's own changes can be told
+    apart from other writers': a vault in `before` but not in `wanted` was removed by the
+    user; one in `wanted` only was added by the user; one on disk only was registered by
+    another process meanwhile and stays; a vault in both takes `wanted`'s version.
+    """
+    removed = {v.name for v in before.vaults} - {v.name for v in wanted.vaults}
+    mine = {v.name: v for v in wanted.vaults}
+    on_disk = {v.name for v in disk.vaults}
+    kept = tuple(mine.get(v.name, v) for v in disk.vaults if v.name not in removed)
+    new = tuple(v for v in wanted.vaults if v.name not in on_disk and v.name not in {b.name for b in before.vaults})
+    return replace(wanted, vaults=kept + new)
+
+
+class _Damaged(ConfigError):
+    """The file is there and readable but is not a configuration Cairn can use."""
+
+
+def _set_aside(paths: AppPaths) -> Path:
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime())
+    aside = paths.config_file.with_name(f"{paths.config_file.stem}.damaged-{stamp}{paths.config_file.suffix}")
+    n = 2
+    while aside.exists():
+        aside = aside.with_name(f"{paths.config_file.stem}.damaged-{stamp}-{n}{paths.config_file.suffix}")
+        n += 1
+    os.replace(paths.config_file, aside)
+    return aside
+
+
+def _parse(paths: AppPaths) -> EngineConfig:
     if not paths.config_file.exists():
         return EngineConfig()
     try:
         data = read_json(paths.config_file)
-    except (OSError, ValueError) as exc:
+    except FileNotFoundError:
+        return EngineConfig()
+    except OSError as exc:  # unreadable, not damaged: nothing is set aside
         raise ConfigError(f"Cannot read {paths.config_file}: {exc}") from exc
+    except ValueError as exc:
+        raise _Damaged(f"not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
-        raise ConfigError(f"{paths.config_file} is not a JSON object")
-    version = int(data.get("schema_version", 1))
-    while version < SCHEMA_VERSION:
-        data = MIGRATIONS[version](data)
-        version += 1
+        raise _Damaged("not a JSON object")
     try:
+        version = int(data.get("schema_version", 1))
+        while version < SCHEMA_VERSION:
+            data = MIGRATIONS[version](data)
+            version += 1
         vaults = tuple(
             VaultConfig(**{**v, "ignore": tuple(v.get("ignore", ()))}) for v in data.get("vaults", [])
         )
         known = {k for k in EngineConfig.__dataclass_fields__ if k not in ("vaults", "schema_version")}
         rest = {k: v for k, v in data.items() if k in known}
-    except TypeError as exc:
-        raise ConfigError(f"{paths.config_file}: {exc}") from exc
+    except (TypeError, AttributeError, ValueError, KeyError) as exc:
+        raise _Damaged(str(exc)) from exc
     return EngineConfig(schema_version=SCHEMA_VERSION, vaults=vaults, **rest)
 
 

@@ -207,7 +207,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"  state: {i.state}; {notes} notes, {i.chunks} chunks; built {i.built_at or 'never'}")
         if s.attachments:
             print(f"  attachments: {describe_attachments(s.attachments)}")
-        print(f"  semantic: {s.semantic} ({s.semantic_fraction:.0%} embedded)")
+        why = f" — {s.semantic_reason}" if s.semantic_reason else ""
+        print(f"  semantic: {s.semantic.value} ({s.semantic_fraction:.0%} embedded){why}")
         for sk in i.skipped:
             print(f"  skipped {sk.rel_path}: {sk.reason.value} — {sk.detail}")
         for w in i.warnings:

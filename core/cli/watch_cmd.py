@@ -37,7 +37,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
 
     def on_update(u: LiveUpdate) -> None:
-        what = "reconciled the whole vault" if u.reconciled else f"re-indexed {', '.join(u.paths)}"
+        if u.reconciled:
+            what = f"caught up: re-indexed {', '.join(u.paths)}" if u.paths else "reconciled the whole vault"
+        else:
+            what = f"re-indexed {', '.join(u.paths)}"
         emb = u.report.embedding
         extra = f", {emb.embedded} chunk(s) embedded" if emb else ""
         _log(f"{u.vault}: {what} in {u.processing_ms:.0f} ms{extra}")
@@ -48,7 +51,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     watcher = VaultWatcher(engine, names, debounce=args.debounce, flush_after=args.flush_after, on_update=on_update, on_error=on_error)
     try:
         # Watch first, then catch up: a note saved while the catch-up runs (minutes, when a
-        # large vault is embedded) is re-indexed after it instead of being missed.
+        # large vault is embedded) is re-indexed after it instead of being missed; the watcher
+        # reconciles each vault itself once this sync lets go of it.
         watcher.start()
         reports = engine.sync(names, progress=ProgressLine("catching up"), cancel=stop)
     except FileNotFoundError as exc:  # a registered vault whose folder is gone: say so, no stack trace

@@ -12,6 +12,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable, Collection
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,13 +93,61 @@ class VaultVectors:
         cancel: threading.Event | None = None,
         *,
         only: Collection[str] | None = None,
+        guard: Callable[[], AbstractContextManager[object]] | None = None,
+        current: Callable[[], dict[str, FileRecord]] | None = None,
     ) -> EmbedStats:
         """Make the vectors match `files`: drop stale keys, add missing ones (cache first).
 
         With `only` (the live path), missing vectors are added for those notes alone: a
         vault whose embedding was never finished is not embedded whole on the first edit.
+
+        With `guard` (the vault's write lock) and `current` (its manifest as it is now),
+        the lock is held while a batch is prepared and stored but not while it is
+        embedded, so live edits go in between; a chunk whose note changed meanwhile
+        (or that a live update already embedded) is dropped from the batch.
         """
         t0 = time.perf_counter()
+        hold = guard or nullcontext
+        with hold():
+            wanted, need, from_cache, stale = self._prepare(current() if current is not None else files, only)
+        embedded = 0
+        cancelled = False
+        for start in range(0, len(need), EMBED_GROUP):
+            if cancel is not None and cancel.is_set():
+                cancelled = True
+                break
+            group = need[start : start + EMBED_GROUP]
+            with hold():
+                group = self._still_missing(group, wanted, current)
+                refs = [(wanted[k][0], wanted[k][1]) for k in group]
+                texts = texts_for(refs) if refs else {}
+            keys = [k for k, ref in zip(group, refs) if ref in texts]
+            if keys:
+                inputs = [texts[(wanted[k][0], wanted[k][1])] for k in keys]
+                # Round through f16 now, so a vector read back from the cache equals the one indexed.
+                vecs = np.asarray(embed(inputs), dtype=np.float32).astype(np.float16).astype(np.float32)
+                with hold():
+                    for k, v in zip(keys, vecs):
+                        self.cache.put(wanted[k][2], v)  # right for its hash even if the note moved on
+                    fresh = set(self._still_missing(keys, wanted, current))
+                    rows = [(k, v) for k, v in zip(keys, vecs) if k in fresh]
+                    with self._lock:
+                        for k, _ in rows:
+                            self.key_hash[k] = wanted[k][2]
+                        if rows:
+                            self.index.add([k for k, _ in rows], np.vstack([v for _, v in rows]))
+                embedded += len(rows)
+            if progress is not None:
+                # Counted over the whole vault, not this run: the same share of the vault embedded
+                # that search warnings and the status report, so two numbers never disagree.
+                progress(len(wanted) - len(need) + min(start + EMBED_GROUP, len(need)), len(wanted), "embedding")
+        if stale or from_cache or embedded or self.status not in ("ok", "empty"):
+            self.dirty = True
+        self.status = "ok" if len(self.index) else "empty"
+        return EmbedStats(len(wanted), embedded, from_cache, stale, time.perf_counter() - t0, cancelled)
+
+    def _prepare(self, files: dict[str, FileRecord], only: Collection[str] | None) -> tuple[dict[int, tuple[str, int, str]], list[int], int, int]:
+        """Drop stale vectors, add the cached ones; returns (wanted, keys still to embed, from cache, stale)."""
         wanted: dict[int, tuple[str, int, str]] = {}
         for rel, rec in files.items():
             for c in rec.chunks:
@@ -112,7 +161,6 @@ class VaultVectors:
                 self.key_hash.pop(k, None)
             scope = None if only is None else set(only)
             missing = [k for k, (rel, _, h) in wanted.items() if self.key_hash.get(k) != h and (scope is None or rel in scope)]
-            from_cache = 0
             need: list[int] = []
             cached_keys, cached_vecs = [], []
             for k in missing:
@@ -125,36 +173,27 @@ class VaultVectors:
                     self.key_hash[k] = wanted[k][2]
             if cached_keys:
                 self.index.add(cached_keys, np.vstack(cached_vecs))
-                from_cache = len(cached_keys)
-        embedded = 0
-        cancelled = False
         # Most recently edited notes first: they are the ones a user is about to search for, so
         # hybrid search covers them within seconds of adding a vault, long before the rest.
         need.sort(key=lambda k: (-files[wanted[k][0]].mtime_ns, wanted[k][0], wanted[k][1]))
-        for start in range(0, len(need), EMBED_GROUP):
-            if cancel is not None and cancel.is_set():
-                cancelled = True
-                break
-            group = need[start : start + EMBED_GROUP]
-            refs = [(wanted[k][0], wanted[k][1]) for k in group]
-            texts = texts_for(refs)
-            keys = [k for k, ref in zip(group, refs) if ref in texts]
-            if keys:
-                inputs = [texts[(wanted[k][0], wanted[k][1])] for k in keys]
-                # Round through f16 now, so a vector read back from the cache equals the one indexed.
-                vecs = np.asarray(embed(inputs), dtype=np.float32).astype(np.float16).astype(np.float32)
-                with self._lock:
-                    for k, v in zip(keys, vecs):
-                        self.cache.put(wanted[k][2], v)
-                        self.key_hash[k] = wanted[k][2]
-                    self.index.add(keys, vecs)
-                embedded += len(keys)
-            if progress is not None:
-                progress(min(start + len(group), len(need)), len(need), "embedding")
-        if stale or from_cache or embedded or self.status not in ("ok", "empty"):
-            self.dirty = True
-        self.status = "ok" if len(self.index) else "empty"
-        return EmbedStats(len(wanted), embedded, from_cache, len(stale), time.perf_counter() - t0, cancelled)
+        return wanted, need, len(cached_keys), len(stale)
+
+    def _still_missing(
+        self, keys: list[int], wanted: dict[int, tuple[str, int, str]], current: Callable[[], dict[str, FileRecord]] | None
+    ) -> list[int]:
+        """The keys that still need this vector: not added meanwhile, their note not changed since."""
+        if current is None:
+            return keys
+        now = current()
+        out = []
+        for k in keys:
+            rel, ordinal, text_hash = wanted[k]
+            rec = now.get(rel)
+            if rec is None or self.key_hash.get(k) == text_hash:
+                continue
+            if any(c.ordinal == ordinal and c.text_hash == text_hash for c in rec.chunks):
+                out.append(k)
+        return out
 
     def bind(self, files: dict[str, FileRecord]) -> None:
         """Learn which key is which chunk from the manifest (after a load, before a search)."""

@@ -96,7 +96,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     wants_vectors = mode in ("hybrid", "semantic") and bool(parsed.text.strip())
     vector_ready = [s for s in sides if s.vectors is not None and s.embedder is not None]
     if wants_vectors and not vector_ready:
-        reasons = sorted({s.unavailable_reason or "no embeddings have been built yet" for s in sides})
+        reasons = sorted({f"{s.name}: {s.unavailable_reason or 'no embeddings have been built yet'}" for s in sides})
         warnings.append(f"{FALLBACK_WARNING} ({'; '.join(reasons) or 'no vault selected'})")
         mode = "keyword"
     elif wants_vectors:

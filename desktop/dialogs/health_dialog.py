@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.base.vault_state import LiveState
 from desktop.controller import AppController
 from desktop.models import HealthFilterProxy, HealthModel, RowRole
 from core.vault.attachments import describe_attachments
@@ -87,19 +88,36 @@ class IndexHealthDialog(QDialog):
         self.open_button.clicked.connect(lambda: self._open_index(self.table.currentIndex()))
         self.reindex_button.clicked.connect(lambda: controller.index())
         controller.snapshotChanged.connect(self.set_snapshots)
+        controller.board.changed.connect(self._show_summary)  # live while indexing runs, not just at the end
+        self._counts = {"indexed": 0, "warning": 0, "skipped": 0}
         self.set_snapshots(controller.snapshot)
 
     def set_snapshots(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
         rows = health_rows(snapshots)
         self.model.set_rows(rows)
-        counts = {s: sum(1 for r in rows if r.state == s) for s in ("indexed", "warning", "skipped")}
-        states = "; ".join(describe_status(s)[1] + f" ({describe_status(s)[0]})" for s in snapshots) or "No vaults yet."
-        attached = "; ".join(f"{s.name}: {describe_attachments(s.status.attachments)}" for s in snapshots if s.status.attachments)
+        self._counts = {s: sum(1 for r in rows if r.state == s) for s in ("indexed", "warning", "skipped")}
+        self._show_summary()
+
+    def _show_summary(self, _board: object = None) -> None:
+        board = self._controller.board
+        lines = []
+        for snap in self._controller.snapshot:
+            p = board.get(snap.name)
+            state, text = describe_status(snap, p)
+            line = f"{html.escape(text)} ({state})"
+            if p is not None and p.reason and p.semantic.degraded:
+                line += f" — {html.escape(p.reason)}"
+            if p is not None and p.live is LiveState.FAILED:
+                line += f"<br>&nbsp;&nbsp;live updates: {html.escape(p.live_reason)}"
+            lines.append(line)
+        states = "<br>".join(lines) or "No vaults yet."
+        attached = "; ".join(
+            f"{s.name}: {describe_attachments(s.status.attachments)}" for s in self._controller.snapshot if s.status.attachments
+        )
         if attached:
             states += f"<br>Attachments — {html.escape(attached)}"
-        self.summary.setText(
-            f"{states}<br>{counts['indexed']} indexed, {counts['warning']} indexed with warnings, {counts['skipped']} skipped."
-        )
+        c = self._counts
+        self.summary.setText(f"{states}<br>{c['indexed']} indexed, {c['warning']} indexed with warnings, {c['skipped']} skipped.")
 
     def visible_rows(self) -> list[HealthRow]:
         return [self.proxy.index(r, 0).data(RowRole) for r in range(self.proxy.rowCount())]

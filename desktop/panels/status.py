@@ -10,7 +10,9 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QW
 
 from core.base.eta import time_left
 from core.base.models import SearchResponse
+from core.base.vault_state import LiveState, VaultProgress
 from desktop.controller import AppController
+from desktop.progress_board import ProgressBoard
 from desktop.state import VaultSnapshot, describe_status
 from desktop.theme import colours
 
@@ -65,6 +67,8 @@ class StatusPanel(QWidget):
         controller.resultsCleared.connect(lambda: self.set_warnings(()))
         controller.message.connect(self.show_message)
         controller.indexFailed.connect(self.show_message)
+        if controller.engine.config_problem:  # a damaged config.json was set aside at start
+            self.show_message(controller.engine.config_problem, 60000)
 
     def show_message(self, text: str, msecs: int = 8000) -> None:
         """A passing message (copied a link, a vault could not be indexed); the tooltip keeps it whole."""
@@ -78,11 +82,12 @@ class StatusPanel(QWidget):
         self._show_summary(snapshots)
 
     def _show_summary(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
-        text = _vault_summary(snapshots)
+        text = _vault_summary(snapshots, self._controller.board)
         if self._cancelled:
             text += " &nbsp; <i>indexing cancelled — search uses what was indexed; File › Re-index to finish</i>"
         self.vaults.setText(text)
-        self.vaults.setToolTip("\n".join(f"{s.name}: {s.status.info.state}; semantic {s.status.semantic}" for s in snapshots))
+        board = self._controller.board
+        self.vaults.setToolTip("\n".join(_tooltip_line(s.name, board.get(s.name)) for s in snapshots))
 
     def _on_started(self, names: list[str]) -> None:
         self._indexing = names[0] if names else ""
@@ -133,11 +138,24 @@ def _coloured(state: str, text: str) -> str:
     return f"<span style='color:{STATE_COLOURS.get(state, '#777777')}'>●</span> {text}"
 
 
-def _vault_summary(snapshots: tuple[VaultSnapshot, ...]) -> str:
+def _tooltip_line(name: str, p: VaultProgress | None) -> str:
+    if p is None:
+        return name
+    line = f"{name}: {p.sentence()}"
+    if p.reason:
+        line += f" — {p.reason}"
+    if p.live is LiveState.FAILED:
+        line += f"\n  live updates: {p.live_reason}"
+    elif p.live is not LiveState.OFF:
+        line += f"; live updates {p.live.value}"
+    return line
+
+
+def _vault_summary(snapshots: tuple[VaultSnapshot, ...], board: ProgressBoard) -> str:
     if not snapshots:
         return "No vaults yet"
     parts = []
     for snap in snapshots:
-        state, text = describe_status(snap)
+        state, text = describe_status(snap, board.get(snap.name))
         parts.append(_coloured(state, f"{html.escape(text)} <small>({state})</small>"))
     return " &nbsp; ".join(parts)

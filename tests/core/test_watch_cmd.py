@@ -62,6 +62,7 @@ def test_watch_reindexes_an_edit_and_flushes_on_sigterm(tmp_path: Path, cairn_ho
     (vault / "Tools.md").write_text("# Tools\n\nA spade and a rake.\n")
     assert main(["index", "--vault", str(vault), "--no-embed", "--quiet"]) == 0
     capsys.readouterr()
+    (vault / "Tools.md").write_text("# Tools\n\nA spade, a rake and a hoe.\n")  # while nothing watched
 
     env = {**os.environ, "CAIRN_HOME": str(cairn_home), "ORT_DISABLE_TELEMETRY": "1", "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
@@ -91,3 +92,5 @@ def test_watch_reindexes_an_edit_and_flushes_on_sigterm(tmp_path: Path, cairn_ho
     assert main(["search", "mulch", "--mode", "keyword"]) == 0
     out = capsys.readouterr().out
     assert "[garden/Plants.md#0]" in out
+    assert main(["search", "hoe", "--mode", "keyword"]) == 0
+    assert "[garden/Tools.md#0]" in capsys.readouterr().out  # caught up at start

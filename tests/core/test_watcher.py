@@ -125,6 +125,7 @@ def watch(engine: Engine, recorder: Recorder) -> Iterator[Callable[..., VaultWat
         w = VaultWatcher(engine, debounce=debounce, flush_after=flush_after, on_update=recorder.on_update, on_error=recorder.on_error)
         w.start()
         started.append(w)
+        assert w.wait_caught_up(DEADLINE)  # the start-up reconcile ran: what follows is live
         return w
 
     yield start

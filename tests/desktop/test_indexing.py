@@ -127,3 +127,28 @@ def test_the_status_bar_estimates_the_time_left_from_this_runs_rate(
     status._on_started(["notes"])
     status._on_progress("notes", 10, 100, "keyword")
     assert "left" not in status.vaults.text()  # a new run times itself afresh
+
+
+def test_index_health_follows_indexing_progress_while_open_and_names_live_problems(
+    qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path
+) -> None:
+    from desktop.dialogs.health_dialog import IndexHealthDialog
+
+    vault = tmp_path / "notes"
+    vault.mkdir()
+    (vault / "One.md").write_text("# One\n\nok\n", encoding="utf-8")
+    controller = make_controller()
+    index_vault(qtbot, controller, vault)
+    dialog = IndexHealthDialog(controller)
+    qtbot.addWidget(dialog)
+    assert "notes: 1 notes, keyword only (healthy)" in dialog.summary.text()  # semantic off is not "degraded"
+    # What the index job reports reaches the open dialog and the status bar's source alike.
+    controller.indexStarted.emit(["notes"])
+    controller.indexProgress.emit("notes", 30, 120, "embedding")
+    assert "semantic 25%" in dialog.summary.text() and "(indexing)" in dialog.summary.text()
+    p = controller.board.get("notes")
+    assert p is not None and p.percent == 25
+    controller.live.failed.emit("Live updates: the file watcher stopped (boom); restarted it and caught up")
+    assert "live updates: Live updates: the file watcher stopped (boom)" in dialog.summary.text()
+    controller.indexFinished.emit([])
+    assert "semantic 25%" not in dialog.summary.text()

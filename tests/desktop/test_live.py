@@ -48,7 +48,7 @@ def window(qtbot: Any, live_controller: Callable[..., AppController], make_windo
     controller = live_controller()
     win = make_window(controller)
     index_vault(qtbot, controller, vault)
-    qtbot.waitUntil(lambda: controller.watched == ("kitchen",), timeout=5000)
+    qtbot.waitUntil(lambda: controller.watched == ("kitchen",) and "kitchen" in controller.live.caught_up, timeout=5000)
     yield win
 
 
@@ -304,3 +304,30 @@ def test_describe_update_names_the_note_and_the_time() -> None:
     assert describe_update(update((LOAF,), removed=(LOAF,))) == f"Removed {LOAF} from the index (35 ms)"
     assert describe_update(update(("a.md", "b.md"))) == "Re-indexed 2 notes in kitchen (35 ms)"
     assert describe_update(replace(update(()), reconciled=True)) == "Re-indexed kitchen after a folder change (35 ms)"
+
+
+def test_a_vault_is_live_from_the_moment_it_is_added(
+    qtbot: Any, live_controller: Callable[..., AppController], make_window: Callable[..., MainWindow], vault: Path
+) -> None:
+    """An edit made after the first index read the note is searchable soon after indexing (issue 15)."""
+    controller = live_controller()
+    window = make_window(controller)
+    note = vault / LOAF
+    edited: list[bool] = []
+
+    def edit_after_it_was_read(name: str, done: int, total: int, phase: str) -> None:
+        if phase == "keyword" and done == total and not edited:  # every note read, not yet committed
+            note.write_text(note.read_text(encoding="utf-8") + "\nA numbat watched the oven.\n", encoding="utf-8")
+            edited.append(True)
+
+    controller.indexProgress.connect(edit_after_it_was_read)
+    finished: list[object] = []
+    controller.indexFinished.connect(finished.append)
+    assert controller.add_vault(vault) is not None
+    assert controller.live.target is not None and controller.live.target[1] == ("kitchen",)  # watched at once
+    qtbot.waitUntil(lambda: bool(finished), timeout=15000)
+    assert edited
+    search_and_wait(qtbot, window, "numbat")
+    qtbot.waitUntil(lambda: window.results.model.rowCount() > 0, timeout=2000)
+    hit = window.results.model.hit(0)
+    assert hit is not None and hit.chunk.rel_path == LOAF

@@ -1,0 +1,67 @@
+"""One source of truth for a vault's phase and percentage (issue 15 item 3)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from core.base.paths import AppPaths
+from core.base.vault_state import Phase, SemanticState, VaultProgress
+from core.engine import Engine
+from core.search.search import SearchRequest
+from tests.helpers import BagOfWordsEmbedder
+
+
+def vault_of(tmp_path: Path, n: int) -> Path:
+    root = tmp_path / "notes"
+    root.mkdir()
+    for i in range(n):
+        (root / f"n{i}.md").write_text(f"# Note {i}\n\nfiller words number {i}\n", encoding="utf-8")
+    return root
+
+
+def test_a_half_embedded_vault_is_partial_with_the_same_percentage_everywhere(tmp_path: Path) -> None:
+    engine = Engine(AppPaths(tmp_path / "home"), embedder_factory=lambda vc: BagOfWordsEmbedder())
+    name = engine.add_vault(vault_of(tmp_path, 100)).name
+    engine.sync([name], embed=False)
+    cancel = threading.Event()
+    seen: list[tuple[int, int]] = []
+
+    def stop_at_a_third(done: int, total: int, phase: str) -> None:
+        seen.append((done, total))
+        if done * 3 >= total:
+            cancel.set()
+
+    engine.embed_vault(name, progress=stop_at_a_third, cancel=cancel, persist=False)  # nothing saved yet
+    st = engine.vault_status(name)
+    assert st.semantic is SemanticState.PARTIAL  # was "missing (healthy)" for a vault a third embedded
+    assert "embedded" in st.semantic_reason
+    p = st.progress()
+    assert p.phase is Phase.READY and p.percent == int(st.semantic_fraction * 100) > 0
+    resp = engine.search(SearchRequest("filler words", mode="hybrid"))
+    assert f"{name}: semantic index {p.percent}% complete" in resp.warnings  # names the vault, same number
+    # A resumed run counts over the whole vault: it starts where the last one stopped.
+    seen.clear()
+    engine.embed_vault(name, progress=lambda d, t, ph: seen.append((d, t)))
+    assert seen[0][0] > p.done - 1 and seen[0][1] == p.total
+    assert seen[-1] == (p.total, p.total)
+    assert engine.vault_status(name).semantic is SemanticState.OK
+
+
+def test_semantic_turned_off_is_a_state_not_an_error_message(tmp_path: Path) -> None:
+    engine = Engine(AppPaths(tmp_path / "home"), embedder_factory=None)
+    name = engine.add_vault(vault_of(tmp_path, 3)).name
+    engine.sync()
+    st = engine.vault_status(name)
+    assert st.semantic is SemanticState.OFF and not st.semantic.degraded
+    assert st.progress().semantic_text() == "keyword only"
+    assert st.semantic == "off"  # a StrEnum: JSON and older callers still read a string
+
+
+def test_vault_progress_sentences_name_the_vault() -> None:
+    assert VaultProgress("work", Phase.KEYWORD, 50, 200).sentence() == "work: reading notes 25%"
+    assert VaultProgress("work", Phase.EMBEDDING, 3, 4, SemanticState.PARTIAL).sentence() == "work: semantic 75%"
+    assert VaultProgress("work", Phase.READY, 4, 4, SemanticState.OK).sentence() == "work: semantic ready"
+    assert VaultProgress("work", Phase.NOT_BUILT).sentence() == "work: not indexed yet"
+    unavailable = VaultProgress("work", Phase.READY, semantic=SemanticState.UNAVAILABLE, reason="model file missing")
+    assert unavailable.sentence() == "work: keyword only (model file missing)" and unavailable.semantic.degraded
