@@ -255,6 +255,7 @@ class Resolver:
         self._paths: dict[str, str] = {}  # key(path without .md) -> rel_path
         self._names: dict[str, list[str]] = {}  # key(stem) -> rel_paths
         self._aliases: dict[str, list[str]] = {}
+        self._memo: dict[str, list[str]] = {}  # target -> candidates: most targets repeat
         for note in notes:
             bare = strip_note_ext(note.rel_path)
             self._paths[key(bare)] = note.rel_path
@@ -268,7 +269,7 @@ class Resolver:
         if not target:
             return source if link.anchor else None  # `[[#Heading]]` is a link into the same note
         if link.kind is LinkKind.MARKDOWN:
-            folder = posixpath.dirname(source)
+            folder = source.rpartition("/")[0]
             joined = posixpath.normpath(posixpath.join(folder, target)) if not target.startswith("/") else target.lstrip("/")
             hit = self._paths.get(key(strip_note_ext(joined)))
             if hit is not None:
@@ -276,27 +277,28 @@ class Resolver:
         return self.resolve_name(target, source)
 
     def resolve_name(self, target: str, source: str = "") -> str | None:
+        found = self._memo.get(target)
+        if found is None:
+            found = self._memo[target] = self._candidates(target)
+        return found[0] if len(found) == 1 else _closest(found, source)
+
+    def _candidates(self, target: str) -> list[str]:
+        """Notes a name could mean, before the linking note's folder breaks a tie."""
         bare = key(strip_note_ext(target.strip().lstrip("/")))
         if not bare:
-            return None
+            return []
         if "/" in bare:
             exact = self._paths.get(bare)
             if exact is not None:
-                return exact
-            suffix = [p for k, p in self._paths.items() if k.endswith("/" + bare)]
-            return _closest(suffix, source)
-        named = self._names.get(bare)
-        if named:
-            return _closest(named, source)
-        aliased = self._aliases.get(bare)
-        if aliased:
-            return _closest(aliased, source)
-        return None
+                return [exact]
+            same_name = self._names.get(bare.rpartition("/")[2], [])  # a path suffix ends in the note's name
+            return [p for p in same_name if key(strip_note_ext(p)).endswith("/" + bare)]
+        return self._names.get(bare) or self._aliases.get(bare) or []
 
 
 def _closest(candidates: list[str], source: str) -> str | None:
     """Obsidian's pick among same-named notes: the linking note's own folder, else the shortest path."""
     if not candidates:
         return None
-    folder = posixpath.dirname(source)
-    return min(candidates, key=lambda p: (posixpath.dirname(p) != folder, p.count("/"), len(p), p))
+    folder = source.rpartition("/")[0]
+    return min(candidates, key=lambda p: (p.rpartition("/")[0] != folder, p.count("/"), len(p), p))

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextBlockFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QSplitter, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from core.base.models import Hit, LinkKind
@@ -278,6 +278,7 @@ class PreviewPanel(QWidget):
         )
         doc.setBaseUrl(QUrl.fromLocalFile(str(note_path(vault.root, rel).parent) + "/"))  # relative images load
         doc.setMarkdown(markdown)
+        self._dim_dead_links(doc, vault_name, rel)
         self.browser.setDocument(doc)
         if note.marked:
             start = _take_marker(doc, START)
@@ -331,6 +332,25 @@ class PreviewPanel(QWidget):
             self._highlight(doc, *self.chunk_range)
         self.scroll_to_chunk()
         QTimer.singleShot(0, self.scroll_to_chunk)
+    def _dim_dead_links(self, doc: QTextDocument, vault: str, source: str) -> None:
+        """Links to notes that do not exist yet look dimmer, as in Obsidian, and say so."""
+        dim = QColor(colours(self.palette()).dim)
+        block = doc.begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                wiki = parse_note_url(fragment.charFormat().anchorHref())
+                if wiki is not None and wiki[0] and self.locator.resolve(vault, source, *wiki) is None:
+                    cursor = QTextCursor(doc)
+                    cursor.setPosition(fragment.position())
+                    cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
+                    fmt = QTextCharFormat()
+                    fmt.setForeground(dim)
+                    fmt.setToolTip(f"No note named “{wiki[0]}” yet")
+                    cursor.mergeCharFormat(fmt)
+                it += 1
+            block = block.next()
 
     def scroll_to_chunk(self) -> None:
         bar = self.browser.verticalScrollBar()

@@ -56,6 +56,11 @@ def test_wikilinks_render_as_links_and_code_stays_code(window: MainWindow) -> No
     assert "^stock" not in text.split("↪ Recipes")[1]  # block ids are hidden, as Obsidian does
     assert "↪ Recipes" in text and "Onion soup with a dark stock." in text  # a collapsed excerpt of the embed
     assert "cat.png" in html and "<img" in html  # the image embed is an image
+    doc = preview.browser.document()
+    dead = doc.find("Missing note")
+    live = doc.find("dendron.sub.topic")
+    assert dead.charFormat().toolTip() == "No note named “Missing note” yet"  # and drawn dimmer
+    assert dead.charFormat().foreground().color() != live.charFormat().foreground().color()
 
 
 def test_clicking_links_opens_notes_at_the_heading_and_block_and_back_forward_walk_them(qtbot: Any, window: MainWindow) -> None:
