@@ -251,7 +251,7 @@ class VaultIndex:
 
         batch: list[Document] = []
         total = len(todo)
-        reading = _Reading(Path(self.vault.root), self.attachment_seconds)
+        reading = _Reading(Path(self.vault.root), self.attachment_seconds, cancel)
         try:
             for i, entry in enumerate(todo):
                 if cancel is not None and cancel.is_set():
@@ -259,6 +259,9 @@ class VaultIndex:
                     break
                 old = self.files.get(entry.rel_path)
                 got = self._read(entry, old, reading)
+                if cancel is not None and cancel.is_set():  # a PDF's extraction was cut short: not a skip
+                    res.cancelled = True
+                    break
                 if isinstance(got, SkippedFile):
                     res.skipped.append(got)
                     if entry.rel_path in self.files:
@@ -329,7 +332,7 @@ class VaultIndex:
         if old is not None and old.version == version and old.confidentiality == level:
             return None
         src = AttachmentSource(self.vault.name, entry.rel_path, entry.path, entry.size, entry.mtime_ns, version, level)
-        return parse_attachment(src, reading.extractor, self.limits, self.max_bytes)
+        return parse_attachment(src, reading.extractor, self.limits, self.max_bytes, reading.cancel)
 
     def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
         return parse_note(
@@ -408,8 +411,9 @@ class _Reading:
     """What one pass over files shares: folder settings, and the PDF extractor's child process
     (started on the first PDF only, stopped when the pass ends)."""
 
-    def __init__(self, root: Path, seconds: float) -> None:
+    def __init__(self, root: Path, seconds: float, cancel: threading.Event | None = None) -> None:
         self.settings = FolderSettings(root)
+        self.cancel = cancel
         self._seconds = seconds
         self._extractor: PdfExtractor | None = None
 

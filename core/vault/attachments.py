@@ -20,6 +20,7 @@ lxml, a ~5 MB native dependency, for a format rarely kept in markdown vaults.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -111,12 +112,16 @@ class AttachmentSource:
 
 
 def parse_attachment(
-    src: AttachmentSource, extractor: PdfExtractor, limits: ChunkLimits = ChunkLimits(), text_max_bytes: int = 10 * 1024 * 1024
+    src: AttachmentSource,
+    extractor: PdfExtractor,
+    limits: ChunkLimits = ChunkLimits(),
+    text_max_bytes: int = 10 * 1024 * 1024,
+    cancel: threading.Event | None = None,
 ) -> Document | SkippedFile:
     """Turn an attachment into a `Document`, or say why it cannot be indexed."""
     kind = attachment_kind(src.rel_path)
     if kind == "pdf":
-        got = extractor.extract(src.path)
+        got = extractor.extract(src.path, cancel)
         if isinstance(got, ExtractionFailure):
             return SkippedFile(src.rel_path, SkipReason(got.reason), got.detail)
         return pdf_document(src, got, limits)

@@ -12,6 +12,8 @@ text is taken out in-process.
 from __future__ import annotations
 
 import multiprocessing
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from typing import Any
 from core.vault.pdf import PdfPage, PdfProblem, PdfText, extract_pdf
 
 DEFAULT_SECONDS = 120.0
+POLL_SECONDS = 0.1  # how often a wait for the child looks at the cancel flag
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,15 +79,24 @@ class PdfExtractor:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def extract(self, path: Path) -> PdfText | ExtractionFailure:
+    def extract(self, path: Path, cancel: threading.Event | None = None) -> PdfText | ExtractionFailure:
+        """The PDF's text, or why not. A set `cancel` stops the child at once (a 3,000-page
+        manual takes seconds; quitting the app must not wait for it)."""
+        if cancel is not None and cancel.is_set():
+            return ExtractionFailure("parser_failed", "cancelled")
         if not self.isolate:
             return _from_plain(_extract_plain(str(path)))
         try:
             self._start()
             self._conn.send(str(path))
-            if not self._conn.poll(self.seconds):
-                self._kill()
-                return ExtractionFailure("parser_failed", f"taking the text out took longer than {self.seconds:g} s; stopped")
+            deadline = time.monotonic() + self.seconds
+            while not self._conn.poll(min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
+                if cancel is not None and cancel.is_set():
+                    self._kill()
+                    return ExtractionFailure("parser_failed", "cancelled")
+                if time.monotonic() >= deadline:
+                    self._kill()
+                    return ExtractionFailure("parser_failed", f"taking the text out took longer than {self.seconds:g} s; stopped")
             return _from_plain(self._conn.recv())
         except (EOFError, OSError, BrokenPipeError):
             if self._proc is not None:

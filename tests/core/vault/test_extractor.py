@@ -62,3 +62,17 @@ def test_in_process_when_no_child_may_be_started(tmp_path: Path) -> None:
         got = ex.extract(path)
         assert ex._proc is None
     assert isinstance(got, PdfText)
+
+
+def test_cancel_stops_the_child_at_once(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    path = write_pdf(tmp_path / "a.pdf", [["Herons nest in colonies."]])
+    cancel = threading.Event()
+    cancel.set()
+    with PdfExtractor(60) as ex:
+        t0 = time.monotonic()
+        got = ex.extract(path, cancel)
+        assert time.monotonic() - t0 < 5  # not the 60 s limit
+        assert got == ExtractionFailure("parser_failed", "cancelled") and ex._proc is None
