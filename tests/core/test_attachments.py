@@ -179,3 +179,27 @@ def test_cli_search_cites_the_page(engine: Engine, capsys: pytest.CaptureFixture
     engine.close()
     assert main(["search", "bitterns", "--mode", "keyword"]) == 0
     assert "[v/papers/marsh.pdf, p. 2 · #1]" in capsys.readouterr().out
+
+
+def test_after_a_crash_the_pdf_is_recovered_from_the_keyword_index_without_extracting_again(
+    engine: Engine, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sync(engine)
+    write_pdf(vault / "late.pdf", [["Intro"], ["Kingfishers dive for minnows."]])
+    vi = engine.index_for("v")
+    vi.update_paths(["late.pdf"], persist=False)  # the watcher's fast path: manifest not saved yet
+    assert vi.is_dirty
+    engine.close()  # ... and the process dies here: no flush
+    calls: list[str] = []
+    real = core.vault.attachments.parse_attachment
+    monkeypatch.setattr(core.index.indexer, "parse_attachment", lambda src, *a, **k: calls.append(src.rel_path) or real(src, *a, **k))
+    again = Engine(AppPaths.from_env(), embedder_factory=None)
+    try:
+        rec = again.index_for("v").files["late.pdf"]
+        assert [c.page for c in rec.chunks] == [1, 2]  # pages come back from the stored fields
+        stats = again.sync(["v"], embed=False)[0].keyword
+        assert calls == [] and stats.changed == 0  # the hash matched: nothing re-extracted
+        (hit,) = search(again, "kingfishers")
+        assert hit.page == 2
+    finally:
+        again.close()
