@@ -103,7 +103,7 @@ def test_unchanged_pdf_is_not_extracted_again_and_a_changed_one_is(engine: Engin
         calls.append(src.rel_path)
         return real(src, *args, **kwargs)
 
-    monkeypatch.setattr(core.index.indexer, "parse_attachment", counting)
+    monkeypatch.setattr(core.vault.attachments, "parse_attachment", counting)
     path = vault / "papers" / "marsh.pdf"
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))  # touched, same bytes
@@ -192,7 +192,7 @@ def test_after_a_crash_the_pdf_is_recovered_from_the_keyword_index_without_extra
     engine.close()  # ... and the process dies here: no flush
     calls: list[str] = []
     real = core.vault.attachments.parse_attachment
-    monkeypatch.setattr(core.index.indexer, "parse_attachment", lambda src, *a, **k: calls.append(src.rel_path) or real(src, *a, **k))
+    monkeypatch.setattr(core.vault.attachments, "parse_attachment", lambda src, *a, **k: calls.append(src.rel_path) or real(src, *a, **k))
     again = Engine(AppPaths.from_env(), embedder_factory=None)
     try:
         rec = again.index_for("v").files["late.pdf"]
