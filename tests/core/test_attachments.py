@@ -203,3 +203,13 @@ def test_after_a_crash_the_pdf_is_recovered_from_the_keyword_index_without_extra
         assert hit.page == 2
     finally:
         again.close()
+
+
+def test_a_chinese_pdf_is_indexed_and_cited_by_page(engine: Engine, vault: Path) -> None:
+    from tests.pdf_writer import make_cid_pdf
+
+    (vault / "cjk.pdf").write_bytes(make_cid_pdf([["東京都の天気は晴れです。"], ["北京今天下雨。"]]))
+    sync(engine)
+    # Whole runs of CJK text are one token until the languages work splits them: search a run.
+    (hit,) = search(engine, "北京今天下雨")
+    assert (hit.chunk.rel_path, hit.page, hit.title) == ("cjk.pdf", 2, "東京都の天気は晴れです。")
