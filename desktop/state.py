@@ -118,6 +118,7 @@ def describe_status(snap: VaultSnapshot, progress: VaultProgress | None = None) 
     problems = len(st.info.skipped) + len(st.info.warnings)
     extra = f", {problems} to check" if problems else ""
     attached = sum(c.indexed for c in st.attachments)
-    files = f"{st.info.documents - attached} notes" + (f" + {attached} attachments" if attached else "")
+    notes = st.info.documents - attached
+    files = f"{notes} note{'' if notes == 1 else 's'}" + (f" + {attached} attachment{'' if attached == 1 else 's'}" if attached else "")
     live = "; live updates failing" if p.live is LiveState.FAILED else ""
     return state, f"{snap.name}: {files}, {p.semantic_text()}{extra}{live}"

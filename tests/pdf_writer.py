@@ -113,3 +113,73 @@ def write_pdf(path: Path, pages: Sequence[Sequence[str]], **kwargs: object) -> P
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(make_pdf(pages, **kwargs))  # type: ignore[arg-type]
     return path
+
+
+def make_cid_pdf(pages: Sequence[Sequence[str]]) -> bytes:
+    """A PDF whose text is in a composite (Type0, Identity-H) font with a ToUnicode map, as
+    Japanese and Chinese PDFs are made; any character works. The font program is not embedded:
+    text extraction reads the ToUnicode map, not the glyphs."""
+    chars = sorted({ch for lines in pages for line in lines for ch in line})
+    code = {ch: i + 1 for i, ch in enumerate(chars)}
+    bfchar = "\n".join(f"<{code[ch]:04X}> <{''.join(f'{u:04X}' for u in _utf16(ch))}>" for ch in chars)
+    cmap = (
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+        "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+        "/CMapName /Adobe-Identity-UCS def /CMapType 2 def\n"
+        "1 begincodespacerange <0000> <FFFF> endcodespacerange\n"
+        f"{len(chars)} beginbfchar\n{bfchar}\nendbfchar\n"
+        "endcmap CMapName currentdict /CMap defineresource pop end end"
+    ).encode()
+    objects: list[bytes] = []
+
+    def add(body: bytes) -> int:
+        objects.append(body)
+        return len(objects)
+
+    catalog = add(b"")
+    pages_obj = add(b"")
+    tounicode = add(b"<< /Length %d >>\nstream\n" % len(cmap) + cmap + b"\nendstream")
+    descriptor = add(
+        b"<< /Type /FontDescriptor /FontName /CairnTestCJK /Flags 4 /FontBBox [0 -120 1000 880] /ItalicAngle 0"
+        b" /Ascent 880 /Descent -120 /CapHeight 700 /StemV 80 >>"
+    )
+    cid_font = add(
+        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /CairnTestCJK /CIDToGIDMap /Identity /DW 1000"
+        b" /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor %d 0 R >>" % descriptor
+    )
+    font = add(
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /CairnTestCJK /Encoding /Identity-H"
+        b" /DescendantFonts [%d 0 R] /ToUnicode %d 0 R >>" % (cid_font, tounicode)
+    )
+    page_ids = []
+    for lines in pages:
+        ops = [b"BT /F1 11 Tf 14 TL 72 760 Td"]
+        for line in lines:
+            ops.append(b"<" + "".join(f"{code[ch]:04X}" for ch in line).encode() + b"> Tj T*")
+        ops.append(b"ET")
+        stream = b"\n".join(ops)
+        content = add(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+        page_ids.append(
+            add(
+                b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>"
+                % (pages_obj, font, content)
+            )
+        )
+    objects[pages_obj - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % p for p in page_ids), len(page_ids))
+    objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % pages_obj
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for off in offsets:
+        out += b"%010d 00000 n \n" % off
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, catalog, xref)
+    return bytes(out)
+
+
+def _utf16(ch: str) -> list[int]:
+    data = ch.encode("utf-16-be")
+    return [int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2)]

@@ -31,11 +31,10 @@ from core.index.manifest import (
 )
 from core.index.file_errors import SkipDecided, check_storable, parse_error
 from core.index.records import files_from_keyword, files_matching_keyword, record_for
-from core.base.models import Document, FileWarning, SkippedFile, SkipReason
+from core.base.models import Document, FileWarning, SkippedFile
 from core.vault.notes import document_version, parse_note
 from core.base.paths import AppPaths
-from core.vault.attachments import AttachmentSource, FolderSettings, attachment_kind, file_version, parse_attachment
-from core.vault.extractor import PdfExtractor
+from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
 from core.vault.pdf import EXTRACTOR_VERSION
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, printable_name, read_note_bytes
 
@@ -235,7 +234,7 @@ class VaultIndex:
         """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
         scanner = self.scanner()
         docs = []
-        with _Reading(Path(self.vault.root), self.attachment_seconds) as reading:
+        with AttachmentReading(Path(self.vault.root), self.attachment_seconds) as reading:
             for rel in rel_paths:
                 entry = scanner.classify(rel)
                 if isinstance(entry, ScanEntry):
@@ -274,7 +273,7 @@ class VaultIndex:
 
         batch: list[Document] = []
         total = len(todo)
-        reading = _Reading(Path(self.vault.root), self.attachment_seconds)
+        reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel)
         try:
             for i, entry in enumerate(todo):
                 if cancel is not None and cancel.is_set():
@@ -289,6 +288,9 @@ class VaultIndex:
                         check_storable(got)
                 except Exception as exc:  # noqa: BLE001 - the per-file boundary
                     got = parse_error(entry.rel_path, exc)
+                if cancel is not None and cancel.is_set():  # a PDF's extraction was cut short: not a skip
+                    res.cancelled = True
+                    break
                 if isinstance(got, SkippedFile):
                     res.skipped.append(got)
                     if entry.rel_path in self.files:
@@ -336,7 +338,7 @@ class VaultIndex:
             batch = []
         return batch
 
-    def _read(self, entry: ScanEntry, old: FileRecord | None, reading: _Reading) -> Document | SkippedFile | None:
+    def _read(self, entry: ScanEntry, old: FileRecord | None, reading: AttachmentReading) -> Document | SkippedFile | None:
         """Parse a note or attachment; None when it holds what the index holds already.
 
         `files` names what the keyword index holds (after a crash too: see `_open`), so the
@@ -349,17 +351,8 @@ class VaultIndex:
             if old is not None and old.version == document_version(raw):
                 return None
             return self._parse(entry, raw)
-        try:
-            version = file_version(entry.path)
-        except FileNotFoundError:
-            return SkippedFile(entry.rel_path, SkipReason.UNREADABLE, "file vanished while it was being read")
-        except OSError as exc:
-            return SkippedFile(entry.rel_path, SkipReason.UNREADABLE, f"cannot read file: {exc.strerror or exc}")
-        level = reading.settings.confidentiality(entry.rel_path)
-        if old is not None and old.version == version and old.confidentiality == level:
-            return None
-        src = AttachmentSource(self.vault.name, entry.rel_path, entry.path, entry.size, entry.mtime_ns, version, level)
-        return parse_attachment(src, reading.extractor, self.limits, self.max_bytes)
+        indexed = (old.version, old.confidentiality) if old is not None else None
+        return reading.read(self.vault.name, entry.rel_path, entry.path, entry.size, entry.mtime_ns, indexed, self.limits, self.max_bytes)
 
     def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
         return parse_note(
@@ -476,29 +469,3 @@ class _ProcessResult:
     touched: bool = False
     rescanned: bool = False  # a full scan: its ignore-file warnings replace the old ones
 
-
-class _Reading:
-    """What one pass over files shares: folder settings, and the PDF extractor's child process
-    (started on the first PDF only, stopped when the pass ends)."""
-
-    def __init__(self, root: Path, seconds: float) -> None:
-        self.settings = FolderSettings(root)
-        self._seconds = seconds
-        self._extractor: PdfExtractor | None = None
-
-    @property
-    def extractor(self) -> PdfExtractor:
-        if self._extractor is None:
-            self._extractor = PdfExtractor(self._seconds)
-        return self._extractor
-
-    def close(self) -> None:
-        if self._extractor is not None:
-            self._extractor.close()
-            self._extractor = None
-
-    def __enter__(self) -> _Reading:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -20,6 +20,7 @@ lxml, a ~5 MB native dependency, for a format rarely kept in markdown vaults.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -110,13 +111,71 @@ class AttachmentSource:
     confidentiality: str
 
 
+class AttachmentReading:
+    """What one pass over files shares: folder settings, the cancel flag, and the PDF
+    extractor's child process (started on the first PDF only, stopped when the pass ends)."""
+
+    def __init__(self, root: Path, seconds: float, cancel: threading.Event | None = None) -> None:
+        self.settings = FolderSettings(root)
+        self.cancel = cancel
+        self._seconds = seconds
+        self._extractor: PdfExtractor | None = None
+
+    @property
+    def extractor(self) -> PdfExtractor:
+        if self._extractor is None:
+            self._extractor = PdfExtractor(self._seconds)
+        return self._extractor
+
+    def read(
+        self,
+        vault: str,
+        rel_path: str,
+        path: Path,
+        size: int,
+        mtime_ns: int,
+        indexed: tuple[str, str] | None,
+        limits: ChunkLimits,
+        text_max_bytes: int,
+    ) -> Document | SkippedFile | None:
+        """The attachment as a `Document`, why it cannot be one, or None when `indexed`
+        (version, confidentiality) says the index holds it as it is: same bytes (by hash, read
+        in blocks) and same folder setting — then the PDF is not parsed at all."""
+        try:
+            version = file_version(path)
+        except FileNotFoundError:
+            return SkippedFile(rel_path, SkipReason.UNREADABLE, "file vanished while it was being read")
+        except OSError as exc:
+            return SkippedFile(rel_path, SkipReason.UNREADABLE, f"cannot read file: {exc.strerror or exc}")
+        level = self.settings.confidentiality(rel_path)
+        if indexed == (version, level):
+            return None
+        src = AttachmentSource(vault, rel_path, path, size, mtime_ns, version, level)
+        return parse_attachment(src, self.extractor, limits, text_max_bytes, self.cancel)
+
+    def close(self) -> None:
+        if self._extractor is not None:
+            self._extractor.close()
+            self._extractor = None
+
+    def __enter__(self) -> AttachmentReading:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def parse_attachment(
-    src: AttachmentSource, extractor: PdfExtractor, limits: ChunkLimits = ChunkLimits(), text_max_bytes: int = 10 * 1024 * 1024
+    src: AttachmentSource,
+    extractor: PdfExtractor,
+    limits: ChunkLimits = ChunkLimits(),
+    text_max_bytes: int = 10 * 1024 * 1024,
+    cancel: threading.Event | None = None,
 ) -> Document | SkippedFile:
     """Turn an attachment into a `Document`, or say why it cannot be indexed."""
     kind = attachment_kind(src.rel_path)
     if kind == "pdf":
-        got = extractor.extract(src.path)
+        got = extractor.extract(src.path, cancel)
         if isinstance(got, ExtractionFailure):
             return SkippedFile(src.rel_path, SkipReason(got.reason), got.detail)
         return pdf_document(src, got, limits)

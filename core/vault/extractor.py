@@ -6,12 +6,16 @@ PDF of a sync, ~0.3 s) extracts document after document; when it dies or runs ov
 the time limit it is killed, the file is skipped with that reason, and a new child
 serves the next file. Where no child can be started (inside a daemonic process, such
 as the first-index child of `core.index.child_sync`, which is itself isolated), the
-text is taken out in-process.
+text is taken out in-process, and a PDF that runs over the time limit ends that
+process: its parent then indexes in its own process, where this extractor has a child.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,8 @@ from typing import Any
 from core.vault.pdf import PdfPage, PdfProblem, PdfText, extract_pdf
 
 DEFAULT_SECONDS = 120.0
+HUNG_EXIT_CODE = 75  # a daemonic indexing child that ran into a hung PDF ends with this
+POLL_SECONDS = 0.1  # how often a wait for the child looks at the cancel flag
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +72,9 @@ class PdfExtractor:
 
     def __init__(self, seconds: float = DEFAULT_SECONDS, *, isolate: bool = True) -> None:
         self.seconds = seconds
-        self.isolate = isolate and not multiprocessing.current_process().daemon
+        in_daemon = multiprocessing.current_process().daemon
+        self.isolate = isolate and not in_daemon
+        self._end_process_on_hang = in_daemon
         self._proc: Any = None
         self._conn: Any = None
 
@@ -76,15 +84,32 @@ class PdfExtractor:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def extract(self, path: Path) -> PdfText | ExtractionFailure:
+    def extract(self, path: Path, cancel: threading.Event | None = None) -> PdfText | ExtractionFailure:
+        """The PDF's text, or why not. A set `cancel` stops the child at once (a 3,000-page
+        manual takes seconds; quitting the app must not wait for it)."""
+        if cancel is not None and cancel.is_set():
+            return ExtractionFailure("parser_failed", "cancelled")
         if not self.isolate:
-            return _from_plain(_extract_plain(str(path)))
+            guard = threading.Timer(self.seconds, os._exit, args=(HUNG_EXIT_CODE,)) if self._end_process_on_hang else None
+            if guard is not None:
+                guard.daemon = True
+                guard.start()
+            try:
+                return _from_plain(_extract_plain(str(path)))
+            finally:
+                if guard is not None:
+                    guard.cancel()
         try:
             self._start()
             self._conn.send(str(path))
-            if not self._conn.poll(self.seconds):
-                self._kill()
-                return ExtractionFailure("parser_failed", f"taking the text out took longer than {self.seconds:g} s; stopped")
+            deadline = time.monotonic() + self.seconds
+            while not self._conn.poll(min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
+                if cancel is not None and cancel.is_set():
+                    self._kill()
+                    return ExtractionFailure("parser_failed", "cancelled")
+                if time.monotonic() >= deadline:
+                    self._kill()
+                    return ExtractionFailure("parser_failed", f"taking the text out took longer than {self.seconds:g} s; stopped")
             return _from_plain(self._conn.recv())
         except (EOFError, OSError, BrokenPipeError):
             if self._proc is not None:

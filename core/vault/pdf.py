@@ -186,8 +186,10 @@ def _first_line(pages: list[str]) -> str | None:
     """The first short line with letters: on a title page, the title."""
     for line in pages[0].split("\n")[:3] if pages else []:
         line = " ".join(line.split())
-        # A title is short and wordy; a run-on line of a page set without line breaks is not.
-        if 3 <= len(line) <= 80 and " " in line and sum(c.isalpha() for c in line) * 2 > len(line):
+        # A title is short and wordy (CJK writes words without spaces); a run-on line of a
+        # page set without line breaks is not.
+        wordy = " " in line or any(ord(c) >= 0x2E80 for c in line)
+        if 3 <= len(line) <= 80 and wordy and sum(c.isalpha() for c in line) * 2 > len(line):
             return line
     return None
 

@@ -103,7 +103,7 @@ def test_unchanged_pdf_is_not_extracted_again_and_a_changed_one_is(engine: Engin
         calls.append(src.rel_path)
         return real(src, *args, **kwargs)
 
-    monkeypatch.setattr(core.index.indexer, "parse_attachment", counting)
+    monkeypatch.setattr(core.vault.attachments, "parse_attachment", counting)
     path = vault / "papers" / "marsh.pdf"
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))  # touched, same bytes
@@ -179,3 +179,37 @@ def test_cli_search_cites_the_page(engine: Engine, capsys: pytest.CaptureFixture
     engine.close()
     assert main(["search", "bitterns", "--mode", "keyword"]) == 0
     assert "[v/papers/marsh.pdf, p. 2 · #1]" in capsys.readouterr().out
+
+
+def test_after_a_crash_the_pdf_is_recovered_from_the_keyword_index_without_extracting_again(
+    engine: Engine, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sync(engine)
+    write_pdf(vault / "late.pdf", [["Intro"], ["Kingfishers dive for minnows."]])
+    vi = engine.index_for("v")
+    vi.update_paths(["late.pdf"], persist=False)  # the watcher's fast path: manifest not saved yet
+    assert vi.is_dirty
+    engine.close()  # ... and the process dies here: no flush
+    calls: list[str] = []
+    real = core.vault.attachments.parse_attachment
+    monkeypatch.setattr(core.vault.attachments, "parse_attachment", lambda src, *a, **k: calls.append(src.rel_path) or real(src, *a, **k))
+    again = Engine(AppPaths.from_env(), embedder_factory=None)
+    try:
+        rec = again.index_for("v").files["late.pdf"]
+        assert [c.page for c in rec.chunks] == [1, 2]  # pages come back from the stored fields
+        stats = again.sync(["v"], embed=False)[0].keyword
+        assert calls == [] and stats.changed == 0  # the hash matched: nothing re-extracted
+        (hit,) = search(again, "kingfishers")
+        assert hit.page == 2
+    finally:
+        again.close()
+
+
+def test_a_chinese_pdf_is_indexed_and_cited_by_page(engine: Engine, vault: Path) -> None:
+    from tests.pdf_writer import make_cid_pdf
+
+    (vault / "cjk.pdf").write_bytes(make_cid_pdf([["東京都の天気は晴れです。"], ["北京今天下雨。"]]))
+    sync(engine)
+    # Whole runs of CJK text are one token until the languages work splits them: search a run.
+    (hit,) = search(engine, "北京今天下雨")
+    assert (hit.chunk.rel_path, hit.page, hit.title) == ("cjk.pdf", 2, "東京都の天気は晴れです。")

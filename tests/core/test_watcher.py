@@ -296,6 +296,23 @@ def test_a_pdf_dropped_into_the_vault_is_searchable_with_its_page(engine: Engine
     assert [(h.chunk.rel_path, h.page) for h in hits] == [("report.pdf", 2)]
 
 
+def test_a_folder_made_restricted_hides_its_pdf_live(engine: Engine, vault: Path, watch, recorder: Recorder) -> None:
+    from tests.pdf_writer import write_pdf
+
+    write_pdf(vault / "clients" / "contract.pdf", [["The retainer is paid quarterly."]])
+    engine.sync([VAULT], embed=False)
+    watch()
+
+    def visible() -> set[str]:
+        return {h.chunk.rel_path for h in engine.search(SearchRequest("retainer", mode="keyword")).hits}
+
+    assert visible() == {"clients/contract.pdf"}
+    (vault / "clients" / ".cairn.yaml").write_text("confidentiality: restricted\n")
+    wait_until(lambda: visible() == set(), what="PDF hidden once its folder is restricted")
+    wait_until(lambda: recorder.reconciles() >= 1, what="the settings change reported as a reconcile")
+    assert found(engine, "retainer") == {"clients/contract.pdf"}  # still there for who may see it
+
+
 # -- what must not re-index -------------------------------------------------------------------
 
 

@@ -31,6 +31,7 @@ def vault(tmp_path: Path) -> Path:
     ]
     write_pdf(root / "docs" / "guide.pdf", pages, title="Marsh Guide", outline=[(0, "Birds", 0), (0, "Fish", 2)])
     write_pdf(root / "docs" / "locked.pdf", [["secret"]], encrypted=True)
+    (root / "docs" / "todo.txt").write_text("# not a heading in a text file\n\nCall the plumber about the leaking tap.\n")
     return root
 
 
@@ -78,4 +79,16 @@ def test_index_health_lists_the_skipped_pdf_and_counts_attachments(window: MainW
     rows = {r.rel_path: r for r in health_rows(snaps)}
     assert rows["docs/locked.pdf"].state == "skipped" and rows["docs/locked.pdf"].reason == "encrypted"
     assert rows["docs/guide.pdf"].state == "indexed"
-    assert describe_status(snaps[0])[1].startswith("marsh: 1 notes + 1 attachments")
+    assert describe_status(snaps[0])[1].startswith("marsh: 1 note + 2 attachments")
+
+
+def test_text_file_previews_as_plain_text_with_the_chunk_marked(qtbot: Any, window: MainWindow) -> None:
+    search_and_wait(qtbot, window, "plumber")
+    hit = window.controller.selected
+    assert hit is not None and hit.chunk.rel_path == "docs/todo.txt" and hit.page is None
+    preview = window.preview
+    qtbot.waitUntil(lambda: preview.chunk_range is not None)
+    text = preview.browser.document().toPlainText()
+    assert text.startswith("# not a heading")  # shown as written, not rendered as markdown
+    start, end = preview.chunk_range
+    assert "Call the plumber" in text[start:end]

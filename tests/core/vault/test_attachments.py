@@ -96,3 +96,16 @@ def test_folder_settings_nearest_wins_and_fail_closed(tmp_path: Path) -> None:
     assert s.confidentiality("private/inner/a.pdf") == "public"
     assert s.confidentiality("open/a.pdf") == "internal"
     assert s.confidentiality("broken/a.pdf") == "restricted"
+
+
+def test_counts_and_their_sentence() -> None:
+    from core.base.models import SkippedFile
+    from core.vault.attachments import count_attachments, describe_attachments
+
+    counts = count_attachments(
+        ["a.md", "b.pdf", "c.PDF", "d.txt"],
+        [SkippedFile("e.pdf", SkipReason.ENCRYPTED, ""), SkippedFile("f.pdf", SkipReason.NO_TEXT, ""), SkippedFile("g.md", SkipReason.BINARY, "")],
+    )
+    assert [(c.kind, c.indexed, c.skipped) for c in counts] == [("pdf", 2, (("encrypted", 1), ("no_text", 1))), ("txt", 1, ())]
+    assert describe_attachments(counts) == "2 PDFs indexed, 2 skipped (encrypted 1, no_text 1); 1 text file indexed"
+    assert count_attachments(["a.md"], []) == () and describe_attachments(()) == ""

@@ -62,3 +62,39 @@ def test_in_process_when_no_child_may_be_started(tmp_path: Path) -> None:
         got = ex.extract(path)
         assert ex._proc is None
     assert isinstance(got, PdfText)
+
+
+def test_cancel_stops_the_child_at_once(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    path = write_pdf(tmp_path / "a.pdf", [["Herons nest in colonies."]])
+    cancel = threading.Event()
+    cancel.set()
+    with PdfExtractor(60) as ex:
+        t0 = time.monotonic()
+        got = ex.extract(path, cancel)
+        assert time.monotonic() - t0 < 5  # not the 60 s limit
+        assert got == ExtractionFailure("parser_failed", "cancelled") and ex._proc is None
+
+
+def _hang_in_a_daemon(path: str) -> None:
+    """Runs in a daemonic child: the parser 'hangs' (a stand-in that sleeps) on the one PDF."""
+    import time
+
+    import core.vault.extractor as extractor
+
+    extractor._extract_plain = lambda p: time.sleep(60)  # type: ignore[assignment]
+    extractor.PdfExtractor(0.5).extract(Path(path))
+
+
+def test_inside_a_daemonic_child_a_hang_ends_that_process(tmp_path: Path) -> None:
+    import multiprocessing
+
+    from core.vault.extractor import HUNG_EXIT_CODE
+
+    path = write_pdf(tmp_path / "a.pdf", [["Herons nest in colonies."]])
+    proc = multiprocessing.get_context("spawn").Process(target=_hang_in_a_daemon, args=(str(path),), daemon=True)
+    proc.start()
+    proc.join(30)
+    assert proc.exitcode == HUNG_EXIT_CODE  # not still running after 30 s: the parent can fall back

@@ -114,3 +114,13 @@ def test_truncated_pdf_is_read_or_reported_never_raised_otherwise(tmp_path: Path
 def test_contents_and_index_entries_are_dropped() -> None:
     page = "Contents\n1 Introduction . . . . . . . . . 1\n2.2 Fixed-width files . . . . . 26\nA.1 Notes ........ iv\nSee section 2.2... for more."
     assert clean_page_text(page) == "Contents\nSee section 2.2... for more."
+
+
+def test_japanese_and_chinese_text_comes_out_of_a_composite_font(tmp_path: Path) -> None:
+    from tests.pdf_writer import make_cid_pdf
+
+    path = tmp_path / "cjk.pdf"
+    path.write_bytes(make_cid_pdf([["東京都の天気は晴れです。", "Кириллица и ελληνικά"], ["北京今天下雨。"]]))
+    pdf = extract_pdf(path)
+    assert [p.text for p in pdf.pages] == ["東京都の天気は晴れです。\nКириллица и ελληνικά", "北京今天下雨。"]
+    assert pdf.title == "東京都の天気は晴れです。"  # a title without spaces, as CJK writes it
