@@ -317,6 +317,9 @@ class Engine:
     # -- search ----------------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> SearchResponse:
+        """Search every vault. The one place that applies the user's ranking settings: a request's
+        unset profile, per-note cap, top-N and RRF k come from the config."""
+        request = request.with_defaults(self.config.search_settings())
         with self._admission:
             sides = [self._side(v.name) for v in self.config.vaults]
             if not any(s is not None for s in sides):

@@ -18,7 +18,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, TypeVar
 
 from pydantic import Field
 
@@ -32,7 +32,7 @@ from core.base.errors import CairnError
 from core.answer.evidence import build_llm_pack, chunk_ref, truncate
 from core.answer.fetch import fetch_chunk
 from core.search.guardrails import mask_secrets
-from core.base.models import SearchFilters
+from core.base.models import SearchFilters, SearchMode
 from core.base.paths import AppPaths
 from core.search.search import SearchRequest
 
@@ -106,7 +106,7 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
         vault: Annotated[str | None, Field(description="only this vault (see list_vaults)")] = None,
         folder: Annotated[str | None, Field(description="only notes below this folder, e.g. 'Projects/Home Lab'")] = None,
         tags: Annotated[list[str] | None, Field(description="only notes with any of these tags")] = None,
-        mode: Literal["hybrid", "keyword", "semantic"] = "hybrid",
+        mode: SearchMode = SearchMode.HYBRID,
         k: Annotated[int, Field(ge=1, le=30, description="number of passages")] = 8,
     ) -> str:
         if not query.strip():
@@ -118,8 +118,7 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
             tags=tuple(t.lstrip("#").lower() for t in tags or () if t.strip()),
             allow_restricted=allow_restricted,
         )
-        cfg = engine.config
-        request = SearchRequest(query, mode=mode, k=k, filters=filters, profile=cfg.profile, per_note_cap=cfg.per_note_cap, top_n=cfg.top_n, rrf_k=cfg.rrf_k)
+        request = SearchRequest(query, mode=mode, k=k, filters=filters)
         resp = _call(lambda: engine.search(request))
         return build_llm_pack(resp).render(max_chars)
 

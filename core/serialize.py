@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from core.engine import SyncReport, VaultStatus
+from dataclasses import asdict
+
 from core.base.models import Hit, RankedScore, SearchResponse
 
 
@@ -40,6 +42,7 @@ def search_json(resp: SearchResponse) -> dict[str, Any]:
         "mode": resp.mode,
         "requested_mode": resp.requested_mode,
         "profile": resp.profile,
+        "settings": asdict(resp.settings),
         "warnings": list(resp.warnings),
         "timings_ms": resp.timings_ms,
         "hits": [hit_json(i, h) for i, h in enumerate(resp.hits, 1)],

@@ -294,17 +294,7 @@ class AppController(QObject, ConnectionTests, LiveWatch):
             self.select_hit(None)
             self.resultsCleared.emit()
             return self._seq
-        cfg = self.engine.config
-        request = SearchRequest(
-            query=text,
-            mode=mode,
-            k=self.settings.results_k,
-            filters=filters,
-            profile=cfg.profile,
-            per_note_cap=cfg.per_note_cap,
-            top_n=cfg.top_n,
-            rrf_k=cfg.rrf_k,
-        )
+        request = SearchRequest(query=text, mode=mode, k=self.settings.results_k, filters=filters)
         self.searchStarted.emit(self._seq)
         self._searchRequested.emit(self._seq, SearchJob(self.engine, request))
         return self._seq

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-
+from dataclasses import asdict
 from typing import Any
 
 from core.answer.citations import check_citations
@@ -37,7 +37,7 @@ class Answerer:
         timings: dict[str, float] = {}
         k = auto_k(req.question, req.detail, req.k)
         filters = SearchFilters(vaults=req.vaults, folders=req.folders, allow_restricted=req.allow_restricted)
-        resp = self.engine.search(SearchRequest(req.question, mode=req.mode, k=k * 3, filters=filters, per_note_cap=3))
+        resp = self.engine.search(SearchRequest(req.question, mode=req.mode, k=k * 3, filters=filters))
         timings["retrieve"] = _ms(t0)
         warnings = list(resp.warnings)
         wanted = question_stems(req.question)
@@ -48,6 +48,7 @@ class Answerer:
         debug = {
             "k": k,
             "search_mode": resp.mode,
+            "search_settings": asdict(resp.settings),
             "candidates": [
                 {"rel_path": h.chunk.rel_path, "ordinal": h.chunk.ordinal, "score": h.score, "passes": ok, "why": why, "flags": list(h.flags)}
                 for h, ok, why in gated

@@ -14,7 +14,7 @@ from typing import Any
 
 from core.base.atomic import read_json, write_json_atomic
 from core.base.errors import ConfigError
-from core.base.models import Vault
+from core.base.models import SearchSettings, Vault
 from core.base.paths import AppPaths
 
 SCHEMA_VERSION = 1
@@ -45,6 +45,10 @@ class EngineConfig:
     top_n: int = 100
     profile: str = "default"
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def search_settings(self) -> SearchSettings:
+        """The user's ranking settings, as every search applies them (see `Engine.search`)."""
+        return SearchSettings(self.profile, self.per_note_cap, self.top_n, self.rrf_k)
 
     def vault_named(self, name: str) -> VaultConfig | None:
         for v in self.vaults:

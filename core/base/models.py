@@ -7,7 +7,15 @@ hold data only; the logic that produces them lives in the modules named after it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
+
+
+class SearchMode(StrEnum):
+    """How a search retrieves: a StrEnum, so `mode == "hybrid"` and JSON output keep working."""
+
+    HYBRID = "hybrid"
+    KEYWORD = "keyword"
+    SEMANTIC = "semantic"
 
 
 class SkipReason(str, Enum):
@@ -181,10 +189,24 @@ class Candidate:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """The user's ranking settings (from the config); every search states the ones it used.
+
+    `Engine.search` fills a request's unset fields from the config, so a caller
+    (app, CLI, MCP, Ask, eval) cannot forget one.
+    """
+
+    profile: str = "default"
+    per_note_cap: int = 3  # at most this many passages of one note; 0 = no cap
+    top_n: int = 100  # candidates taken from each retrieval list before fusion
+    rrf_k: int = 60
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResponse:
     query: str
-    mode: str  # the mode actually used
-    requested_mode: str
+    mode: SearchMode  # the mode actually used (keyword when semantic was unavailable)
+    requested_mode: SearchMode
     hits: tuple[Hit, ...]
     warnings: tuple[str, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -192,3 +214,4 @@ class SearchResponse:
     keyword_candidates: tuple[Candidate, ...] = ()
     vector_candidates: tuple[Candidate, ...] = ()
     profile: str = "default"
+    settings: SearchSettings = SearchSettings()  # the ranking settings this search used

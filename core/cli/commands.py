@@ -91,16 +91,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     engine = open_engine()
     if not engine.vaults:
         raise IndexNotBuiltError("No vaults indexed yet — run `cairn index --vault PATH` first")
-    request = SearchRequest(
-        args.query,
-        mode=args.mode,
-        k=args.k,
-        filters=filters_from_args(args),
-        profile=args.profile or engine.config.profile,
-        per_note_cap=engine.config.per_note_cap,
-        top_n=engine.config.top_n,
-        rrf_k=engine.config.rrf_k,
-    )
+    request = SearchRequest(args.query, mode=args.mode, k=args.k, filters=filters_from_args(args), profile=args.profile)
     try:
         resp = engine.search(request)
     except KeyError as exc:

@@ -8,6 +8,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from core.base.models import SearchMode
 from core.cli.main import EXIT_DEGRADED, EXIT_OK, cancel_on_sigint, print_json
 from core.cli.progress import ProgressLine
 from core.engine import Engine
@@ -18,7 +19,7 @@ from core.eval.report import compare_to_baseline, load_report
 from core.eval.runner import run_beir, run_golden
 from core.base.paths import AppPaths
 
-MODES = ("keyword", "semantic", "hybrid")
+MODES = (SearchMode.KEYWORD, SearchMode.SEMANTIC, SearchMode.HYBRID)  # the order reports list them in
 
 
 def _modes(text: str | None, default: tuple[str, ...]) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from core.base.models import SearchMode
 from core.base.errors import CairnError, UsageError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_DEGRADED, EXIT_NOT_BUILT = 0, 1, 2, 3, 4
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("search", help="search the indexed vaults")
     s.add_argument("query")
     _add_filter_args(s)
-    s.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
+    s.add_argument("--mode", type=SearchMode, choices=list(SearchMode), default=SearchMode.HYBRID)
     s.add_argument("--profile", default=None, help="default | recent | keyword-heavy")
     s.add_argument("-k", type=int, default=10, help="number of hits (default 10)")
     s.add_argument("--explain", action="store_true", help="print each hit's score breakdown")
@@ -89,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--beir", metavar="DIR", help="a BEIR dataset folder instead of a golden file")
     ev.add_argument("--split", default="train")
     ev.add_argument("--modes", default=None, help="comma-separated modes (BEIR default: keyword,semantic,hybrid)")
-    ev.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
+    ev.add_argument("--mode", type=SearchMode, choices=list(SearchMode), default=SearchMode.HYBRID)
     ev.add_argument("--vault", default=None)
     ev.add_argument("-k", type=int, default=10)
     ev.add_argument("--baseline", default=None, help="an earlier --json report to compare with")

@@ -16,14 +16,26 @@ import numpy as np
 
 from core.search.fusion import Fused, RankedList, fuse_rrf
 from core.index.keyword_index import KeywordHit, KeywordIndex, analyzer
-from core.base.models import id_order, Candidate, ChunkRef, Hit, ParsedQuery, RankedScore, SearchFilters, SearchResponse, Term
+from core.base.models import (
+    Candidate,
+    ChunkRef,
+    Hit,
+    ParsedQuery,
+    RankedScore,
+    SearchFilters,
+    SearchMode,
+    SearchResponse,
+    SearchSettings,
+    Term,
+    id_order,
+)
 from core.search.guardrails import injection_risk, mask_secrets
 from core.search.profiles import Profile, get_profile
 from core.search.query import parse_query
 from core.index.analysis import Stemmer
 from core.search.snippets import make_snippet
 
-MODES = ("hybrid", "keyword", "semantic")
+MODES = tuple(SearchMode)  # kept for callers that list the choices
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
 RISK_PENALTY = 0.5  # a chunk that reads like a prompt injection loses up to half its score
 
@@ -52,15 +64,32 @@ class VaultSearchSide:
 
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
+    """One search. The ranking settings default to None = "the user's": `Engine.search` fills
+    them from the config, so no caller has to copy them (and none can forget to)."""
+
     query: str
-    mode: str = "hybrid"
+    mode: SearchMode | str = SearchMode.HYBRID
     k: int = 10
     filters: SearchFilters = SearchFilters()
-    profile: str = "default"
-    per_note_cap: int = 3
-    top_n: int = 100
-    rrf_k: int = 60
+    profile: str | None = None
+    per_note_cap: int | None = None
+    top_n: int | None = None
+    rrf_k: int | None = None
     today: dt.date | None = None
+
+    def settings(self, defaults: SearchSettings = SearchSettings()) -> SearchSettings:
+        """The settings this request runs with: its own where set, else `defaults`."""
+        return SearchSettings(
+            profile=defaults.profile if self.profile is None else self.profile,
+            per_note_cap=defaults.per_note_cap if self.per_note_cap is None else self.per_note_cap,
+            top_n=defaults.top_n if self.top_n is None else self.top_n,
+            rrf_k=defaults.rrf_k if self.rrf_k is None else self.rrf_k,
+        )
+
+    def with_defaults(self, defaults: SearchSettings) -> SearchRequest:
+        """This request with every unset ranking setting taken from `defaults`."""
+        s = self.settings(defaults)
+        return replace(self, profile=s.profile, per_note_cap=s.per_note_cap, top_n=s.top_n, rrf_k=s.rrf_k)
 
 
 @dataclass
@@ -77,22 +106,26 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     """Run one search over the given vaults. A vault without vectors is searched by keyword only."""
     timer = _Timer()
     t_start = t = time.perf_counter()
-    if request.mode not in MODES:
-        raise ValueError(f"unknown mode {request.mode!r}; choose one of {', '.join(MODES)}")
-    profile = get_profile(request.profile)
+    try:
+        requested = SearchMode(request.mode)
+    except ValueError:
+        raise ValueError(f"unknown mode {request.mode!r}; choose one of {', '.join(MODES)}") from None
+    settings = request.settings()
+    top_n = max(settings.top_n, request.k)  # fewer candidates than wanted hits would cut the list short
+    profile = get_profile(settings.profile)
     parsed_result = parse_query(request.query, request.filters)
     parsed = parsed_result.query
     warnings = list(parsed_result.warnings)
     sides = _select_vaults(sides, parsed.filters, warnings)
     t = timer.lap("parse", t)
 
-    mode = request.mode
-    wants_vectors = mode in ("hybrid", "semantic") and bool(parsed.text.strip())
+    mode = requested
+    wants_vectors = mode in (SearchMode.HYBRID, SearchMode.SEMANTIC) and bool(parsed.text.strip())
     vector_ready = [s for s in sides if s.vectors is not None and s.embedder is not None]
     if wants_vectors and not vector_ready:
         reasons = sorted({s.unavailable_reason or "no embeddings have been built yet" for s in sides})
         warnings.append(f"{FALLBACK_WARNING} ({'; '.join(reasons) or 'no vault selected'})")
-        mode = "keyword"
+        mode = SearchMode.KEYWORD
     elif wants_vectors:
         warnings.extend(s.semantic_note for s in sides if s.semantic_note)
         warnings.extend(
@@ -100,19 +133,19 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
             for s in sides
             if s not in vector_ready
         )
-    if request.mode == "semantic" and not parsed.text.strip():
-        mode = "keyword"
+    if requested == SearchMode.SEMANTIC and not parsed.text.strip():
+        mode = SearchMode.KEYWORD
 
     keyword_hits: list[KeywordHit] = []
-    if mode in ("hybrid", "keyword"):
+    if mode in (SearchMode.HYBRID, SearchMode.KEYWORD):
         for side in sides:
-            keyword_hits.extend(side.keyword.search(parsed, parsed.filters, request.top_n))
+            keyword_hits.extend(side.keyword.search(parsed, parsed.filters, top_n))
         keyword_hits.sort(key=lambda h: (-h.score, *id_order(h.chunk_id)))
-        keyword_hits = keyword_hits[: request.top_n]
+        keyword_hits = keyword_hits[: top_n]
         t = timer.lap("keyword", t)
 
     vector_hits: list[tuple[str, float]] = []
-    if mode in ("hybrid", "semantic"):
+    if mode in (SearchMode.HYBRID, SearchMode.SEMANTIC):
         qvecs: dict[int, np.ndarray] = {}
         for side in vector_ready:
             assert side.vectors is not None and side.embedder is not None
@@ -121,31 +154,31 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         t = timer.lap("embed_query", t)
         for side in vector_ready:
             assert side.vectors is not None
-            vector_hits.extend(side.vectors.search(qvecs[id(side.embedder)], parsed.filters, request.top_n))
+            vector_hits.extend(side.vectors.search(qvecs[id(side.embedder)], parsed.filters, top_n))
         vector_hits.sort(key=lambda h: (-h[1], *id_order(h[0])))
-        vector_hits = vector_hits[: request.top_n]
+        vector_hits = vector_hits[: top_n]
         t = timer.lap("vector", t)
 
     lists = []
     if keyword_hits:
-        lists.append(RankedList("keyword", profile.keyword_weight if mode == "hybrid" else 1.0, [h.chunk_id for h in keyword_hits]))
+        lists.append(RankedList("keyword", profile.keyword_weight if mode == SearchMode.HYBRID else 1.0, [h.chunk_id for h in keyword_hits]))
     if vector_hits:
-        lists.append(RankedList("vector", profile.vector_weight if mode == "hybrid" else 1.0, [cid for cid, _ in vector_hits]))
-    fused = fuse_rrf(lists, request.rrf_k)
+        lists.append(RankedList("vector", profile.vector_weight if mode == SearchMode.HYBRID else 1.0, [cid for cid, _ in vector_hits]))
+    fused = fuse_rrf(lists, settings.rrf_k)
     if not parsed.text.strip():  # filter-only browse: newest first
         fused = _browse_order(keyword_hits)
     t = timer.lap("fuse", t)
 
     if not profile.freshness_weight:
         # Fetch stored fields only for what can be shown: a vector-only candidate costs a lookup.
-        fused = _shortlist(fused, request.k, request.per_note_cap)
+        fused = _shortlist(fused, request.k, settings.per_note_cap)
     stored = _stored_fields(sides, keyword_hits, [f.chunk_id for f in fused])
     kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
     vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
     stems = _query_stems(parsed)
     today = request.today or dt.date.today()
     hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip())
-    hits = _cap_per_note(hits, request.per_note_cap)[: request.k]
+    hits = _cap_per_note(hits, settings.per_note_cap)[: request.k]
     stemmer = sides[0].keyword.stemmer if sides else Stemmer(analyzer())
     hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()))
     timer.lap("assemble", t)
@@ -153,7 +186,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     return SearchResponse(
         query=request.query,
         mode=mode,
-        requested_mode=request.mode,
+        requested_mode=requested,
         hits=tuple(hits),
         warnings=tuple(dict.fromkeys(warnings)),
         timings_ms=timer.timings,
@@ -161,6 +194,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         keyword_candidates=tuple(Candidate(h.chunk_id, i, h.score) for i, h in enumerate(keyword_hits, 1)),
         vector_candidates=tuple(Candidate(cid, i, s) for i, (cid, s) in enumerate(vector_hits, 1)),
         profile=profile.name,
+        settings=replace(settings, top_n=top_n),
     )
 
 
