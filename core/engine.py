@@ -21,7 +21,7 @@ from core.providers.embedding import Embedder, EmbedderUnavailable, EmbeddingCan
 from core.base.errors import BusyError, IndexNotBuiltError, UsageError
 from core.index.indexer import Progress, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo
-from core.base.models import SearchFilters, SearchResponse
+from core.base.models import SearchFilters, SearchResponse, chunk_id
 from core.base.paths import AppPaths
 from core.search.search import SearchRequest, VaultSearchSide, search
 from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors
@@ -59,10 +59,8 @@ class _Admission:
 
 
 def default_embedder_factory(vault: VaultConfig) -> Embedder:
-    from core.providers.secrets import lookup_key
-
     info = default_registry().get(vault.embedder)
-    key = lookup_key(info.id, info.key_env_var) if info is not None and info.needs_key else None
+    key = info.api_key() if info is not None else None
     return create_embedder(vault.embedder, model=vault.embed_model, base_url=vault.embed_base_url, api_key=key)
 
 
@@ -284,14 +282,14 @@ class Engine:
         files = self._embeddable_files(vc, vi.files)
 
         def texts_for(refs: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
-            ids = {f"{name}\x1f{rel}\x1f{o}": (rel, o) for rel, o in refs}
+            ids = {chunk_id(name, rel, o): (rel, o) for rel, o in refs}
             stored = vi.keyword.stored(ids)
             out = {}
-            for cid, fields in stored.items():
+            for cid, chunk in stored.items():
                 rel, o = ids[cid]
                 rec = files.get(rel)
                 if rec is not None:
-                    out[(rel, o)] = embedding_input(rec.title, fields.get("heading_path", ""), fields.get("body", ""))
+                    out[(rel, o)] = embedding_input(rec.title, chunk.heading_path, chunk.body)
             return out
 
         try:

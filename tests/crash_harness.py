@@ -204,7 +204,7 @@ class Recovery:
 
 def keyword_rows(engine: Engine) -> list[tuple[str, int, str, str, str]]:
     rows = engine.index_for(VAULT).keyword.all_stored()
-    return sorted((r["rel_path"], int(r["ordinal"]), r["heading_path"], r["body"], r["document_version"]) for r in rows)
+    return sorted((r.rel_path, r.ordinal, r.heading_path, r.body, r.document_version) for r in rows)
 
 
 def recover(home: Path, fresh_home: Path, vault: Path, unflushed: set[str]) -> Recovery:

@@ -113,17 +113,29 @@ class ChunkRef:
         return chunk_id(self.vault, self.rel_path, self.ordinal)
 
 
+_ID_SEP = "\x1f"  # the ASCII unit separator: never in a vault name or a file path
+
+
 def chunk_id(vault: str, rel_path: str, ordinal: int) -> str:
-    """Stable textual id of a chunk: unique across vaults."""
-    return f"{vault}\x1f{rel_path}\x1f{ordinal}"
+    """Stable textual id of a chunk: unique across vaults. `split_chunk_id` is its inverse."""
+    return f"{vault}{_ID_SEP}{rel_path}{_ID_SEP}{ordinal}"
+
+
+def split_chunk_id(cid: str) -> tuple[str, str, int]:
+    """(vault, rel_path, ordinal) of a chunk id; ValueError if `cid` is not one."""
+    parts = cid.split(_ID_SEP)
+    if len(parts) != 3 or not parts[2].isdigit():
+        raise ValueError(f"not a chunk id: {cid!r}")
+    return parts[0], parts[1], int(parts[2])
 
 
 def id_order(cid: str) -> tuple[str, int, str]:
     """Sort key for ties: note path, then chunk number (2 before 10), then vault."""
-    parts = cid.split("\x1f")
-    if len(parts) != 3 or not parts[2].isdigit():
+    try:
+        vault, rel_path, ordinal = split_chunk_id(cid)
+    except ValueError:
         return cid, 0, ""
-    return parts[1], int(parts[2]), parts[0]
+    return rel_path, ordinal, vault
 
 
 @dataclass(frozen=True, slots=True)

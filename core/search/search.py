@@ -10,12 +10,12 @@ import datetime as dt
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from core.search.fusion import Fused, RankedList, fuse_rrf
-from core.index.keyword_index import KeywordHit, KeywordIndex, analyzer
+from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk, analyzer
 from core.base.models import (
     Candidate,
     ChunkRef,
@@ -28,6 +28,7 @@ from core.base.models import (
     SearchSettings,
     Term,
     id_order,
+    split_chunk_id,
 )
 from core.search.guardrails import injection_risk, mask_secrets
 from core.search.profiles import Profile, get_profile
@@ -172,7 +173,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     if not profile.freshness_weight:
         # Fetch stored fields only for what can be shown: a vector-only candidate costs a lookup.
         fused = _shortlist(fused, request.k, settings.per_note_cap)
-    stored = _stored_fields(sides, keyword_hits, [f.chunk_id for f in fused])
+    stored = _stored_chunks(sides, keyword_hits, [f.chunk_id for f in fused])
     kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
     vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
     stems = _query_stems(parsed)
@@ -210,7 +211,7 @@ def _select_vaults(sides: Sequence[VaultSearchSide], filters: SearchFilters, war
 
 def _browse_order(keyword_hits: list[KeywordHit]) -> list[Fused]:
     ordered = sorted(keyword_hits, key=lambda h: id_order(h.chunk_id))
-    ordered.sort(key=lambda h: (h.fields or {}).get("date") or "", reverse=True)  # stable: newest first
+    ordered.sort(key=lambda h: (h.stored.date if h.stored else None) or "", reverse=True)  # stable: newest first
     return [Fused(h.chunk_id, 0.0, ()) for h in ordered]
 
 
@@ -229,13 +230,13 @@ def _shortlist(fused: list[Fused], k: int, cap: int) -> list[Fused]:
     return out
 
 
-def _stored_fields(sides: Sequence[VaultSearchSide], keyword_hits: list[KeywordHit], wanted_ids: list[str]) -> dict[str, dict[str, Any]]:
-    stored = {h.chunk_id: h.fields for h in keyword_hits if h.fields is not None}
+def _stored_chunks(sides: Sequence[VaultSearchSide], keyword_hits: list[KeywordHit], wanted_ids: list[str]) -> dict[str, StoredChunk]:
+    stored = {h.chunk_id: h.stored for h in keyword_hits if h.stored is not None}
     missing = [cid for cid in wanted_ids if cid not in stored]
     if missing:
         by_vault: dict[str, list[str]] = {}
         for cid in missing:
-            by_vault.setdefault(cid.split("\x1f", 1)[0], []).append(cid)
+            by_vault.setdefault(split_chunk_id(cid)[0], []).append(cid)
         for side in sides:
             if side.name in by_vault:
                 stored.update(side.keyword.stored(by_vault[side.name]))
@@ -250,7 +251,7 @@ def _query_stems(parsed: ParsedQuery) -> frozenset[str]:
 
 def _assemble(
     fused: list[Fused],
-    stored: dict[str, dict[str, Any]],
+    stored: dict[str, StoredChunk],
     kw_rank: dict[str, RankedScore],
     vec_rank: dict[str, RankedScore],
     profile: Profile,
@@ -260,31 +261,30 @@ def _assemble(
 ) -> list[Hit]:
     hits: list[Hit] = []
     for f in fused:
-        fields = stored.get(f.chunk_id)
-        if fields is None:  # a vector whose chunk left the keyword index: stale, skip it
+        chunk = stored.get(f.chunk_id)
+        if chunk is None:  # a vector whose chunk left the keyword index: stale, skip it
             continue
         terms = list(f.terms)
-        boost = profile.freshness_boost(fields.get("date") or None, today)
+        boost = profile.freshness_boost(chunk.date, today)
         if boost:
             terms.append(Term(f"freshness boost ({profile.name})", boost))
         score = sum(t.value for t in terms)
-        tags = tuple(t for t in (fields.get("tags") or "").split(",") if t)
         hits.append(
             Hit(
-                chunk=ChunkRef(fields["vault"], fields["rel_path"], int(fields["ordinal"]), fields.get("heading_path", "")),
+                chunk=ChunkRef(chunk.vault, chunk.rel_path, chunk.ordinal, chunk.heading_path),
                 score=score,
-                title=fields.get("title", ""),
+                title=chunk.title,
                 snippet="",
-                start_byte=int(fields["start_byte"]),
-                end_byte=int(fields["end_byte"]),
+                start_byte=chunk.start_byte,
+                end_byte=chunk.end_byte,
                 bm25=kw_rank.get(f.chunk_id),
                 vector=vec_rank.get(f.chunk_id),
                 contributions=tuple(terms),
-                tags=tags,
-                date=fields.get("date") or None,
-                doc_type=fields.get("doc_type") or None,
-                text=fields.get("body", ""),
-                confidentiality=fields.get("confidentiality", "internal"),
+                tags=chunk.tags,
+                date=chunk.date,
+                doc_type=chunk.doc_type,
+                text=chunk.body,
+                confidentiality=chunk.confidentiality,
             )
         )
     if not keep_order:  # a filter-only browse keeps its newest-first order

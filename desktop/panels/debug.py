@@ -143,8 +143,8 @@ class DebugPanel(QWidget):
         if self.response is None:
             return "{}"
         data = search_json(self.response)
-        data["keyword_candidates"] = [[c.chunk_id.replace("\x1f", "/"), c.rank, c.score] for c in self.response.keyword_candidates]
-        data["vector_candidates"] = [[c.chunk_id.replace("\x1f", "/"), c.rank, c.score] for c in self.response.vector_candidates]
+        data["keyword_candidates"] = [["/".join(map(str, chunk_label(c.chunk_id))), c.rank, c.score] for c in self.response.keyword_candidates]
+        data["vector_candidates"] = [["/".join(map(str, chunk_label(c.chunk_id))), c.rank, c.score] for c in self.response.vector_candidates]
         if self.response.parsed is not None:
             data["parsed"] = {"text": self.response.parsed.text, "terms": list(self.response.parsed.terms), "phrases": list(self.response.parsed.phrases)}
         return json.dumps(data, indent=2, ensure_ascii=False)

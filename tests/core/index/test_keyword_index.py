@@ -275,10 +275,10 @@ def test_apply_replaces_a_notes_chunks_and_removes_deleted_notes(tmp_path: Path)
         one = parse_note("v", "n.md", b"# A\n\nalpha\n\n# B\n\nbeta\n", size=1, mtime_ns=1)
         ix.apply([], [one])
         assert ix.doc_count() == 2
-        assert [d["ordinal"] for d in ix.stored_for_note("n.md")] == [0, 1]
+        assert [d.ordinal for d in ix.stored_for_note("n.md")] == [0, 1]
         two = parse_note("v", "n.md", b"gamma only\n", size=1, mtime_ns=2)
         ix.apply([], [two])
-        assert [d["body"] for d in ix.stored_for_note("n.md")] == ["gamma only"]
+        assert [d.body for d in ix.stored_for_note("n.md")] == ["gamma only"]
         q = parse_query("alpha").query
         assert ix.search(q, q.filters, 10) == []
         ix.apply(["n.md"], [])
