@@ -19,12 +19,12 @@ from core.index.embed_cache import EmbeddingCache
 from core.index.embed_text import embedding_input
 from core.providers.embedding import Embedder, EmbedderUnavailable, EmbeddingCancelled, create_embedder, default_registry
 from core.base.errors import BusyError, IndexNotBuiltError, UsageError
-from core.index.indexer import Progress, SyncStats, VaultIndex
+from core.index.indexer import Progress, Recovery, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo
 from core.base.models import SearchFilters, SearchResponse, chunk_id
 from core.base.paths import AppPaths
 from core.search.search import SearchRequest, VaultSearchSide, search
-from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors
+from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors, VectorStatus
 
 EmbedderFactory = Callable[[VaultConfig], Embedder]
 
@@ -171,7 +171,7 @@ class Engine:
             cache = EmbeddingCache(self.paths.cache_dir / "embeddings", model.model_hash, model.dims)
             vi = self.index_for(name)
             vv = VaultVectors(vi.dir, name, model, cache)
-            if vi.recovery is not None and vv.status == "ok":
+            if vi.recovery is not None and vv.status == VectorStatus.OK:
                 vv.dirty = True  # the vector file may predate the crash: save after reconciling
             vv.bind(self._embeddable_files(vc, vi.files))
             self._vectors[name] = vv
@@ -323,7 +323,7 @@ class Engine:
             if not any(s is not None for s in sides):
                 built = [v.name for v in self.config.vaults if self.index_for(v.name).is_built]
                 if not built:
-                    stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == "outdated"]
+                    stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == Recovery.OUTDATED]
                     if stale:
                         raise IndexNotBuiltError(
                             f"The index of {', '.join(stale)} was built by an older version of Cairn — run `cairn index` to rebuild it"
@@ -366,7 +366,7 @@ class Engine:
             else:
                 vv.desired = vv.desired or sum(len(r.chunks) for r in self._embeddable_files(v, vi.files).values())
                 fraction = vv.fraction_complete
-                semantic = vv.status if fraction >= 1.0 or vv.status != "ok" else "partial"
+                semantic = str(vv.status) if fraction >= 1.0 or vv.status != VectorStatus.OK else "partial"
             out.append(VaultStatus(vi.info if vi.is_built else replace(vi.info, state="not built"), vi.is_built, semantic, fraction))
         return out
 

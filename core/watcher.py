@@ -130,9 +130,6 @@ class VaultWatcher:
         if flush:
             self.engine.flush(self.names)
 
-    def flush_now(self) -> None:
-        self.engine.flush(self.names)
-
     @property
     def pending(self) -> bool:
         with self._cond:

@@ -190,9 +190,6 @@ class JobRunner(QObject):
         for thread in [t for t in self._jobs if t.isFinished()]:
             self._jobs.pop(thread, None)
 
-    def busy(self) -> bool:
-        return any(t.isRunning() for t in self._jobs)
-
     def wait_all(self, msecs: int = 30000) -> None:
         for thread in list(self._jobs):
             thread.quit()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from core.answer.citations import check_citations
@@ -55,18 +55,27 @@ class Answerer:
             ],
             "search_timings_ms": resp.timings_ms,
         }
-        base = dict(question=req.question, provider=self.provider_id, model=getattr(self.provider, "model", None), debug=debug)
+        # What every outcome shares; each path below fills in the rest with `replace`.
+        base = AskResponse(
+            question=req.question,
+            answer="",
+            references=(),
+            abstained=False,
+            abstain_reason=None,
+            context_sent=(),
+            provider=self.provider_id,
+            model=getattr(self.provider, "model", None),
+            debug=debug,
+        )
         if not passing:
             timings["total"] = _ms(t0)
-            return AskResponse(
+            return replace(
+                base,
                 answer="I could not find anything in your notes about that.",
-                references=(),
                 abstained=True,
                 abstain_reason="no_relevant_context",
-                context_sent=(),
                 warnings=tuple(warnings),
                 timings_ms=timings,
-                **base,
             )
         built = build_sources(passing[:k], req.context_budget_tokens)
         if built.dropped_for_budget:
@@ -94,7 +103,7 @@ class Answerer:
         sources: tuple[Source, ...],
         warnings: list[str],
         timings: dict[str, float],
-        base: dict[str, Any],
+        base: AskResponse,
         t0: float,
         on_delta: Delta | None,
         cancel: threading.Event | None,
@@ -128,7 +137,7 @@ class Answerer:
         messages: tuple[dict[str, str], ...],
         warnings: list[str],
         timings: dict[str, float],
-        base: dict[str, Any],
+        base: AskResponse,
         first_token_ms: float | None = None,
         error: str | None = None,
         incomplete: bool = False,
@@ -140,11 +149,10 @@ class Answerer:
             warnings.append("the answer cites none of the sources; treat it with care")
         by_number = {s.number: s for s in sources}
         refs = tuple(_reference(by_number[n]) for n in check.cited)
-        return AskResponse(
+        return replace(
+            base,
             answer=check.text,
             references=refs,
-            abstained=False,
-            abstain_reason=None,
             context_sent=messages,
             sources=sources,
             warnings=tuple(dict.fromkeys(warnings)),
@@ -152,7 +160,6 @@ class Answerer:
             error=error,
             first_token_ms=first_token_ms,
             timings_ms=timings,
-            **base,
         )
 
 

@@ -28,6 +28,3 @@ class BusyError(CairnError):
         super().__init__(message)
         self.retry_after_seconds = retry_after_seconds
 
-
-class CancelledError(CairnError):
-    exit_code = 1

@@ -13,6 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 
 from core.base.atomic import write_bytes_atomic
@@ -60,6 +61,15 @@ def chunking_hash(limits: ChunkLimits) -> str:
     return hashlib.sha256(f"{PARSER_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
 
 
+class Recovery(StrEnum):
+    """What opening a vault's index found and repaired (None: a clean start)."""
+
+    DIRTY_FLAG = "dirty_flag"  # a crash between live commits and the flush: the keyword index is the truth
+    MANIFEST_REBUILT = "manifest_rebuilt"  # a torn manifest, rebuilt from Whoosh's stored fields
+    KEYWORD_INDEX_DAMAGED = "keyword_index_damaged"  # Whoosh would not open: rebuilt from the notes
+    OUTDATED = "outdated"  # built by another chunker/analyzer version: rebuilt from the notes
+
+
 class VaultIndex:
     """The keyword index, manifest and health record of one vault."""
 
@@ -72,7 +82,7 @@ class VaultIndex:
         self.chunking_hash = chunking_hash(self.limits)
         self._lock = threading.RLock()  # one writer at a time
         self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=self.chunking_hash)
-        self.recovery: str | None = "dirty_flag" if self.dirty_path.exists() else None
+        self.recovery: Recovery | None = Recovery.DIRTY_FLAG if self.dirty_path.exists() else None
         self.files, self.keyword = self._open()
         self._parser = new_parser()
 
@@ -83,20 +93,20 @@ class VaultIndex:
             try:
                 keyword = KeywordIndex(self.dir / "whoosh")
                 files = loaded[1]
-                if self.recovery == "dirty_flag":  # the keyword index may be ahead of the manifest
+                if self.recovery == Recovery.DIRTY_FLAG:  # the keyword index may be ahead of the manifest
                     files = files_matching_keyword(files, keyword)
                 return files, keyword
             except Exception:  # a damaged Whoosh index: rebuild it (embeddings come from the cache)
-                self.recovery = "keyword_index_damaged"
+                self.recovery = Recovery.KEYWORD_INDEX_DAMAGED
         elif loaded is None and self.manifest_path.exists() and self.info.chunking_hash == self.chunking_hash:
             try:
                 keyword = KeywordIndex(self.dir / "whoosh")
-                self.recovery = "manifest_rebuilt"
+                self.recovery = Recovery.MANIFEST_REBUILT
                 return files_from_keyword(keyword), keyword
             except Exception:
-                self.recovery = "keyword_index_damaged"
+                self.recovery = Recovery.KEYWORD_INDEX_DAMAGED
         if loaded is not None and loaded[0] != self.chunking_hash:
-            self.recovery = self.recovery or "outdated"  # built by another chunker/analyzer version
+            self.recovery = self.recovery or Recovery.OUTDATED  # built by another chunker/analyzer version
         self._reset_keyword_dir()
         return {}, KeywordIndex(self.dir / "whoosh")
 
@@ -131,7 +141,7 @@ class VaultIndex:
     @property
     def is_built(self) -> bool:
         """Searchable: built once, and not thrown away for being built by an older version."""
-        return self.info_path.exists() and self.recovery not in ("outdated", "keyword_index_damaged")
+        return self.info_path.exists() and self.recovery not in (Recovery.OUTDATED, Recovery.KEYWORD_INDEX_DAMAGED)
 
     def scanner(self) -> Scanner:
         return Scanner(Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes)
