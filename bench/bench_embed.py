@@ -16,21 +16,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np  # noqa: E402
 from common import SCIFACT, write_result  # noqa: E402
 
-import numpy as np  # noqa: E402
-
-from core.index.embed_text import embedding_input  # noqa: E402
-from core.providers.embedding import create_embedder  # noqa: E402
-from core.engine import Engine  # noqa: E402
-from core.eval.beir import load_beir, write_corpus_as_notes  # noqa: E402
 from core.base.models import chunk_id  # noqa: E402
 from core.base.paths import AppPaths  # noqa: E402
+from core.engine import Engine  # noqa: E402
+from core.eval.beir import load_beir, write_corpus_as_notes  # noqa: E402
+from core.index.embed_text import embedding_input  # noqa: E402
+from core.providers.embedding import create_embedder  # noqa: E402
 
 
 def bare_throughput(texts: list[str]) -> float:
-    from core.base.native import load_onnxruntime
     from tokenizers import Tokenizer
+
+    from core.base.native import load_onnxruntime
 
     ort = load_onnxruntime()
     emb = create_embedder("builtin")

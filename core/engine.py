@@ -14,17 +14,31 @@ from pathlib import Path
 
 import numpy as np
 
-from core.base.config import EngineConfig, VaultConfig, add_vault, load_config, placement_problem, remove_vault, save_config
-from core.index.embed_cache import EmbeddingCache
-from core.index.embed_text import embedding_input
-from core.providers.embedding import Embedder, EmbedderUnavailable, EmbeddingCancelled, create_embedder, default_registry
+from core.base.config import (
+    EngineConfig,
+    VaultConfig,
+    add_vault,
+    load_config,
+    placement_problem,
+    remove_vault,
+    save_config,
+)
 from core.base.errors import BusyError, IndexNotBuiltError, UsageError
-from core.index.indexer import Progress, Recovery, SyncStats, VaultIndex
-from core.index.manifest import FileRecord, IndexInfo
 from core.base.models import SearchFilters, SearchResponse, chunk_id
 from core.base.paths import AppPaths
-from core.search.search import SearchRequest, VaultSearchSide, search
+from core.index.embed_cache import EmbeddingCache
+from core.index.embed_text import embedding_input
+from core.index.indexer import Progress, Recovery, SyncStats, VaultIndex
+from core.index.manifest import FileRecord, IndexInfo
 from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors, VectorStatus
+from core.providers.embedding import (
+    Embedder,
+    EmbedderUnavailable,
+    EmbeddingCancelled,
+    create_embedder,
+    default_registry,
+)
+from core.search.search import SearchRequest, VaultSearchSide, search
 
 EmbedderFactory = Callable[[VaultConfig], Embedder]
 

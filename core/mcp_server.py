@@ -20,20 +20,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, TypeVar
 
-from pydantic import Field
-
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from pydantic import Field
 
 from core.answer import Answerer, AskRequest, AskResponse
-from core.engine import Engine
-from core.base.errors import CairnError
 from core.answer.evidence import build_llm_pack, chunk_ref, truncate
 from core.answer.fetch import fetch_chunk
-from core.search.guardrails import mask_secrets
+from core.base.errors import CairnError
 from core.base.models import SearchFilters, SearchMode
 from core.base.paths import AppPaths
+from core.engine import Engine
+from core.search.guardrails import mask_secrets
 from core.search.search import SearchRequest
 
 log = logging.getLogger("cairn.mcp")
@@ -159,7 +158,12 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
         resp = _call(lambda: Answerer(engine).ask(req))
         return truncate(render_answer(resp), max_chars)
 
-    @server.tool(name="list_vaults", description="The indexed vaults (names to pass as 'vault') and their state.", annotations=READ_ONLY, structured_output=False)
+    @server.tool(
+        name="list_vaults",
+        description="The indexed vaults (names to pass as 'vault') and their state.",
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
     def list_vaults() -> str:
         engine = holder.get()
         statuses = _call(engine.status)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
-from core.engine import SyncReport, VaultStatus
-from dataclasses import asdict
-
 from core.base.models import Hit, RankedScore, SearchResponse
+from core.engine import SyncReport, VaultStatus
 
 
 def ranked(rs: RankedScore | None) -> dict[str, Any] | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
 
 from core.engine import Engine, SyncReport
 from core.vault.scanner import IGNORE_FILES, IgnoreRules, is_note_name, normalise_rel_path
@@ -101,7 +102,7 @@ class VaultWatcher:
         self._last_event = 0.0
         self._last_change: dict[str, float] = {}
         self._stopping = False
-        self._observer: Observer | None = None
+        self._observer: BaseObserver | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -163,7 +164,7 @@ class VaultWatcher:
         waits = [0.5]
         if self._pending or self._reconcile:
             waits.append(max(0.0, self._last_event + self.debounce - now))
-        for name, changed in self._last_change.items():
+        for changed in self._last_change.values():
             waits.append(max(0.0, changed + self.flush_after - now))
         return max(0.01, min(waits))
 

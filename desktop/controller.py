@@ -15,20 +15,20 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.base.config import EngineConfig, VaultConfig
-from core.engine import Engine
 from core.base.errors import CairnError
 from core.base.models import Hit, SearchFilters, SearchResponse
 from core.base.paths import AppPaths
-from core.search.search import SearchRequest
+from core.engine import Engine
 from core.providers.secrets import KeyStore
+from core.search.search import SearchRequest
 from desktop.actions import HitActions
 from desktop.ask_worker import AskRunner, ProviderFactory
+from desktop.connection_tests import ConnectionTests
 from desktop.live import LiveIndexing
+from desktop.live_watch import LiveWatch
 from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
 from desktop.state import VaultSnapshot
-from desktop.connection_tests import ConnectionTests
-from desktop.live_watch import LiveWatch
 from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob
 
 _DEFAULT = object()

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
-
+from typing import TYPE_CHECKING, Any
 
 from core.base.config import VaultConfig
-from core.providers.embedding import Embedder, EmbedderUnavailable, create_embedder, default_registry
 from core.base.errors import ConfigError
+from core.providers.embedding import Embedder, EmbedderUnavailable, create_embedder, default_registry
 from core.providers.info import ProviderInfo
 from core.providers.llm import ChatProvider, LLMProviderInfo, create_chat_provider, default_llm_registry
 from core.providers.secrets import KeyStore
@@ -93,7 +92,7 @@ def check_embedder(provider_id: str, model: str | None, base_url: str | None, ap
     info = default_registry().get(provider_id)
     if info is None:
         raise EmbedderUnavailable("unknown_model", f"unknown embedding provider {provider_id!r}")
-    options = {"timeout": TEST_TIMEOUT_S, "max_attempts": 1} if info.remote else {}
+    options: dict[str, Any] = {"timeout": TEST_TIMEOUT_S, "max_attempts": 1} if info.remote else {}
     t0 = time.perf_counter()
     try:
         embedder = create_embedder(provider_id, model=model or None, base_url=base_url or None, api_key=api_key, **options)

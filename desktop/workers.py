@@ -14,8 +14,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.engine import Engine
 from core.base.errors import CairnError
+from core.engine import Engine
 from core.search.search import SearchRequest
 from desktop.state import take_snapshot
 

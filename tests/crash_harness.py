@@ -29,10 +29,10 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from core.engine import Engine  # noqa: E402
-from core.index.manifest import load_manifest  # noqa: E402
 from core.base.models import chunk_id  # noqa: E402
 from core.base.paths import AppPaths  # noqa: E402
+from core.engine import Engine  # noqa: E402
+from core.index.manifest import load_manifest  # noqa: E402
 from core.index.vector_index import key_for  # noqa: E402
 from tests.helpers import BagOfWordsEmbedder  # noqa: E402
 

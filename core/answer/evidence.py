@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.search.guardrails import MASK, mask_secrets
 from core.base.models import Hit, SearchResponse, split_chunk_id
+from core.search.guardrails import MASK, mask_secrets
 from core.serialize import hit_json, search_json
 
 if TYPE_CHECKING:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.vault.chunker import chunk_text
 from core.base.errors import CairnError, UsageError
-from core.search.guardrails import injection_risk, mask_secrets
 from core.base.models import chunk_id
+from core.search.guardrails import injection_risk, mask_secrets
+from core.vault.chunker import chunk_text
 from core.vault.notes import document_version
 from core.vault.scanner import normalise_rel_path
 

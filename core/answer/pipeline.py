@@ -12,8 +12,8 @@ from core.answer.citations import check_citations
 from core.answer.context import auto_k, build_sources, messages_for, question_stems, relevance
 from core.answer.extractive import extract_answer
 from core.answer.models import AskRequest, AskResponse, Reference, Source
-from core.engine import Engine
 from core.base.models import Hit, SearchFilters
+from core.engine import Engine
 from core.search.search import SearchRequest
 
 Delta = Callable[[str], None]

@@ -7,7 +7,7 @@ hold data only; the logic that produces them lives in the modules named after it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum, StrEnum
+from enum import StrEnum
 
 
 class SearchMode(StrEnum):
@@ -18,7 +18,7 @@ class SearchMode(StrEnum):
     SEMANTIC = "semantic"
 
 
-class SkipReason(str, Enum):
+class SkipReason(StrEnum):
     """Why a file in a vault was not indexed (shown in `cairn status` and the app)."""
 
     TOO_LARGE = "too_large"

@@ -8,9 +8,9 @@ from dataclasses import asdict
 from typing import Any
 
 from core.answer import Answerer, AskRequest, AskResponse
+from core.base.errors import IndexNotBuiltError, UsageError
 from core.cli.commands import open_engine
 from core.cli.main import EXIT_FAIL, EXIT_OK, cancel_on_sigint, print_json
-from core.base.errors import IndexNotBuiltError, UsageError
 
 EXTRACTIVE = "extractive"
 

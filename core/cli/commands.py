@@ -6,17 +6,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from core.vault.chunker import ChunkLimits
+from core.base.errors import IndexNotBuiltError, UsageError
+from core.base.models import SearchFilters
+from core.base.paths import AppPaths
 from core.cli.main import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, print_json, resolve_path
 from core.cli.progress import ProgressLine
 from core.engine import Engine
-from core.base.errors import IndexNotBuiltError, UsageError
-from core.base.models import SearchFilters
-from core.vault.notes import parse_note
-from core.base.paths import AppPaths
 from core.search.query import parse_date
 from core.search.search import SearchRequest
 from core.serialize import search_json, status_json, sync_json
+from core.vault.chunker import ChunkLimits
+from core.vault.notes import parse_note
 
 
 def open_engine() -> Engine:
@@ -160,7 +160,14 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                 "document_version": doc.document_version,
                 "warnings": [{"code": w.code, "detail": w.detail} for w in doc.warnings],
                 "chunks": [
-                    {"ordinal": c.ordinal, "heading_path": c.heading_path, "start_byte": c.start_byte, "end_byte": c.end_byte, "chars": len(c.text), "text": c.text}
+                    {
+                        "ordinal": c.ordinal,
+                        "heading_path": c.heading_path,
+                        "start_byte": c.start_byte,
+                        "end_byte": c.end_byte,
+                        "chars": len(c.text),
+                        "text": c.text,
+                    }
                     for c in doc.chunks
                 ],
             }

@@ -13,16 +13,16 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from core.base.models import SearchMode
 from core.base.errors import CairnError, UsageError
+from core.base.models import SearchMode
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_DEGRADED, EXIT_NOT_BUILT = 0, 1, 2, 3, 4
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 too, but we want our own wording
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 too, but we want our own wording
         self.print_usage(sys.stderr)
         raise UsageError(message)
 

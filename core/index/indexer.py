@@ -17,8 +17,9 @@ from enum import StrEnum
 from pathlib import Path
 
 from core.base.atomic import write_bytes_atomic
-from core.vault.chunker import ChunkLimits, new_parser
 from core.base.config import EngineConfig, VaultConfig
+from core.base.models import Document, FileWarning, SkippedFile
+from core.base.paths import AppPaths
 from core.index.keyword_index import ANALYZER_VERSION, KeywordIndex
 from core.index.manifest import (
     FileRecord,
@@ -29,9 +30,8 @@ from core.index.manifest import (
     save_manifest,
 )
 from core.index.records import files_from_keyword, files_matching_keyword, record_for
-from core.base.models import Document, FileWarning, SkippedFile
+from core.vault.chunker import ChunkLimits, new_parser
 from core.vault.notes import document_version, parse_note
-from core.base.paths import AppPaths
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, read_note_bytes
 
 Progress = Callable[[int, int, str], None]
@@ -341,7 +341,7 @@ class VaultIndex:
         return replace(
             self.info,
             root=self.vault.root,
-            built_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            built_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             chunking_hash=self.chunking_hash,
             documents=len(self.files),
             chunks=sum(len(r.chunks) for r in self.files.values()),

@@ -20,9 +20,9 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 from whoosh.scoring import BM25F
 from whoosh.support.charset import accent_map
 
-from core.index.bm25_fast import FastBM25F
-from core.index.analysis import Stemmer
 from core.base.models import Document, ParsedQuery, SearchFilters, chunk_id
+from core.index.analysis import Stemmer
+from core.index.bm25_fast import FastBM25F
 
 INDEX_NAME = "chunks"
 TOKEN_PATTERN = r"\w+(?:\.?\w+)*"

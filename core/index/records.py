@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from core.base.models import Document
 from core.index.embed_text import embedding_input, input_hash
 from core.index.keyword_index import KeywordIndex, StoredChunk
 from core.index.manifest import ChunkRecord, FileRecord
-from core.base.models import Document
 
 
 def files_from_keyword(keyword: KeywordIndex) -> dict[str, FileRecord]:

@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from core.base.atomic import read_json, write_json_atomic
+from core.base.models import SearchFilters, chunk_id
 from core.index.embed_cache import EmbeddingCache
 from core.index.filters import is_active, record_matches
 from core.index.manifest import FileRecord
-from core.base.models import SearchFilters, chunk_id
 from core.index.vector_index import VectorIndex, key_for
 
 EMBED_GROUP = 32  # texts per embed call: the unit of progress, cancel and visibility

@@ -14,8 +14,6 @@ from typing import Protocol
 
 import numpy as np
 
-from core.search.fusion import Fused, RankedList, fuse_rrf
-from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk, analyzer
 from core.base.models import (
     Candidate,
     ChunkRef,
@@ -30,10 +28,12 @@ from core.base.models import (
     id_order,
     split_chunk_id,
 )
+from core.index.analysis import Stemmer
+from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk, analyzer
+from core.search.fusion import Fused, RankedList, fuse_rrf
 from core.search.guardrails import injection_risk, mask_secrets
 from core.search.profiles import Profile, get_profile
 from core.search.query import parse_query
-from core.index.analysis import Stemmer
 from core.search.snippets import make_snippet
 
 MODES = tuple(SearchMode)  # kept for callers that list the choices

@@ -8,8 +8,8 @@ import numpy as np
 
 from core.base.errors import IndexNotBuiltError, UsageError
 from core.base.models import SearchFilters, chunk_id, split_chunk_id
-from core.vault.scanner import normalise_rel_path
 from core.index.vector_index import key_for
+from core.vault.scanner import normalise_rel_path
 
 if TYPE_CHECKING:
     from core.index.indexer import VaultIndex

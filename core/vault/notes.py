@@ -7,9 +7,9 @@ from pathlib import PurePosixPath
 
 from markdown_it import MarkdownIt
 
+from core.base.models import Document, FileWarning
 from core.vault.chunker import ChunkLimits, chunk_markdown, new_parser
 from core.vault.frontmatter import parse_front_matter
-from core.base.models import Document, FileWarning
 
 BOM = b"\xef\xbb\xbf"
 

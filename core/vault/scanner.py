@@ -169,7 +169,7 @@ class Scanner:
             entry = self._entry(Path(child.path), rel)
             if isinstance(entry, SkippedFile):
                 skipped.append(entry)
-            else:
+            elif entry is not None:  # None: the file vanished while we looked
                 yield entry
 
     def _symlink_problem(self, path: Path, rel: str) -> SkippedFile | None:

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from core.providers.info import ProviderInfo
 from core.providers.llm.anthropic import ANTHROPIC_DEFAULT_MODEL, ANTHROPIC_DEFAULT_URL, AnthropicChat
 from core.providers.llm.base import ChatProvider, LLMError
 from core.providers.llm.ollama import OLLAMA_DEFAULT_MODEL, OLLAMA_DEFAULT_URL, OllamaChat
 from core.providers.llm.openai import OPENAI_DEFAULT_MODEL, OPENAI_DEFAULT_URL, OpenAIChat
-from core.providers.info import ProviderInfo
 
 #: Builds a provider from (model=..., base_url=..., api_key=..., **options); None means "use the default".
 ChatProviderFactory = Callable[..., ChatProvider]

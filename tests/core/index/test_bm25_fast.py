@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from whoosh import query as wq
 
-from core.engine import Engine
 from core.base.paths import AppPaths
+from core.engine import Engine
 from core.search.query import parse_query
 
 QUERIES = [
@@ -54,8 +54,8 @@ def test_fast_path_respects_filters_and_the_restricted_mask(keyword_index) -> No
 
 
 def test_snippet_stemmer_agrees_with_the_index_analyzer() -> None:
-    from core.index.keyword_index import analyzer
     from core.index.analysis import Stemmer
+    from core.index.keyword_index import analyzer
 
     ana = analyzer()
     stemmer = Stemmer(ana)

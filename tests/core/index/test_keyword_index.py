@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from core.base.models import SearchFilters, SearchResponse, chunk_id
+from core.base.paths import AppPaths
 from core.engine import Engine
 from core.index.filters import record_matches
 from core.index.keyword_index import KeywordIndex, filter_query, folder_ancestors
-from core.base.models import SearchFilters, SearchResponse, chunk_id
-from core.vault.notes import parse_note
-from core.base.paths import AppPaths
 from core.search.query import parse_query
 from core.search.search import SearchRequest
+from core.vault.notes import parse_note
 
 SAMPLE_VAULT = Path(__file__).resolve().parents[3] / "resources" / "sample-vault"
 RESTRICTED = "People/Salary review notes.md"

@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.index.embed_cache import EmbeddingCache
-from core.engine import Engine
 from core.base.models import SearchFilters, chunk_id
 from core.base.paths import AppPaths
-from core.search.search import SearchRequest
+from core.engine import Engine
+from core.index.embed_cache import EmbeddingCache
 from core.index.vector_index import VectorIndex, key_for
+from core.search.search import SearchRequest
 from tests.helpers import BagOfWordsEmbedder
 
 
