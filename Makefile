@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # uses AMX instructions this CPU advertises but its VM forbids, and the server segfaults.
 LLM_STAMP := $(VENV)/.llm-server
 
-.PHONY: run test bench venv clean package smoke
+.PHONY: run test lint bench venv clean package smoke
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,12 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(VENV)/bin/cairn-desktop --sample-if-empty
 
-test: $(STAMP) $(LLM_STAMP)
+# Lint and types first (seconds), then the suite. Settings: [tool.ruff] and [tool.mypy] in pyproject.toml.
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+
+test: lint $(LLM_STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 
 bench: $(STAMP)

@@ -16,20 +16,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np  # noqa: E402
 from common import SCIFACT, write_result  # noqa: E402
 
-import numpy as np  # noqa: E402
-
-from core.index.embed_text import embedding_input  # noqa: E402
-from core.providers.embedding import create_embedder  # noqa: E402
+from core.base.models import chunk_id  # noqa: E402
+from core.base.paths import AppPaths  # noqa: E402
 from core.engine import Engine  # noqa: E402
 from core.eval.beir import load_beir, write_corpus_as_notes  # noqa: E402
-from core.base.paths import AppPaths  # noqa: E402
+from core.index.embed_text import embedding_input  # noqa: E402
+from core.providers.embedding import create_embedder  # noqa: E402
 
 
 def bare_throughput(texts: list[str]) -> float:
-    from core.base.native import load_onnxruntime
     from tokenizers import Tokenizer
+
+    from core.base.native import load_onnxruntime
 
     ort = load_onnxruntime()
     emb = create_embedder("builtin")
@@ -64,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         engine.sync([name], embed=False)
         vi = engine.index_for(name)
         refs = [(rel, c.ordinal, rec.title) for rel, rec in vi.files.items() for c in rec.chunks]
-        stored = vi.keyword.stored([f"{name}\x1f{r}\x1f{o}" for r, o, _ in refs])
-        texts = [embedding_input(t, f["heading_path"], f["body"]) for (r, o, t), f in zip(refs, stored.values())]
+        stored = vi.keyword.stored([chunk_id(name, r, o) for r, o, _ in refs])
+        texts = [embedding_input(t, f.heading_path, f.body) for (r, o, t), f in zip(refs, stored.values())]
         engine.vectors_for(name)
         own = engine.embedder_for(engine.vault(name))  # the pipeline's own model, loaded outside the timed part
         assert own is not None

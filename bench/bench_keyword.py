@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import SCIFACT, snapshot, summary_ms, write_result  # noqa: E402
 
+from core.base.paths import AppPaths  # noqa: E402
 from core.engine import Engine  # noqa: E402
 from core.eval.beir import load_beir, write_corpus_as_notes  # noqa: E402
-from core.base.paths import AppPaths  # noqa: E402
 from core.search.search import SearchRequest  # noqa: E402
 
 

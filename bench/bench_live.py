@@ -37,9 +37,9 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 from common import summary_ms, write_result  # noqa: E402
 from synth_vault import generate_vault  # noqa: E402
 
-from core.engine import Engine  # noqa: E402
 from core.base.models import SearchFilters  # noqa: E402
 from core.base.paths import AppPaths  # noqa: E402
+from core.engine import Engine  # noqa: E402
 from core.search.search import SearchRequest  # noqa: E402
 from core.watcher import LiveUpdate, VaultWatcher  # noqa: E402
 
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                 t0 = time.perf_counter()
                 append_token(root, rel, token)
                 with seen:  # reported after the embeddings; waiting also keeps edits from batching
-                    if not seen.wait_for(lambda: len(reports) > n_before, timeout=DEBOUNCE_S + 60):
+                    if not seen.wait_for(lambda n=n_before: len(reports) > n, timeout=DEBOUNCE_S + 60):
                         raise TimeoutError(f"no live update for {rel}")
                 if len(committed) <= c_before or not finds(engine, token, rel):
                     raise AssertionError(f"{token} not searchable after the live update")

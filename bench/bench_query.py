@@ -17,15 +17,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np  # noqa: E402
 from common import summary_ms, write_result  # noqa: E402
 
-import numpy as np  # noqa: E402
-
-from core.engine import Engine  # noqa: E402
 from core.base.models import chunk_id  # noqa: E402
 from core.base.paths import AppPaths  # noqa: E402
-from core.search.search import SearchRequest  # noqa: E402
+from core.engine import Engine  # noqa: E402
 from core.index.vector_index import VectorIndex, key_for  # noqa: E402
+from core.search.search import SearchRequest  # noqa: E402
 
 QUERIES = [
     "backup schedule for the server",
@@ -93,7 +92,13 @@ def vector_baseline(n: int, dims: int = 384, queries: int = 50) -> dict[str, obj
         t_usearch.append((time.perf_counter() - t0) * 1000)
         recall += len({int(k) - 1 for k, _ in found} & set(int(i) for i in top))
     np_ms, us_ms = summary_ms(t_numpy), summary_ms(t_usearch)
-    return {"vectors": n, "numpy_exact": np_ms, "usearch_hnsw": us_ms, "recall_at_10": round(recall / (10 * len(qs)), 3), "numpy_over_usearch_p50": round(np_ms["p50_ms"] / max(us_ms["p50_ms"], 1e-6), 2)}
+    return {
+        "vectors": n,
+        "numpy_exact": np_ms,
+        "usearch_hnsw": us_ms,
+        "recall_at_10": round(recall / (10 * len(qs)), 3),
+        "numpy_over_usearch_p50": round(np_ms["p50_ms"] / max(us_ms["p50_ms"], 1e-6), 2),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

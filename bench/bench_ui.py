@@ -487,7 +487,6 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     # -- search as you type -----------------------------------------------------------------
     phases.mark("typing")
     model = window.results.model
-    cur: dict[str, Any] = {}
     fires: list[tuple[float, int]] = []
     populated: dict[int, tuple[float, int]] = {}
     settled: dict[int, float] = {}

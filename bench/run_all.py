@@ -36,7 +36,14 @@ QUICK = {
     "torture": ["--trials", "5"],
     "ui": ["--notes", "500", "--embed-seconds", "5"],
 }
-SCRIPTS = {"keyword": "bench_keyword.py", "embed": "bench_embed.py", "query": "bench_query.py", "live": "bench_live.py", "torture": "torture.py", "ui": "bench_ui.py"}
+SCRIPTS = {
+    "keyword": "bench_keyword.py",
+    "embed": "bench_embed.py",
+    "query": "bench_query.py",
+    "live": "bench_live.py",
+    "torture": "torture.py",
+    "ui": "bench_ui.py",
+}
 
 
 def _get(d: dict, *keys: str) -> object:  # type: ignore[type-arg]
@@ -52,7 +59,8 @@ def headline(results: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
     rows: list[tuple[str, str]] = []
     kw = _get(results, "keyword", "results") or {}
     for name, r in kw.items():  # type: ignore[union-attr]
-        rows.append((f"keyword index {name} ({r['notes']} notes)", f"{r['cold_index_s']} s cold, {r['unchanged_reindex_s']} s unchanged, {r['files_rewritten']} files rewritten"))
+        speed = f"{r['cold_index_s']} s cold, {r['unchanged_reindex_s']} s unchanged, {r['files_rewritten']} files rewritten"
+        rows.append((f"keyword index {name} ({r['notes']} notes)", speed))
         rows.append((f"keyword query {name}", f"p50 {r['query']['p50_ms']} ms, p95 {r['query']['p95_ms']} ms"))
     for name, r in (_get(results, "query", "results") or {}).items():  # type: ignore[union-attr]
         if "hybrid" in r:
@@ -61,7 +69,8 @@ def headline(results: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
             rows.append((f"numpy exact / usearch HNSW at {r['vectors']} vectors", f"{r['numpy_over_usearch_p50']}x"))
     emb = results.get("embedding") or {}
     if emb:
-        rows.append(("embedding pipeline vs bare model", f"{emb['pipeline_chunks_per_s']} vs {emb['bare_chunks_per_s']} chunks/s ({emb['pipeline_vs_bare']:.0%})"))
+        ratio = f"{emb['pipeline_chunks_per_s']} vs {emb['bare_chunks_per_s']} chunks/s ({emb['pipeline_vs_bare']:.0%})"
+        rows.append(("embedding pipeline vs bare model", ratio))
         rows.append(("re-embedded on an unchanged restart", str(emb["unchanged_resync_embedded"])))
     for name, r in results.items():
         if name.startswith("live"):

@@ -14,19 +14,34 @@ from pathlib import Path
 
 import numpy as np
 
-from core.base.config import EngineConfig, VaultConfig, add_vault, merge_settings, modify_config, placement_problem, read_config, remove_vault
+from core.base.config import (
+    EngineConfig,
+    VaultConfig,
+    add_vault,
+    merge_settings,
+    modify_config,
+    placement_problem,
+    read_config,
+    remove_vault,
+)
+from core.base.errors import BusyError, IndexNotBuiltError, UsageError
+from core.base.models import SearchFilters, SearchResponse, chunk_id
+from core.base.paths import AppPaths
+from core.base.vault_state import Phase, SemanticState, VaultProgress
 from core.index.embed_cache import EmbeddingCache
 from core.index.embed_text import embedding_input
-from core.providers.embedding import Embedder, EmbedderUnavailable, EmbeddingCancelled, create_embedder, default_registry
-from core.base.errors import BusyError, IndexNotBuiltError, UsageError
-from core.index.indexer import Progress, SyncStats, VaultIndex
+from core.index.indexer import Progress, Recovery, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo
-from core.base.models import SearchFilters, SearchResponse
-from core.base.paths import AppPaths
+from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors, VectorStatus
+from core.providers.embedding import (
+    Embedder,
+    EmbedderUnavailable,
+    EmbeddingCancelled,
+    create_embedder,
+    default_registry,
+)
 from core.search.related import NoteLinks, note_links
-from core.base.vault_state import Phase, SemanticState, VaultProgress
 from core.search.search import SearchRequest, VaultSearchSide, search
-from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors
 from core.vault.attachments import AttachmentCount, count_attachments
 
 EmbedderFactory = Callable[[VaultConfig], Embedder]
@@ -78,10 +93,8 @@ class _Admission:
 
 
 def default_embedder_factory(vault: VaultConfig) -> Embedder:
-    from core.providers.secrets import lookup_key
-
     info = default_registry().get(vault.embedder)
-    key = lookup_key(info.id, info.key_env_var) if info is not None and info.needs_key else None
+    key = info.api_key() if info is not None else None
     return create_embedder(vault.embedder, model=vault.embed_model, base_url=vault.embed_base_url, api_key=key)
 
 
@@ -241,7 +254,7 @@ class Engine:
             cache = EmbeddingCache(self.paths.cache_dir / "embeddings", model.model_hash, model.dims)
             vi = self.index_for(name)
             vv = VaultVectors(vi.dir, name, model, cache)
-            if vi.recovery is not None and vv.status == "ok":
+            if vi.recovery is not None and vv.status == VectorStatus.OK:
                 vv.dirty = True  # the vector file may predate the crash: save after reconciling
             vv.bind(self._embeddable_files(vc, vi.files))
             self._vectors[name] = vv
@@ -385,15 +398,15 @@ class Engine:
         files = current()
 
         def texts_for(refs: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
-            ids = {f"{name}\x1f{rel}\x1f{o}": (rel, o) for rel, o in refs}
+            ids = {chunk_id(name, rel, o): (rel, o) for rel, o in refs}
             stored = vi.keyword.stored(ids)
             files = current()  # under the write lock: the manifest as the keyword index holds it now
             out = {}
-            for cid, fields in stored.items():
+            for cid, chunk in stored.items():
                 rel, o = ids[cid]
                 rec = files.get(rel)
                 if rec is not None:
-                    out[(rel, o)] = embedding_input(rec.title, fields.get("heading_path", ""), fields.get("body", ""))
+                    out[(rel, o)] = embedding_input(rec.title, chunk.heading_path, chunk.body)
             return out
 
         try:
@@ -429,19 +442,20 @@ class Engine:
     # -- search ----------------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> SearchResponse:
+        """Search every vault. The one place that applies the user's ranking settings: a request's
+        unset profile, per-note cap, top-N, RRF k and title boost come from the config."""
+        request = request.with_defaults(self.config.search_settings())
         with self._admission:
             sides = [self._side(v.name) for v in self.config.vaults]
             if not any(s is not None for s in sides):
                 built = [v.name for v in self.config.vaults if self.index_for(v.name).is_built]
                 if not built:
-                    stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == "outdated"]
+                    stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == Recovery.OUTDATED]
                     if stale:
                         raise IndexNotBuiltError(
                             f"The index of {', '.join(stale)} was built by an older version of Cairn — run `cairn index` to rebuild it"
                         )
                     raise IndexNotBuiltError("No index yet — run `cairn index --vault PATH` (or press Index in the app)")
-            if request.title_boost is None:
-                request = replace(request, title_boost=self.config.title_boost)
             return search(request, [s for s in sides if s is not None])
 
     def _side(self, name: str) -> VaultSearchSide | None:

@@ -21,24 +21,23 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, Literal, TextIO, TypeVar
+from typing import Annotated, Any, TextIO, TypeVar
 
 import anyio
-from pydantic import Field
-
 from mcp import types as mcp_types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from pydantic import Field
 
 from core.answer import Answerer, AskRequest, AskResponse
-from core.engine import Engine
-from core.base.errors import CairnError
 from core.answer.evidence import build_llm_pack, chunk_ref, truncate
 from core.answer.fetch import fetch_chunk
-from core.search.guardrails import mask_secrets
-from core.base.models import SearchFilters, cited_path
+from core.base.errors import CairnError
+from core.base.models import SearchFilters, SearchMode, cited_path
 from core.base.paths import AppPaths
+from core.engine import Engine
+from core.search.guardrails import mask_secrets
 from core.search.search import SearchRequest
 from core.serialize import links_json
 
@@ -112,7 +111,7 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
         vault: Annotated[str | None, Field(description="only this vault (see list_vaults)")] = None,
         folder: Annotated[str | None, Field(description="only notes below this folder, e.g. 'Projects/Home Lab'")] = None,
         tags: Annotated[list[str] | None, Field(description="only notes with any of these tags")] = None,
-        mode: Literal["hybrid", "keyword", "semantic"] = "hybrid",
+        mode: SearchMode = SearchMode.HYBRID,
         k: Annotated[int, Field(ge=1, le=30, description="number of passages")] = 8,
     ) -> str:
         if not query.strip():
@@ -124,8 +123,7 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
             tags=tuple(t.lstrip("#").lower() for t in tags or () if t.strip()),
             allow_restricted=allow_restricted,
         )
-        cfg = engine.config
-        request = SearchRequest(query, mode=mode, k=k, filters=filters, profile=cfg.profile, per_note_cap=cfg.per_note_cap, top_n=cfg.top_n, rrf_k=cfg.rrf_k)
+        request = SearchRequest(query, mode=mode, k=k, filters=filters)
         resp = _call(lambda: engine.search(request))
         return build_llm_pack(resp).render(max_chars)
 
@@ -166,7 +164,12 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
         resp = _call(lambda: Answerer(engine).ask(req))
         return truncate(render_answer(resp), max_chars)
 
-    @server.tool(name="list_vaults", description="The indexed vaults (names to pass as 'vault') and their state.", annotations=READ_ONLY, structured_output=False)
+    @server.tool(
+        name="list_vaults",
+        description="The indexed vaults (names to pass as 'vault') and their state.",
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
     def list_vaults() -> str:
         engine = holder.get()
         statuses = _call(engine.status)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
-from core.engine import SyncReport, VaultStatus
 from core.base.models import Hit, RankedScore, SearchResponse
+from core.engine import SyncReport, VaultStatus
 from core.search.related import NoteLinks
 
 
@@ -42,6 +43,7 @@ def search_json(resp: SearchResponse) -> dict[str, Any]:
         "mode": resp.mode,
         "requested_mode": resp.requested_mode,
         "profile": resp.profile,
+        "settings": asdict(resp.settings),
         "warnings": list(resp.warnings),
         "timings_ms": resp.timings_ms,
         "hits": [hit_json(i, h) for i, h in enumerate(resp.hits, 1)],

@@ -81,7 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from desktop.settings import SettingsStore
 
     tune_interpreter()
-    app = QApplication.instance() or QApplication([sys.argv[0]])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0]])
     app.setApplicationName("Cairn")
     app.setOrganizationName("Cairn")
     app.setApplicationDisplayName("Cairn")
@@ -95,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     store = SettingsStore.at(paths.data_dir / SETTINGS_FILE)
     options = {"embedder_factory": None} if args.no_semantic else {}
     try:
-        controller = AppController(paths, store, **options)  # type: ignore[arg-type]
+        controller = AppController(paths, store, **options)
     except CairnError as exc:  # e.g. an unreadable config.json: say which file, do not dump a trace
         QMessageBox.critical(None, "Cairn cannot start", str(exc))
         return int(getattr(exc, "exit_code", 1))

@@ -16,23 +16,23 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.base.config import EngineConfig, VaultConfig
-from core.engine import Engine
 from core.base.errors import CairnError
 from core.base.models import Hit, SearchFilters, SearchResponse
 from core.base.paths import AppPaths
-from core.search.search import SearchRequest
+from core.engine import Engine
 from core.providers.secrets import KeyStore
+from core.search.search import SearchRequest
+from core.watcher import LiveUpdate
 from desktop.actions import HitActions
 from desktop.ask_worker import AskRunner, ProviderFactory
 from desktop.config_watch import ConfigWatch
-from desktop.progress_board import ProgressBoard
+from desktop.connection_tests import ConnectionTester
 from desktop.live import LiveIndexing
+from desktop.live_watch import LiveWatch
+from desktop.progress_board import ProgressBoard
 from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
 from desktop.state import VaultSnapshot
-from desktop.connection_tests import ConnectionTester
-from desktop.live_watch import LiveWatch
-from core.watcher import LiveUpdate
 from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob
 
 _DEFAULT = object()
@@ -398,17 +398,7 @@ class AppController(QObject):
             self.select_hit(None)
             self.resultsCleared.emit()
             return self._seq
-        cfg = self.engine.config
-        request = SearchRequest(
-            query=text,
-            mode=mode,
-            k=self.settings.results_k,
-            filters=filters,
-            profile=cfg.profile,
-            per_note_cap=cfg.per_note_cap,
-            top_n=cfg.top_n,
-            rrf_k=cfg.rrf_k,
-        )
+        request = SearchRequest(query=text, mode=mode, k=self.settings.results_k, filters=filters)
         self.searchStarted.emit(self._seq)
         self._searchRequested.emit(self._seq, SearchJob(self.engine, request))
         return self._seq

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from core.base.models import SearchFilters
+from core.base.models import SearchFilters, split_chunk_id
 
 MARK = "**"
 _HEADING_MARK = re.compile(r"(?:(?<=\s)|^)#{1,6}\s+")
@@ -66,7 +66,6 @@ def filters_lines(filters: SearchFilters | None) -> list[str]:
 
 
 def chunk_label(chunk_id: str) -> tuple[str, str, int]:
-    """Split the core's chunk id ("vault\\x1fpath\\x1fordinal") for display."""
-    vault, rel, ordinal = chunk_id.split("\x1f")
-    return vault, rel, int(ordinal)
+    """Split the core's chunk id for display: (vault, path, ordinal)."""
+    return split_chunk_id(chunk_id)
 

@@ -173,7 +173,8 @@ class MainWindow(QMainWindow):
         try:
             if self.controller.begin_close():
                 return
-            self.centralWidget().setEnabled(False)
+            if (central := self.centralWidget()) is not None:
+                central.setEnabled(False)
             self.menuBar().setEnabled(False)
             note = QTimer(loop)
             note.setSingleShot(True)

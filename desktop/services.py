@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
+from typing import TYPE_CHECKING, Any
 
 from core.base.config import VaultConfig
-from core.providers.embedding import Embedder, EmbedderUnavailable, create_embedder, default_registry
 from core.base.errors import ConfigError
-from core.providers.llm import ChatProvider, create_chat_provider, default_llm_registry
+from core.providers.embedding import Embedder, EmbedderUnavailable, create_embedder, default_registry
+from core.providers.info import ProviderInfo
+from core.providers.llm import ChatProvider, LLMProviderInfo, create_chat_provider, default_llm_registry
 from core.providers.secrets import KeyStore
 
 if TYPE_CHECKING:  # the settings module imports Qt; this one stays Qt-free
@@ -24,28 +23,17 @@ if TYPE_CHECKING:  # the settings module imports Qt; this one stays Qt-free
 TEST_TIMEOUT_S = 5.0
 
 
-@dataclass(frozen=True, slots=True)
-class LlmProviderInfo:
-    """A language-model provider as the settings dialog lists it."""
-
-    id: str
-    label: str
-    needs_key: bool
-    key_env_var: str | None
-    default_model: str
-    default_base_url: str
+def _no_model(**_: object) -> ChatProvider:
+    raise ConfigError("No language model is chosen: answers are extracted from the notes offline")
 
 
-def llm_providers() -> dict[str, LlmProviderInfo]:
+#: The settings dialog's first choice: no model, offline extractive answers.
+NO_LLM: LLMProviderInfo = ProviderInfo("none", "None — offline extractive answers", False, None, False, _no_model, "", "")
+
+
+def llm_providers() -> dict[str, LLMProviderInfo]:
     """Language-model services the settings dialog offers: "none" plus core's registry."""
-    from core.providers.llm import default_llm_registry
-
-    items = [LlmProviderInfo("none", "None — offline extractive answers", False, None, "", "")]
-    for info in default_llm_registry().values():
-        items.append(
-            LlmProviderInfo(info.id, info.label, info.needs_key, info.key_env_var, info.default_model or "", info.default_base_url or "")
-        )
-    return {p.id: p for p in items}
+    return {NO_LLM.id: NO_LLM, **default_llm_registry()}
 
 
 def make_embedder_factory(keys: KeyStore, remote_allowed: Callable[[], bool]) -> Callable[[VaultConfig], Embedder]:
@@ -64,7 +52,7 @@ def make_embedder_factory(keys: KeyStore, remote_allowed: Callable[[], bool]) ->
                 "unauthorized",
                 f"sending note text to {info.label} is not allowed yet — tick 'Allow sending note text' in Settings › Embeddings",
             )
-        key = keys.get(info.id, info.key_env_var) if info is not None and info.needs_key else None
+        key = info.api_key(keys) if info is not None else None
         return create_embedder(vault.embedder, model=vault.embed_model, base_url=vault.embed_base_url, api_key=key)
 
     return factory
@@ -91,7 +79,7 @@ def chat_provider_for(settings: Settings, keys: KeyStore) -> ChatProvider | None
             f"Sending note text to {info.label} is not allowed yet — tick 'Allow sending note text' in "
             "Settings › Language model, or choose 'None' for offline extractive answers"
         )
-    key = keys.get(info.id, info.key_env_var) if info.needs_key else None
+    key = info.api_key(keys)
     return create_chat_provider(info.id, model=settings.llm_model or None, base_url=settings.llm_base_url or None, api_key=key)
 
 
@@ -104,7 +92,7 @@ def check_embedder(provider_id: str, model: str | None, base_url: str | None, ap
     info = default_registry().get(provider_id)
     if info is None:
         raise EmbedderUnavailable("unknown_model", f"unknown embedding provider {provider_id!r}")
-    options = {"timeout": TEST_TIMEOUT_S, "max_attempts": 1} if info.remote else {}
+    options: dict[str, Any] = {"timeout": TEST_TIMEOUT_S, "max_attempts": 1} if info.remote else {}
     t0 = time.perf_counter()
     try:
         embedder = create_embedder(provider_id, model=model or None, base_url=base_url or None, api_key=api_key, **options)
@@ -131,7 +119,7 @@ def check_llm(provider_id: str, base_url: str | None, api_key: str | None) -> st
     info = llm_providers().get(provider_id)
     if info is None or info.id == "none":
         raise ConnectionError("Choose a language-model provider first")
-    root = (base_url or info.default_base_url).rstrip("/")
+    root = (base_url or info.default_base_url or "").rstrip("/")
     try:
         names = list_models(provider_id, root, api_key, timeout=TEST_TIMEOUT_S)
     except LLMError as exc:

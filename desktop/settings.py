@@ -18,10 +18,12 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from core.base.models import SearchMode
+
 SCHEMA_VERSION = 2
 GROUP = "settings"
 WINDOW_GROUP = "window"
-MODES = ("hybrid", "keyword", "semantic")
+MODES = tuple(SearchMode)
 
 
 @dataclass(frozen=True, slots=True)

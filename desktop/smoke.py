@@ -225,7 +225,7 @@ class SmokeRun:
         )
         _check(resp.mode == "hybrid", f"search fell back to {resp.mode!r}: {list(resp.warnings)}")
         _check(top is not None and top.chunk.rel_path == EXPECTED_NOTE, f"top hit is not {EXPECTED_NOTE}")
-        _check(top.bm25 is not None and top.vector is not None, "the top hit lacks BM25 or vector evidence")
+        _check(top is not None and top.bm25 is not None and top.vector is not None, "the top hit lacks BM25 or vector evidence")
 
     def ask(self, r: StepResult) -> None:
         from core.answer import Answerer, AskRequest

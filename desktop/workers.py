@@ -8,7 +8,6 @@ can drop it safely once its thread has stopped.
 from __future__ import annotations
 
 import logging
-
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,8 +15,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.engine import Engine
 from core.base.errors import CairnError
+from core.engine import Engine
 from core.search.search import SearchRequest
 from desktop.state import take_snapshot
 
@@ -199,9 +198,6 @@ class JobRunner(QObject):
     def _forget(self) -> None:
         for thread in [t for t in self._jobs if t.isFinished()]:
             self._jobs.pop(thread, None)
-
-    def busy(self) -> bool:
-        return any(t.isRunning() for t in self._jobs)
 
     def wait_all(self, msecs: int = 30000) -> None:
         for thread in list(self._jobs):

@@ -30,12 +30,12 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from core.base.errors import IndexNotBuiltError  # noqa: E402
-from core.engine import Engine  # noqa: E402
-from core.search.search import SearchRequest  # noqa: E402
-from core.index.manifest import load_manifest  # noqa: E402
 from core.base.models import chunk_id  # noqa: E402
 from core.base.paths import AppPaths  # noqa: E402
+from core.engine import Engine  # noqa: E402
+from core.index.manifest import load_manifest  # noqa: E402
 from core.index.vector_index import key_for  # noqa: E402
+from core.search.search import SearchRequest  # noqa: E402
 from tests.helpers import BagOfWordsEmbedder  # noqa: E402
 
 VAULT = "v"
@@ -218,7 +218,7 @@ class Recovery:
 
 def keyword_rows(engine: Engine) -> list[tuple[str, int, str, str, str]]:
     rows = engine.index_for(VAULT).keyword.all_stored()
-    return sorted((r["rel_path"], int(r["ordinal"]), r["heading_path"], r["body"], r["document_version"]) for r in rows)
+    return sorted((r.rel_path, r.ordinal, r.heading_path, r.body, r.document_version) for r in rows)
 
 
 def recover(home: Path, fresh_home: Path, vault: Path, unflushed: set[str]) -> Recovery:

@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     from desktop.controller import AppController
     from desktop.dialogs.health_dialog import IndexHealthDialog
     from desktop.dialogs.keys_page import ApiKeysSettingsPanel
-    from desktop.dialogs.settings_dialog import SettingsDialog
     from desktop.dialogs.service_pages import EmbeddingSettingsPanel, LanguageModelSettingsPanel
+    from desktop.dialogs.settings_dialog import SettingsDialog
     from desktop.dialogs.settings_pages import GeneralSettingsPanel, SearchSettingsPanel
     from desktop.main_window import MainWindow
     from desktop.settings import SettingsStore

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.answer.models import Source
-from core.search.guardrails import mask_secrets
-from core.index.keyword_index import analyzer
-from core.index.analysis import Stemmer
 from core.base.models import Hit, cited_path
+from core.index.analysis import Stemmer
+from core.index.keyword_index import analyzer
+from core.search.guardrails import mask_secrets
 
 MIN_COSINE = 0.35  # all-MiniLM-L6-v2: unrelated texts sit well below this
 MIN_COVERAGE = 0.6  # share of the question's content words a chunk must contain on its own

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from core.base.models import Hit, SearchResponse, split_chunk_id
 from core.search.guardrails import MASK, mask_secrets
-from core.base.models import Hit, SearchResponse
 from core.serialize import hit_json, search_json
 
 if TYPE_CHECKING:
@@ -92,8 +92,8 @@ class EvidencePackFull:
 
 
 def _candidate(cid: str, rank: int, score: float) -> dict[str, Any]:
-    vault, rel, ordinal = (cid.split("\x1f") + ["", "", "0"])[:3]
-    return {"ref": chunk_ref(vault, rel, int(ordinal) if ordinal.isdigit() else 0), "rank": rank, "score": round(score, 9)}
+    vault, rel, ordinal = split_chunk_id(cid)
+    return {"ref": chunk_ref(vault, rel, ordinal), "rank": rank, "score": round(score, 9)}
 
 
 # -- the compact pack -----------------------------------------------------------------------

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.vault.chunker import chunk_text
 from core.base.errors import CairnError, RestrictedNoteError, UsageError
-from core.search.guardrails import injection_risk, mask_secrets
 from core.base.models import chunk_id, cited_path
+from core.search.guardrails import injection_risk, mask_secrets
 from core.vault.attachments import attachment_kind, file_version
+from core.vault.chunker import chunk_text
 from core.vault.notes import document_version
 from core.vault.scanner import as_utf8, normalise_rel_path
 
@@ -150,19 +150,19 @@ def fetch_chunk(engine: Engine, ref: str, expected_version: str | None = None, *
     if expected_version is not None and expected_version != rec.version:
         raise StaleReferenceError(addr.ref, "changed since it was indexed: the note was re-indexed with different content")
     stored = vi.keyword.stored([chunk_id(addr.vault, addr.rel_path, addr.ordinal)])
-    fields = next(iter(stored.values()), None)
-    if fields is None or fields.get("document_version") != rec.version:
+    chunk = next(iter(stored.values()), None)
+    if chunk is None or chunk.document_version != rec.version:
         raise StaleReferenceError(addr.ref, "changed since it was indexed: the note is being re-indexed")
-    body = str(fields.get("body", ""))
-    start, end = int(fields["start_byte"]), int(fields["end_byte"])
+    body = chunk.body
+    start, end = chunk.start_byte, chunk.end_byte
     warnings = _check_on_disk(Path(engine.vault(addr.vault).root), addr, rec.version, start, end, body)
     masked = mask_secrets(body)
     return FetchedChunk(
         vault=addr.vault,
         rel_path=addr.rel_path,
         ordinal=addr.ordinal,
-        title=str(fields.get("title", rec.title)),
-        heading_path=str(fields.get("heading_path", crec.heading_path)),
+        title=chunk.title or rec.title,
+        heading_path=chunk.heading_path or crec.heading_path,
         start_byte=start,
         end_byte=end,
         document_version=rec.version,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.base.models import Hit
+from core.base.models import Hit, SearchMode
 
 DETAIL_K = {"brief": 3, "normal": 5, "detailed": 8}
 
@@ -17,7 +17,7 @@ class AskRequest:
     folders: tuple[str, ...] = ()
     detail: str = "normal"  # brief | normal | detailed
     k: int | None = None  # explicit override of the auto-selected 3..8
-    mode: str = "hybrid"
+    mode: SearchMode | str = SearchMode.HYBRID
     context_budget_tokens: int = 1500
     allow_restricted: bool = False
     debug: bool = False

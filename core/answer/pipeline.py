@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import replace
 from collections.abc import Callable
-
+from dataclasses import asdict, replace
 from typing import Any
 
 from core.answer.citations import check_citations
-from core.answer.followup import rewrite
-from core.answer.grounding import check_support
-from core.answer.routing import PER_FOLDER_K, Routing, folders_of, merge, select_folders, weigh
 from core.answer.context import auto_k, build_sources, messages_for, question_stems, relevance
 from core.answer.extractive import Extracted, extract, term_weights
+from core.answer.followup import rewrite
+from core.answer.grounding import check_support
 from core.answer.models import AskRequest, AskResponse, Quote, Reference, Source
-from core.engine import Engine
+from core.answer.routing import PER_FOLDER_K, Routing, folders_of, merge, select_folders, weigh
 from core.base.models import Hit, SearchFilters
+from core.engine import Engine
 from core.search.search import SearchRequest
 
 Delta = Callable[[str], None]
@@ -46,7 +45,7 @@ class Answerer:
             timings["rewrite"] = _ms(t0)
         k = auto_k(question, req.detail, req.k)
         filters = SearchFilters(vaults=req.vaults, folders=req.folders, allow_restricted=req.allow_restricted)
-        resp = self.engine.search(SearchRequest(question, mode=req.mode, k=k * 3, filters=filters, per_note_cap=3))
+        resp = self.engine.search(SearchRequest(question, mode=req.mode, k=k * 3, filters=filters))
         hits = list(resp.hits)
         warnings = list(resp.warnings)
         routing = self._route(question, req, filters, k, cancel) if self.route_folders and self.provider is not None else None
@@ -63,6 +62,7 @@ class Answerer:
         debug = {
             "k": k,
             "search_mode": resp.mode,
+            "search_settings": asdict(resp.settings),
             "candidates": [
                 {"rel_path": h.chunk.rel_path, "ordinal": h.chunk.ordinal, "score": h.score, "passes": ok, "why": why, "flags": list(h.flags)}
                 for h, ok, why in gated
@@ -71,24 +71,28 @@ class Answerer:
         }
         if routing is not None:
             debug["folder_routing"] = routing[0].as_debug()
-        base = dict(
+        # What every outcome shares; each path below fills in the rest with `replace`.
+        base = AskResponse(
             question=req.question,
             standalone_question=question if question != req.question else "",
+            answer="",
+            references=(),
+            abstained=False,
+            abstain_reason=None,
+            context_sent=(),
             provider=self.provider_id,
             model=getattr(self.provider, "model", None),
             debug=debug,
         )
         if not passing:
             timings["total"] = _ms(t0)
-            return AskResponse(
+            return replace(
+                base,
                 answer="I could not find anything in your notes about that.",
-                references=(),
                 abstained=True,
                 abstain_reason="no_relevant_context",
-                context_sent=(),
                 warnings=tuple(warnings),
                 timings_ms=timings,
-                **base,
             )
         built = build_sources(passing[:k], req.context_budget_tokens)
         if built.dropped_for_budget:
@@ -116,7 +120,7 @@ class Answerer:
         groups = []
         for folder, weight in zip(routing.folders, routing.weights):
             scoped = replace(filters, folders=(folder,))
-            found = self.engine.search(SearchRequest(question, mode=req.mode, k=PER_FOLDER_K, filters=scoped, per_note_cap=3))
+            found = self.engine.search(SearchRequest(question, mode=req.mode, k=PER_FOLDER_K, filters=scoped))
             groups.append(weigh(found.hits, folder, weight))
         return routing, merge(groups, k * 3)
 
@@ -135,22 +139,20 @@ class Answerer:
             return None
 
     def _not_said(
-        self, got: Extracted, sources: tuple[Source, ...], warnings: list[str], timings: dict[str, float], base: dict[str, Any]
+        self, got: Extracted, sources: tuple[Source, ...], warnings: list[str], timings: dict[str, float], base: AskResponse
     ) -> AskResponse:
         related = tuple(dict((s.rel_path, _reference(s)) for s in sources).values())[:5]
         names = "\n".join(f"- {r.title or r.rel_path} ({r.rel_path})" for r in related)
         text = got.answer + ("\n\nThe closest notes:\n" + names if names else "")
-        return AskResponse(
+        return replace(
+            base,
             answer=text,
-            references=(),
             abstained=True,
             abstain_reason="notes_do_not_say",
-            context_sent=(),
             sources=sources,
             warnings=tuple(warnings),
             timings_ms=timings,
             related=related,
-            **base,
         )
 
     def _sentence_embedder(self, sources: tuple[Source, ...]) -> Callable[[list[str]], Any] | None:
@@ -166,7 +168,7 @@ class Answerer:
         sources: tuple[Source, ...],
         warnings: list[str],
         timings: dict[str, float],
-        base: dict[str, Any],
+        base: AskResponse,
         t0: float,
         on_delta: Delta | None,
         cancel: threading.Event | None,
@@ -203,7 +205,7 @@ class Answerer:
         messages: tuple[dict[str, str], ...],
         warnings: list[str],
         timings: dict[str, float],
-        base: dict[str, Any],
+        base: AskResponse,
         first_token_ms: float | None = None,
         error: str | None = None,
         incomplete: bool = False,
@@ -219,7 +221,7 @@ class Answerer:
                 warnings.append(f"removed citation [{n}]: source {n} does not support the claim it was attached to")
             answer, cited = grounded.text, grounded.supported
             if answer.strip() and not cited and not incomplete:
-                got = self.extract(str(base["standalone_question"] or base["question"]), sources)
+                got = self.extract(base.standalone_question or base.question, sources)
                 warnings.append(
                     "the model's answer cited none of the sources, so it is not shown as the answer: "
                     + ("your notes' own passages are shown instead" if not got.abstained else "your notes don't say")
@@ -230,12 +232,11 @@ class Answerer:
             warnings.append("the answer cites none of the sources; treat it with care")
         by_number = {s.number: s for s in sources}
         refs = tuple(_reference(by_number[n]) for n in cited)
-        return AskResponse(
+        return replace(
+            base,
             answer=answer,
             unverified=unverified,
             references=refs,
-            abstained=False,
-            abstain_reason=None,
             context_sent=messages,
             sources=sources,
             warnings=tuple(dict.fromkeys(warnings)),
@@ -244,7 +245,6 @@ class Answerer:
             first_token_ms=first_token_ms,
             timings_ms=timings,
             quotes=quotes,
-            **base,
         )
 
 

@@ -29,10 +29,6 @@ class BusyError(CairnError):
         self.retry_after_seconds = retry_after_seconds
 
 
-class CancelledError(CairnError):
-    exit_code = 1
-
-
 class RestrictedNoteError(CairnError):
     """The note is marked `confidentiality: restricted` and showing it (or using it as a
     query) was not allowed."""

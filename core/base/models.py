@@ -7,10 +7,18 @@ hold data only; the logic that produces them lives in the modules named after it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class SkipReason(str, Enum):
+class SearchMode(StrEnum):
+    """How a search retrieves: a StrEnum, so `mode == "hybrid"` and JSON output keep working."""
+
+    HYBRID = "hybrid"
+    KEYWORD = "keyword"
+    SEMANTIC = "semantic"
+
+
+class SkipReason(StrEnum):
     """Why a file in a vault was not indexed (shown in `cairn status` and the app)."""
 
     TOO_LARGE = "too_large"
@@ -78,7 +86,7 @@ class Chunk:
     page: int | None = None  # 1-based page of a PDF; None for notes. Offsets then index the extracted text
 
 
-class LinkKind(str, Enum):
+class LinkKind(StrEnum):
     """How a note refers to another: `[[wiki]]`, `![[embed]]` or `[markdown](link.md)`."""
 
     WIKI = "wiki"
@@ -136,17 +144,29 @@ class ChunkRef:
         return chunk_id(self.vault, self.rel_path, self.ordinal)
 
 
+_ID_SEP = "\x1f"  # the ASCII unit separator: never in a vault name or a file path
+
+
 def chunk_id(vault: str, rel_path: str, ordinal: int) -> str:
-    """Stable textual id of a chunk: unique across vaults."""
-    return f"{vault}\x1f{rel_path}\x1f{ordinal}"
+    """Stable textual id of a chunk: unique across vaults. `split_chunk_id` is its inverse."""
+    return f"{vault}{_ID_SEP}{rel_path}{_ID_SEP}{ordinal}"
+
+
+def split_chunk_id(cid: str) -> tuple[str, str, int]:
+    """(vault, rel_path, ordinal) of a chunk id; ValueError if `cid` is not one."""
+    parts = cid.split(_ID_SEP)
+    if len(parts) != 3 or not parts[2].isdigit():
+        raise ValueError(f"not a chunk id: {cid!r}")
+    return parts[0], parts[1], int(parts[2])
 
 
 def id_order(cid: str) -> tuple[str, int, str]:
     """Sort key for ties: note path, then chunk number (2 before 10), then vault."""
-    parts = cid.split("\x1f")
-    if len(parts) != 3 or not parts[2].isdigit():
+    try:
+        vault, rel_path, ordinal = split_chunk_id(cid)
+    except ValueError:
         return cid, 0, ""
-    return parts[1], int(parts[2]), parts[0]
+    return rel_path, ordinal, vault
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,10 +242,25 @@ class Candidate:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """The user's ranking settings (from the config); every search states the ones it used.
+
+    `Engine.search` fills a request's unset fields from the config, so a caller
+    (app, CLI, MCP, Ask, eval) cannot forget one.
+    """
+
+    profile: str = "default"
+    per_note_cap: int = 3  # at most this many passages of one note; 0 = no cap
+    top_n: int = 100  # candidates taken from each retrieval list before fusion
+    rrf_k: int = 60
+    title_boost: float = 0.005  # boost for a note the query names (title/alias), RRF units; 0 = off
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResponse:
     query: str
-    mode: str  # the mode actually used
-    requested_mode: str
+    mode: SearchMode  # the mode actually used (keyword when semantic was unavailable)
+    requested_mode: SearchMode
     hits: tuple[Hit, ...]
     warnings: tuple[str, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -233,3 +268,4 @@ class SearchResponse:
     keyword_candidates: tuple[Candidate, ...] = ()
     vector_candidates: tuple[Candidate, ...] = ()
     profile: str = "default"
+    settings: SearchSettings = SearchSettings()  # the ranking settings this search used

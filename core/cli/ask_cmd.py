@@ -8,10 +8,10 @@ from dataclasses import asdict
 from typing import Any
 
 from core.answer import Answerer, AskRequest, AskResponse
-from core.cli.commands import open_engine
-from core.cli.common import EXIT_FAIL, EXIT_OK, cancel_on_sigint, print_json
 from core.base.errors import IndexNotBuiltError, UsageError
 from core.base.models import cited_path
+from core.cli.commands import open_engine
+from core.cli.common import EXIT_FAIL, EXIT_OK, cancel_on_sigint, print_json
 
 EXTRACTIVE = "extractive"
 
@@ -21,13 +21,12 @@ def make_provider(provider_id: str | None, model: str | None, base_url: str | No
     if provider_id in (None, "", EXTRACTIVE):
         return None
     from core.providers.llm import LLMError, create_chat_provider, default_llm_registry
-    from core.providers.secrets import lookup_key
 
     registry = default_llm_registry()
     info = registry.get(provider_id)
     if info is None:
         raise UsageError(f"unknown provider {provider_id!r}; choose extractive or one of {', '.join(sorted(registry))}")
-    key = lookup_key(info.id, info.key_env_var) if info.needs_key else None
+    key = info.api_key()
     try:
         return create_chat_provider(provider_id, model=model, base_url=base_url, api_key=key)
     except (LLMError, ValueError) as exc:

@@ -6,20 +6,26 @@ import argparse
 import sys
 from pathlib import Path
 
-from core.vault.chunker import ChunkLimits
+from core.base.errors import IndexNotBuiltError, UsageError
+from core.base.models import Document, SearchFilters, SkippedFile, cited_path
+from core.base.paths import AppPaths
 from core.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, print_json, resolve_path
 from core.cli.progress import ProgressLine
 from core.engine import Engine
-from core.base.errors import IndexNotBuiltError, UsageError
-from core.base.models import Document, SearchFilters, SkippedFile, cited_path
-from core.vault.attachments import AttachmentSource, attachment_kind, describe_attachments, file_version, parse_attachment
-from core.vault.extractor import PdfExtractor
-from core.vault.notes import parse_note
-from core.vault.scanner import as_utf8
-from core.base.paths import AppPaths
 from core.search.query import parse_date
 from core.search.search import SearchRequest
 from core.serialize import search_json, status_json, sync_json
+from core.vault.attachments import (
+    AttachmentSource,
+    attachment_kind,
+    describe_attachments,
+    file_version,
+    parse_attachment,
+)
+from core.vault.chunker import ChunkLimits
+from core.vault.extractor import PdfExtractor
+from core.vault.notes import parse_note
+from core.vault.scanner import as_utf8
 
 
 def open_engine() -> Engine:
@@ -94,16 +100,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     engine = open_engine()
     if not engine.vaults:
         raise IndexNotBuiltError("No vaults indexed yet — run `cairn index --vault PATH` first")
-    request = SearchRequest(
-        args.query,
-        mode=args.mode,
-        k=args.k,
-        filters=filters_from_args(args),
-        profile=args.profile or engine.config.profile,
-        per_note_cap=engine.config.per_note_cap,
-        top_n=engine.config.top_n,
-        rrf_k=engine.config.rrf_k,
-    )
+    request = SearchRequest(args.query, mode=args.mode, k=args.k, filters=filters_from_args(args), profile=args.profile)
     try:
         resp = engine.search(request)
     except KeyError as exc:
@@ -176,7 +173,15 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                 "document_version": doc.document_version,
                 "warnings": [{"code": w.code, "detail": w.detail} for w in doc.warnings],
                 "chunks": [
-                    {"ordinal": c.ordinal, "heading_path": c.heading_path, "start_byte": c.start_byte, "end_byte": c.end_byte, "page": c.page, "chars": len(c.text), "text": c.text}
+                    {
+                        "ordinal": c.ordinal,
+                        "heading_path": c.heading_path,
+                        "start_byte": c.start_byte,
+                        "end_byte": c.end_byte,
+                        "page": c.page,
+                        "chars": len(c.text),
+                        "text": c.text,
+                    }
                     for c in doc.chunks
                 ],
             }

@@ -7,18 +7,20 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
+from core.base.errors import ConfigError, UsageError
+from core.base.models import SearchMode
+from core.base.paths import AppPaths
 from core.cli.common import EXIT_DEGRADED, EXIT_OK, cancel_on_sigint, print_json
 from core.cli.progress import ProgressLine
 from core.engine import Engine
-from core.base.errors import ConfigError, UsageError
 from core.eval.beir import BeirError
 from core.eval.golden import GoldenFileError, GoldenSet, load_golden
-from core.eval.report import compare_to_baseline, load_report
+from core.eval.report import EvalReport, compare_to_baseline, load_report
 from core.eval.runner import run_beir, run_golden
-from core.base.paths import AppPaths
 
-MODES = ("keyword", "semantic", "hybrid")
+MODES = (SearchMode.KEYWORD, SearchMode.SEMANTIC, SearchMode.HYBRID)  # the order reports list them in
 
 
 def _modes(text: str | None, default: tuple[str, ...]) -> tuple[str, ...]:
@@ -109,7 +111,7 @@ def _pct(rate: float | None) -> str:
     return "-" if rate is None else f"{rate:.0%}"
 
 
-def _print_golden(report, regressions: list[str]) -> None:  # type: ignore[no-untyped-def]
+def _print_golden(report: EvalReport, regressions: list[str]) -> None:
     print(f"mode {report.mode}, k={report.k}, {len(report.cases)} cases ({report.source})")
     for c in report.cases:
         mark = "PASS" if c.passed else "FAIL"
@@ -159,7 +161,7 @@ def _beir(args: argparse.Namespace) -> int:
     return exit_code
 
 
-def _compare_beir(payload: dict, baseline_path: Path, tolerance: float) -> int:  # type: ignore[type-arg]
+def _compare_beir(payload: dict[str, Any], baseline_path: Path, tolerance: float) -> int:
     try:
         base = json.loads(baseline_path.read_text("utf-8"))
         base_modes = {m["mode"]: m for m in base["modes"]}

@@ -9,14 +9,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from core.base.errors import CairnError, UsageError
-
+from core.base.models import SearchMode
 from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 too, but we want our own wording
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 too, but we want our own wording
         self.print_usage(sys.stderr)
         raise UsageError(message)
 
@@ -34,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("search", help="search the indexed vaults")
     s.add_argument("query", help='what to look for; a query may start with "-" (cairn search -budget)')
     _add_filter_args(s)
-    s.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
+    s.add_argument("--mode", type=SearchMode, choices=list(SearchMode), default=SearchMode.HYBRID)
     s.add_argument("--profile", default=None, help="default | recent | keyword-heavy")
     s.add_argument("-k", type=int, default=10, help="number of hits (default 10)")
     s.add_argument("--explain", action="store_true", help="print each hit's score breakdown")
@@ -93,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--beir", metavar="DIR", help="a BEIR dataset folder instead of a golden file")
     ev.add_argument("--split", default="train")
     ev.add_argument("--modes", default=None, help="comma-separated modes (BEIR default: keyword,semantic,hybrid)")
-    ev.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
+    ev.add_argument("--mode", type=SearchMode, choices=list(SearchMode), default=SearchMode.HYBRID)
     ev.add_argument("--vault", default=None)
     ev.add_argument("-k", type=int, default=10)
     ev.add_argument("--baseline", default=None, help="an earlier --json report to compare with")

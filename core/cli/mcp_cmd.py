@@ -15,8 +15,8 @@ from core.cli.common import EXIT_OK, print_json
 
 def cmd_fetch(args: argparse.Namespace) -> int:
     """Exit 0 with the chunk, 1 for a stale reference or restricted note, 2 for a malformed one."""
-    from core.cli.commands import open_engine
     from core.answer.fetch import fetch_chunk
+    from core.cli.commands import open_engine
 
     engine = open_engine()
     chunk = fetch_chunk(engine, args.ref, expected_version=args.expect_version, allow_restricted=args.allow_restricted)

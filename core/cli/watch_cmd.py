@@ -8,10 +8,10 @@ import sys
 import threading
 import time
 
+from core.base.errors import UsageError
 from core.cli.commands import open_engine
 from core.cli.common import EXIT_OK
 from core.cli.progress import ProgressLine
-from core.base.errors import UsageError
 from core.watcher import LiveUpdate, VaultWatcher
 
 

@@ -15,27 +15,25 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from core.base.config import EngineConfig
-from core.engine import Engine, EmbedderFactory, default_embedder_factory
+from core.base.models import SearchFilters, SearchMode
+from core.base.paths import AppPaths
+from core.engine import EmbedderFactory, Engine, default_embedder_factory
 from core.eval.beir import BeirDataset, corpus_hash, load_beir, write_corpus_as_notes
 from core.eval.golden import GoldenCase, GoldenSet
 from core.eval.metrics import mrr_at_k, ndcg_at_k, precision_at_k, recall_at_k
 from core.eval.report import CaseResult, EvalReport, build_report
 from core.index.indexer import chunking_hash
-from core.vault.chunker import ChunkLimits
-from core.base.models import SearchFilters
-from core.base.paths import AppPaths
 from core.search.search import SearchRequest
+from core.vault.chunker import ChunkLimits
 
 Progress = Callable[[int, int, str], None]
 
 
 def _ranked_notes(engine: Engine, query: str, mode: str, depth: int, filters: SearchFilters) -> tuple[list[str], float]:
     """Notes in rank order (one entry per note) and the query's latency in ms."""
-    cfg = engine.config
     t0 = time.perf_counter()
-    resp = engine.search(
-        SearchRequest(query, mode=mode, k=depth, filters=filters, per_note_cap=1, top_n=max(cfg.top_n, depth), rrf_k=cfg.rrf_k, profile=cfg.profile)
-    )
+    # One passage per note: the golden sets grade notes. Everything else is the user's settings.
+    resp = engine.search(SearchRequest(query, mode=mode, k=depth, filters=filters, per_note_cap=1))
     ms = (time.perf_counter() - t0) * 1000
     return [h.chunk.rel_path for h in resp.hits], ms
 
@@ -128,7 +126,7 @@ def run_beir(
     engine = Engine(sub_paths, replace_vaults(base), embedder_factory=embedder_factory)
     if engine.config.vault_named("beir") is None:
         engine.add_vault(notes_dir, name="beir")
-    needs_semantic = any(m in ("semantic", "hybrid") for m in modes)
+    needs_semantic = any(m in (SearchMode.SEMANTIC, SearchMode.HYBRID) for m in modes)
     reports = engine.sync(["beir"], progress=progress, cancel=cancel, embed=needs_semantic)
     kw = reports[0].keyword
     emb = reports[0].embedding

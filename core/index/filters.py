@@ -6,8 +6,8 @@ both must agree, which the tests check.
 
 from __future__ import annotations
 
-from core.index.manifest import FileRecord
 from core.base.models import SearchFilters
+from core.index.manifest import FileRecord
 
 
 def record_matches(rel_path: str, rec: FileRecord, filters: SearchFilters) -> bool:

@@ -13,12 +13,14 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 
 from core.base.atomic import make_private, remove_tree_contents, write_bytes_atomic
-from core.vault.chunker import ChunkLimits, new_parser
-from core.vault.links import new_link_parser
 from core.base.config import EngineConfig, VaultConfig
+from core.base.models import Document, FileWarning, SkippedFile
+from core.base.paths import AppPaths
+from core.index.file_errors import check_storable, parse_error
 from core.index.keyword_index import ANALYZER_VERSION, KeywordIndex
 from core.index.link_graph import LinkGraph
 from core.index.manifest import (
@@ -29,14 +31,13 @@ from core.index.manifest import (
     save_info,
     save_manifest,
 )
-from core.index.file_errors import SkipDecided, check_storable, parse_error
 from core.index.records import files_from_keyword, files_matching_keyword, record_for
-from core.base.models import Document, FileWarning, SkippedFile
-from core.vault.notes import document_version, parse_note
-from core.base.paths import AppPaths
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
+from core.vault.chunker import ChunkLimits, new_parser
+from core.vault.links import new_link_parser
+from core.vault.notes import document_version, parse_note
 from core.vault.pdf import EXTRACTOR_VERSION
-from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, printable_name, read_note_bytes
+from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, read_note_bytes
 
 Progress = Callable[[int, int, str], None]
 PARSER_VERSION = "chunker-3"  # 2: lone-CR line breaks; nested front matter values ignored. 3: attachments, chunk pages
@@ -66,6 +67,15 @@ def chunking_hash(limits: ChunkLimits) -> str:
     return hashlib.sha256(f"{PARSER_VERSION};{EXTRACTOR_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
 
 
+class Recovery(StrEnum):
+    """What opening a vault's index found and repaired (None: a clean start)."""
+
+    DIRTY_FLAG = "dirty_flag"  # a crash between live commits and the flush: the keyword index is the truth
+    MANIFEST_REBUILT = "manifest_rebuilt"  # a torn manifest, rebuilt from Whoosh's stored fields
+    KEYWORD_INDEX_DAMAGED = "keyword_index_damaged"  # Whoosh would not open: rebuilt from the notes
+    OUTDATED = "outdated"  # built by another chunker/analyzer version: rebuilt from the notes
+
+
 class VaultIndex:
     """The keyword index, manifest and health record of one vault."""
 
@@ -81,7 +91,7 @@ class VaultIndex:
         self.chunking_hash = chunking_hash(self.limits)
         self._lock = threading.RLock()  # one writer at a time
         self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=self.chunking_hash)
-        self.recovery: str | None = "dirty_flag" if self.dirty_path.exists() else None
+        self.recovery: Recovery | None = Recovery.DIRTY_FLAG if self.dirty_path.exists() else None
         self.files, self.keyword = self._open()
         make_private(self.dir, tree=True)  # an index written by an older version was 0644
         self.links = LinkGraph.load(self.dir / "links.json")
@@ -95,20 +105,20 @@ class VaultIndex:
             try:
                 keyword = KeywordIndex(self.dir / "whoosh")
                 files = loaded[1]
-                if self.recovery == "dirty_flag":  # the keyword index may be ahead of the manifest
+                if self.recovery == Recovery.DIRTY_FLAG:  # the keyword index may be ahead of the manifest
                     files = files_matching_keyword(files, keyword)
                 return files, keyword
             except Exception:  # a damaged Whoosh index: rebuild it (embeddings come from the cache)
-                self.recovery = "keyword_index_damaged"
+                self.recovery = Recovery.KEYWORD_INDEX_DAMAGED
         elif loaded is None and self.manifest_path.exists() and self.info.chunking_hash == self.chunking_hash:
             try:
                 keyword = KeywordIndex(self.dir / "whoosh")
-                self.recovery = "manifest_rebuilt"
+                self.recovery = Recovery.MANIFEST_REBUILT
                 return files_from_keyword(keyword), keyword
             except Exception:
-                self.recovery = "keyword_index_damaged"
+                self.recovery = Recovery.KEYWORD_INDEX_DAMAGED
         if loaded is not None and loaded[0] != self.chunking_hash:
-            self.recovery = self.recovery or "outdated"  # built by another chunker/analyzer version
+            self.recovery = self.recovery or Recovery.OUTDATED  # built by another chunker/analyzer version
         self._reset_keyword_dir()
         keyword = KeywordIndex(self.dir / "whoosh")
         make_private(keyword.directory, tree=True)
@@ -146,7 +156,7 @@ class VaultIndex:
     @property
     def is_built(self) -> bool:
         """Searchable: built once, and not thrown away for being built by an older version."""
-        return self.info_path.exists() and self.recovery not in ("outdated", "keyword_index_damaged")
+        return self.info_path.exists() and self.recovery not in (Recovery.OUTDATED, Recovery.KEYWORD_INDEX_DAMAGED)
 
     def scanner(self) -> Scanner:
         return Scanner(
@@ -443,7 +453,7 @@ class VaultIndex:
         return replace(
             self.info,
             root=self.vault.root,
-            built_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            built_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             chunking_hash=self.chunking_hash,
             documents=len(self.files),
             chunks=sum(len(r.chunks) for r in self.files.values()),

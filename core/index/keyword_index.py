@@ -6,7 +6,7 @@ shown (title, heading path, snippet, byte range) without re-reading the note.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from threading import Lock
@@ -20,9 +20,9 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 from whoosh.scoring import BM25F
 from whoosh.support.charset import accent_map
 
-from core.index.bm25_fast import FastBM25F
-from core.index.analysis import Stemmer
 from core.base.models import Document, ParsedQuery, SearchFilters, chunk_id
+from core.index.analysis import Stemmer
+from core.index.bm25_fast import FastBM25F
 
 INDEX_NAME = "chunks"
 TOKEN_PATTERN = r"\w+(?:\.?\w+)*"
@@ -70,14 +70,64 @@ def build_schema() -> Schema:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredChunk:
+    """A chunk as the keyword index stores it: enough to show a hit without re-reading the note.
+
+    The typed face of Whoosh's stored-fields dict, so no other module depends on its keys.
+    """
+
+    chunk_id: str
+    vault: str
+    rel_path: str
+    ordinal: int
+    title: str
+    heading_path: str
+    tags: tuple[str, ...]
+    body: str
+    date: str | None
+    doc_type: str | None
+    confidentiality: str
+    document_version: str
+    start_byte: int
+    end_byte: int
+    page: int | None = None  # 1-based page of a PDF's chunk; None for a note
+
+    @classmethod
+    def from_fields(cls, f: Mapping[str, Any]) -> StoredChunk:
+        return cls(
+            chunk_id=str(f["chunk_id"]),
+            vault=str(f["vault"]),
+            rel_path=str(f["rel_path"]),
+            ordinal=int(f["ordinal"]),
+            title=str(f.get("title") or ""),
+            heading_path=str(f.get("heading_path") or ""),
+            tags=tuple(t for t in str(f.get("tags") or "").split(",") if t),
+            body=str(f.get("body") or ""),
+            date=f.get("date") or None,
+            doc_type=f.get("doc_type") or None,
+            confidentiality=str(f.get("confidentiality") or "internal"),
+            document_version=str(f.get("document_version") or ""),
+            start_byte=int(f["start_byte"]),
+            end_byte=int(f["end_byte"]),
+            page=stored_page(f.get("page")),
+        )
+
+
+def stored_page(value: Any) -> int | None:
+    """A stored page number (absent, or -1 for a note's chunk, means none)."""
+    return None if value is None or int(value) < 1 else int(value)
+
+
+@dataclass(frozen=True, slots=True)
 class KeywordHit:
     chunk_id: str
     score: float
-    fields: dict[str, Any] | None  # None: not fetched yet (see KeywordIndex.stored)
+    stored: StoredChunk | None  # None: not fetched yet (see KeywordIndex.stored)
 
 
-def _hit(fields: dict[str, Any], score: float) -> KeywordHit:
-    return KeywordHit(fields["chunk_id"], score, fields)
+def _hit(fields: Mapping[str, Any], score: float) -> KeywordHit:
+    chunk = StoredChunk.from_fields(fields)
+    return KeywordHit(chunk.chunk_id, score, chunk)
 
 
 def folder_ancestors(rel_path: str) -> list[str]:
@@ -194,23 +244,23 @@ class KeywordIndex:
             return wq.AndMaybe(base, wq.Or(clauses)) if clauses else base
         return wq.Or(clauses)
 
-    def stored(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
-        """Stored fields of the given chunks (used to show vector-only hits)."""
+    def stored(self, chunk_ids: Iterable[str]) -> dict[str, StoredChunk]:
+        """The stored chunks of these ids (used to show vector-only hits); unknown ids are left out."""
         searcher = self._fresh_searcher()
-        out: dict[str, dict[str, Any]] = {}
+        out: dict[str, StoredChunk] = {}
         for cid in chunk_ids:
             docnum = searcher.document_number(chunk_id=cid)
             if docnum is not None:
-                out[cid] = searcher.stored_fields(docnum)
+                out[cid] = StoredChunk.from_fields(searcher.stored_fields(docnum))
         return out
 
-    def all_stored(self) -> list[dict[str, Any]]:
-        return [dict(f) for f in self._fresh_searcher().documents()]
+    def all_stored(self) -> list[StoredChunk]:
+        return [StoredChunk.from_fields(f) for f in self._fresh_searcher().documents()]
 
-    def stored_for_note(self, rel_path: str) -> list[dict[str, Any]]:
+    def stored_for_note(self, rel_path: str) -> list[StoredChunk]:
         searcher = self._fresh_searcher()
-        docs = list(searcher.documents(rel_path=rel_path))
-        return sorted(docs, key=lambda d: d["ordinal"])
+        docs = [StoredChunk.from_fields(f) for f in searcher.documents(rel_path=rel_path)]
+        return sorted(docs, key=lambda d: d.ordinal)
 
     def optimize(self) -> None:
         with self._write_lock:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from core.index.embed_text import embedding_input, input_hash
-from core.index.keyword_index import KeywordIndex
-from core.index.manifest import ChunkRecord, FileRecord
 from core.base.models import Document
+from core.index.embed_text import embedding_input, input_hash
+from core.index.keyword_index import KeywordIndex, StoredChunk
+from core.index.manifest import ChunkRecord, FileRecord
 
 
 def files_from_keyword(keyword: KeywordIndex) -> dict[str, FileRecord]:
@@ -16,32 +14,32 @@ def files_from_keyword(keyword: KeywordIndex) -> dict[str, FileRecord]:
     Sizes and mtimes are unknown (-1), so the next sync hashes every note once but
     re-parses only those whose content differs from what the index holds.
     """
-    by_note: dict[str, list[dict[str, Any]]] = {}
-    for fields in keyword.all_stored():
-        by_note.setdefault(fields["rel_path"], []).append(fields)
+    by_note: dict[str, list[StoredChunk]] = {}
+    for chunk in keyword.all_stored():
+        by_note.setdefault(chunk.rel_path, []).append(chunk)
     files: dict[str, FileRecord] = {}
     for rel, rows in by_note.items():
-        rows.sort(key=lambda f: int(f["ordinal"]))
+        rows.sort(key=lambda c: c.ordinal)
         first = rows[0]
         files[rel] = FileRecord(
-            version=first["document_version"],
+            version=first.document_version,
             size=-1,
             mtime_ns=-1,
-            title=first["title"],
-            tags=tuple(t for t in (first.get("tags") or "").split(",") if t),
-            date=first.get("date") or None,
-            doc_type=first.get("doc_type") or None,
-            confidentiality=first.get("confidentiality", "internal"),
+            title=first.title,
+            tags=first.tags,
+            date=first.date,
+            doc_type=first.doc_type,
+            confidentiality=first.confidentiality,
             chunks=tuple(
                 ChunkRecord(
-                    int(f["ordinal"]),
-                    input_hash(embedding_input(first["title"], f.get("heading_path", ""), f.get("body", ""))),
-                    int(f["start_byte"]),
-                    int(f["end_byte"]),
-                    f.get("heading_path", ""),
-                    _page(f.get("page")),
+                    c.ordinal,
+                    input_hash(embedding_input(first.title, c.heading_path, c.body)),
+                    c.start_byte,
+                    c.end_byte,
+                    c.heading_path,
+                    c.page,
                 )
-                for f in rows
+                for c in rows
             ),
         )
     return files
@@ -82,8 +80,3 @@ def record_for(doc: Document) -> FileRecord:
             for c in doc.chunks
         ),
     )
-
-
-def _page(value: Any) -> int | None:
-    """A stored page number (absent or -1 for a note's chunk)."""
-    return None if value is None or int(value) < 1 else int(value)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from core.base.native import load_usearch
 
-Index = load_usearch().Index
+Index: Any = load_usearch().Index  # usearch ships no type information
 
 EXACT_BELOW = 10_000
 KEY_MASK = (1 << 63) - 1
@@ -136,5 +137,5 @@ class VectorIndex:
         matrix[:n] = self._matrix[:n]
         self._keys, self._matrix = keys, matrix
 
-    def _new_usearch(self) -> Index:
+    def _new_usearch(self) -> Any:
         return Index(ndim=self.dims, metric="cos", dtype="f16", expansion_add=64)

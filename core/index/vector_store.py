@@ -14,15 +14,16 @@ import time
 from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 import numpy as np
 
 from core.base.atomic import read_json, write_json_atomic
+from core.base.models import SearchFilters, chunk_id
 from core.index.embed_cache import EmbeddingCache
 from core.index.filters import is_active, record_matches
 from core.index.manifest import FileRecord
-from core.base.models import SearchFilters, chunk_id
 from core.index.vector_index import VectorIndex, key_for
 
 EMBED_GROUP = 32  # texts per embed call: the unit of progress, cancel and visibility
@@ -45,8 +46,18 @@ class EmbedStats:
     cancelled: bool = False
 
 
+class VectorStatus(StrEnum):
+    """The state of a vault's vector file when it was opened or last synced."""
+
+    OK = "ok"
+    EMPTY = "empty"  # synced, but nothing to embed
+    MISSING = "missing"  # no vector file yet
+    MODEL_MISMATCH = "model_mismatch"  # made by another model: re-embedded on the next sync
+    REBUILT = "rebuilt"  # a torn or corrupted file, restored from the embedding cache
+
+
 class VaultVectors:
-    """Vectors of one vault. `status` is ok | empty | model_mismatch | rebuilt | missing."""
+    """Vectors of one vault, with a `status` (see `VectorStatus`)."""
 
     def __init__(self, directory: Path, vault: str, model: ModelIdentity, cache: EmbeddingCache) -> None:
         self.directory = directory
@@ -56,7 +67,7 @@ class VaultVectors:
         self.index = VectorIndex(model.dims)
         self.key_hash: dict[int, str] = {}
         self.desired = 0
-        self.status = "missing"
+        self.status = VectorStatus.MISSING
         self.dirty = False  # memory differs from the vector file
         self._lock = threading.RLock()
         self._rows_to_chunk: dict[int, tuple[str, int]] = {}
@@ -141,9 +152,9 @@ class VaultVectors:
                 # Counted over the whole vault, not this run: the same share of the vault embedded
                 # that search warnings and the status report, so two numbers never disagree.
                 progress(len(wanted) - len(need) + min(start + EMBED_GROUP, len(need)), len(wanted), "embedding")
-        if stale or from_cache or embedded or self.status not in ("ok", "empty"):
+        if stale or from_cache or embedded or self.status not in (VectorStatus.OK, VectorStatus.EMPTY):
             self.dirty = True
-        self.status = "ok" if len(self.index) else "empty"
+        self.status = VectorStatus.OK if len(self.index) else VectorStatus.EMPTY
         return EmbedStats(len(wanted), embedded, from_cache, stale, time.perf_counter() - t0, cancelled)
 
     def _prepare(self, files: dict[str, FileRecord], only: Collection[str] | None) -> tuple[dict[int, tuple[str, int, str]], list[int], int, int]:
@@ -263,10 +274,10 @@ class VaultVectors:
         try:
             meta = read_json(self.manifest_path)
         except (OSError, ValueError):
-            self.status = "missing"
+            self.status = VectorStatus.MISSING
             return
         if meta.get("model_hash") != self.model.model_hash or int(meta.get("dims", -1)) != self.model.dims:
-            self.status = "model_mismatch"
+            self.status = VectorStatus.MODEL_MISMATCH
             return
         key_hash = {int(k): str(h) for k, h in meta.get("keys", {}).items()}
         try:
@@ -274,7 +285,7 @@ class VaultVectors:
                 raise ValueError("checksum mismatch")
             self.index = VectorIndex.load(self.index_path)
             self.key_hash = key_hash
-            self.status = "ok"
+            self.status = VectorStatus.OK
         except (OSError, ValueError, RuntimeError):
             self._rebuild_from_cache(key_hash)
 
@@ -289,7 +300,7 @@ class VaultVectors:
                 self.key_hash[k] = h
         if keys:
             self.index.add(keys, np.vstack(vecs))
-        self.status = "rebuilt"
+        self.status = VectorStatus.REBUILT
 
 
 def _sha256(path: Path) -> str:

@@ -78,7 +78,3 @@ class KeyStore:
         except keyring.errors.KeyringError:
             return False
 
-
-def lookup_key(provider_id: str, env_var: str | None) -> str | None:
-    """The key for a provider from the system keyring or the environment (CLI and engine use)."""
-    return KeyStore().get(provider_id, env_var)

@@ -10,22 +10,35 @@ import datetime as dt
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
+from core.base.models import (
+    Candidate,
+    ChunkRef,
+    Hit,
+    ParsedQuery,
+    RankedScore,
+    SearchFilters,
+    SearchMode,
+    SearchResponse,
+    SearchSettings,
+    Term,
+    id_order,
+    split_chunk_id,
+)
+from core.index.analysis import Stemmer
+from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk, analyzer
+from core.index.link_graph import LinkGraph
 from core.search.fusion import Fused, RankedList, fuse_rrf
-from core.index.keyword_index import KeywordHit, KeywordIndex, analyzer
-from core.base.models import id_order, Candidate, ChunkRef, Hit, ParsedQuery, RankedScore, SearchFilters, SearchResponse, Term
 from core.search.guardrails import injection_risk, mask_secrets
 from core.search.profiles import Profile, get_profile
 from core.search.query import check_query_size, parse_query
-from core.index.analysis import Stemmer
 from core.search.snippets import make_snippet
 from core.search.title_boost import title_boosts
-from core.index.link_graph import LinkGraph
 
-MODES = ("hybrid", "keyword", "semantic")
+MODES = tuple(SearchMode)  # kept for callers that list the choices
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
 TITLE_BOOST_DEPTH = 3  # with a title boost, candidates looked at: k times this
 RISK_PENALTY = 0.5  # a chunk that reads like a prompt injection loses up to half its score
@@ -56,16 +69,34 @@ class VaultSearchSide:
 
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
+    """One search. The ranking settings default to None = "the user's": `Engine.search` fills
+    them from the config, so no caller has to copy them (and none can forget to)."""
+
     query: str
-    mode: str = "hybrid"
+    mode: SearchMode | str = SearchMode.HYBRID
     k: int = 10
     filters: SearchFilters = SearchFilters()
-    profile: str = "default"
-    per_note_cap: int = 3
-    top_n: int = 100
-    rrf_k: int = 60
+    profile: str | None = None
+    per_note_cap: int | None = None
+    top_n: int | None = None
+    rrf_k: int | None = None
     today: dt.date | None = None
     title_boost: float | None = None  # weight of the title/alias boost; 0 = off, None = the engine's setting
+
+    def settings(self, defaults: SearchSettings = SearchSettings()) -> SearchSettings:
+        """The settings this request runs with: its own where set, else `defaults`."""
+        return SearchSettings(
+            profile=defaults.profile if self.profile is None else self.profile,
+            per_note_cap=defaults.per_note_cap if self.per_note_cap is None else self.per_note_cap,
+            top_n=defaults.top_n if self.top_n is None else self.top_n,
+            rrf_k=defaults.rrf_k if self.rrf_k is None else self.rrf_k,
+            title_boost=defaults.title_boost if self.title_boost is None else self.title_boost,
+        )
+
+    def with_defaults(self, defaults: SearchSettings) -> SearchRequest:
+        """This request with every unset ranking setting taken from `defaults`."""
+        s = self.settings(defaults)
+        return replace(self, profile=s.profile, per_note_cap=s.per_note_cap, top_n=s.top_n, rrf_k=s.rrf_k, title_boost=s.title_boost)
 
 
 @dataclass
@@ -82,23 +113,27 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     """Run one search over the given vaults. A vault without vectors is searched by keyword only."""
     timer = _Timer()
     t_start = t = time.perf_counter()
-    if request.mode not in MODES:
-        raise ValueError(f"unknown mode {request.mode!r}; choose one of {', '.join(MODES)}")
+    try:
+        requested = SearchMode(request.mode)
+    except ValueError:
+        raise ValueError(f"unknown mode {request.mode!r}; choose one of {', '.join(MODES)}") from None
+    settings = request.settings()
+    top_n = max(settings.top_n, request.k)  # fewer candidates than wanted hits would cut the list short
+    profile = get_profile(settings.profile)
     check_query_size(request.query)
-    profile = get_profile(request.profile)
     parsed_result = parse_query(request.query, request.filters)
     parsed = parsed_result.query
     warnings = list(parsed_result.warnings)
     sides = _select_vaults(sides, parsed.filters, warnings)
     t = timer.lap("parse", t)
 
-    mode = request.mode
-    wants_vectors = mode in ("hybrid", "semantic") and bool(parsed.text.strip())
+    mode = requested
+    wants_vectors = mode in (SearchMode.HYBRID, SearchMode.SEMANTIC) and bool(parsed.text.strip())
     vector_ready = [s for s in sides if s.vectors is not None and s.embedder is not None]
     if wants_vectors and not vector_ready:
         reasons = sorted({f"{s.name}: {s.unavailable_reason or 'no embeddings have been built yet'}" for s in sides})
         warnings.append(f"{FALLBACK_WARNING} ({'; '.join(reasons) or 'no vault selected'})")
-        mode = "keyword"
+        mode = SearchMode.KEYWORD
     elif wants_vectors:
         warnings.extend(s.semantic_note for s in sides if s.semantic_note)
         warnings.extend(
@@ -106,19 +141,19 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
             for s in sides
             if s not in vector_ready
         )
-    if request.mode == "semantic" and not parsed.text.strip():
-        mode = "keyword"
+    if requested == SearchMode.SEMANTIC and not parsed.text.strip():
+        mode = SearchMode.KEYWORD
 
     keyword_hits: list[KeywordHit] = []
-    if mode in ("hybrid", "keyword"):
+    if mode in (SearchMode.HYBRID, SearchMode.KEYWORD):
         for side in sides:
-            keyword_hits.extend(side.keyword.search(parsed, parsed.filters, request.top_n))
+            keyword_hits.extend(side.keyword.search(parsed, parsed.filters, top_n))
         keyword_hits.sort(key=lambda h: (-h.score, *id_order(h.chunk_id)))
-        keyword_hits = keyword_hits[: request.top_n]
+        keyword_hits = keyword_hits[: top_n]
         t = timer.lap("keyword", t)
 
     vector_hits: list[tuple[str, float]] = []
-    if mode in ("hybrid", "semantic"):
+    if mode in (SearchMode.HYBRID, SearchMode.SEMANTIC):
         qvecs: dict[int, np.ndarray] = {}
         for side in vector_ready:
             assert side.vectors is not None and side.embedder is not None
@@ -127,17 +162,17 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         t = timer.lap("embed_query", t)
         for side in vector_ready:
             assert side.vectors is not None
-            vector_hits.extend(side.vectors.search(qvecs[id(side.embedder)], parsed.filters, request.top_n))
+            vector_hits.extend(side.vectors.search(qvecs[id(side.embedder)], parsed.filters, top_n))
         vector_hits.sort(key=lambda h: (-h[1], *id_order(h[0])))
-        vector_hits = vector_hits[: request.top_n]
+        vector_hits = vector_hits[: top_n]
         t = timer.lap("vector", t)
 
     lists = []
     if keyword_hits:
-        lists.append(RankedList("keyword", profile.keyword_weight if mode == "hybrid" else 1.0, [h.chunk_id for h in keyword_hits]))
+        lists.append(RankedList("keyword", profile.keyword_weight if mode == SearchMode.HYBRID else 1.0, [h.chunk_id for h in keyword_hits]))
     if vector_hits:
-        lists.append(RankedList("vector", profile.vector_weight if mode == "hybrid" else 1.0, [cid for cid, _ in vector_hits]))
-    fused = fuse_rrf(lists, request.rrf_k)
+        lists.append(RankedList("vector", profile.vector_weight if mode == SearchMode.HYBRID else 1.0, [cid for cid, _ in vector_hits]))
+    fused = fuse_rrf(lists, settings.rrf_k)
     if not parsed.text.strip():  # filter-only browse: newest first
         fused = _browse_order(keyword_hits)
     t = timer.lap("fuse", t)
@@ -145,18 +180,18 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     if not profile.freshness_weight:
         # Fetch stored fields only for what can be shown: a vector-only candidate costs a lookup.
         # A title boost may lift a hit from a little below k, so it looks a little further.
-        boosting = bool(request.title_boost and request.title_boost > 0)
-        fused = _shortlist(fused, request.k * (TITLE_BOOST_DEPTH if boosting else 1), request.per_note_cap)
-    stored = _stored_fields(sides, keyword_hits, [f.chunk_id for f in fused])
+        boosting = bool(settings.title_boost and settings.title_boost > 0)
+        fused = _shortlist(fused, request.k * (TITLE_BOOST_DEPTH if boosting else 1), settings.per_note_cap)
+    stored = _stored_chunks(sides, keyword_hits, [f.chunk_id for f in fused])
     kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
     vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
     stems = _query_stems(parsed)
     today = request.today or dt.date.today()
     hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip())
-    if request.title_boost and request.title_boost > 0 and parsed.text.strip():
+    if settings.title_boost and settings.title_boost > 0 and parsed.text.strip():
         graphs = {s.name: s.links for s in sides if s.links is not None}
-        hits = title_boosts(hits, parsed.text, graphs, request.title_boost)
-    hits = _cap_per_note(hits, request.per_note_cap)[: request.k]
+        hits = title_boosts(hits, parsed.text, graphs, settings.title_boost)
+    hits = _cap_per_note(hits, settings.per_note_cap)[: request.k]
     stemmer = sides[0].keyword.stemmer if sides else Stemmer(analyzer())
     hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()))
     timer.lap("assemble", t)
@@ -164,7 +199,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     return SearchResponse(
         query=request.query,
         mode=mode,
-        requested_mode=request.mode,
+        requested_mode=requested,
         hits=tuple(hits),
         warnings=tuple(dict.fromkeys(warnings)),
         timings_ms=timer.timings,
@@ -172,6 +207,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         keyword_candidates=tuple(Candidate(h.chunk_id, i, h.score) for i, h in enumerate(keyword_hits, 1)),
         vector_candidates=tuple(Candidate(cid, i, s) for i, (cid, s) in enumerate(vector_hits, 1)),
         profile=profile.name,
+        settings=replace(settings, top_n=top_n),
     )
 
 
@@ -187,7 +223,7 @@ def _select_vaults(sides: Sequence[VaultSearchSide], filters: SearchFilters, war
 
 def _browse_order(keyword_hits: list[KeywordHit]) -> list[Fused]:
     ordered = sorted(keyword_hits, key=lambda h: id_order(h.chunk_id))
-    ordered.sort(key=lambda h: (h.fields or {}).get("date") or "", reverse=True)  # stable: newest first
+    ordered.sort(key=lambda h: (h.stored.date if h.stored else None) or "", reverse=True)  # stable: newest first
     return [Fused(h.chunk_id, 0.0, ()) for h in ordered]
 
 
@@ -206,13 +242,13 @@ def _shortlist(fused: list[Fused], k: int, cap: int) -> list[Fused]:
     return out
 
 
-def _stored_fields(sides: Sequence[VaultSearchSide], keyword_hits: list[KeywordHit], wanted_ids: list[str]) -> dict[str, dict[str, Any]]:
-    stored = {h.chunk_id: h.fields for h in keyword_hits if h.fields is not None}
+def _stored_chunks(sides: Sequence[VaultSearchSide], keyword_hits: list[KeywordHit], wanted_ids: list[str]) -> dict[str, StoredChunk]:
+    stored = {h.chunk_id: h.stored for h in keyword_hits if h.stored is not None}
     missing = [cid for cid in wanted_ids if cid not in stored]
     if missing:
         by_vault: dict[str, list[str]] = {}
         for cid in missing:
-            by_vault.setdefault(cid.split("\x1f", 1)[0], []).append(cid)
+            by_vault.setdefault(split_chunk_id(cid)[0], []).append(cid)
         for side in sides:
             if side.name in by_vault:
                 stored.update(side.keyword.stored(by_vault[side.name]))
@@ -227,7 +263,7 @@ def _query_stems(parsed: ParsedQuery) -> frozenset[str]:
 
 def _assemble(
     fused: list[Fused],
-    stored: dict[str, dict[str, Any]],
+    stored: dict[str, StoredChunk],
     kw_rank: dict[str, RankedScore],
     vec_rank: dict[str, RankedScore],
     profile: Profile,
@@ -237,32 +273,31 @@ def _assemble(
 ) -> list[Hit]:
     hits: list[Hit] = []
     for f in fused:
-        fields = stored.get(f.chunk_id)
-        if fields is None:  # a vector whose chunk left the keyword index: stale, skip it
+        chunk = stored.get(f.chunk_id)
+        if chunk is None:  # a vector whose chunk left the keyword index: stale, skip it
             continue
         terms = list(f.terms)
-        boost = profile.freshness_boost(fields.get("date") or None, today)
+        boost = profile.freshness_boost(chunk.date, today)
         if boost:
             terms.append(Term(f"freshness boost ({profile.name})", boost))
         score = sum(t.value for t in terms)
-        tags = tuple(t for t in (fields.get("tags") or "").split(",") if t)
         hits.append(
             Hit(
-                chunk=ChunkRef(fields["vault"], fields["rel_path"], int(fields["ordinal"]), fields.get("heading_path", "")),
+                chunk=ChunkRef(chunk.vault, chunk.rel_path, chunk.ordinal, chunk.heading_path),
                 score=score,
-                title=fields.get("title", ""),
+                title=chunk.title,
                 snippet="",
-                start_byte=int(fields["start_byte"]),
-                end_byte=int(fields["end_byte"]),
+                start_byte=chunk.start_byte,
+                end_byte=chunk.end_byte,
                 bm25=kw_rank.get(f.chunk_id),
                 vector=vec_rank.get(f.chunk_id),
                 contributions=tuple(terms),
-                tags=tags,
-                date=fields.get("date") or None,
-                doc_type=fields.get("doc_type") or None,
-                text=fields.get("body", ""),
-                confidentiality=fields.get("confidentiality", "internal"),
-                page=fields.get("page"),
+                tags=chunk.tags,
+                date=chunk.date,
+                doc_type=chunk.doc_type,
+                text=chunk.body,
+                confidentiality=chunk.confidentiality,
+                page=chunk.page,
             )
         )
     if not keep_order:  # a filter-only browse keeps its newest-first order

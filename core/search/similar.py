@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.base.errors import IndexNotBuiltError, RestrictedNoteError, UsageError
-from core.base.models import SearchFilters, chunk_id
-from core.vault.scanner import normalise_rel_path
+from core.base.models import SearchFilters, chunk_id, split_chunk_id
 from core.index.vector_index import key_for
+from core.vault.scanner import normalise_rel_path
 
 if TYPE_CHECKING:
     from core.index.indexer import VaultIndex
@@ -42,7 +42,7 @@ def similar_notes(
     centre /= np.linalg.norm(centre) or 1.0
     best: dict[str, float] = {}
     for cid, score in vv.search(centre, SearchFilters(allow_restricted=allow_restricted), max(50, k * 10), vi.files):
-        other = cid.split("\x1f")[1]
+        other = split_chunk_id(cid)[1]
         if other != rel and score > best.get(other, -2.0):
             best[other] = score
     ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:k]

@@ -8,10 +8,10 @@ from pathlib import PurePosixPath
 
 from markdown_it import MarkdownIt
 
+from core.base.models import Chunk, Document, FileWarning
 from core.vault.chunker import ChunkLimits, chunk_markdown, chunk_text, new_parser
 from core.vault.frontmatter import clean_text, parse_front_matter
 from core.vault.links import extract_links, new_link_parser
-from core.base.models import Chunk, Document, FileWarning
 
 BOM = b"\xef\xbb\xbf"
 MAX_TAGS = 500

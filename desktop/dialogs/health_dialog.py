@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from core.base.vault_state import LiveState
+from core.vault.attachments import describe_attachments
 from desktop.controller import AppController
 from desktop.models import HealthFilterProxy, HealthModel, RowRole
-from core.vault.attachments import describe_attachments
 from desktop.state import HealthRow, VaultSnapshot, describe_status, health_rows
 
 STATES = (("All files", ""), ("Indexed", "indexed"), ("With warnings", "warning"), ("Skipped", "skipped"))

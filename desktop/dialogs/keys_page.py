@@ -46,7 +46,7 @@ class ApiKeysSettingsPanel(SettingsPanelBase):
         self.result.setWordWrap(True)
         self.result.setAccessibleName("Key storage result")
         grid = QGridLayout()
-        for row, (pid, label, env) in enumerate(key_providers()):
+        for row, (pid, label, _env) in enumerate(key_providers()):
             field = QLineEdit(self)
             field.setEchoMode(QLineEdit.EchoMode.Password)
             field.setAccessibleName(f"API key for {label}")

@@ -178,8 +178,8 @@ class LanguageModelSettingsPanel(_ServicePanel):
         for widget in (self.model, self.base_url, self.consent, self.test_button):
             widget.setEnabled(active)
         if info is not None:
-            self.model.setPlaceholderText(info.default_model)
-            self.base_url.setPlaceholderText(info.default_base_url)
+            self.model.setPlaceholderText(info.default_model or "")
+            self.base_url.setPlaceholderText(info.default_base_url or "")
         if active:
             self.explain.setText(
                 "The passages that best answer a question (up to the context budget) are sent to this service, and "

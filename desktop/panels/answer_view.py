@@ -10,7 +10,15 @@ from PySide6.QtGui import QFont, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from core.answer import Quote, Source
-from desktop.answer_text import MARKER, answer_body, passage_markdown, preview_hit, ranks_line, source_line, split_markers
+from desktop.answer_text import (
+    MARKER,
+    answer_body,
+    passage_markdown,
+    preview_hit,
+    ranks_line,
+    source_line,
+    split_markers,
+)
 from desktop.formatting import heading_trail
 from desktop.note_links import answer_links
 from desktop.panels.why import ScoreTermsTable

@@ -12,7 +12,6 @@ runs on the GUI thread.
 from __future__ import annotations
 
 import html
-
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QStandardPaths, Qt, QUrl, Signal

@@ -5,7 +5,16 @@ from __future__ import annotations
 import json
 
 from PySide6.QtGui import QGuiApplication, QShowEvent
-from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.base.models import Candidate, SearchResponse
 from core.serialize import search_json
@@ -92,7 +101,8 @@ class DebugPanel(QWidget):
         self._candidates("Keyword candidates (BM25)", response.keyword_candidates, 3)
         self._candidates("Vector candidates (cosine)", response.vector_candidates, 4)
         for i in range(4):
-            self.tree.topLevelItem(i).setExpanded(True)
+            if (top := self.tree.topLevelItem(i)) is not None:
+                top.setExpanded(True)
 
     def _candidates(self, title: str, candidates: tuple[Candidate, ...], digits: int) -> None:
         shown = {h.chunk.chunk_id for h in self.response.hits} if self.response else set()
@@ -135,7 +145,9 @@ class DebugPanel(QWidget):
         section = self.tree.topLevelItem(index)
         rows = []
         for i in range(section.childCount() if section else 0):
-            item = section.child(i)
+            item = section.child(i) if section else None
+            if item is None:
+                continue
             rows.append((item.text(0).removeprefix("✓ "), int(item.text(1)), float(item.text(2))))
         return rows
 
@@ -143,8 +155,8 @@ class DebugPanel(QWidget):
         if self.response is None:
             return "{}"
         data = search_json(self.response)
-        data["keyword_candidates"] = [[c.chunk_id.replace("\x1f", "/"), c.rank, c.score] for c in self.response.keyword_candidates]
-        data["vector_candidates"] = [[c.chunk_id.replace("\x1f", "/"), c.rank, c.score] for c in self.response.vector_candidates]
+        data["keyword_candidates"] = [["/".join(map(str, chunk_label(c.chunk_id))), c.rank, c.score] for c in self.response.keyword_candidates]
+        data["vector_candidates"] = [["/".join(map(str, chunk_label(c.chunk_id))), c.rank, c.score] for c in self.response.vector_candidates]
         if self.response.parsed is not None:
             data["parsed"] = {"text": self.response.parsed.text, "terms": list(self.response.parsed.terms), "phrases": list(self.response.parsed.phrases)}
         return json.dumps(data, indent=2, ensure_ascii=False)

@@ -6,8 +6,8 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from core.base.models import Hit
 from desktop.actions import is_obsidian_vault, note_path
-from desktop.note_links import line_of
 from desktop.controller import AppController
+from desktop.note_links import line_of
 
 
 def hit_menu(controller: AppController, hit: Hit, parent: QWidget) -> QMenu:

@@ -9,13 +9,30 @@ Under the note: its backlinks, unlinked mentions and related notes (`LinksPanel`
 from __future__ import annotations
 
 import html
-
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl
-from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QSplitter, QTextBrowser, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtGui import (
+    QColor,
+    QKeyEvent,
+    QKeySequence,
+    QShortcut,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QSplitter,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.base.models import Hit, LinkKind
 from core.index.pages import page_text

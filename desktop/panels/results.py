@@ -30,7 +30,7 @@ class ResultDelegate(QStyledItemDelegate):
     """Paints one hit in three parts; the snippet is rich text so matches show in bold."""
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
-        fm = QFontMetrics(option.font)  # type: ignore[attr-defined]
+        fm = QFontMetrics(option.font)
         return QSize(200, PAD * 2 + fm.height() * (2 + SNIPPET_LINES) + 4)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
@@ -39,20 +39,20 @@ class ResultDelegate(QStyledItemDelegate):
             return
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
-        style = opt.widget.style() if opt.widget else None  # type: ignore[attr-defined]
-        opt.text = ""  # type: ignore[attr-defined]
+        style = opt.widget.style() if opt.widget else None
+        opt.text = ""
         if style is not None:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)  # type: ignore[attr-defined]
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
-        pal: QPalette = opt.palette  # type: ignore[attr-defined]
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        pal: QPalette = opt.palette
         text_color = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
         dim = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.PlaceholderText)
-        rect = opt.rect.adjusted(PAD, PAD, -PAD, -PAD)  # type: ignore[attr-defined]
-        fm = QFontMetrics(opt.font)  # type: ignore[attr-defined]
+        rect = opt.rect.adjusted(PAD, PAD, -PAD, -PAD)
+        fm = QFontMetrics(opt.font)
         line = fm.height()
         painter.save()
         # title and score bar
-        bold = QFont(opt.font)  # type: ignore[attr-defined]
+        bold = QFont(opt.font)
         bold.setBold(True)
         painter.setFont(bold)
         painter.setPen(text_color)
@@ -67,7 +67,7 @@ class ResultDelegate(QStyledItemDelegate):
         painter.setBrush(pal.color(QPalette.ColorRole.Highlight) if not selected else text_color)
         painter.drawRoundedRect(QRectF(bar.x(), bar.y(), max(3.0, BAR_W * fraction), bar.height()), 3, 3)
         # heading trail and where the note lives
-        painter.setFont(opt.font)  # type: ignore[attr-defined]
+        painter.setFont(opt.font)
         painter.setPen(dim)
         trail = heading_trail(hit.chunk.heading_path, hit.title)
         located = cited_path(hit.chunk.rel_path, hit.page)
@@ -75,7 +75,7 @@ class ResultDelegate(QStyledItemDelegate):
         painter.drawText(rect.x(), rect.y() + line + fm.ascent(), fm.elidedText(where, Qt.TextElideMode.ElideMiddle, rect.width()))
         # snippet, clipped to a few lines
         doc = QTextDocument()
-        doc.setDefaultFont(opt.font)  # type: ignore[attr-defined]
+        doc.setDefaultFont(opt.font)
         doc.setDocumentMargin(0)
         doc.setHtml(snippet_html(hit.snippet))
         doc.setTextWidth(rect.width())

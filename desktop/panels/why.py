@@ -10,7 +10,16 @@ import html
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QAbstractItemView, QFormLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFormLayout,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.base.models import Hit, RankedScore, SearchResponse
 from desktop.controller import AppController
@@ -142,9 +151,9 @@ class ScoreTermsTable(QTableWidget):
         """(name, value) of every term and score row; section rows are left out."""
         out = []
         for row in range(self.rowCount()):
-            value = self.item(row, 1)
-            if value is not None:
-                out.append((self.item(row, 0).text(), float(value.data(ValueRole))))
+            name, value = self.item(row, 0), self.item(row, 1)
+            if name is not None and value is not None:
+                out.append((name.text(), float(value.data(ValueRole))))
         return out
 
 

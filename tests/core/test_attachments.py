@@ -11,7 +11,6 @@ import pytest
 import core.index.indexer
 import core.vault.attachments
 from core.answer.fetch import StaleReferenceError, fetch_chunk
-
 from core.base.models import SearchFilters
 from core.base.paths import AppPaths
 from core.engine import Engine

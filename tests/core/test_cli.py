@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 import core.index.indexer
+from core.base.models import ChunkRef, Hit, Term
 from core.cli.main import main
 from core.search.fusion import rrf_term
-from core.base.models import ChunkRef, Hit, Term
-from core.vault.scanner import read_note_bytes
 from core.serialize import hit_json
+from core.vault.scanner import read_note_bytes
 
 REPO = Path(__file__).resolve().parents[2]
 HIT_KEYS = {
@@ -323,8 +323,8 @@ def test_search_before_any_vault_exits_4_and_says_how_to_index(capsys: pytest.Ca
 
 
 def test_search_of_a_registered_but_unbuilt_vault_exits_4(capsys: pytest.CaptureFixture[str], tiny_vault: Path) -> None:
-    from core.engine import Engine
     from core.base.paths import AppPaths
+    from core.engine import Engine
 
     Engine(AppPaths.from_env(), embedder_factory=None).add_vault(tiny_vault)
     code, _, err = run(capsys, "search", "anything", "--json")

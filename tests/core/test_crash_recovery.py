@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 import core.index.indexer
-from core.engine import Engine
 from core.base.models import SearchFilters
-from core.vault.notes import document_version
 from core.base.paths import AppPaths
+from core.engine import Engine
 from core.search.search import SearchRequest
+from core.vault.notes import document_version
 from tests import crash_harness as harness
 from tests.helpers import BagOfWordsEmbedder
 

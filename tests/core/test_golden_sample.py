@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from core.base.paths import AppPaths
 from core.engine import Engine
 from core.eval.golden import load_golden
 from core.eval.runner import run_golden
-from core.base.paths import AppPaths
 from core.search.search import SearchRequest
 
 REPO = Path(__file__).resolve().parents[2]

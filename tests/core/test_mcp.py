@@ -20,8 +20,8 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from core.engine import Engine
 from core.base.paths import AppPaths
+from core.engine import Engine
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_VAULT = REPO / "resources" / "sample-vault"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from core.base.paths import AppPaths
 from core.cli.main import main
 from core.engine import Engine
-from core.base.paths import AppPaths
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,7 +48,8 @@ class LogReader:
                 line = self._queue.get(timeout=max(0.0, min(0.1, deadline - time.monotonic())))
             except queue.Empty:
                 if time.monotonic() > deadline:
-                    raise AssertionError(f"no log line with {text!r} within {timeout:.0f} s; log so far:\n" + "\n".join(self.lines))
+                    log = "\n".join(self.lines)
+                    raise AssertionError(f"no log line with {text!r} within {timeout:.0f} s; log so far:\n{log}") from None
                 continue
             self.lines.append(line)
             if text in line:

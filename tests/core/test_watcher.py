@@ -8,22 +8,22 @@ from __future__ import annotations
 
 import hashlib
 import os
-import unicodedata
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from core.base.models import SearchFilters, chunk_id
+from core.base.paths import AppPaths
 from core.engine import Engine
 from core.index.manifest import load_manifest
-from core.base.models import SearchFilters, chunk_id
-from core.vault.notes import document_version
-from core.base.paths import AppPaths
-from core.vault.scanner import Scanner
-from core.search.search import SearchRequest
 from core.index.vector_index import key_for
+from core.search.search import SearchRequest
+from core.vault.notes import document_version
+from core.vault.scanner import Scanner
 from core.watcher import LiveUpdate, VaultWatcher
 from tests.helpers import BagOfWordsEmbedder
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -12,9 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from core.base.paths import AppPaths
+from core.engine import Engine
 from desktop.actions import HitActions
 from desktop.controller import AppController
 from desktop.main_window import MainWindow
+
+SAMPLE_VAULT = (Path(__file__).resolve().parents[2] / "resources" / "sample-vault").resolve()
 
 
 class FakeEmbedder:
@@ -69,8 +75,42 @@ class Recorder:
         return self.start_ok
 
 
-def index_vault(qtbot: Any, controller: AppController, root: Path, timeout_ms: int = 15000) -> None:
-    """Add a vault and wait until indexing finished and a snapshot taken after it arrived."""
+# The sample vault's first keyword index, built once per test session in-process and copied
+# into each test's data folder: a first index runs in a child process (~5 s a test on this
+# machine). The app's indexing path still runs on the copy (an in-process incremental sync that
+# finds every note unchanged); the first build in a child process is tested where it matters
+# (test_indexing, test_live and tests/core/index/test_child_sync.py use fresh copies of vaults).
+_PREBUILT: dict[Path, Path] = {}
+
+
+def _prebuilt_index(root: Path) -> Path:
+    """A data folder holding a keyword index of `root`, built on first use."""
+    home = _PREBUILT.get(root)
+    if home is None:
+        home = Path(tempfile.mkdtemp(prefix="cairn-prebuilt-"))
+        atexit.register(shutil.rmtree, home, True)
+        engine = Engine(AppPaths(home), embedder_factory=None)
+        try:
+            engine.add_vault(root)
+            engine.sync(embed=False)
+        finally:
+            engine.close()
+        _PREBUILT[root] = home
+    return home
+
+
+def index_vault(qtbot: Any, controller: AppController, root: Path, timeout_ms: int = 15000, *, prebuilt: bool | None = None) -> None:
+    """Add a vault and wait until indexing finished and a snapshot taken after it arrived.
+
+    `prebuilt` (default: for the read-only sample vault) starts from a copy of a keyword index
+    built once per session, so the app syncs an index that is already up to date.
+    """
+    if prebuilt if prebuilt is not None else root.resolve() == SAMPLE_VAULT:
+        source = AppPaths(_prebuilt_index(root.resolve()))
+        name = root.resolve().name
+        target = controller.engine.paths.vault_dir(name)
+        if controller.engine.config.vault_named(name) is None and not target.exists():
+            shutil.copytree(source.vault_dir(name), target)
     finished: list[Any] = []
     fresh: list[Any] = []
     controller.indexFinished.connect(finished.append)

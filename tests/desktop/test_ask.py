@@ -233,7 +233,6 @@ def test_ctrl_enter_in_the_query_box_asks_the_query(qtbot: Any, build: Callable[
 
 def test_grouped_markers_become_one_chip_per_source_and_the_extractive_label_is_lifted() -> None:
     from core.answer.extractive import LABEL
-
     from desktop.answer_text import answer_body, split_markers
 
     assert split_markers("Both say so [1, 3] and [2;4].") == "Both say so [1][3] and [2][4]."

@@ -6,7 +6,6 @@ on state the GUI thread owns: the watcher calls back from its own threads.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace

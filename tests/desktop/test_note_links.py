@@ -7,7 +7,16 @@ from pathlib import Path
 import pytest
 
 from core.index.manifest import ChunkRecord
-from desktop.note_links import Excerpt, anchor_range, byte_of_line, editor_argv, line_of, note_url, parse_note_url, preview_markdown
+from desktop.note_links import (
+    Excerpt,
+    anchor_range,
+    byte_of_line,
+    editor_argv,
+    line_of,
+    note_url,
+    parse_note_url,
+    preview_markdown,
+)
 
 RAW = b"# Note\n\nIntro.\n\n## Steps\n\nCook it. ^cook\n"
 CHUNKS = (ChunkRecord(0, "h0", 0, 15, "Note"), ChunkRecord(1, "h1", 16, len(RAW), "Note > Steps"))

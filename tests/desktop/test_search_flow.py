@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-
 from PySide6.QtWidgets import QAbstractItemView
 
 from core.base.models import SearchFilters
@@ -150,7 +149,13 @@ def test_escape_clears_and_ctrl_k_focuses_the_query(qtbot: Any, window: MainWind
     assert window.tabs.currentWidget() is window.ask
 
 
-def test_hit_actions_open_copy_and_obsidian(qtbot: Any, tmp_path: Path, make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow], recorder: Recorder) -> None:
+def test_hit_actions_open_copy_and_obsidian(
+    qtbot: Any,
+    tmp_path: Path,
+    make_controller: Callable[..., AppController],
+    make_window: Callable[..., MainWindow],
+    recorder: Recorder,
+) -> None:
     vault = tmp_path / "My Vault"
     (vault / ".obsidian").mkdir(parents=True)
     (vault / "Ideas.md").write_text("# Ideas\n\n## Garden\n\nPlant garlic in October.\n", encoding="utf-8")

@@ -31,8 +31,7 @@ def test_hybrid_why_numbers_equal_the_core_with_the_real_embedder(
     search_and_wait(qtbot, window, QUERY)
     response = controller.response
     assert response.mode == "hybrid" and not response.warnings
-    cfg = controller.engine.config
-    core = controller.engine.search(SearchRequest(QUERY, "hybrid", controller.settings.results_k, profile=cfg.profile, per_note_cap=cfg.per_note_cap, top_n=cfg.top_n, rrf_k=cfg.rrf_k))
+    core = controller.engine.search(SearchRequest(QUERY, "hybrid", controller.settings.results_k))
     both = next(i for i, h in enumerate(core.hits) if h.bm25 is not None and h.vector is not None)
     window.results.view.setCurrentIndex(window.results.model.index(both))
     expected = core.hits[both]

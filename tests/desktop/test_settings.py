@@ -14,8 +14,8 @@ from PySide6.QtCore import QSettings
 from core.providers.secrets import KeyStore
 from desktop.controller import AppController
 from desktop.dialogs.keys_page import ApiKeysSettingsPanel
-from desktop.dialogs.settings_dialog import SettingsDialog
 from desktop.dialogs.service_pages import EmbeddingSettingsPanel
+from desktop.dialogs.settings_dialog import SettingsDialog
 from desktop.dialogs.settings_pages import GeneralSettingsPanel, SearchSettingsPanel
 from desktop.services import make_embedder_factory
 from desktop.settings import Settings, SettingsStore

@@ -119,7 +119,15 @@ def test_geometry_splitter_and_last_query_are_restored(
 
 def test_every_input_widget_has_an_accessible_name(make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow]) -> None:
     window = make_window(make_controller())
-    from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QComboBox, QDateEdit, QHeaderView, QLineEdit, QTextBrowser
+    from PySide6.QtWidgets import (
+        QAbstractButton,
+        QAbstractItemView,
+        QComboBox,
+        QDateEdit,
+        QHeaderView,
+        QLineEdit,
+        QTextBrowser,
+    )
 
     kinds = (QLineEdit, QComboBox, QDateEdit, QAbstractItemView, QTextBrowser)
     unnamed = [

@@ -10,10 +10,10 @@ leaks between tests or between two apps in one process.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from core.providers.embedding.base import Embedder
+from core.providers.info import ProviderInfo
 
 #: Builds an embedder from (model, base_url, api_key, **options); None means "use the default".
 EmbedderFactory = Callable[..., Embedder]
@@ -25,33 +25,8 @@ OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_MODEL = "text-embedding-3-small"
 
 
-@dataclass(frozen=True, slots=True)
-class EmbeddingProviderInfo:
-    """One provider as the settings dialog shows it.
-
-    Attributes:
-        id: Stable key stored in settings ("builtin", "ollama", "openai").
-        label: Name shown to the user.
-        needs_key: Whether the dialog should ask for an API key. Not enforced
-            here: an OpenAI-compatible server on this machine may need none,
-            and a missing key surfaces as an "unauthorized" error anyway.
-        key_env_var: Environment variable that may hold the key (looked up by
-            `core.providers.secrets`, not here).
-        remote: Whether text leaves the machine (or at least this process);
-            the UI warns before indexing a vault with a remote provider.
-        factory: Called as `factory(model=..., base_url=..., api_key=..., **options)`.
-        default_model: Pre-filled model name.
-        default_base_url: Pre-filled server address.
-    """
-
-    id: str
-    label: str
-    needs_key: bool
-    key_env_var: str | None
-    remote: bool
-    factory: EmbedderFactory
-    default_model: str | None = None
-    default_base_url: str | None = None
+#: An embedding provider: the shared provider type, building embedders.
+EmbeddingProviderInfo = ProviderInfo[Embedder]
 
 
 def default_registry() -> dict[str, EmbeddingProviderInfo]:

@@ -9,25 +9,23 @@ never put in an error message and never shown by `repr`.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-
 import email.utils
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, Self
-from urllib.parse import urlsplit
 
 import httpx
 import numpy as np
 
-from core.providers.net import is_loopback, safe_url
 from core.providers.embedding.base import (
     EmbedderUnavailable,
     EmbeddingCancelled,
     ProgressCallback,
     l2_normalise,
 )
+from core.providers.net import is_loopback, safe_url
 
 BATCH_SIZE = 64
 MAX_ATTEMPTS = 4

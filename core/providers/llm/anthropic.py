@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from core.providers.llm.base import ChatMessage, LLMErrorCode
 from core.providers.llm.faults import classify, error_detail
 from core.providers.llm.http_stream import HTTPChatProvider, StreamState, strip_suffix

@@ -12,12 +12,11 @@ an error message (server text is scrubbed of it too) and never shown by `repr`.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-
 import contextlib
 import json
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Self

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from core.providers.llm.base import ChatMessage
 from core.providers.llm.http_stream import HTTPChatProvider, StreamState, strip_suffix
 

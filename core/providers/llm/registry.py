@@ -11,9 +11,9 @@ global, so nothing leaks between tests or between two apps in one process.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from core.providers.info import ProviderInfo
 from core.providers.llm.anthropic import ANTHROPIC_DEFAULT_MODEL, ANTHROPIC_DEFAULT_URL, AnthropicChat
 from core.providers.llm.base import ChatProvider, LLMError
 from core.providers.llm.ollama import OLLAMA_DEFAULT_MODEL, OLLAMA_DEFAULT_URL, OllamaChat
@@ -26,33 +26,8 @@ ChatProviderFactory = Callable[..., ChatProvider]
 LIST_CONNECT_TIMEOUT_S = 5.0
 
 
-@dataclass(frozen=True, slots=True)
-class LLMProviderInfo:
-    """One provider as the settings dialog shows it.
-
-    Attributes:
-        id: Stable key stored in settings ("ollama", "openai", "anthropic").
-        label: Name shown to the user.
-        needs_key: Whether the dialog should ask for an API key. Not enforced
-            here: an OpenAI-compatible server on this machine may need none,
-            and a missing key surfaces as an "unauthorized" error anyway.
-        key_env_var: Environment variable that may hold the key (looked up by
-            `core.providers.secrets`, not here).
-        remote: Whether note text leaves this process; the answer pipeline
-            never sends restricted notes to a remote provider.
-        default_model: Pre-filled model name.
-        default_base_url: Pre-filled server address.
-        factory: Called as `factory(model=..., base_url=..., api_key=..., **options)`.
-    """
-
-    id: str
-    label: str
-    needs_key: bool
-    key_env_var: str | None
-    remote: bool
-    default_model: str
-    default_base_url: str
-    factory: ChatProviderFactory
+#: A language-model provider: the shared provider type, building chat providers.
+LLMProviderInfo = ProviderInfo[ChatProvider]
 
 
 def default_llm_registry() -> dict[str, LLMProviderInfo]:

@@ -10,9 +10,9 @@ import pytest
 
 from core.answer import Answerer, AskRequest
 from core.answer.context import auto_k, build_sources
+from core.base.paths import AppPaths
 from core.engine import Engine
 from core.providers.llm import LLMError
-from core.base.paths import AppPaths
 from core.search.search import SearchRequest
 from tests.helpers import ScriptedProvider
 
@@ -96,7 +96,7 @@ def test_secrets_in_notes_are_masked_in_what_is_sent(tmp_path: Path) -> None:
     eng.add_vault(vault)
     eng.sync()
     provider = ScriptedProvider(["It is in deploy [1]"])
-    resp = Answerer(eng, provider).ask(AskRequest("where is the deploy api key"))
+    Answerer(eng, provider).ask(AskRequest("where is the deploy api key"))
     sent = " ".join(m.content for call in provider.calls for m in call)  # type: ignore[attr-defined]
     assert "sk-abcdefghijklmnopqrstuvwx1234" not in sent and "[REDACTED]" in sent
     hits = eng.search(SearchRequest("deploy api key", mode="keyword")).hits

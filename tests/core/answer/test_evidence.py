@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
-from core.engine import Engine
 from core.answer.evidence import build_full_pack, build_llm_pack, truncate, versions_for
 from core.answer.fetch import fetch_chunk
 from core.base.models import ChunkRef, Hit, RankedScore, SearchResponse, Term
 from core.base.paths import AppPaths
+from core.cli.main import main
+from core.engine import Engine
 from core.search.search import FALLBACK_WARNING, SearchRequest
 from core.serialize import search_json
 

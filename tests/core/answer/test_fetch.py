@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
-from core.engine import Engine
 from core.answer.fetch import MalformedReferenceError, RestrictedNoteError, StaleReferenceError, fetch_chunk, parse_ref
 from core.base.paths import AppPaths
+from core.cli.main import main
+from core.engine import Engine
 from core.search.search import SearchRequest
 
 SECRET = "sk-abcdefghijklmnopqrstuvwx1234"

@@ -8,7 +8,15 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from core.base.config import EngineConfig, VaultConfig, load_config, merge_settings, modify_config, read_config, save_config
+from core.base.config import (
+    EngineConfig,
+    VaultConfig,
+    load_config,
+    merge_settings,
+    modify_config,
+    read_config,
+    save_config,
+)
 from core.base.paths import AppPaths
 from core.engine import Engine
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.engine import Engine
 from core.base.errors import UsageError
 from core.base.paths import AppPaths
+from core.engine import Engine
 
 
 @pytest.fixture

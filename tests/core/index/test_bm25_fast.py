@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from whoosh import query as wq
 
-from core.engine import Engine
 from core.base.paths import AppPaths
+from core.engine import Engine
 from core.search.query import parse_query
 
 QUERIES = [
@@ -48,14 +48,14 @@ def test_fast_scores_equal_whoosh_scores(keyword_index, text: str) -> None:  # t
 def test_fast_path_respects_filters_and_the_restricted_mask(keyword_index) -> None:  # type: ignore[no-untyped-def]
     parsed = parse_query("notes folder:Recipes").query
     hits = keyword_index.search(parsed, parsed.filters, 50)
-    assert hits and all(keyword_index.stored([h.chunk_id])[h.chunk_id]["rel_path"].startswith("Recipes/") for h in hits)
+    assert hits and all(keyword_index.stored([h.chunk_id])[h.chunk_id].rel_path.startswith("Recipes/") for h in hits)
     salary = parse_query("salary review compensation").query
     assert all("Salary" not in h.chunk_id for h in keyword_index.search(salary, salary.filters, 50))
 
 
 def test_snippet_stemmer_agrees_with_the_index_analyzer() -> None:
-    from core.index.keyword_index import analyzer
     from core.index.analysis import Stemmer
+    from core.index.keyword_index import analyzer
 
     ana = analyzer()
     stemmer = Stemmer(ana)

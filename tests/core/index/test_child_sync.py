@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.engine import Engine
 from core.base.paths import AppPaths
+from core.engine import Engine
 from core.search.search import SearchRequest
 
 REPO = Path(__file__).resolve().parents[3]

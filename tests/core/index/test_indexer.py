@@ -14,10 +14,10 @@ import pytest
 
 import core.index.indexer
 from core.base.config import EngineConfig
-from core.engine import Engine
-from core.index.indexer import SyncStats
 from core.base.models import SearchFilters, SkipReason
 from core.base.paths import AppPaths
+from core.engine import Engine
+from core.index.indexer import SyncStats
 from core.search.search import SearchRequest
 from core.vault.scanner import read_note_bytes
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from core.base.models import SearchFilters, SearchResponse, chunk_id
+from core.base.paths import AppPaths
 from core.engine import Engine
 from core.index.filters import record_matches
 from core.index.keyword_index import KeywordIndex, filter_query, folder_ancestors
-from core.base.models import SearchFilters, SearchResponse, chunk_id
-from core.vault.notes import parse_note
-from core.base.paths import AppPaths
 from core.search.query import parse_query
 from core.search.search import SearchRequest
+from core.vault.notes import parse_note
 
 SAMPLE_VAULT = Path(__file__).resolve().parents[3] / "resources" / "sample-vault"
 RESTRICTED = "People/Salary review notes.md"
@@ -275,10 +275,10 @@ def test_apply_replaces_a_notes_chunks_and_removes_deleted_notes(tmp_path: Path)
         one = parse_note("v", "n.md", b"# A\n\nalpha\n\n# B\n\nbeta\n", size=1, mtime_ns=1)
         ix.apply([], [one])
         assert ix.doc_count() == 2
-        assert [d["ordinal"] for d in ix.stored_for_note("n.md")] == [0, 1]
+        assert [d.ordinal for d in ix.stored_for_note("n.md")] == [0, 1]
         two = parse_note("v", "n.md", b"gamma only\n", size=1, mtime_ns=2)
         ix.apply([], [two])
-        assert [d["body"] for d in ix.stored_for_note("n.md")] == ["gamma only"]
+        assert [d.body for d in ix.stored_for_note("n.md")] == ["gamma only"]
         q = parse_query("alpha").query
         assert ix.search(q, q.filters, 10) == []
         ix.apply(["n.md"], [])

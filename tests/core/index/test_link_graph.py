@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.engine import Engine
 from core.base.paths import AppPaths
+from core.engine import Engine
 
 REPO = Path(__file__).resolve().parents[3]
 LINK_VAULT = REPO / "tests" / "fixtures" / "link_vault"

@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.index.embed_cache import EmbeddingCache
-from core.engine import Engine
-from core.base.models import SearchFilters
+from core.base.models import SearchFilters, chunk_id
 from core.base.paths import AppPaths
-from core.search.search import SearchRequest
+from core.engine import Engine
+from core.index.embed_cache import EmbeddingCache
 from core.index.vector_index import VectorIndex, key_for
+from core.search.search import SearchRequest
 from tests.helpers import BagOfWordsEmbedder
 
 
@@ -75,8 +75,8 @@ def test_mask_limits_results_to_allowed_rows() -> None:
 
 
 def test_keys_are_stable_63_bit_integers() -> None:
-    assert key_for("v\x1fa.md\x1f0") == key_for("v\x1fa.md\x1f0")
-    assert key_for("v\x1fa.md\x1f0") != key_for("v\x1fa.md\x1f1")
+    assert key_for(chunk_id("v", "a.md", 0)) == key_for(chunk_id("v", "a.md", 0))
+    assert key_for(chunk_id("v", "a.md", 0)) != key_for(chunk_id("v", "a.md", 1))
     assert 0 <= key_for("x") < 2**63
 
 

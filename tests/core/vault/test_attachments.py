@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.base.models import SkipReason
-from core.vault.attachments import AttachmentSource, FolderSettings, attachment_kind, file_version, parse_attachment, pdf_document
+from core.vault.attachments import (
+    AttachmentSource,
+    FolderSettings,
+    attachment_kind,
+    file_version,
+    parse_attachment,
+    pdf_document,
+)
 from core.vault.chunker import ChunkLimits
 from core.vault.extractor import PdfExtractor
 from core.vault.pdf import PdfPage, PdfText

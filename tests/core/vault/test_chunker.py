@@ -7,9 +7,9 @@ import time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.base.models import Chunk
 from core.vault.chunker import ChunkLimits, chunk_markdown, chunk_text
 from core.vault.frontmatter import parse_front_matter
-from core.base.models import Chunk
 from core.vault.notes import parse_note
 
 SMALL = ChunkLimits(soft_chars=200, hard_chars=400, max_chunks=500)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
-from core.vault.chunker import ChunkLimits
 from core.base.models import Document
+from core.vault.chunker import ChunkLimits
 from core.vault.notes import document_version, parse_note
 
 

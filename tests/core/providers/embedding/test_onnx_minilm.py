@@ -14,8 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.providers.embedding import EmbedderUnavailable, EmbeddingCancelled, MiniLMEmbedder
-from core.providers.embedding import onnx_minilm
+from core.providers.embedding import EmbedderUnavailable, EmbeddingCancelled, MiniLMEmbedder, onnx_minilm
 from core.providers.embedding.base import Embedder
 
 PROJECT_ROOT = Path(__file__).resolve().parents[4]

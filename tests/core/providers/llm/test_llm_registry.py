@@ -75,7 +75,7 @@ class EchoChat:
 
 
 def test_a_test_can_register_its_own_provider() -> None:
-    info = LLMProviderInfo("echo", "Echo", False, None, False, "parrot", "", lambda **kw: EchoChat(kw["model"]))
+    info = LLMProviderInfo("echo", "Echo", False, None, False, lambda **kw: EchoChat(kw["model"]), "parrot", "")
     registry = {"echo": info}
     chat = create_chat_provider("echo", registry=registry)
     assert chat.model == "parrot"

@@ -147,8 +147,8 @@ def test_prompt_longer_than_the_context_is_reported_as_too_long(llama_server: st
 def test_ask_my_notes_through_the_real_server_streams_with_resolvable_citations(llama_server: str, tmp_path: Path) -> None:
     """The whole answering path with a real OpenAI-compatible server: stream, parse, verify."""
     from core.answer import Answerer, AskRequest
-    from core.engine import Engine
     from core.base.paths import AppPaths
+    from core.engine import Engine
 
     repo = Path(__file__).resolve().parents[4]
     engine = Engine(AppPaths(tmp_path / "home"), embedder_factory=None)

@@ -1,0 +1,59 @@
+"""One description type for every provider registry (embeddings and language models).
+
+The settings dialog, the keys page, the CLI and the engine all ask the same
+questions of a provider — its label, whether it needs a key and where that key
+may come from, whether note text leaves the machine — so both registries use
+this one type, and the key look-up lives here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+T_co = TypeVar("T_co", covariant=True)
+
+
+class KeySource(Protocol):
+    """Where keys come from: `core.providers.secrets.KeyStore`, or the app's own store with session keys."""
+
+    def get(self, provider_id: str, env_var: str | None = None) -> str | None: ...
+
+
+@dataclass(frozen=True)  # no slots: calling the alias `ProviderInfo[Embedder](...)` sets __orig_class__
+class ProviderInfo(Generic[T_co]):
+    """One provider as the settings dialog shows it and the factories build it.
+
+    Attributes:
+        id: Stable key stored in settings ("builtin", "ollama", "openai", "anthropic").
+        label: Name shown to the user.
+        needs_key: Whether to ask for an API key. Not enforced: an OpenAI-compatible
+            server on this machine may need none, and a missing key surfaces as an
+            "unauthorized" error anyway.
+        key_env_var: Environment variable that may hold the key.
+        remote: Whether note text leaves this process; restricted notes never go to
+            a remote provider, and the UI asks before sending any.
+        factory: Called as `factory(model=..., base_url=..., api_key=..., **options)`.
+        default_model: Pre-filled model name.
+        default_base_url: Pre-filled server address.
+    """
+
+    id: str
+    label: str
+    needs_key: bool
+    key_env_var: str | None
+    remote: bool
+    factory: Callable[..., T_co]
+    default_model: str | None = None
+    default_base_url: str | None = None
+
+    def api_key(self, keys: KeySource | None = None) -> str | None:
+        """The key to use with this provider: looked up (session, keyring, environment) only if it needs one."""
+        if not self.needs_key:
+            return None
+        if keys is None:
+            from core.providers.secrets import KeyStore  # keyring loads its backends on import: only when needed
+
+            keys = KeyStore()
+        return keys.get(self.id, self.key_env_var)
