@@ -40,10 +40,10 @@ def page_text(index: VaultIndex, rel_path: str, page: int, ordinal: int) -> Page
     start = end = 0
     pos = 0
     for o in ordinals:
-        fields = stored.get(chunk_id(index.vault.name, rel_path, o))
-        if fields is None:
+        chunk = stored.get(chunk_id(index.vault.name, rel_path, o))
+        if chunk is None:
             continue
-        body = str(fields.get("body", ""))
+        body = chunk.body
         if parts:
             pos += len(CHUNK_JOIN)
         if o == ordinal:

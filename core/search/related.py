@@ -145,16 +145,15 @@ def unlinked_mentions(vi: VaultIndex, rel: str, names: tuple[str, ...]) -> list[
     for n in wanted:
         parsed = ParsedQuery(text=n, terms=(), phrases=(n,), filters=SearchFilters())
         for hit in vi.keyword.search(parsed, SearchFilters(allow_restricted=True), MAX_CANDIDATES):
-            fields = hit.fields or {}
-            src = str(fields.get("rel_path", ""))
+            src = hit.stored.rel_path if hit.stored is not None else ""
             if not src or src in linking or src in seen or src not in vi.files:
                 continue
-            found = _mention_line(str(fields.get("body", "")), pattern)
+            found = _mention_line(hit.stored.body if hit.stored is not None else "", pattern)
             if found is None:
                 continue
             offset, line = found
             seen.add(src)
-            out.append(Backlink(src, _title(vi, src), _file_line(vi, src, int(fields.get("start_byte", 0))) + offset, line, "mention"))
+            out.append(Backlink(src, _title(vi, src), _file_line(vi, src, (hit.stored.start_byte if hit.stored is not None else 0)) + offset, line, "mention"))
             if len(out) >= MAX_MENTIONS:
                 return sorted(out, key=lambda b: b.rel_path)
     return sorted(out, key=lambda b: b.rel_path)
