@@ -58,9 +58,8 @@ class HitActions:
         open_url: Opens a URL with the system (default `QDesktopServices.openUrl`).
         run: Starts a detached helper program (used to reveal a file on macOS and Windows).
         set_clipboard: Puts text on the clipboard.
-        on_failure: Told, in a sentence naming what was tried, when opening a path or revealing
-            a file failed (the controller shows it in the window; before, it went to stderr only).
-            The note, PDF, Obsidian and URL openers return that sentence to their caller instead.
+        on_failure: Told, in a sentence naming what was tried, when any open or reveal failed
+            (the controller shows it in the window; before, it went to stderr only).
     """
 
     def __init__(
@@ -77,39 +76,39 @@ class HitActions:
         self._start_detached = start_detached or _start_detached
         self.on_failure = on_failure
 
-    def open_in_editor(self, root: str, rel_path: str, line: int = 1, command: str = "") -> str | None:
+    def open_in_editor(self, root: str, rel_path: str, line: int = 1, command: str = "") -> bool:
         """Open the note in the user's editor at `line` (with `command`), else with the system default.
 
-        Returns:
-            None when it opened, else a sentence for the user saying what failed.
+        A failure is said through `on_failure` (the window's status line) with what was tried.
         """
         path = note_path(root, rel_path)
+        if not path.exists():
+            return self._fail(f"Could not open {path}: it no longer exists (moved or deleted since it was indexed)")
         if not command.strip():
-            ok = self._open_url(QUrl.fromLocalFile(str(path)))
-            return None if ok is not False else f"The system could not open {path.name} (no app is set for .md files?)"
+            return self._open(QUrl.fromLocalFile(str(path)), "with the system's default application")
         try:
             argv = editor_argv(command, path, line)
         except ValueError as exc:
-            return f"The editor command is not valid ({exc}); fix it in Settings"
+            return self._fail(f"The editor command is not valid ({exc}); fix it in Settings")
         if not self._start_detached(argv):
-            return f"Could not start the editor {argv[0]!r}: is it installed and on the PATH? (Settings › General › Editor)"
-        return None
+            return self._fail(f"Could not start the editor {argv[0]!r}: is it installed and on the PATH? (Settings › General › Editor)")
+        return True
 
-    def open_at_page(self, root: str, rel_path: str, page: int) -> str | None:
+    def open_at_page(self, root: str, rel_path: str, page: int) -> bool:
         """Open a PDF in the system viewer at `page`: the `#page=N` fragment (RFC 8118) is honoured by
         browsers' PDF viewers and some desktop ones; others open the first page."""
-        url = QUrl.fromLocalFile(str(note_path(root, rel_path)))
+        path = note_path(root, rel_path)
+        if not path.exists():
+            return self._fail(f"Could not open {path}: it no longer exists (moved or deleted since it was indexed)")
+        url = QUrl.fromLocalFile(str(path))
         url.setFragment(f"page={page}")
-        ok = self._open_url(url)
-        return None if ok is not False else f"The system could not open {rel_path} (no PDF viewer?)"
+        return self._open(url, "with the system's PDF viewer")
 
-    def open_in_obsidian(self, root: str, rel_path: str, heading: str = "") -> str | None:
-        ok = self._open_url(QUrl(obsidian_url(root, rel_path, heading)))
-        return None if ok is not False else "Obsidian did not open: is it installed?"
+    def open_in_obsidian(self, root: str, rel_path: str, heading: str = "") -> bool:
+        return self._open(QUrl(obsidian_url(root, rel_path, heading)), "in Obsidian (is Obsidian installed?)")
 
-    def open_url(self, url: QUrl) -> str | None:
-        ok = self._open_url(url)
-        return None if ok is not False else f"Could not open {url.toDisplayString()}"
+    def open_url(self, url: QUrl) -> bool:
+        return self._open(url, "with the system")
 
     def open_path(self, path: Path) -> bool:
         if not path.exists():

@@ -378,7 +378,8 @@ class VaultIndex:
 
     def _heal_links(self) -> None:
         """Read the links of indexed notes the graph lacks (an index from before links, a crash)."""
-        stale = self.links.stale({rel: rec.version for rel, rec in self.files.items()})
+        # Attachments hold no links: re-reading a PDF here would extract it again for nothing.
+        stale = self.links.stale({rel: rec.version for rel, rec in self.files.items() if attachment_kind(rel) is None})
         if stale:
             self.links.apply([], self.documents_for(stale))
         self.links.save()

@@ -23,14 +23,14 @@ def hit_menu(controller: AppController, hit: Hit, parent: QWidget) -> QMenu:
     command = controller.settings.editor_command
     if hit.page is not None:
         page = hit.page
-        menu.addAction(f"Open PDF at page {page}", lambda: _report(controller, actions.open_at_page(root, rel, page)))
+        menu.addAction(f"Open PDF at page {page}", lambda: actions.open_at_page(root, rel, page))
     else:
         line = hit_line(root, rel, hit.start_byte)
         where = f" at line {line}" if command.strip() and line > 1 else ""
-        menu.addAction(f"Open in editor{where}", lambda: _report(controller, actions.open_in_editor(root, rel, line, command)))
+        menu.addAction(f"Open in editor{where}", lambda: actions.open_in_editor(root, rel, line, command))
     heading = [p.strip() for p in hit.chunk.heading_path.split(">") if p.strip()]
     obsidian = menu.addAction(
-        "Open in Obsidian", lambda: _report(controller, actions.open_in_obsidian(root, rel, heading[-1] if len(heading) > 1 else ""))
+        "Open in Obsidian", lambda: actions.open_in_obsidian(root, rel, heading[-1] if len(heading) > 1 else "")
     )
     obsidian.setEnabled(is_obsidian_vault(root))
     if not obsidian.isEnabled():
@@ -49,9 +49,3 @@ def hit_line(root: str, rel_path: str, start_byte: int) -> int:
             return line_of(fh.read(start_byte), start_byte)
     except OSError:
         return 1
-
-
-def _report(controller: AppController, problem: str | None) -> None:
-    """A failed open is said in the status line, never only on stderr."""
-    if problem:
-        controller.message.emit(problem)

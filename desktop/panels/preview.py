@@ -203,9 +203,7 @@ class PreviewPanel(QWidget):
 
     def _open_web(self, url: QUrl) -> None:
         if self.confirm_external(url.toDisplayString()):
-            problem = self._controller.actions.open_url(url)
-            if problem:
-                self._controller.message.emit(problem)
+            self._controller.actions.open_url(url)  # a failure is said in the status line
 
     def _follow_local(self, vault: str, source: str, url: QUrl) -> None:
         anchor = url.fragment()
@@ -239,9 +237,7 @@ class PreviewPanel(QWidget):
             self.open_note(vault, rel, anchor)
 
     def _open_file(self, path: Path) -> None:
-        problem = self._controller.actions.open_url(QUrl.fromLocalFile(str(path)))
-        if problem:
-            self._controller.message.emit(problem)
+        self._controller.actions.open_url(QUrl.fromLocalFile(str(path)))  # a failure is said in the status line
 
     def _ask_external(self, address: str) -> bool:
         answer = QMessageBox.question(

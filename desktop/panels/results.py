@@ -144,9 +144,8 @@ class ResultsPanel(QWidget):
         vault = self._controller.engine.config.vault_named(hit.chunk.vault) if hit else None
         if hit is not None and vault is not None:
             line = hit_line(vault.root, hit.chunk.rel_path, hit.start_byte)
-            problem = self._controller.actions.open_in_editor(vault.root, hit.chunk.rel_path, line, self._controller.settings.editor_command)
-            if problem:
-                self._controller.message.emit(problem)
+            # A failure is said in the status line, with what was tried.
+            self._controller.actions.open_in_editor(vault.root, hit.chunk.rel_path, line, self._controller.settings.editor_command)
 
     def _on_started(self, _seq: int) -> None:
         if not self.model.rowCount():

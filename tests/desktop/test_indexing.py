@@ -141,7 +141,7 @@ def test_index_health_follows_indexing_progress_while_open_and_names_live_proble
     index_vault(qtbot, controller, vault)
     dialog = IndexHealthDialog(controller)
     qtbot.addWidget(dialog)
-    assert "notes: 1 notes, keyword only (healthy)" in dialog.summary.text()  # semantic off is not "degraded"
+    assert "notes: 1 note, keyword only (healthy)" in dialog.summary.text()  # semantic off is not "degraded"
     # What the index job reports reaches the open dialog and the status bar's source alike.
     controller.indexStarted.emit(["notes"])
     controller.indexProgress.emit("notes", 30, 120, "embedding")
