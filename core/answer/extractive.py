@@ -44,6 +44,18 @@ Embed = Callable[[list[str]], np.ndarray]
 # "How do I ..." is answered by what to type: a command, a snippet, a setting.
 PROCEDURAL = re.compile(r"(?i)^\s*(how\b|which\s+(command|option|flag|setting|function)|what\s+(command|option|flag|setting|syntax))|\b(command|syntax|snippet|recipe)\b")
 _INLINE_CODE = re.compile(r"`[^`]+`")
+_IDENT_SEP = re.compile(r"[_\W]+")
+_MNEMONIC = re.compile(r"(?<=\w)\[(\w{1,3})\]|\[(?=\w{1,3}\]\w)(\w{1,3})\]")
+
+
+def _words(text: str) -> set[str]:
+    """The text's terms, and those of its identifiers' parts: `api_key` also says "api" and "key".
+
+    Bracketed letters inside words ("Lis[t] the contents of a tar [f]ile", tldr's mnemonics) are
+    read as the plain word.
+    """
+    text = _MNEMONIC.sub(lambda m: m.group(1) or m.group(2), text)
+    return stems(text) | stems(_IDENT_SEP.sub(" ", text))
 
 
 def _form_bonus(unit: Unit, procedural: bool) -> float:
@@ -123,8 +135,8 @@ def score_units(
     for (unit, source, index), sim in zip(units, similarity):
         hit = source.hits[index]
         # A long code block's tail would cover any question: only its head and lead count as words.
-        own = stems(f"{unit.lead} {unit.intro} {unit.text[:LEXICAL_CHARS]}")
-        around = stems(f"{hit.title} {hit.chunk.heading_path}")
+        own = _words(f"{unit.lead} {unit.intro} {unit.text[:LEXICAL_CHARS]}")
+        around = _words(f"{hit.title} {hit.chunk.heading_path}")
         text_cov = _coverage(own, weights)
         cov = _coverage(own | around, weights)
         prior = 0.15 * (hit.score / top_score)  # the retriever's judgement of the note

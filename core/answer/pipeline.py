@@ -95,16 +95,19 @@ class Answerer:
             warnings.append(f"{built.dropped_for_budget} source(s) left out to stay within the context budget")
         sources = built.sources
         messages = messages_for(question, sources)
-        if self.provider is None:
-            got = self.extract(question, sources)
-            debug["extractive"] = _extract_debug(got)
+        # The answerability check runs before any model is asked: a near-miss is "your notes don't say",
+        # not an invitation to a model to fill the gap. Its passages are also the fallback answer.
+        got = self.extract(question, sources)
+        debug["extractive"] = _extract_debug(got)
+        if got.abstained:
             timings["total"] = _ms(t0)
-            if got.abstained:
-                return self._not_said(got, sources, warnings, timings, base)
+            return self._not_said(got, sources, warnings, timings, base)
+        if self.provider is None:
+            timings["total"] = _ms(t0)
             if on_delta is not None:
                 on_delta(got.answer)
             return self._finish(got.answer, sources, (), warnings, timings, base, first_token_ms=timings["total"], quotes=got.quotes)
-        return self._generate(messages, sources, warnings, timings, base, t0, on_delta, cancel)
+        return self._generate(messages, sources, warnings, timings, base, t0, on_delta, cancel, got)
 
     def _route(
         self, question: str, req: AskRequest, filters: SearchFilters, k: int, cancel: threading.Event | None
@@ -170,6 +173,7 @@ class Answerer:
         t0: float,
         on_delta: Delta | None,
         cancel: threading.Event | None,
+        fallback: Extracted | None = None,
     ) -> AskResponse:
         from core.providers.llm import ChatMessage, LLMError
 
@@ -194,7 +198,7 @@ class Answerer:
             incomplete = True  # stopped by the user: what arrived is kept as it is
             warnings.append("stopped before the answer was complete")
         timings["total"] = _ms(t0)
-        return self._finish("".join(parts), sources, tuple(messages), warnings, timings, base, first, error, incomplete)
+        return self._finish("".join(parts), sources, tuple(messages), warnings, timings, base, first, error, incomplete, fallback=fallback)
 
     def _finish(
         self,
@@ -208,6 +212,7 @@ class Answerer:
         error: str | None = None,
         incomplete: bool = False,
         quotes: tuple[Quote, ...] = (),
+        fallback: Extracted | None = None,
     ) -> AskResponse:
         check = check_citations(text, len(sources))
         for n in check.invalid:
@@ -219,7 +224,7 @@ class Answerer:
                 warnings.append(f"removed citation [{n}]: source {n} does not support the claim it was attached to")
             answer, cited = grounded.text, grounded.supported
             if answer.strip() and not cited and not incomplete:
-                got = self.extract(str(base["standalone_question"] or base["question"]), sources)
+                got = fallback or self.extract(str(base["standalone_question"] or base["question"]), sources)
                 warnings.append(
                     "the model's answer cited none of the sources, so it is not shown as the answer: "
                     + ("your notes' own passages are shown instead" if not got.abstained else "your notes don't say")

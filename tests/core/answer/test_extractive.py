@@ -54,3 +54,11 @@ def test_table_rows_and_prose_sentences_are_units() -> None:
     units = split_units("Intro sentence one is here. And a second sentence follows.\n\n| Name | Role |\n|---|---|\n| Priya Natarajan | owns releases |\n")
     assert [u.kind for u in units] == [PROSE, PROSE, ROW]  # "Name | Role" is too short to say anything
     assert units[2].text == "Priya Natarajan | owns releases"
+
+
+def test_identifier_parts_and_tldr_mnemonics_count_as_words() -> None:
+    from core.answer.context import stems
+    from core.answer.extractive import _words
+
+    assert stems("list file") <= _words("Lis[t] the contents of a tar [f]ile [v]erbosely:")
+    assert stems("api key") <= _words("The deploy api_key = [REDACTED] lives here.")
