@@ -18,7 +18,7 @@ from core.answer.models import Source
 
 _GAP = "\x00"
 MIN_SHARED = 0.25  # share of the claim's key words the cited source must hold
-_CLAIM = re.compile(r"[^\n.!?]*?(?:\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\])+[.!?]?", re.S)
+_CLAIM = re.compile(r"[^\n.!?]*?(?:\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\])+[.!?]?", re.DOTALL)
 _MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _CODE = re.compile(r"`([^`\n]{3,})`")
 

@@ -71,7 +71,7 @@ class Answerer:
         }
         if routing is not None:
             debug["folder_routing"] = routing[0].as_debug()
-        base = dict(
+        base: dict[str, Any] = dict(
             question=req.question,
             standalone_question=question if question != req.question else "",
             provider=self.provider_id,
@@ -140,7 +140,7 @@ class Answerer:
     def _not_said(
         self, got: Extracted, sources: tuple[Source, ...], warnings: list[str], timings: dict[str, float], base: dict[str, Any]
     ) -> AskResponse:
-        related = tuple(dict((s.rel_path, _reference(s)) for s in sources).values())[:5]
+        related = tuple({s.rel_path: _reference(s) for s in sources}.values())[:5]
         names = "\n".join(f"- {r.title or r.rel_path} ({r.rel_path})" for r in related)
         text = got.answer + ("\n\nThe closest notes:\n" + names if names else "")
         return AskResponse(
