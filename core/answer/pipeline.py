@@ -14,7 +14,7 @@ from core.answer.followup import rewrite
 from core.answer.grounding import check_support
 from core.answer.routing import PER_FOLDER_K, Routing, folders_of, merge, select_folders, weigh
 from core.answer.context import auto_k, build_sources, messages_for, question_stems, relevance
-from core.answer.extractive import Extracted, extract, term_weights
+from core.answer.extractive import NOT_SAID, Extracted, extract, term_weights
 from core.answer.models import AskRequest, AskResponse, Quote, Reference, Source
 from core.engine import Engine
 from core.base.models import Hit, SearchFilters
@@ -80,8 +80,10 @@ class Answerer:
         )
         if not passing:
             timings["total"] = _ms(t0)
+            related = tuple({h.chunk.rel_path: _hit_reference(n, h) for n, h in enumerate(hits, 1)}.values())[:3]
             return AskResponse(
-                answer="I could not find anything in your notes about that.",
+                answer=_not_said_text(NOT_SAID, related),
+                related=related,
                 references=(),
                 abstained=True,
                 abstain_reason="no_relevant_context",
@@ -141,10 +143,8 @@ class Answerer:
         self, got: Extracted, sources: tuple[Source, ...], warnings: list[str], timings: dict[str, float], base: dict[str, Any]
     ) -> AskResponse:
         related = tuple({s.rel_path: _reference(s) for s in sources}.values())[:5]
-        names = "\n".join(f"- {r.title or r.rel_path} ({r.rel_path})" for r in related)
-        text = got.answer + ("\n\nThe closest notes:\n" + names if names else "")
         return AskResponse(
-            answer=text,
+            answer=_not_said_text(got.answer, related),
             references=(),
             abstained=True,
             abstain_reason="notes_do_not_say",
@@ -265,6 +265,16 @@ def _extract_debug(got: Extracted) -> dict[str, Any]:
         "text": b.unit.text[:200],
     }
     return {"abstained": got.abstained, "why": got.reason, "best": best}
+
+
+def _not_said_text(said: str, related: tuple[Reference, ...]) -> str:
+    names = "\n".join(f"- {r.title or r.rel_path} ({r.rel_path})" for r in related)
+    return said + ("\n\nThe closest notes:\n" + names if names else "")
+
+
+def _hit_reference(number: int, h: Hit) -> Reference:
+    c = h.chunk
+    return Reference(number, c.vault, c.rel_path, c.heading_path, c.ordinal, h.start_byte, h.end_byte, h.title)
 
 
 def _reference(s: Source) -> Reference:
