@@ -144,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         _wait(app, lambda: window.ask.response is not None or window.ask.error is not None, 30)
         window.ask.sources.list.setCurrentRow(0)  # the first source's score breakdown
         shot(window, "04b-ask-extractive")
+        if window.ask.response is not None and window.ask.response.references:
+            window.ask.open_citation(window.ask.response.references[0].number)  # the passage, beside the answer
+            shot(window, "04c-ask-passage")
         window.tree.select(sample.name, "Recipes")
         _wait(app, lambda: controller.response is not None and bool(controller.response.parsed and controller.response.parsed.filters.folders), 10)
         window.tabs.setCurrentWidget(window.why)

@@ -31,7 +31,8 @@ from core.vault.links import labelled_text
 MAX_SOURCES = 5
 MAX_UNITS = 64
 MAX_QUOTES = 3
-EMBED_CHARS = 600
+EMBED_CHARS = 360
+EMBED_LIMIT = 24
 LEXICAL_CHARS = 300
 # Answerability, calibrated on tests/golden/ask-real.yaml (simonw-til) and checked on the held-back
 # tests/golden/ask-real-tldr.yaml: answer when the best unit covers enough of the question's
@@ -45,6 +46,18 @@ Embed = Callable[[list[str]], np.ndarray]
 # "How do I ..." is answered by what to type: a command, a snippet, a setting.
 PROCEDURAL = re.compile(r"(?i)^\s*(how\b|which\s+(command|option|flag|setting|function)|what\s+(command|option|flag|setting|syntax))|\b(command|syntax|snippet|recipe)\b")
 _INLINE_CODE = re.compile(r"`[^`]+`")
+_IDENT_SEP = re.compile(r"[_\W]+")
+_MNEMONIC = re.compile(r"(?<=\w)\[(\w{1,3})\]|\[(?=\w{1,3}\]\w)(\w{1,3})\]")
+
+
+def _words(text: str) -> set[str]:
+    """The text's terms, and those of its identifiers' parts: `api_key` also says "api" and "key".
+
+    Bracketed letters inside words ("Lis[t] the contents of a tar [f]ile", tldr's mnemonics) are
+    read as the plain word.
+    """
+    text = _MNEMONIC.sub(lambda m: m.group(1) or m.group(2), text)
+    return stems(text) | stems(_IDENT_SEP.sub(" ", text))
 
 
 def _form_bonus(unit: Unit, procedural: bool) -> float:
@@ -113,24 +126,28 @@ def score_units(
     wanted = question_stems(question) or stems(question)
     weights = dict(weights) if weights else term_weights(wanted, None, 0)
     weights = {t: weights.get(t, 1.0) for t in wanted}
-    similarity = [0.0] * len(units)
-    if embed is not None:
-        texts = [question] + [_embed_text(u, s, i) for u, s, i in units]
-        vectors = np.asarray(embed(texts))
-        similarity = [float(v) for v in vectors[1:] @ vectors[0]]
     procedural = bool(PROCEDURAL.search(question))
     top_score = max((h.score for s in sources for h in s.hits), default=0.0) or 1.0
-    scored: list[Scored] = []
-    for (unit, source, index), sim in zip(units, similarity):
+    lexical: list[tuple[float, float, float]] = []  # (text coverage, coverage, words-only score)
+    for unit, source, index in units:
         hit = source.hits[index]
         # A long code block's tail would cover any question: only its head and lead count as words.
-        own = stems(f"{unit.lead} {unit.intro} {unit.text[:LEXICAL_CHARS]}")
-        around = stems(f"{hit.title} {hit.chunk.heading_path}")
+        own = _words(f"{unit.lead} {unit.intro} {unit.text[:LEXICAL_CHARS]}")
+        around = _words(f"{hit.title} {hit.chunk.heading_path}")
         text_cov = _coverage(own, weights)
         cov = _coverage(own | around, weights)
         prior = 0.15 * (hit.score / top_score)  # the retriever's judgement of the note
-        score = sim + 0.5 * text_cov + 0.25 * cov + prior + _form_bonus(unit, procedural) - 0.002 * unit.position
-        scored.append(Scored(unit, source, index, sim, text_cov, cov, score))
+        lexical.append((text_cov, cov, 0.5 * text_cov + 0.25 * cov + prior + _form_bonus(unit, procedural) - 0.002 * unit.position))
+    similarity = [0.0] * len(units)
+    if embed is not None:
+        # The model reads only the most promising units by words and rank: it is the slow part.
+        order = sorted(range(len(units)), key=lambda i: -lexical[i][2])[:EMBED_LIMIT]
+        vectors = np.asarray(embed([question] + [_embed_text(*units[i]) for i in order]))
+        for i, v in zip(order, vectors[1:]):
+            similarity[i] = float(v @ vectors[0])
+    scored: list[Scored] = []
+    for (unit, source, index), sim, (text_cov, cov, words_score) in zip(units, similarity, lexical):
+        scored.append(Scored(unit, source, index, sim, text_cov, cov, sim + words_score))
     scored.sort(key=lambda s: -s.score)
     return scored
 

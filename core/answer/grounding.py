@@ -18,7 +18,7 @@ from core.answer.models import Source
 
 _GAP = "\x00"
 MIN_SHARED = 0.25  # share of the claim's key words the cited source must hold
-_CLAIM = re.compile(r"[^\n.!?]*?(?:\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\])+[.!?]?", re.S)
+_CLAIM = re.compile(r"[^\n.!?]*?(?:\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\])+[.!?]?", re.DOTALL)
 _MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _CODE = re.compile(r"`([^`\n]{3,})`")
 
@@ -67,6 +67,6 @@ def check_support(answer: str, sources: Sequence[Source]) -> Grounded:
         return _MARKER.sub(marker_repl, claim)
 
     text = _CLAIM.sub(claim_repl, answer)
-    text = re.sub(r"[ \t]*" + _GAP, "", text)  # only where a marker was removed
-    unsupported = [n for n in unsupported if n not in supported]
+    # Close the gap a removed marker leaves before punctuation ("claim [9]." -> "claim."), only there.
+    text = re.sub(r"[ \t]*" + _GAP + r"(?=[.,;:!?)]|\s|$)", "", text).replace(_GAP, "")
     return Grounded(text, tuple(supported), tuple(unsupported))

@@ -10,7 +10,7 @@ from typing import Any
 
 from core.answer.citations import check_citations
 from core.answer.context import auto_k, build_sources, messages_for, question_stems, relevance
-from core.answer.extractive import Extracted, extract, term_weights
+from core.answer.extractive import NOT_SAID, Extracted, extract, term_weights
 from core.answer.followup import rewrite
 from core.answer.grounding import check_support
 from core.answer.models import AskRequest, AskResponse, Quote, Reference, Source
@@ -86,9 +86,11 @@ class Answerer:
         )
         if not passing:
             timings["total"] = _ms(t0)
+            related = tuple({h.chunk.rel_path: _hit_reference(n, h) for n, h in enumerate(hits, 1)}.values())[:3]
             return replace(
                 base,
-                answer="I could not find anything in your notes about that.",
+                answer=_not_said_text(NOT_SAID, related),
+                related=related,
                 abstained=True,
                 abstain_reason="no_relevant_context",
                 warnings=tuple(warnings),
@@ -99,16 +101,19 @@ class Answerer:
             warnings.append(f"{built.dropped_for_budget} source(s) left out to stay within the context budget")
         sources = built.sources
         messages = messages_for(question, sources)
-        if self.provider is None:
-            got = self.extract(question, sources)
-            debug["extractive"] = _extract_debug(got)
+        # The answerability check runs before any model is asked: a near-miss is "your notes don't say",
+        # not an invitation to a model to fill the gap. Its passages are also the fallback answer.
+        got = self.extract(question, sources)
+        debug["extractive"] = _extract_debug(got)
+        if got.abstained:
             timings["total"] = _ms(t0)
-            if got.abstained:
-                return self._not_said(got, sources, warnings, timings, base)
+            return self._not_said(got, sources, warnings, timings, base)
+        if self.provider is None:
+            timings["total"] = _ms(t0)
             if on_delta is not None:
                 on_delta(got.answer)
             return self._finish(got.answer, sources, (), warnings, timings, base, first_token_ms=timings["total"], quotes=got.quotes)
-        return self._generate(messages, sources, warnings, timings, base, t0, on_delta, cancel)
+        return self._generate(messages, sources, warnings, timings, base, t0, on_delta, cancel, got)
 
     def _route(
         self, question: str, req: AskRequest, filters: SearchFilters, k: int, cancel: threading.Event | None
@@ -141,12 +146,10 @@ class Answerer:
     def _not_said(
         self, got: Extracted, sources: tuple[Source, ...], warnings: list[str], timings: dict[str, float], base: AskResponse
     ) -> AskResponse:
-        related = tuple(dict((s.rel_path, _reference(s)) for s in sources).values())[:5]
-        names = "\n".join(f"- {r.title or r.rel_path} ({r.rel_path})" for r in related)
-        text = got.answer + ("\n\nThe closest notes:\n" + names if names else "")
+        related = tuple({s.rel_path: _reference(s) for s in sources}.values())[:5]
         return replace(
             base,
-            answer=text,
+            answer=_not_said_text(got.answer, related),
             abstained=True,
             abstain_reason="notes_do_not_say",
             sources=sources,
@@ -172,6 +175,7 @@ class Answerer:
         t0: float,
         on_delta: Delta | None,
         cancel: threading.Event | None,
+        fallback: Extracted | None = None,
     ) -> AskResponse:
         from core.providers.llm import ChatMessage, LLMError
 
@@ -196,7 +200,7 @@ class Answerer:
             incomplete = True  # stopped by the user: what arrived is kept as it is
             warnings.append("stopped before the answer was complete")
         timings["total"] = _ms(t0)
-        return self._finish("".join(parts), sources, tuple(messages), warnings, timings, base, first, error, incomplete)
+        return self._finish("".join(parts), sources, tuple(messages), warnings, timings, base, first, error, incomplete, fallback=fallback)
 
     def _finish(
         self,
@@ -210,6 +214,7 @@ class Answerer:
         error: str | None = None,
         incomplete: bool = False,
         quotes: tuple[Quote, ...] = (),
+        fallback: Extracted | None = None,
     ) -> AskResponse:
         check = check_citations(text, len(sources))
         for n in check.invalid:
@@ -221,7 +226,7 @@ class Answerer:
                 warnings.append(f"removed citation [{n}]: source {n} does not support the claim it was attached to")
             answer, cited = grounded.text, grounded.supported
             if answer.strip() and not cited and not incomplete:
-                got = self.extract(base.standalone_question or base.question, sources)
+                got = fallback or self.extract(base.standalone_question or base.question, sources)
                 warnings.append(
                     "the model's answer cited none of the sources, so it is not shown as the answer: "
                     + ("your notes' own passages are shown instead" if not got.abstained else "your notes don't say")
@@ -260,6 +265,16 @@ def _extract_debug(got: Extracted) -> dict[str, Any]:
         "text": b.unit.text[:200],
     }
     return {"abstained": got.abstained, "why": got.reason, "best": best}
+
+
+def _not_said_text(said: str, related: tuple[Reference, ...]) -> str:
+    names = "\n".join(f"- {r.title or r.rel_path} ({r.rel_path})" for r in related)
+    return said + ("\n\nThe closest notes:\n" + names if names else "")
+
+
+def _hit_reference(number: int, h: Hit) -> Reference:
+    c = h.chunk
+    return Reference(number, c.vault, c.rel_path, c.heading_path, c.ordinal, h.start_byte, h.end_byte, h.title)
 
 
 def _reference(s: Source) -> Reference:

@@ -51,7 +51,7 @@ def parse_folders(text: str, available: Sequence[str]) -> list[str]:
     """The known folders the model named, in its order; case is forgiven, inventions dropped."""
     known = {f.lower().strip("/"): f for f in available}
     names: list[str] = []
-    match = re.search(r"\[.*?\]", text, re.S)
+    match = re.search(r"\[.*?\]", text, re.DOTALL)
     if match:
         try:
             parsed = json.loads(match.group(0))

@@ -98,7 +98,7 @@ def split_units(text: str) -> list[Unit]:
             if code.strip():
                 add(CODE, code, language, last_words)
             continue
-        if (line.startswith("    ") or line.startswith("\t")) and not paragraph and stripped:
+        if line.startswith(("    ", "\t")) and not paragraph and stripped:
             # An indented code block: after a blank line (or a heading), not a list continuation.
             body = []
             while i < len(lines) and (lines[i].startswith(("    ", "\t")) or not lines[i].strip()):

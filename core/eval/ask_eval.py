@@ -20,6 +20,7 @@ from typing import Any
 
 from core.answer import Answerer, AskRequest
 from core.answer.models import AskResponse, Quote
+from core.base.errors import CairnError
 from core.eval.golden import AskCase
 from core.vault.chunker import chunk_markdown
 from core.vault.frontmatter import parse_front_matter
@@ -81,7 +82,7 @@ def contains_expected(answer: str, expected: Sequence[str]) -> bool:
     return any(normalise(e) in flat for e in expected)
 
 
-_LINE_MARK = re.compile(r"^\s*(?:>\s?)*(?:(?:[-*+]|\d+[.)])\s+)?", re.M)
+_LINE_MARK = re.compile(r"^\s*(?:>\s?)*(?:(?:[-*+]|\d+[.)])\s+)?", re.MULTILINE)
 
 
 def quote_in_section(quote: Quote, root: Path | None) -> str | None:
@@ -119,7 +120,7 @@ def run_ask_cases(
     if root is None and vault is not None:
         try:
             root = Path(answerer.engine.vault(vault).root)
-        except Exception:  # an unknown vault was already reported by the caller
+        except CairnError:  # an unknown vault was already reported by the caller
             root = None
     results = [_run_case(answerer, case, vault, root) for case in cases]
     precisions = [r.citation_precision for r in results if r.citation_precision is not None]

@@ -64,8 +64,10 @@ def test_golden_ask_cases_extractive(engine: Engine) -> None:
     from core.eval.ask_eval import run_ask_cases
 
     golden = load_golden(REPO / "tests" / "golden" / "sample.yaml")
-    report = run_ask_cases(Answerer(engine), golden.ask_cases)
+    report = run_ask_cases(Answerer(engine), golden.ask_cases, root=REPO / "resources" / "sample-vault")
     assert len(report.cases) >= 4
     assert report.abstention_accuracy == 1.0, [(c.case_id, c.abstained) for c in report.cases]
     assert report.citation_precision is not None and report.citation_precision >= 0.8, report.cases
     assert report.forbidden_claims == 0
+    assert report.answered_rate == 1.0, [(c.case_id, c.problems) for c in report.cases]
+    assert report.quotes_in_section_rate == 1.0, [(c.case_id, c.problems) for c in report.cases]

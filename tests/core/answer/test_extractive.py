@@ -65,3 +65,9 @@ def test_quoted_sentences_show_link_labels_while_the_quote_stays_verbatim() -> N
     assert "signed off by Priya using the checklist every time. [1]" in answer
     assert "[[" not in answer and "](" not in answer
     assert quote.text == text  # what is checked against the note is untouched
+def test_identifier_parts_and_tldr_mnemonics_count_as_words() -> None:
+    from core.answer.context import stems
+    from core.answer.extractive import _words
+
+    assert stems("list file") <= _words("Lis[t] the contents of a tar [f]ile [v]erbosely:")
+    assert stems("api key") <= _words("The deploy api_key = [REDACTED] lives here.")

@@ -185,3 +185,21 @@ def test_missing_file_and_unknown_suffix_are_reported(tmp_path: Path) -> None:
         load_golden(tmp_path / "nope.yaml")
     with pytest.raises(GoldenFileError, match="unsupported golden file type"):
         load_golden(write(tmp_path, "g.txt", "cases: []"))
+
+
+def test_ask_cases_take_expected_answers_and_the_file_a_vault_found_beside_the_repository(tmp_path: Path) -> None:
+    repo = tmp_path / "wt" / "checkout"
+    (repo / "tests" / "golden").mkdir(parents=True)
+    (tmp_path / "shared" / "vaults" / "til").mkdir(parents=True)
+    path = repo / "tests" / "golden" / "real.yaml"
+    path.write_text(
+        "vault: ../shared/vaults/til\nask_cases:\n  - id: a\n    question: which process is on a port\n"
+        "    expected_answer: ['lsof -i :8000']\n"
+    )
+    golden = load_golden(path)
+    assert golden.ask_cases[0].expected_answer == ("lsof -i :8000",)
+    assert golden.vault_root() == (tmp_path / "shared" / "vaults" / "til").resolve()
+    with pytest.raises(GoldenFileError, match="'vault'"):
+        parse_golden({"vault": 3, "ask_cases": []}, "x.yaml")
+    with pytest.raises(GoldenFileError, match="expected_answer"):
+        parse_golden({"ask_cases": [{"question": "q", "expected_answer": "not a list"}]}, "x.yaml")
