@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from core.answer.models import Source
 from core.search.guardrails import mask_secrets
-from core.index.keyword_index import analyzer
 from core.index.analysis import Stemmer
 from core.base.models import Hit
 
@@ -37,7 +36,7 @@ def stems(text: str, stemmer: Stemmer | None = None) -> set[str]:
     return {term for _, _, term in (stemmer or _STEMMER).spans(text)}
 
 
-_STEMMER = Stemmer(analyzer())  # a memo of word → term; holds no state that matters
+_STEMMER = Stemmer()  # a memo of word → term; holds no state that matters
 
 
 def question_stems(question: str) -> set[str]:

@@ -149,6 +149,7 @@ class Hit:
     text: str = ""
     flags: tuple[str, ...] = ()  # guardrail flags, e.g. "policy_override_attempt"
     confidentiality: str = "internal"
+    lang: str = ""  # the chunk's detected language (ISO 639-1), "" when unknown
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +162,7 @@ class SearchFilters:
     after: str | None = None  # inclusive ISO date
     before: str | None = None  # inclusive ISO date
     allow_restricted: bool = False
+    languages: tuple[str, ...] = ()  # detected chunk languages (ISO 639-1), `lang:` in the query box
 
 
 @dataclass(frozen=True, slots=True)

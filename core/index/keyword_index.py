@@ -14,19 +14,18 @@ from typing import Any
 
 from whoosh import index as windex
 from whoosh import query as wq
-from whoosh.analysis import Analyzer, CharsetFilter, StemmingAnalyzer
+from whoosh.analysis import Analyzer
 from whoosh.codec.whoosh3 import W3Codec
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 from whoosh.scoring import BM25F
-from whoosh.support.charset import accent_map
 
 from core.index.bm25_fast import FastBM25F
-from core.index.analysis import Stemmer
+from core.index.analysis import Stemmer, build_analyzer, language, stem_language
+from core.vault.language import detect_language
 from core.base.models import Document, ParsedQuery, SearchFilters, chunk_id
 
 INDEX_NAME = "chunks"
-TOKEN_PATTERN = r"\w+(?:\.?\w+)*"
-ANALYZER_VERSION = "a2"  # part of the index hash: a change here rebuilds the index
+ANALYZER_VERSION = "a3"  # part of the index hash: a change here rebuilds the index
 SEARCH_FIELDS = ("title", "aliases", "heading_path", "body", "tags")
 # Per-field weights on top of BM25. A chunk's body already holds its heading line (and the
 # first chunk the note's H1), so the title and heading fields only add a little; tuned on
@@ -39,11 +38,14 @@ DEFAULT_B = 0.4  # Anserini's BM25 defaults; Whoosh's (0.75, 1.2) did no better 
 DEFAULT_K1 = 0.9
 
 
+# A language holding fewer chunks than this share of the vault does not get its own query
+# analysis: one misdetected chunk must not change how every query is stemmed.
+QUERY_LANGUAGE_SHARE = 0.02
+
+
 def analyzer() -> Analyzer:
-    """Stemming plus accent folding, so 'cafe' finds 'café'."""
-    # The token pattern is spelled out: this Whoosh build's default keeps punctuation such as
-    # Markdown's `**` glued to words ("**bench"), which then never match a query.
-    return StemmingAnalyzer(expression=TOKEN_PATTERN) | CharsetFilter(accent_map)
+    """CJK bigrams, per-language stemming and accent folding (see `core.index.analysis`)."""
+    return build_analyzer()
 
 
 def build_schema() -> Schema:
@@ -59,6 +61,7 @@ def build_schema() -> Schema:
         heading_path=TEXT(analyzer=ana, field_boost=1.5, stored=True),
         tags=KEYWORD(commas=True, lowercase=True, scorable=True, stored=True),
         body=TEXT(analyzer=ana, stored=True),
+        lang=ID(stored=True),  # the chunk's detected language: shown in Debug, filtered by `lang:`
         date=ID(stored=True),
         doc_type=ID(stored=True),
         confidentiality=ID(stored=True),
@@ -98,7 +101,8 @@ class KeywordIndex:
         self._weighting = BM25F(B=b, K1=k1)
         self._fast = FastBM25F(b=b, k1=k1)
         self._schema = self._ix.schema
-        self.stemmer = Stemmer(analyzer())  # the analyzer's terms for scanned text (snippets)  # reading it from the index re-reads the table of contents
+        self.stemmer = Stemmer()  # the analyzer's terms for scanned text (snippets)
+        self._languages: tuple[Any, tuple[str, ...]] = (None, ())
         self._cid_cache: tuple[Any, dict[int, str]] = (None, {})
         self._write_lock = Lock()
         self._searcher = self._new_searcher()
@@ -123,7 +127,8 @@ class KeywordIndex:
                 for doc in added:
                     writer.delete_by_term("rel_path", doc.rel_path)
                     for fields in document_fields(doc):
-                        writer.add_document(**fields)
+                        with language(fields["lang"]):  # each chunk is stemmed in its own language
+                            writer.add_document(**fields)
             except BaseException:
                 writer.cancel()
                 raise
@@ -159,25 +164,51 @@ class KeywordIndex:
             cid = cache[1][docnum] = searcher.stored_fields(docnum)["chunk_id"]
         return cid
 
+    def languages(self) -> tuple[str, ...]:
+        """The stemming languages a query is analysed in: those of the vault's chunks.
+
+        English always comes first (code, names and English words turn up in every vault);
+        a language counts only with at least `QUERY_LANGUAGE_SHARE` of the chunks.
+        """
+        searcher = self._fresh_searcher()
+        cached = self._languages
+        if cached[0] is searcher:
+            return cached[1]
+        total = max(1, searcher.doc_count())
+        found = {"en"}
+        for raw in searcher.lexicon("lang"):
+            lang = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+            if searcher.doc_frequency("lang", lang) >= QUERY_LANGUAGE_SHARE * total:
+                found.add(stem_language(lang))
+        langs = ("en", *sorted(found - {"en"}))
+        self._languages = (searcher, langs)
+        return langs
+
+    def query_terms(self, text: str) -> list[str]:
+        """The index terms `text` can match, analysed in every language of the vault."""
+        return _analyse(self._schema, "body", text, self.languages())
+
     def _clauses(self, parsed: ParsedQuery) -> list[tuple[str, str]]:
         schema = self._schema
         words = [w for w in parsed.terms if w.lower() not in QUESTION_WORDS]
         text = " ".join(words or parsed.terms)  # "how long does the dough rest" → "long dough rest"
-        return [(field, token) for field in SEARCH_FIELDS for token in _analyse(schema, field, text)]
+        langs = self.languages()
+        return [(field, token) for field in SEARCH_FIELDS for token in _analyse(schema, field, text, langs)]
 
     def build_query(self, parsed: ParsedQuery) -> wq.Query | None:
         schema = self._schema
         clauses: list[wq.Query] = [wq.Term(f, t, boost=FIELD_WEIGHTS.get(f, 1.0)) for f, t in self._clauses(parsed)]
         required: list[wq.Query] = []
         for phrase in parsed.phrases:
-            tokens = _analyse(schema, "body", phrase)
-            if not tokens:
-                continue
-            if len(tokens) == 1:
-                options = [wq.Term(f, tokens[0]) for f in ("title", "heading_path", "body")]
-            else:
-                options = [wq.Phrase(f, tokens) for f in ("title", "heading_path", "body")]
-            required.append(wq.Or(options))
+            options = []
+            for lang in self.languages():  # a phrase in each language's stems; any may match
+                tokens = _analyse(schema, "body", phrase, (lang,))
+                if len(tokens) == 1:
+                    options += [wq.Term(f, tokens[0]) for f in ("title", "heading_path", "body")]
+                elif tokens:
+                    options += [wq.Phrase(f, tokens) for f in ("title", "heading_path", "body")]
+            if options:
+                required.append(wq.Or(options))
         if not clauses and not required:
             return None
         if required:
@@ -223,6 +254,8 @@ class KeywordIndex:
 def document_fields(doc: Document) -> list[dict[str, Any]]:
     folders = ",".join(folder_ancestors(doc.rel_path))
     tags = ",".join(doc.tags)
+    # A chunk too short to tell (a heading, a code block) takes the note's language.
+    note_lang = detect_language(" ".join(c.text for c in doc.chunks[:8])) or "en"
     rows = []
     for chunk in doc.chunks:
         rows.append(
@@ -237,6 +270,7 @@ def document_fields(doc: Document) -> list[dict[str, Any]]:
                 heading_path=chunk.heading_path,
                 tags=tags,
                 body=chunk.text,
+                lang=detect_language(chunk.text) or note_lang,
                 date=doc.date or "",
                 doc_type=doc.doc_type or "",
                 confidentiality=doc.confidentiality,
@@ -261,19 +295,24 @@ def filter_query(filters: SearchFilters) -> wq.Query | None:
         parts.append(wq.Or([wq.Term("doc_type", t) for t in filters.doc_types]))
     if filters.after or filters.before:
         parts.append(wq.TermRange("date", filters.after or "0000-00-00", filters.before or "9999-99-99"))
+    if filters.languages:
+        parts.append(wq.Or([wq.Term("lang", lang.lower()) for lang in filters.languages]))
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else wq.And(parts)
 
 
-def _analyse(schema: Schema, field: str, text: str) -> list[str]:
+def _analyse(schema: Schema, field: str, text: str, langs: Sequence[str] = ("en",)) -> list[str]:
+    """The distinct terms of `text` in `field`, analysed in each of `langs` in turn."""
     if not text.strip():
         return []
     fld = schema[field]
     if field == "tags":
         return [t.lstrip("#").lower() for t in text.split() if t.strip("#")]
     seen: list[str] = []
-    for tok in fld.analyzer(text):
-        if tok.text not in seen:
-            seen.append(tok.text)
+    for lang in langs:
+        with language(lang):
+            for tok in fld.analyzer(text):
+                if tok.text not in seen:
+                    seen.append(tok.text)
     return seen

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from core.base.models import ParsedQuery, SearchFilters
 
-FILTER_KEYS = ("vault", "folder", "tag", "type", "after", "before")
+FILTER_KEYS = ("vault", "folder", "tag", "type", "after", "before", "lang")
 _TOKEN = re.compile(r'(\w+):"([^"]*)"|(\w+):(\S+)|"([^"]*)"?|(\S+)', re.UNICODE)
 
 
@@ -31,6 +31,7 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
     folders = list(base.folders)
     tags = list(base.tags)
     types = list(base.doc_types)
+    langs = list(base.languages)
     after, before = base.after, base.before
     for m in _TOKEN.finditer(text):
         key = (m.group(1) or m.group(3) or "").lower()
@@ -44,6 +45,8 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
                 tags.append(value.lstrip("#").lower())
             elif key == "type":
                 types.append(value.lower())
+            elif key == "lang":
+                langs.append(value.lower())
             else:
                 day = parse_date(value)
                 if day is None:
@@ -65,6 +68,7 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
         folders=tuple(dict.fromkeys(folders)),
         tags=tuple(dict.fromkeys(tags)),
         doc_types=tuple(dict.fromkeys(types)),
+        languages=tuple(dict.fromkeys(langs)),
         after=after,
         before=before,
     )

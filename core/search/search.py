@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from core.search.fusion import Fused, RankedList, fuse_rrf
-from core.index.keyword_index import KeywordHit, KeywordIndex, analyzer
+from core.index.keyword_index import KeywordHit, KeywordIndex
 from core.base.models import id_order, Candidate, ChunkRef, Hit, ParsedQuery, RankedScore, SearchFilters, SearchResponse, Term
 from core.search.guardrails import injection_risk, mask_secrets
 from core.search.profiles import Profile, get_profile
@@ -142,11 +142,11 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     stored = _stored_fields(sides, keyword_hits, [f.chunk_id for f in fused])
     kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
     vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
-    stems = _query_stems(parsed)
+    stems = _query_stems(parsed, sides)
     today = request.today or dt.date.today()
-    hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip())
+    hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip(), languages=parsed.filters.languages)
     hits = _cap_per_note(hits, request.per_note_cap)[: request.k]
-    stemmer = sides[0].keyword.stemmer if sides else Stemmer(analyzer())
+    stemmer = sides[0].keyword.stemmer if sides else Stemmer()
     hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()))
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
@@ -208,10 +208,12 @@ def _stored_fields(sides: Sequence[VaultSearchSide], keyword_hits: list[KeywordH
     return stored
 
 
-def _query_stems(parsed: ParsedQuery) -> frozenset[str]:
-    ana = analyzer()
+def _query_stems(parsed: ParsedQuery, sides: Sequence[VaultSearchSide]) -> frozenset[str]:
+    """The query's terms in every language of the searched vaults (what snippets mark)."""
     text = " ".join(list(parsed.terms) + list(parsed.phrases))
-    return frozenset(t.text for t in ana(text)) if text.strip() else frozenset()
+    if not text.strip():
+        return frozenset()
+    return frozenset(t for side in sides for t in side.keyword.query_terms(text))
 
 
 def _assemble(
@@ -223,11 +225,15 @@ def _assemble(
     today: dt.date,
     *,
     keep_order: bool = False,
+    languages: tuple[str, ...] = (),
 ) -> list[Hit]:
     hits: list[Hit] = []
+    wanted = {lang.lower() for lang in languages}
     for f in fused:
         fields = stored.get(f.chunk_id)
         if fields is None:  # a vector whose chunk left the keyword index: stale, skip it
+            continue
+        if wanted and fields.get("lang", "") not in wanted:  # `lang:` — the vector list cannot tell
             continue
         terms = list(f.terms)
         boost = profile.freshness_boost(fields.get("date") or None, today)
@@ -251,6 +257,7 @@ def _assemble(
                 doc_type=fields.get("doc_type") or None,
                 text=fields.get("body", ""),
                 confidentiality=fields.get("confidentiality", "internal"),
+                lang=fields.get("lang", ""),
             )
         )
     if not keep_order:  # a filter-only browse keeps its newest-first order
@@ -263,7 +270,7 @@ def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: 
     out = []
     for h in hits:
         risk = injection_risk(h.text)
-        snippet = mask_secrets(make_snippet(h.text, stems, stemmer)).text
+        snippet = mask_secrets(make_snippet(h.text, stems, stemmer, lang=h.lang or None)).text
         if risk.flags:
             penalty = Term(f"injection risk penalty ({', '.join(risk.flags)}; risk {risk.score:.2f})", -RISK_PENALTY * risk.score * h.score)
             h = replace(h, score=h.score + penalty.value, contributions=h.contributions + (penalty,), flags=risk.flags)

@@ -17,14 +17,19 @@ MARK_OPEN = "**"
 MARK_CLOSE = "**"
 
 
-def make_snippet(text: str, stems: Collection[str], stemmer: Stemmer, width: int = DEFAULT_WIDTH) -> str:
-    """The `width`-character window with the most distinct matched stems."""
+def make_snippet(
+    text: str, stems: Collection[str], stemmer: Stemmer, width: int = DEFAULT_WIDTH, lang: str | None = None
+) -> str:
+    """The `width`-character window with the most distinct matched stems.
+
+    `lang` is the chunk's language: its words are stemmed as the index stemmed them.
+    """
     flat = " ".join(_EMPHASIS.sub("", text).split())
     if not flat:
         return ""
     spans = []
     if stems:
-        spans = [span for span in stemmer.spans(flat) if span[2] in stems]
+        spans = [span for span in stemmer.spans(flat, lang) if span[2] in stems]
     if not spans:
         return _clip(flat, 0, width)
     best_start, best_count = 0, -1
