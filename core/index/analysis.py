@@ -80,6 +80,14 @@ def pieces(text: str) -> Iterator[tuple[int, int, str]]:
                 yield start + i, start + i + 2, run[i : i + 2]
 
 
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+
+
+def cjk_runs(text: str) -> list[str]:
+    """The runs of CJK characters in `text`."""
+    return _CJK_RUN.findall(text)
+
+
 def is_cjk(term: str) -> bool:
     return _IS_CJK.match(term) is not None
 

@@ -44,7 +44,7 @@ def make_snippet(
     end = min(len(flat), begin + width)
     out: list[str] = []
     pos = begin
-    for s, e, _ in spans:
+    for s, e in _merged(spans):
         if s < pos or e > end:
             continue
         out.append(flat[pos:s])
@@ -54,6 +54,17 @@ def make_snippet(
     prefix = "…" if begin > 0 else ""
     suffix = "…" if end < len(flat) else ""
     return prefix + "".join(out) + suffix
+
+
+def _merged(spans: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
+    """Overlapping or touching spans as one: CJK bigrams 保存, 存并, 并退 mark 保存并退 once."""
+    out: list[tuple[int, int]] = []
+    for s, e, _ in spans:
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
 
 
 def _clip(flat: str, start: int, width: int) -> str:

@@ -69,9 +69,9 @@ def detect_language(text: str) -> str:
     if words < MIN_WORDS:
         return ""
     if cjk_words >= 0.3 * words:
-        if kana * 10 >= han + kana:  # Japanese writes its grammar in kana; Chinese has none
-            return "ja"
-        return "ko" if hangul > han + kana else "zh"
+        if hangul > han + kana:
+            return "ko"
+        return "ja" if kana and kana * 10 >= han + kana else "zh"  # Japanese writes its grammar in kana
     if len(cyrillic) > len(latin):
         return "uk" if _UKRAINIAN.search(sample) else "ru"
     counts: Counter[str] = Counter()
