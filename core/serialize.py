@@ -31,6 +31,7 @@ def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
         "date": hit.date,
         "doc_type": hit.doc_type,
         "flags": list(hit.flags),
+        "lang": hit.lang,
     }
 
 

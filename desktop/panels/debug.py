@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
@@ -91,8 +92,16 @@ class DebugPanel(QWidget):
             self._info(warnings, w)
         self._candidates("Keyword candidates (BM25)", response.keyword_candidates, 3)
         self._candidates("Vector candidates (cosine)", response.vector_candidates, 4)
+        self._languages(response)
         for i in range(4):
             self.tree.topLevelItem(i).setExpanded(True)
+
+    def _languages(self, response: SearchResponse) -> None:
+        """Each shown hit's detected language: why a stemmer matched or not, what `lang:` would keep."""
+        counts = Counter(h.lang or "?" for h in response.hits)
+        section = self._section("Languages of the results: " + (", ".join(f"{lang} × {n}" for lang, n in counts.most_common()) or "(none)"))
+        for h in response.hits:
+            self._leaf(section, f"{h.chunk.rel_path} #{h.chunk.ordinal}", "", "", h.lang or "?")
 
     def _candidates(self, title: str, candidates: tuple[Candidate, ...], digits: int) -> None:
         shown = {h.chunk.chunk_id for h in self.response.hits} if self.response else set()
