@@ -35,6 +35,32 @@ class VaultStatus:
     built: bool
     semantic: str  # ok | empty | missing | model_mismatch | rebuilt | unavailable: REASON | partial
     semantic_fraction: float
+    languages: tuple[tuple[str, float], ...] = ()  # detected chunk languages and their shares
+    advice: str | None = None  # e.g. a better embedding model for this vault's languages
+
+
+# A vault whose chunks are mostly not English gets told about the multilingual model.
+NON_ENGLISH_ADVICE_SHARE = 0.5
+LANGUAGE_NAMES = {
+    "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
+    "nl": "Dutch", "sv": "Swedish", "ru": "Russian", "uk": "Ukrainian", "zh": "Chinese", "ja": "Japanese", "ko": "Korean",
+}  # fmt: skip
+
+
+def language_advice(shares: dict[str, float], embedder: str) -> str | None:
+    """Suggest the multilingual model when the English-only default would miss most of the meaning."""
+    if embedder != "builtin" or not shares:
+        return None
+    other = 1.0 - shares.get("en", 0.0)
+    if other < NON_ENGLISH_ADVICE_SHARE:
+        return None
+    top, share = next((lang, s) for lang, s in shares.items() if lang != "en")
+    name = LANGUAGE_NAMES.get(top, top)
+    main = f"{share:.0%} {name}" if share >= NON_ENGLISH_ADVICE_SHARE else f"{other:.0%} not English"
+    return (
+        f"This vault is {main}: the built-in English model will miss meaning. "
+        "Switch its embedding model to “Built-in multilingual” in Settings."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,7 +392,17 @@ class Engine:
                 vv.desired = vv.desired or sum(len(r.chunks) for r in self._embeddable_files(v, vi.files).values())
                 fraction = vv.fraction_complete
                 semantic = vv.status if fraction >= 1.0 or vv.status != "ok" else "partial"
-            out.append(VaultStatus(vi.info if vi.is_built else replace(vi.info, state="not built"), vi.is_built, semantic, fraction))
+            shares = vi.keyword.language_shares() if vi.is_built else {}
+            out.append(
+                VaultStatus(
+                    vi.info if vi.is_built else replace(vi.info, state="not built"),
+                    vi.is_built,
+                    semantic,
+                    fraction,
+                    languages=tuple(shares.items()),
+                    advice=language_advice(shares, v.embedder),
+                )
+            )
         return out
 
     def close(self) -> None:

@@ -82,6 +82,8 @@ def status_json(st: VaultStatus) -> dict[str, Any]:
     d = st.info.to_json()
     d["built"] = st.built
     d["semantic"] = {"state": st.semantic, "complete": round(st.semantic_fraction, 4)}
+    d["languages"] = {lang: round(share, 4) for lang, share in st.languages}
+    d["advice"] = st.advice
     return d
 
 

@@ -197,6 +197,10 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"{i.vault}  ({i.root})")
         print(f"  state: {i.state}; {i.documents} notes, {i.chunks} chunks; built {i.built_at or 'never'}")
         print(f"  semantic: {s.semantic} ({s.semantic_fraction:.0%} embedded)")
+        if s.languages:
+            print("  languages: " + ", ".join(f"{lang} {share:.0%}" for lang, share in s.languages[:6]))
+        if s.advice:
+            print(f"  advice: {s.advice}")
         for sk in i.skipped:
             print(f"  skipped {sk.rel_path}: {sk.reason.value} — {sk.detail}")
         for w in i.warnings:

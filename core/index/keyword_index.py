@@ -190,6 +190,18 @@ class KeywordIndex:
         self._languages = (searcher, langs)
         return langs
 
+    def language_shares(self) -> dict[str, float]:
+        """Each detected chunk language's share of the vault's chunks, largest first."""
+        searcher = self._fresh_searcher()
+        total = searcher.doc_count()
+        if not total:
+            return {}
+        counts = {}
+        for raw in searcher.lexicon("lang"):
+            lang = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+            counts[lang] = searcher.doc_frequency("lang", lang) / total
+        return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
     def query_terms(self, text: str) -> list[str]:
         """The index terms `text` can match, analysed in every language of the vault."""
         return _analyse(self._schema, "body", text, self.languages())
