@@ -148,6 +148,13 @@ class DebugPanel(QWidget):
             rows.append((item.text(0).removeprefix("✓ "), int(item.text(1)), float(item.text(2))))
         return rows
 
+    def languages_shown(self) -> list[tuple[str, str]]:
+        """(chunk label, language) rows of the languages section, as displayed (used by tests)."""
+        if getattr(self, "_stale", False):
+            self._render()
+        section = self.tree.topLevelItem(6)
+        return [(section.child(i).text(0), section.child(i).text(3)) for i in range(section.childCount() if section else 0)]
+
     def as_json(self) -> str:
         if self.response is None:
             return "{}"
