@@ -42,12 +42,17 @@ _FUNCTION_WORDS: dict[str, frozenset[str]] = {
 }
 
 
+def query_language(text: str) -> str:
+    """The language of a search query ("" when it cannot tell): a couple of CJK characters suffice."""
+    return detect_language(text, min_words=1)
+
+
 def prose(text: str) -> str:
     """`text` without fenced code, inline code, URLs and `{{placeholders}}`."""
     return _CODE.sub(" ", _FENCE.sub(" ", text[:SAMPLE_CHARS]))
 
 
-def detect_language(text: str) -> str:
+def detect_language(text: str, min_words: int = MIN_WORDS) -> str:
     """The main language of `text` as an ISO 639-1 code, or "" when it says too little.
 
     Args:
@@ -66,7 +71,7 @@ def detect_language(text: str) -> str:
     cyrillic = _CYRILLIC_WORD.findall(sample)
     cjk_words = (han + kana + hangul) / 2  # about two CJK characters to a word
     words = cjk_words + len(latin) + len(cyrillic)
-    if words < MIN_WORDS:
+    if words < min_words:
         return ""
     if cjk_words >= 0.3 * words:
         if hangul > han + kana:

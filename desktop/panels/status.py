@@ -57,6 +57,7 @@ class StatusPanel(QWidget):
         layout.addWidget(self.warnings, 1)
         layout.addWidget(self.note)
         layout.addWidget(self.health)
+        self._advised: set[str] = set()
         controller.snapshotChanged.connect(self._on_snapshot)
         controller.indexStarted.connect(self._on_started)
         controller.indexProgress.connect(self._on_progress)
@@ -76,13 +77,17 @@ class StatusPanel(QWidget):
         if self._indexing is not None:
             return
         self._show_summary(snapshots)
+        for snap in snapshots:  # e.g. a mostly Chinese vault on the English-only model: said once a session
+            if snap.status.advice and snap.name not in self._advised:
+                self._advised.add(snap.name)
+                self.show_message(f"{snap.name}: {snap.status.advice}", 30000)
 
     def _show_summary(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
         text = _vault_summary(snapshots)
         if self._cancelled:
             text += " &nbsp; <i>indexing cancelled — search uses what was indexed; File › Re-index to finish</i>"
         self.vaults.setText(text)
-        self.vaults.setToolTip("\n".join(f"{s.name}: {s.status.info.state}; semantic {s.status.semantic}" for s in snapshots))
+        self.vaults.setToolTip("\n".join(_vault_tooltip(s) for s in snapshots))
 
     def _on_started(self, names: list[str]) -> None:
         self._indexing = names[0] if names else ""
@@ -131,6 +136,12 @@ class StatusPanel(QWidget):
 
 def _coloured(state: str, text: str) -> str:
     return f"<span style='color:{STATE_COLOURS.get(state, '#777777')}'>●</span> {text}"
+
+
+def _vault_tooltip(snap: VaultSnapshot) -> str:
+    st = snap.status
+    langs = ", ".join(f"{lang} {share:.0%}" for lang, share in st.languages[:4])
+    return f"{snap.name}: {st.info.state}; semantic {st.semantic}" + (f"; languages {langs}" if langs else "")
 
 
 def _vault_summary(snapshots: tuple[VaultSnapshot, ...]) -> str:

@@ -32,3 +32,18 @@ def test_debug_shows_languages_and_lang_filters(
     search_and_wait(qtbot, window, "restic lang:zh")
     assert [h.chunk.rel_path for h in controller.response.hits] == ["笔记/备份.md"]
     assert window.debug.languages_shown() == [("笔记/备份.md #0", "zh")]
+
+
+def test_a_mostly_chinese_vault_is_told_about_the_multilingual_model(
+    qtbot: Any, make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    vault = tmp_path / "笔记"
+    for i, topic in enumerate(["备份", "旅行", "读书", "菜谱"]):
+        (vault / f"{topic}.md").parent.mkdir(parents=True, exist_ok=True)
+        (vault / f"{topic}.md").write_text(f"# {topic}\n\n这是关于{topic}的第{i}篇笔记，记录了很多细节和想法。\n", encoding="utf-8")
+    controller = make_controller()
+    window = make_window(controller)
+    index_vault(qtbot, controller, vault)
+    qtbot.waitUntil(lambda: "Chinese" in window.status.note.toolTip(), timeout=5000)
+    assert "multilingual" in window.status.note.toolTip()
+    assert "zh 100%" in window.status.vaults.toolTip()
