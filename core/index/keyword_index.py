@@ -180,12 +180,7 @@ class KeywordIndex:
         cached = self._languages
         if cached[0] is searcher:
             return cached[1]
-        total = max(1, searcher.doc_count())
-        found = {"en"}
-        for raw in searcher.lexicon("lang"):
-            lang = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
-            if searcher.doc_frequency("lang", lang) >= QUERY_LANGUAGE_SHARE * total:
-                found.add(stem_language(lang))
+        found = {stem_language(lang) for lang, share in self.language_shares().items() if share >= QUERY_LANGUAGE_SHARE}
         langs = ("en", *sorted(found - {"en"}))
         self._languages = (searcher, langs)
         return langs
@@ -196,7 +191,7 @@ class KeywordIndex:
         total = searcher.doc_count()
         if not total:
             return {}
-        counts = {}
+        counts: dict[str, float] = {}
         for raw in searcher.lexicon("lang"):
             lang = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
             counts[lang] = searcher.doc_frequency("lang", lang) / total
