@@ -20,7 +20,7 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 from whoosh.scoring import BM25F
 
 from core.index.bm25_fast import FastBM25F
-from core.index.analysis import Stemmer, build_analyzer, cjk_runs, language, stem_language
+from core.index.analysis import Stemmer, build_analyzer, cjk_runs, is_cjk, language, stem_language
 from core.vault.language import detect_language
 from core.base.models import Document, ParsedQuery, SearchFilters, chunk_id
 
@@ -37,6 +37,7 @@ QUESTION_WORDS = frozenset("how what when where who whom whose which why does do
 # Bigrams score like separate words; a chunk holding the query's CJK characters in the
 # query's order (its adjacent bigrams adjacent) gains up to this share of the top score.
 PHRASE_WEIGHT = 0.15
+SINGLE_CHAR_BIGRAMS = 30  # a one-character CJK query word searches this many bigrams holding it
 DEFAULT_B = 0.4  # Anserini's BM25 defaults; Whoosh's (0.75, 1.2) did no better here
 DEFAULT_K1 = 0.9
 
@@ -106,6 +107,7 @@ class KeywordIndex:
         self._schema = self._ix.schema
         self.stemmer = Stemmer()  # the analyzer's terms for scanned text (snippets)
         self._languages: tuple[Any, tuple[str, ...]] = (None, ())
+        self._bigram_cache: tuple[Any, dict[str, list[str]]] = (None, {})
         self._cid_cache: tuple[Any, dict[int, str]] = (None, {})
         self._write_lock = Lock()
         self._searcher = self._new_searcher()
@@ -206,7 +208,30 @@ class KeywordIndex:
         words = [w for w in parsed.terms if w.lower() not in QUESTION_WORDS]
         text = " ".join(words or parsed.terms)  # "how long does the dough rest" → "long dough rest"
         langs = self.languages()
-        return [(field, token) for field in SEARCH_FIELDS for token in _analyse(schema, field, text, langs)]
+        out = [(field, token) for field in SEARCH_FIELDS for token in _analyse(schema, field, text, langs)]
+        body = [t for f, t in out if f == "body" and is_cjk(t)]
+        if body and all(len(t) == 1 for t in body):
+            # A query whose only CJK is lone characters (猫): those are indexed inside bigrams
+            # (我的猫 → 我的, 的猫). Beside real bigrams a lone 用 or 把 is only noise.
+            out += [("body", gram) for char in body for gram in self._bigrams_with(char)]
+        return out
+
+    def _bigrams_with(self, char: str) -> list[str]:
+        """The most frequent indexed body bigrams holding `char`, read once per searcher."""
+        searcher = self._fresh_searcher()
+        cache = self._bigram_cache
+        if cache[0] is not searcher:
+            cache = self._bigram_cache = (searcher, {})
+        found = cache[1].get(char)
+        if found is None:
+            reader = searcher.reader()
+            grams = []
+            for raw in reader.lexicon("body"):
+                term = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+                if len(term) == 2 and char in term:
+                    grams.append((reader.doc_frequency("body", term), term))
+            found = cache[1][char] = [t for _, t in sorted(grams, reverse=True)[:SINGLE_CHAR_BIGRAMS]]
+        return found
 
     def build_query(self, parsed: ParsedQuery) -> wq.Query | None:
         schema = self._schema

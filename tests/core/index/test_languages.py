@@ -85,3 +85,8 @@ def test_hits_carry_their_language_and_lang_filters_on_it(engine: Engine) -> Non
 def test_cjk_highlights_cover_the_matched_characters_once(engine: Engine) -> None:
     hit = search(engine, "保存并退出").hits[0]
     assert "**保存并退出**" in hit.snippet
+
+
+def test_a_single_cjk_character_finds_the_words_that_hold_it(engine: Engine) -> None:
+    # "鍵" (key) stands only inside words (公開鍵, 秘密鍵): indexed as bigrams, never alone.
+    assert "pages.ja/common/gpg.md" in notes(search(engine, "鍵"))[:3]
