@@ -61,6 +61,8 @@ class VaultStatus:
     embedded: int = 0  # chunks with a vector
     wanted: int = 0  # chunks that should have one
     attachments: tuple[AttachmentCount, ...] = ()  # PDFs and text files, counted apart from notes
+    languages: tuple[tuple[str, float], ...] = ()  # detected chunk languages and their shares
+    advice: str | None = None  # e.g. a better embedding model for this vault's languages
 
     def progress(self, phase: Phase | None = None, done: int = 0, total: int = 0) -> VaultProgress:
         """This status as the one `VaultProgress` the views show; `phase` while indexing runs."""
@@ -69,6 +71,30 @@ class VaultStatus:
         if phase is not Phase.KEYWORD and total == 0:
             done, total = self.embedded, self.wanted
         return VaultProgress(self.info.vault, phase, done, total, self.semantic, self.semantic_reason)
+
+
+# A vault whose chunks are mostly not English gets told about the multilingual model.
+NON_ENGLISH_ADVICE_SHARE = 0.5
+LANGUAGE_NAMES = {
+    "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
+    "nl": "Dutch", "sv": "Swedish", "ru": "Russian", "uk": "Ukrainian", "zh": "Chinese", "ja": "Japanese", "ko": "Korean",
+}  # fmt: skip
+
+
+def language_advice(shares: dict[str, float], embedder: str) -> str | None:
+    """Suggest the multilingual model when the English-only default would miss most of the meaning."""
+    if embedder != "builtin" or not shares:
+        return None
+    other = 1.0 - shares.get("en", 0.0)
+    if other < NON_ENGLISH_ADVICE_SHARE:
+        return None
+    top, share = next((lang, s) for lang, s in shares.items() if lang != "en")
+    name = LANGUAGE_NAMES.get(top, top)
+    main = f"{share:.0%} {name}" if share >= NON_ENGLISH_ADVICE_SHARE else f"{other:.0%} not English"
+    return (
+        f"This vault is {main}: the built-in English model will miss meaning. "
+        "Switch its embedding model to “Built-in multilingual” in Settings."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -520,7 +546,11 @@ class Engine:
                     reason = "embedded by another model; re-index to rebuild"
         info = vi.info if vi.is_built else replace(vi.info, state="not built")
         attachments = count_attachments(vi.files, vi.info.skipped)
-        return VaultStatus(info, vi.is_built, semantic, fraction, reason, embedded, wanted, attachments)
+        shares = vi.keyword.language_shares() if vi.is_built else {}
+        return VaultStatus(
+            info, vi.is_built, semantic, fraction, reason, embedded, wanted, attachments,
+            languages=tuple(shares.items()), advice=language_advice(shares, v.embedder),
+        )  # fmt: skip
 
     def close(self) -> None:
         with self._lock:

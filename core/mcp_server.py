@@ -179,7 +179,8 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
         for s in statuses:
             i = s.info
             state = i.state if s.built else "not built"
-            lines.append(f"{i.vault}: {i.documents} notes, {i.chunks} chunks; {state}; semantic {s.semantic.value}" + (f" ({s.semantic_reason})" if s.semantic_reason else ""))
+            why = f" ({s.semantic_reason})" if s.semantic_reason else ""
+            lines.append(f"{i.vault}: {i.documents} notes, {i.chunks} chunks; {state}; semantic {s.semantic.value}{why}")
         return "\n".join(lines)
 
     @server.tool(

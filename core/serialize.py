@@ -34,6 +34,7 @@ def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
         "date": hit.date,
         "doc_type": hit.doc_type,
         "flags": list(hit.flags),
+        "lang": hit.lang,
     }
 
 
@@ -86,6 +87,8 @@ def status_json(st: VaultStatus) -> dict[str, Any]:
     d["built"] = st.built
     d["semantic"] = {"state": st.semantic.value, "complete": round(st.semantic_fraction, 4), "reason": st.semantic_reason}
     d["attachments"] = {c.kind: {"indexed": c.indexed, "skipped": dict(c.skipped)} for c in st.attachments}
+    d["languages"] = {lang: round(share, 4) for lang, share in st.languages}
+    d["advice"] = st.advice
     return d
 
 

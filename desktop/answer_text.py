@@ -112,7 +112,8 @@ def answer_markdown(response: AskResponse) -> str:
         if response.incomplete:
             lines += ["", "_(incomplete: the answer was cut off)_"]
     if response.unverified:
-        lines += ["", "<details><summary>The model's unverified answer (it cited none of the sources)</summary>", "", response.unverified.strip(), "", "</details>"]
+        summary = "<details><summary>The model's unverified answer (it cited none of the sources)</summary>"
+        lines += ["", summary, "", response.unverified.strip(), "", "</details>"]
     if response.sources and not response.abstained:
         lines += ["", "**Sources**", ""]
         for s in response.sources:

@@ -390,7 +390,7 @@ class AppController(QObject):
         if self.scope is not None:
             folders = (self.scope.folder,) if self.scope.folder else ()
             filters = replace(filters, vaults=(self.scope.vault,), folders=folders + filters.folders)
-        has_filter = bool(filters.vaults or filters.folders or filters.tags or filters.doc_types or filters.after or filters.before)
+        has_filter = bool(filters.vaults or filters.folders or filters.tags or filters.doc_types or filters.languages or filters.after or filters.before)
         if not text.strip() and not has_filter:
             self._last_search = None
             self._shown_seq = self._seq

@@ -56,6 +56,8 @@ def filters_lines(filters: SearchFilters | None) -> list[str]:
         lines.append(f"tags ({filters.tag_mode}): " + ", ".join(filters.tags))
     if filters.doc_types:
         lines.append("type: " + ", ".join(filters.doc_types))
+    if filters.languages:
+        lines.append("lang: " + ", ".join(filters.languages))
     if filters.after:
         lines.append(f"after: {filters.after}")
     if filters.before:

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from core.answer.models import Source
 from core.base.models import Hit, cited_path
 from core.index.analysis import Stemmer
-from core.index.keyword_index import analyzer
 from core.search.guardrails import mask_secrets
 
 MIN_COSINE = 0.35  # all-MiniLM-L6-v2: unrelated texts sit well below this
@@ -38,7 +37,7 @@ def stems(text: str, stemmer: Stemmer | None = None) -> set[str]:
     return {term for _, _, term in (stemmer or _STEMMER).spans(text)}
 
 
-_STEMMER = Stemmer(analyzer())  # a memo of word → term; holds no state that matters
+_STEMMER = Stemmer()  # a memo of word → term; holds no state that matters
 
 
 _HOW_MUCH = re.compile(r"(?i)\bhow\s+(long|much|many|often|far|big|large|old)\b|\bdoes\s+it\s+take\b|\b(take|takes)\b")

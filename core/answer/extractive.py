@@ -44,7 +44,10 @@ NOT_SAID = "Your notes don't say."
 
 Embed = Callable[[list[str]], np.ndarray]
 # "How do I ..." is answered by what to type: a command, a snippet, a setting.
-PROCEDURAL = re.compile(r"(?i)^\s*(how\b|which\s+(command|option|flag|setting|function)|what\s+(command|option|flag|setting|syntax))|\b(command|syntax|snippet|recipe)\b")
+PROCEDURAL = re.compile(
+    r"(?i)^\s*(how\b|which\s+(command|option|flag|setting|function)|what\s+(command|option|flag|setting|syntax))"
+    r"|\b(command|syntax|snippet|recipe)\b"
+)
 _INLINE_CODE = re.compile(r"`[^`]+`")
 _IDENT_SEP = re.compile(r"[_\W]+")
 _MNEMONIC = re.compile(r"(?<=\w)\[(\w{1,3})\]|\[(?=\w{1,3}\]\w)(\w{1,3})\]")

@@ -201,6 +201,7 @@ class Hit:
     flags: tuple[str, ...] = ()  # guardrail flags, e.g. "policy_override_attempt"
     confidentiality: str = "internal"
     page: int | None = None  # 1-based PDF page of the chunk
+    lang: str = ""  # the chunk's detected language (ISO 639-1), "" when unknown
 
 
 def cited_path(rel_path: str, page: int | None, last_page: int | None = None) -> str:
@@ -222,6 +223,7 @@ class SearchFilters:
     after: str | None = None  # inclusive ISO date
     before: str | None = None  # inclusive ISO date
     allow_restricted: bool = False
+    languages: tuple[str, ...] = ()  # detected chunk languages (ISO 639-1), `lang:` in the query box
 
 
 @dataclass(frozen=True, slots=True)

@@ -120,7 +120,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("No matches.")
     for i, h in enumerate(resp.hits, 1):
         where = f" › {h.chunk.heading_path}" if h.chunk.heading_path else ""
-        ref = f"{h.chunk.vault}/{h.chunk.rel_path}#{h.chunk.ordinal}" if h.page is None else f"{h.chunk.vault}/{cited_path(h.chunk.rel_path, h.page)} · #{h.chunk.ordinal}"
+        where = h.chunk.rel_path if h.page is None else f"{cited_path(h.chunk.rel_path, h.page)} · "
+        ref = f"{h.chunk.vault}/{where}#{h.chunk.ordinal}"
         print(f"{i:>2}. {h.title}{where}  [{ref}]  score {h.score:.4f}")
         print(f"    {h.snippet}")
         if args.explain:
@@ -214,6 +215,10 @@ def cmd_status(args: argparse.Namespace) -> int:
             print(f"  attachments: {describe_attachments(s.attachments)}")
         why = f" — {s.semantic_reason}" if s.semantic_reason else ""
         print(f"  semantic: {s.semantic.value} ({s.semantic_fraction:.0%} embedded){why}")
+        if s.languages:
+            print("  languages: " + ", ".join(f"{lang} {share:.0%}" for lang, share in s.languages[:6]))
+        if s.advice:
+            print(f"  advice: {s.advice}")
         for sk in i.skipped:
             print(f"  skipped {sk.rel_path}: {sk.reason.value} — {sk.detail}")
         for w in i.warnings:

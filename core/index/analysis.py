@@ -3,52 +3,215 @@
 The index analyzer decides which words become terms; snippets, highlights and
 the answer's word overlap must agree with it, so the word → term mapping lives
 here, below the search layer that uses it.
+
+Two things make it work for every language:
+
+- Chinese, Japanese and Korean write words without spaces, so a run of Han,
+  kana or Hangul becomes overlapping character bigrams ("斐波那契数列" → 斐波,
+  波那, 那契, 契数, 数列), a lone character a unigram. A query is cut the same
+  way, so "斐波那契" finds the note whatever the surrounding sentence.
+- Other words are stemmed in the language of the chunk they stand in (German
+  with the German Snowball stemmer, ...), English with Porter as always. The
+  language comes from a context variable the index sets per chunk (Whoosh calls
+  the analyzer with the text only); a query is analysed once per language the
+  vault holds.
 """
 
 from __future__ import annotations
 
-from whoosh.analysis import Analyzer
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from whoosh.analysis import Analyzer, Filter, Tokenizer
+from whoosh.analysis.acore import Token
+from whoosh.analysis.analyzers import STOP_WORDS
+from whoosh.lang import stemmer_for_language, stopwords_for_language
+from whoosh.lang.porter import stem as porter_stem
+from whoosh.support.charset import accent_map
+
+# Han (with 々 and 〇), Hiragana, Katakana (with half-width forms) and Hangul.
+CJK_CHARS = (
+    "\u1100-\u11ff\u3005\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f"
+)
+# A CJK run, or a word of other letters and digits (dotted words such as "3.14" or
+# "os.path" stay whole). A word stops where a CJK run starts: "tar文件" is "tar" + "文件".
+TOKEN_PATTERN = rf"([{CJK_CHARS}]+)|[^\W{CJK_CHARS}]+(?:\.[^\W{CJK_CHARS}]+)*"
+_TOKEN = re.compile(TOKEN_PATTERN)
+_IS_CJK = re.compile(f"[{CJK_CHARS}]")
+MIN_WORD = 2  # shorter words are noise ("a", "x") — but a CJK character is a word
+DEFAULT_LANGUAGE = "en"
+# Languages whose words get their own Snowball stemmer; any other language (Chinese,
+# Japanese, Korean, ...) keeps Porter for the English words it is sprinkled with.
+SNOWBALL = frozenset("da de es fi fr hu it nl no pt ro ru sv tr".split())
+
+_LANGUAGE: ContextVar[str] = ContextVar("cairn_analysis_language", default=DEFAULT_LANGUAGE)
+
+
+def stem_language(lang: str) -> str:
+    """The stemming language used for words of a chunk detected as `lang`."""
+    return lang if lang in SNOWBALL else DEFAULT_LANGUAGE
+
+
+@contextmanager
+def language(lang: str) -> Iterator[None]:
+    """Analyse text inside this block as `lang` (a chunk's or a query's language)."""
+    token = _LANGUAGE.set(stem_language(lang))
+    try:
+        yield
+    finally:
+        _LANGUAGE.reset(token)
+
+
+def pieces(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, text) of each raw token: words, and CJK runs cut into bigrams."""
+    for m in _TOKEN.finditer(text):
+        run = m.group(1)
+        start = m.start()
+        if run is None:
+            yield start, m.end(), m.group(0)
+        elif len(run) == 1:
+            yield start, start + 1, run
+        else:
+            for i in range(len(run) - 1):
+                yield start + i, start + i + 2, run[i : i + 2]
+
+
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+
+
+def cjk_runs(text: str) -> list[str]:
+    """The runs of CJK characters in `text`."""
+    return _CJK_RUN.findall(text)
+
+
+def is_cjk(term: str) -> bool:
+    return _IS_CJK.match(term) is not None
+
+
+class _Terms:
+    """Word → term for one stemming language, memoised (the same word recurs a lot)."""
+
+    def __init__(self, lang: str) -> None:
+        self.stem: Callable[[str], str] = porter_stem if lang == DEFAULT_LANGUAGE else stemmer_for_language(lang)
+        stops = set(STOP_WORDS)
+        if lang != DEFAULT_LANGUAGE:
+            stops |= set(stopwords_for_language(lang))
+        self.stops = frozenset(stops)
+        self.cache: dict[str, str | None] = {}
+
+    def term(self, word: str) -> str | None:
+        cached = self.cache.get(word, "")
+        if cached != "":
+            return cached
+        if is_cjk(word):
+            term: str | None = word
+        else:
+            low = word.lower()
+            stopped = low in self.stops or len(low) < MIN_WORD
+            term = None if stopped else self.stem(low).translate(accent_map)
+        if len(self.cache) < 100_000:
+            self.cache[word] = term
+        return term
+
+
+_TERMS: dict[str, _Terms] = {}
+
+
+def terms_for(lang: str) -> _Terms:
+    lang = stem_language(lang)
+    found = _TERMS.get(lang)
+    if found is None:
+        found = _TERMS[lang] = _Terms(lang)
+    return found
+
+
+class ScriptTokenizer(Tokenizer):
+    """Words, and CJK runs as overlapping bigrams (see `pieces`)."""
+
+    def __call__(
+        self,
+        value: str,
+        positions: bool = False,
+        chars: bool = False,
+        keeporiginal: bool = False,
+        removestops: bool = True,
+        start_pos: int = 0,
+        start_char: int = 0,
+        tokenize: bool = True,
+        mode: str = "",
+        **kwargs: Any,
+    ) -> Iterator[Token]:
+        t = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        if not tokenize:  # Whoosh asks for the value as one token (e.g. a stored-field lookup)
+            t.original = t.text = value
+            t.boost, t.stopped = 1.0, False
+            if positions:
+                t.pos = start_pos
+            if chars:
+                t.startchar, t.endchar = start_char, start_char + len(value)
+            yield t
+            return
+        for pos, (start, end, text) in enumerate(pieces(value)):
+            t.text = text
+            t.boost, t.stopped = 1.0, False
+            if keeporiginal:
+                t.original = text
+            if positions:
+                t.pos = start_pos + pos
+            if chars:
+                t.startchar, t.endchar = start_char + start, start_char + end
+            yield t
+
+
+class TermFilter(Filter):
+    """Lower case, stop words, stemming in the current language, accent folding."""
+
+    def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
+        term = terms_for(_LANGUAGE.get()).term
+        pos: int | None = None
+        for t in tokens:
+            text = term(t.text)
+            if text is None:
+                if not t.removestops:
+                    t.stopped = True
+                    yield t
+                continue
+            if t.positions:  # renumber past removed stop words, as Whoosh's StopFilter does
+                pos = t.pos if pos is None else pos + 1
+                t.pos = pos
+            t.text, t.stopped = text, False
+            yield t
+
+
+def build_analyzer() -> Analyzer:
+    """The analyzer of every text field of the keyword index."""
+    return ScriptTokenizer() | TermFilter()
 
 
 class Stemmer:
-    """The index analyzer's word → term mapping, memoised, for text that is only scanned.
+    """The index analyzer's word → term mapping, for text that is only scanned.
 
     Running the full Whoosh analyzer over every shown chunk cost ~2 ms a hit; this
-    does the same steps (token pattern, lower case, stop words, Porter stem,
-    accent folding) with a per-word cache. A test holds it equal to the analyzer.
+    does the same steps through the same memo. A test holds it equal to the analyzer.
     """
 
-    def __init__(self, analyzer: Analyzer) -> None:
-        items = list(getattr(analyzer, "items", ()))
-        tokenizer = items[0]
-        self._pattern = tokenizer.expression
-        self._stops: frozenset[str] = frozenset()
-        self._stem = lambda w: w
-        self._fold: dict[int, str] = {}
-        for item in items[1:]:
-            if hasattr(item, "stops"):
-                self._stops, self._min = frozenset(item.stops), item.min
-            elif hasattr(item, "stemfn"):
-                self._stem = item.stemfn
-            elif hasattr(item, "charmap"):
-                self._fold = item.charmap
-        self._min = getattr(self, "_min", 1)
-        self._cache: dict[str, str | None] = {}
+    def __init__(self, analyzer: Analyzer | None = None, lang: str = DEFAULT_LANGUAGE) -> None:
+        del analyzer  # accepted for old callers: there is one analyzer now
+        self.lang = lang
 
-    def term(self, word: str) -> str | None:
-        cached = self._cache.get(word, "")
-        if cached != "":
-            return cached
-        low = word.lower()
-        term = None if (low in self._stops or len(low) < self._min) else self._stem(low).translate(self._fold)
-        if len(self._cache) < 100_000:
-            self._cache[word] = term
-        return term
+    def term(self, word: str, lang: str | None = None) -> str | None:
+        return terms_for(lang or self.lang).term(word)
 
-    def spans(self, text: str) -> list[tuple[int, int, str]]:
+    def spans(self, text: str, lang: str | None = None) -> list[tuple[int, int, str]]:
+        """(start, end, term) of each indexed term of `text` analysed as `lang`."""
+        term = terms_for(lang or self.lang).term
         out = []
-        for m in self._pattern.finditer(text):
-            term = self.term(m.group(0))
-            if term is not None:
-                out.append((m.start(), m.end(), term))
+        for start, end, word in pieces(text):
+            found = term(word)
+            if found is not None:
+                out.append((start, end, found))
         return out

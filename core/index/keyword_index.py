@@ -14,19 +14,18 @@ from typing import Any
 
 from whoosh import index as windex
 from whoosh import query as wq
-from whoosh.analysis import Analyzer, CharsetFilter, StemmingAnalyzer
+from whoosh.analysis import Analyzer
 from whoosh.codec.whoosh3 import W3Codec
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 from whoosh.scoring import BM25F
-from whoosh.support.charset import accent_map
 
 from core.base.models import Document, ParsedQuery, SearchFilters, chunk_id
-from core.index.analysis import Stemmer
+from core.index.analysis import Stemmer, build_analyzer, cjk_runs, is_cjk, language, stem_language
 from core.index.bm25_fast import FastBM25F
+from core.vault.language import detect_language
 
 INDEX_NAME = "chunks"
-TOKEN_PATTERN = r"\w+(?:\.?\w+)*"
-ANALYZER_VERSION = "a2"  # part of the index hash: a change here rebuilds the index
+ANALYZER_VERSION = "a3"  # part of the index hash: a change here rebuilds the index
 SEARCH_FIELDS = ("title", "aliases", "heading_path", "body", "tags")
 # Per-field weights on top of BM25. A chunk's body already holds its heading line (and the
 # first chunk the note's H1), so the title and heading fields only add a little; tuned on
@@ -35,15 +34,22 @@ FIELD_WEIGHTS = {"title": 0.25, "aliases": 0.5, "heading_path": 0.1, "body": 1.0
 # Words that make a question a question but say nothing about its subject. Whoosh's stop list
 # keeps them, and in a small vault "how" or "does" is rare enough to outrank the subject.
 QUESTION_WORDS = frozenset("how what when where who whom whose which why does do did should could would can".split())
+# Bigrams score like separate words; a chunk holding the query's CJK characters in the
+# query's order (its adjacent bigrams adjacent) gains up to this share of the top score.
+PHRASE_WEIGHT = 0.15
+SINGLE_CHAR_BIGRAMS = 30  # a one-character CJK query word searches this many bigrams holding it
 DEFAULT_B = 0.4  # Anserini's BM25 defaults; Whoosh's (0.75, 1.2) did no better here
 DEFAULT_K1 = 0.9
 
 
+# A language holding fewer chunks than this share of the vault does not get its own query
+# analysis: one misdetected chunk must not change how every query is stemmed.
+QUERY_LANGUAGE_SHARE = 0.02
+
+
 def analyzer() -> Analyzer:
-    """Stemming plus accent folding, so 'cafe' finds 'café'."""
-    # The token pattern is spelled out: this Whoosh build's default keeps punctuation such as
-    # Markdown's `**` glued to words ("**bench"), which then never match a query.
-    return StemmingAnalyzer(expression=TOKEN_PATTERN) | CharsetFilter(accent_map)
+    """CJK bigrams, per-language stemming and accent folding (see `core.index.analysis`)."""
+    return build_analyzer()
 
 
 def build_schema() -> Schema:
@@ -59,6 +65,7 @@ def build_schema() -> Schema:
         heading_path=TEXT(analyzer=ana, field_boost=1.5, stored=True),
         tags=KEYWORD(commas=True, lowercase=True, scorable=True, stored=True),
         body=TEXT(analyzer=ana, stored=True),
+        lang=ID(stored=True),  # the chunk's detected language: shown in Debug, filtered by `lang:`
         date=ID(stored=True),
         doc_type=ID(stored=True),
         confidentiality=ID(stored=True),
@@ -91,6 +98,7 @@ class StoredChunk:
     start_byte: int
     end_byte: int
     page: int | None = None  # 1-based page of a PDF's chunk; None for a note
+    lang: str = ""  # the chunk's detected language (ISO 639-1), "" when unknown
 
     @classmethod
     def from_fields(cls, f: Mapping[str, Any]) -> StoredChunk:
@@ -110,6 +118,7 @@ class StoredChunk:
             start_byte=int(f["start_byte"]),
             end_byte=int(f["end_byte"]),
             page=stored_page(f.get("page")),
+            lang=str(f.get("lang") or ""),
         )
 
 
@@ -149,7 +158,9 @@ class KeywordIndex:
         self._weighting = BM25F(B=b, K1=k1)
         self._fast = FastBM25F(b=b, k1=k1)
         self._schema = self._ix.schema
-        self.stemmer = Stemmer(analyzer())  # the analyzer's terms for scanned text (snippets)  # reading it from the index re-reads the table of contents
+        self.stemmer = Stemmer()  # the analyzer's terms for scanned text (snippets)
+        self._languages: tuple[Any, tuple[str, ...]] = (None, ())
+        self._bigram_cache: tuple[Any, dict[str, list[str]]] = (None, {})
         self._cid_cache: tuple[Any, dict[int, str]] = (None, {})
         self._write_lock = Lock()
         self._searcher = self._new_searcher()
@@ -182,7 +193,8 @@ class KeywordIndex:
                 for doc in added:
                     writer.delete_by_term("rel_path", doc.rel_path)
                     for fields in document_fields(doc):
-                        writer.add_document(**fields)
+                        with language(fields["lang"]):  # each chunk is stemmed in its own language
+                            writer.add_document(**fields)
             except BaseException:
                 writer.cancel()
                 raise
@@ -204,6 +216,9 @@ class KeywordIndex:
             include = set(searcher.docs_for_query(flt)) if flt is not None else None
             exclude = set(searcher.docs_for_query(mask)) if mask is not None else set()
             top = self._fast.top(searcher, clauses, limit, field_weights=FIELD_WEIGHTS, exclude=exclude, include=include)
+            grams = _trigrams(parsed)
+            if grams and top and PHRASE_WEIGHT:
+                return _phrase_rerank(searcher, top, grams)
             return [KeywordHit(self._chunk_id(searcher, docnum), score, None) for docnum, score in top]
         results = searcher.search(q, limit=limit, filter=flt, mask=mask)
         return [_hit(dict(hit.fields()), float(hit.score or 0.0)) for hit in results]
@@ -218,25 +233,81 @@ class KeywordIndex:
             cid = cache[1][docnum] = searcher.stored_fields(docnum)["chunk_id"]
         return cid
 
+    def languages(self) -> tuple[str, ...]:
+        """The stemming languages a query is analysed in: those of the vault's chunks.
+
+        English always comes first (code, names and English words turn up in every vault);
+        a language counts only with at least `QUERY_LANGUAGE_SHARE` of the chunks.
+        """
+        searcher = self._fresh_searcher()
+        cached = self._languages
+        if cached[0] is searcher:
+            return cached[1]
+        found = {stem_language(lang) for lang, share in self.language_shares().items() if share >= QUERY_LANGUAGE_SHARE}
+        langs = ("en", *sorted(found - {"en"}))
+        self._languages = (searcher, langs)
+        return langs
+
+    def language_shares(self) -> dict[str, float]:
+        """Each detected chunk language's share of the vault's chunks, largest first."""
+        searcher = self._fresh_searcher()
+        total = searcher.doc_count()
+        if not total:
+            return {}
+        counts: dict[str, float] = {}
+        for raw in searcher.lexicon("lang"):
+            lang = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+            counts[lang] = searcher.doc_frequency("lang", lang) / total
+        return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+    def query_terms(self, text: str) -> list[str]:
+        """The index terms `text` can match, analysed in every language of the vault."""
+        return _analyse(self._schema, "body", text, self.languages())
+
     def _clauses(self, parsed: ParsedQuery) -> list[tuple[str, str]]:
         schema = self._schema
         words = [w for w in parsed.terms if w.lower() not in QUESTION_WORDS]
         text = " ".join(words or parsed.terms)  # "how long does the dough rest" → "long dough rest"
-        return [(field, token) for field in SEARCH_FIELDS for token in _analyse(schema, field, text)]
+        langs = self.languages()
+        out = [(field, token) for field in SEARCH_FIELDS for token in _analyse(schema, field, text, langs)]
+        body = [t for f, t in out if f == "body" and is_cjk(t)]
+        if body and all(len(t) == 1 for t in body):
+            # A query whose only CJK is lone characters (猫): those are indexed inside bigrams
+            # (我的猫 → 我的, 的猫). Beside real bigrams a lone 用 or 把 is only noise.
+            out += [("body", gram) for char in body for gram in self._bigrams_with(char)]
+        return out
+
+    def _bigrams_with(self, char: str) -> list[str]:
+        """The most frequent indexed body bigrams holding `char`, read once per searcher."""
+        searcher = self._fresh_searcher()
+        cache = self._bigram_cache
+        if cache[0] is not searcher:
+            cache = self._bigram_cache = (searcher, {})
+        found = cache[1].get(char)
+        if found is None:
+            reader = searcher.reader()
+            grams = []
+            for raw in reader.lexicon("body"):
+                term = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+                if len(term) == 2 and char in term:
+                    grams.append((reader.doc_frequency("body", term), term))
+            found = cache[1][char] = [t for _, t in sorted(grams, reverse=True)[:SINGLE_CHAR_BIGRAMS]]
+        return found
 
     def build_query(self, parsed: ParsedQuery) -> wq.Query | None:
         schema = self._schema
         clauses: list[wq.Query] = [wq.Term(f, t, boost=FIELD_WEIGHTS.get(f, 1.0)) for f, t in self._clauses(parsed)]
         required: list[wq.Query] = []
         for phrase in parsed.phrases:
-            tokens = _analyse(schema, "body", phrase)
-            if not tokens:
-                continue
-            if len(tokens) == 1:
-                options = [wq.Term(f, tokens[0]) for f in ("title", "heading_path", "body")]
-            else:
-                options = [wq.Phrase(f, tokens) for f in ("title", "heading_path", "body")]
-            required.append(wq.Or(options))
+            options = []
+            for lang in self.languages():  # a phrase in each language's stems; any may match
+                tokens = _analyse(schema, "body", phrase, (lang,))
+                if len(tokens) == 1:
+                    options += [wq.Term(f, tokens[0]) for f in ("title", "heading_path", "body")]
+                elif tokens:
+                    options += [wq.Phrase(f, tokens) for f in ("title", "heading_path", "body")]
+            if options:
+                required.append(wq.Or(options))
         if not clauses and not required:
             return None
         if required:
@@ -282,6 +353,8 @@ class KeywordIndex:
 def document_fields(doc: Document) -> list[dict[str, Any]]:
     folders = ",".join(folder_ancestors(doc.rel_path))
     tags = ",".join(doc.tags)
+    # A chunk too short to tell (a heading, a code block) takes the note's language.
+    note_lang = detect_language(" ".join(c.text for c in doc.chunks[:8])) or "en"
     rows = []
     for chunk in doc.chunks:
         rows.append(
@@ -296,6 +369,7 @@ def document_fields(doc: Document) -> list[dict[str, Any]]:
                 heading_path=chunk.heading_path,
                 tags=tags,
                 body=chunk.text,
+                lang=detect_language(chunk.text) or note_lang,
                 date=doc.date or "",
                 doc_type=doc.doc_type or "",
                 confidentiality=doc.confidentiality,
@@ -321,19 +395,47 @@ def filter_query(filters: SearchFilters) -> wq.Query | None:
         parts.append(wq.Or([wq.Term("doc_type", t) for t in filters.doc_types]))
     if filters.after or filters.before:
         parts.append(wq.TermRange("date", filters.after or "0000-00-00", filters.before or "9999-99-99"))
+    if filters.languages:
+        parts.append(wq.Or([wq.Term("lang", lang.lower()) for lang in filters.languages]))
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else wq.And(parts)
 
 
-def _analyse(schema: Schema, field: str, text: str) -> list[str]:
+def _trigrams(parsed: ParsedQuery) -> frozenset[str]:
+    """Every three-character window of the query's CJK runs: two adjacent bigrams."""
+    text = " ".join(parsed.terms)
+    return frozenset(run[i : i + 3] for run in cjk_runs(text) for i in range(len(run) - 2))
+
+
+def _phrase_rerank(searcher: Any, top: list[tuple[int, float]], grams: frozenset[str]) -> list[KeywordHit]:
+    """Phrase-like scoring for CJK: the share of the query's trigrams a chunk holds adds to its score.
+
+    Bigram postings carry no order, so "压缩包" and a chunk with 压缩 here and 缩包 there
+    would score alike; the stored text tells which chunk has the words as the query wrote them.
+    """
+    best = top[0][1]
+    hits = []
+    for docnum, score in top:
+        fields = searcher.stored_fields(docnum)
+        text = f"{fields.get('title', '')}\n{fields.get('body', '')}"
+        found = sum(1 for g in grams if g in text)
+        hits.append(KeywordHit(fields["chunk_id"], score + PHRASE_WEIGHT * best * found / len(grams), StoredChunk.from_fields(fields)))
+    hits.sort(key=lambda h: -h.score)
+    return hits
+
+
+def _analyse(schema: Schema, field: str, text: str, langs: Sequence[str] = ("en",)) -> list[str]:
+    """The distinct terms of `text` in `field`, analysed in each of `langs` in turn."""
     if not text.strip():
         return []
     fld = schema[field]
     if field == "tags":
         return [t.lstrip("#").lower() for t in text.split() if t.strip("#")]
     seen: list[str] = []
-    for tok in fld.analyzer(text):
-        if tok.text not in seen:
-            seen.append(tok.text)
+    for lang in langs:
+        with language(lang):
+            for tok in fld.analyzer(text):
+                if tok.text not in seen:
+                    seen.append(tok.text)
     return seen

@@ -54,8 +54,20 @@ _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # Bare base64, as in the middle of a long key block whose BEGIN line is in an earlier chunk:
     # two or more lines of 40+ base64 characters, or one of 64+, mixing cases and digits
     # (English words and hex hashes never do all of that).
-    ("base64_blob", re.compile(r"(?m)^[ \t>]*(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*\d)[A-Za-z0-9+/]{40,}={0,2}[ \t]*(?:\r?\n[ \t>]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$)+")),
-    ("base64_blob", re.compile(r"(?<![A-Za-z0-9+/_.-])(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*\d)[A-Za-z0-9+/]{64,}={0,2}(?![A-Za-z0-9+/_.-])")),
+    (
+        "base64_blob",
+        re.compile(
+            r"(?m)^[ \t>]*(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*\d)[A-Za-z0-9+/]{40,}={0,2}[ \t]*"
+            r"(?:\r?\n[ \t>]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$)+"
+        ),
+    ),
+    (
+        "base64_blob",
+        re.compile(
+            r"(?<![A-Za-z0-9+/_.-])(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*\d)"
+            r"[A-Za-z0-9+/]{64,}={0,2}(?![A-Za-z0-9+/_.-])"
+        ),
+    ),
 )
 
 

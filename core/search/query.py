@@ -17,7 +17,7 @@ from core.base.models import ParsedQuery, SearchFilters
 # with every term (5,000 words took 18 s in #22) and nothing useful comes of it.
 MAX_QUERY_CHARS = 2_000
 MAX_QUERY_TERMS = 200
-FILTER_KEYS = ("vault", "folder", "tag", "type", "after", "before")
+FILTER_KEYS = ("vault", "folder", "tag", "type", "after", "before", "lang")
 _TOKEN = re.compile(r'(\w+):"([^"]*)"|(\w+):(\S+)|"([^"]*)"?|(\S+)', re.UNICODE)
 
 
@@ -55,6 +55,7 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
     folders = list(base.folders)
     tags = list(base.tags)
     types = list(base.doc_types)
+    langs = list(base.languages)
     after, before = base.after, base.before
     for m in _TOKEN.finditer(text):
         key = (m.group(1) or m.group(3) or "").lower()
@@ -68,6 +69,8 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
                 tags.append(value.lstrip("#").lower())
             elif key == "type":
                 types.append(value.lower())
+            elif key == "lang":
+                langs.append(value.lower())
             else:
                 day = parse_date(value)
                 if day is None:
@@ -89,6 +92,7 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
         folders=tuple(dict.fromkeys(folders)),
         tags=tuple(dict.fromkeys(tags)),
         doc_types=tuple(dict.fromkeys(types)),
+        languages=tuple(dict.fromkeys(langs)),
         after=after,
         before=before,
     )

@@ -29,7 +29,7 @@ from core.base.models import (
     split_chunk_id,
 )
 from core.index.analysis import Stemmer
-from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk, analyzer
+from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk
 from core.index.link_graph import LinkGraph
 from core.search.fusion import Fused, RankedList, fuse_rrf
 from core.search.guardrails import injection_risk, mask_secrets
@@ -37,11 +37,16 @@ from core.search.profiles import Profile, get_profile
 from core.search.query import check_query_size, parse_query
 from core.search.snippets import make_snippet
 from core.search.title_boost import title_boosts
+from core.vault.language import query_language
 
 MODES = tuple(SearchMode)  # kept for callers that list the choices
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
 TITLE_BOOST_DEPTH = 3  # with a title boost, candidates looked at: k times this
 RISK_PENALTY = 0.5  # a chunk that reads like a prompt injection loses up to half its score
+# Weight of the vector list (on top of the profile's) when every searched embedder declares
+# languages and the query is in none of them: MiniLM's vectors for a Chinese query are noise.
+# Measured on the tldr golden sets (hybrid top-3, zh/ja): 1.0 → 0.30/0.60, see the commit.
+FOREIGN_QUERY_VECTOR_WEIGHT = 0.0
 
 
 class VectorSearcher(Protocol):
@@ -171,7 +176,13 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     if keyword_hits:
         lists.append(RankedList("keyword", profile.keyword_weight if mode == SearchMode.HYBRID else 1.0, [h.chunk_id for h in keyword_hits]))
     if vector_hits:
-        lists.append(RankedList("vector", profile.vector_weight if mode == SearchMode.HYBRID else 1.0, [cid for cid, _ in vector_hits]))
+        weight = profile.vector_weight if mode == SearchMode.HYBRID else 1.0
+        if mode == SearchMode.HYBRID:
+            foreign = _foreign_query(parsed.text, vector_ready)
+            if foreign:
+                weight *= FOREIGN_QUERY_VECTOR_WEIGHT
+                warnings.append(f"the embedding model does not read {foreign}: meaning-based matches count less")
+        lists.append(RankedList("vector", weight, [cid for cid, _ in vector_hits]))
     fused = fuse_rrf(lists, settings.rrf_k)
     if not parsed.text.strip():  # filter-only browse: newest first
         fused = _browse_order(keyword_hits)
@@ -185,14 +196,14 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     stored = _stored_chunks(sides, keyword_hits, [f.chunk_id for f in fused])
     kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
     vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
-    stems = _query_stems(parsed)
+    stems = _query_stems(parsed, sides)
     today = request.today or dt.date.today()
-    hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip())
+    hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip(), languages=parsed.filters.languages)
     if settings.title_boost and settings.title_boost > 0 and parsed.text.strip():
         graphs = {s.name: s.links for s in sides if s.links is not None}
         hits = title_boosts(hits, parsed.text, graphs, settings.title_boost)
     hits = _cap_per_note(hits, settings.per_note_cap)[: request.k]
-    stemmer = sides[0].keyword.stemmer if sides else Stemmer(analyzer())
+    stemmer = sides[0].keyword.stemmer if sides else Stemmer()
     hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()))
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
@@ -255,10 +266,21 @@ def _stored_chunks(sides: Sequence[VaultSearchSide], keyword_hits: list[KeywordH
     return stored
 
 
-def _query_stems(parsed: ParsedQuery) -> frozenset[str]:
-    ana = analyzer()
+def _foreign_query(text: str, sides: Sequence[VaultSearchSide]) -> str:
+    """The query's language when no searched embedder reads it, else ""."""
+    known = [getattr(s.embedder, "languages", None) for s in sides]
+    if not known or any(langs is None for langs in known):
+        return ""
+    lang = query_language(text)
+    return lang if lang and all(langs is not None and lang not in langs for langs in known) else ""
+
+
+def _query_stems(parsed: ParsedQuery, sides: Sequence[VaultSearchSide]) -> frozenset[str]:
+    """The query's terms in every language of the searched vaults (what snippets mark)."""
     text = " ".join(list(parsed.terms) + list(parsed.phrases))
-    return frozenset(t.text for t in ana(text)) if text.strip() else frozenset()
+    if not text.strip():
+        return frozenset()
+    return frozenset(t for side in sides for t in side.keyword.query_terms(text))
 
 
 def _assemble(
@@ -270,11 +292,15 @@ def _assemble(
     today: dt.date,
     *,
     keep_order: bool = False,
+    languages: tuple[str, ...] = (),
 ) -> list[Hit]:
     hits: list[Hit] = []
+    wanted = {lang.lower() for lang in languages}
     for f in fused:
         chunk = stored.get(f.chunk_id)
         if chunk is None:  # a vector whose chunk left the keyword index: stale, skip it
+            continue
+        if wanted and chunk.lang not in wanted:  # `lang:` — the vector list cannot tell
             continue
         terms = list(f.terms)
         boost = profile.freshness_boost(chunk.date, today)
@@ -298,6 +324,7 @@ def _assemble(
                 text=chunk.body,
                 confidentiality=chunk.confidentiality,
                 page=chunk.page,
+                lang=chunk.lang,
             )
         )
     if not keep_order:  # a filter-only browse keeps its newest-first order
@@ -311,7 +338,7 @@ def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: 
     for h in hits:
         risk = injection_risk(h.text)
         # Masked before the window is cut: a window inside a key block would miss its BEGIN line.
-        snippet = mask_secrets(make_snippet(mask_secrets(h.text).text, stems, stemmer)).text
+        snippet = mask_secrets(make_snippet(mask_secrets(h.text).text, stems, stemmer, lang=h.lang or None)).text
         if risk.flags:
             penalty = Term(f"injection risk penalty ({', '.join(risk.flags)}; risk {risk.score:.2f})", -RISK_PENALTY * risk.score * h.score)
             h = replace(h, score=h.score + penalty.value, contributions=h.contributions + (penalty,), flags=risk.flags)

@@ -18,15 +18,20 @@ MARK_OPEN = "**"
 MARK_CLOSE = "**"
 
 
-def make_snippet(text: str, stems: Collection[str], stemmer: Stemmer, width: int = DEFAULT_WIDTH) -> str:
-    """The `width`-character window with the most distinct matched stems."""
+def make_snippet(
+    text: str, stems: Collection[str], stemmer: Stemmer, width: int = DEFAULT_WIDTH, lang: str | None = None
+) -> str:
+    """The `width`-character window with the most distinct matched stems.
+
+    `lang` is the chunk's language: its words are stemmed as the index stemmed them.
+    """
     # Labels, not link syntax (`[[a|b]]` -> "b"): highlights are found in this very text, so they stay right.
     flat = " ".join(_EMPHASIS.sub("", labelled_text(text)).split())
     if not flat:
         return ""
     spans = []
     if stems:
-        spans = [span for span in stemmer.spans(flat) if span[2] in stems]
+        spans = [span for span in stemmer.spans(flat, lang) if span[2] in stems]
     if not spans:
         return _clip(flat, 0, width)
     best_start, best_count = 0, -1
@@ -41,7 +46,7 @@ def make_snippet(text: str, stems: Collection[str], stemmer: Stemmer, width: int
     end = min(len(flat), begin + width)
     out: list[str] = []
     pos = begin
-    for s, e, _ in spans:
+    for s, e in _merged(spans):
         if s < pos or e > end:
             continue
         out.append(flat[pos:s])
@@ -51,6 +56,17 @@ def make_snippet(text: str, stems: Collection[str], stemmer: Stemmer, width: int
     prefix = "…" if begin > 0 else ""
     suffix = "…" if end < len(flat) else ""
     return prefix + "".join(out) + suffix
+
+
+def _merged(spans: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
+    """Overlapping or touching spans as one: CJK bigrams 保存, 存并, 并退 mark 保存并退 once."""
+    out: list[tuple[int, int]] = []
+    for s, e, _ in spans:
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
 
 
 def _clip(flat: str, start: int, width: int) -> str:

@@ -207,7 +207,8 @@ class Scanner:
             relevant = False
         if relevant:
             rel = unicodedata.normalize("NFC", f"{rel_folder}/{child.name}" if rel_folder else child.name)
-            skipped.append(SkippedFile(printable_name(rel), SkipReason.BAD_NAME, "the name holds a backslash, a folder separator on Windows; rename it to index it"))
+            why = "the name holds a backslash, a folder separator on Windows; rename it to index it"
+            skipped.append(SkippedFile(printable_name(rel), SkipReason.BAD_NAME, why))
 
     def _child(
         self, child: os.DirEntry[str], rel: str, seen: set[str], skipped: list[SkippedFile], linked: list[tuple[Path, str]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
@@ -100,9 +101,17 @@ class DebugPanel(QWidget):
             self._info(warnings, w)
         self._candidates("Keyword candidates (BM25)", response.keyword_candidates, 3)
         self._candidates("Vector candidates (cosine)", response.vector_candidates, 4)
+        self._languages(response)
         for i in range(4):
             if (top := self.tree.topLevelItem(i)) is not None:
                 top.setExpanded(True)
+
+    def _languages(self, response: SearchResponse) -> None:
+        """Each shown hit's detected language: why a stemmer matched or not, what `lang:` would keep."""
+        counts = Counter(h.lang or "?" for h in response.hits)
+        section = self._section("Languages of the results: " + (", ".join(f"{lang} × {n}" for lang, n in counts.most_common()) or "(none)"))
+        for h in response.hits:
+            self._leaf(section, f"{h.chunk.rel_path} #{h.chunk.ordinal}", "", "", h.lang or "?")
 
     def _candidates(self, title: str, candidates: tuple[Candidate, ...], digits: int) -> None:
         shown = {h.chunk.chunk_id for h in self.response.hits} if self.response else set()
@@ -150,6 +159,16 @@ class DebugPanel(QWidget):
                 continue
             rows.append((item.text(0).removeprefix("✓ "), int(item.text(1)), float(item.text(2))))
         return rows
+
+    def languages_shown(self) -> list[tuple[str, str]]:
+        """(chunk label, language) rows of the languages section, as displayed (used by tests)."""
+        if getattr(self, "_stale", False):
+            self._render()
+        section = self.tree.topLevelItem(6)
+        if section is None:
+            return []
+        rows = [section.child(i) for i in range(section.childCount())]
+        return [(row.text(0), row.text(3)) for row in rows if row is not None]
 
     def as_json(self) -> str:
         if self.response is None:

@@ -59,6 +59,7 @@ class StatusPanel(QWidget):
         layout.addWidget(self.warnings, 1)
         layout.addWidget(self.note)
         layout.addWidget(self.health)
+        self._advised: set[str] = set()
         controller.snapshotChanged.connect(self._on_snapshot)
         controller.indexStarted.connect(self._on_started)
         controller.indexProgress.connect(self._on_progress)
@@ -80,6 +81,10 @@ class StatusPanel(QWidget):
         if self._indexing is not None:
             return
         self._show_summary(snapshots)
+        for snap in snapshots:  # e.g. a mostly Chinese vault on the English-only model: said once a session
+            if snap.status.advice and snap.name not in self._advised:
+                self._advised.add(snap.name)
+                self.show_message(f"{snap.name}: {snap.status.advice}", 30000)
 
     def _show_summary(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
         text = _vault_summary(snapshots, self._controller.board)
@@ -87,7 +92,7 @@ class StatusPanel(QWidget):
             text += " &nbsp; <i>indexing cancelled — search uses what was indexed; File › Re-index to finish</i>"
         self.vaults.setText(text)
         board = self._controller.board
-        self.vaults.setToolTip("\n".join(_tooltip_line(s.name, board.get(s.name)) for s in snapshots))
+        self.vaults.setToolTip("\n".join(_tooltip_line(s.name, board.get(s.name)) + _languages(s) for s in snapshots))
 
     def _on_started(self, names: list[str]) -> None:
         self._indexing = names[0] if names else ""
@@ -149,6 +154,11 @@ def _tooltip_line(name: str, p: VaultProgress | None) -> str:
     elif p.live is not LiveState.OFF:
         line += f"; live updates {p.live.value}"
     return line
+
+
+def _languages(snap: VaultSnapshot) -> str:
+    langs = ", ".join(f"{lang} {share:.0%}" for lang, share in snap.status.languages[:4])
+    return f"\n  languages {langs}" if langs else ""
 
 
 def _vault_summary(snapshots: tuple[VaultSnapshot, ...], board: ProgressBoard) -> str:

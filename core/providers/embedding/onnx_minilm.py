@@ -102,6 +102,9 @@ class MiniLMEmbedder:
     model_id: str = BUILTIN_MODEL_ID
     dims: int = DIMS
     max_tokens: int = MAX_TOKENS
+    # The languages it was trained on: search down-weights its list for a query in another
+    # (an embedder without this attribute is taken to read every language).
+    languages: frozenset[str] = frozenset({"en"})
 
     def __init__(
         self,

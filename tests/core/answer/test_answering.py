@@ -145,7 +145,11 @@ def test_every_quote_is_labelled_with_the_section_it_sits_in(engine: Engine) -> 
     from core.eval.ask_eval import quote_in_section
 
     root = REPO / "resources" / "sample-vault"
-    for question in ("how long is the bench rest when shaping the sourdough", "how long does bulk fermentation take", "what temperature do I bake the sourdough at"):
+    for question in (
+        "how long is the bench rest when shaping the sourdough",
+        "how long does bulk fermentation take",
+        "what temperature do I bake the sourdough at",
+    ):
         resp = Answerer(engine).ask(AskRequest(question))
         assert resp.quotes, question
         for q in resp.quotes:

@@ -80,7 +80,10 @@ def test_the_hostile_corpus_indexes_without_an_exception_and_accounts_for_every_
         assert all(s.detail for s in vi.info.skipped)
         assert report.keyword.unchanged >= 0
         # The odd notes that are text are searchable; the secrets in them are not shown.
-        hits = lambda q: {h.chunk.rel_path for h in engine.search(SearchRequest(q, mode="keyword", filters=SearchFilters(allow_restricted=True))).hits}
+        def hits(q: str) -> set[str]:
+            request = SearchRequest(q, mode="keyword", filters=SearchFilters(allow_restricted=True))
+            return {h.chunk.rel_path for h in engine.search(request).hits}
+
         assert "plain.md" in hits("lighthouse") and "stub.md" in hits("zanzibar")
         assert "utf16le.md" in hits("harbourmaster") and "utf32.md" in hits("boatswain")
         for c in vi.files["keys.md"].chunks:
@@ -121,7 +124,9 @@ def note_bytes(draw: st.DrawFn) -> bytes:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(files=st.dictionaries(_names, note_bytes(), min_size=1, max_size=6), odd_name=st.binary(min_size=1, max_size=12))
-def test_random_files_are_indexed_or_skipped_and_the_vault_is_untouched(tmp_path_factory: pytest.TempPathFactory, files: dict[str, bytes], odd_name: bytes) -> None:
+def test_random_files_are_indexed_or_skipped_and_the_vault_is_untouched(
+    tmp_path_factory: pytest.TempPathFactory, files: dict[str, bytes], odd_name: bytes
+) -> None:
     root = tmp_path_factory.mktemp("random") / "vault"
     root.mkdir()
     for name, data in files.items():

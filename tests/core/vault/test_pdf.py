@@ -70,7 +70,11 @@ def test_ligatures_and_line_end_hyphenation_are_repaired() -> None:
 
 
 def test_a_line_repeated_in_the_body_is_not_a_running_head() -> None:
-    pages = ["Header\nbody mentions Header\nmore body here\nlast body line\n7", "Header\nanother body\nthe middle part\nlast\n8", "Header\nthird body\nmiddle\nend\n9"]
+    pages = [
+        "Header\nbody mentions Header\nmore body here\nlast body line\n7",
+        "Header\nanother body\nthe middle part\nlast\n8",
+        "Header\nthird body\nmiddle\nend\n9",
+    ]
     kept, dropped = drop_running_lines(pages)
     assert kept[0] == "body mentions Header\nmore body here\nlast body line"
     assert dropped == 6

@@ -44,9 +44,9 @@ class ConstantEmbedder:
         return self.embed_documents([text])[0]
 
 
-def test_default_registry_lists_builtin_ollama_and_openai() -> None:
+def test_default_registry_lists_builtin_multilingual_ollama_and_openai() -> None:
     registry = default_registry()
-    assert list(registry) == ["builtin", "ollama", "openai"]
+    assert list(registry) == ["builtin", "multilingual", "ollama", "openai"]
     assert not registry["builtin"].remote and not registry["builtin"].needs_key
     assert registry["ollama"].remote and not registry["ollama"].needs_key
     assert registry["openai"].needs_key and registry["openai"].key_env_var == "OPENAI_API_KEY"
@@ -87,7 +87,7 @@ def test_remote_providers_use_defaults_and_overrides() -> None:
 
 
 def test_unknown_provider_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="builtin, ollama, openai"):
+    with pytest.raises(ValueError, match="builtin, multilingual, ollama, openai"):
         create_embedder("cohere")
 
 

