@@ -120,8 +120,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("No matches.")
     for i, h in enumerate(resp.hits, 1):
         where = f" › {h.chunk.heading_path}" if h.chunk.heading_path else ""
-        where = h.chunk.rel_path if h.page is None else f"{cited_path(h.chunk.rel_path, h.page)} · "
-        ref = f"{h.chunk.vault}/{where}#{h.chunk.ordinal}"
+        cited = h.chunk.rel_path if h.page is None else f"{cited_path(h.chunk.rel_path, h.page)} · "
+        ref = f"{h.chunk.vault}/{cited}#{h.chunk.ordinal}"
         print(f"{i:>2}. {h.title}{where}  [{ref}]  score {h.score:.4f}")
         print(f"    {h.snippet}")
         if args.explain:
