@@ -69,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--semantic", action="store_true", help="embed the sample vault with the built-in model first")
     parser.add_argument("--home", type=Path, help="CAIRN_HOME to use (default: a new temporary folder)")
     parser.add_argument("--dark", action="store_true", help="a dark palette, as macOS and Windows dark mode give Qt")
+    parser.add_argument("--vault", type=Path, help="a vault to show instead of the sample (read only, as always)")
+    parser.add_argument("--query", default=QUERY, help="the search to show")
+    parser.add_argument("--question", default=ASK_QUESTION, help="the Ask question to show")
+    parser.add_argument("--folder", default="Recipes", help="the folder to scope a search to (folder-scope shot)")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -99,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     store = SettingsStore.at(paths.data_dir / "desktop-settings.ini")
     options = {} if args.semantic else {"embedder_factory": None}
     controller = AppController(paths, store, **options)  # type: ignore[arg-type]
-    sample = sample_vault_path()
+    sample = args.vault.resolve() if args.vault else sample_vault_path()
     if sample is None:
         print("the sample vault was not found", file=sys.stderr)
         return 1
@@ -123,13 +127,13 @@ def main(argv: list[str] | None = None) -> int:
         window.add_vault(sample)
         if args.semantic and _wait(app, lambda: phases.count("embedding") >= 2, 60):
             shot(window, "01b-indexing")
-        if not _wait(app, lambda: bool(finished), 120):
+        if not _wait(app, lambda: bool(finished), 600):
             print("indexing did not finish in time", file=sys.stderr)
             return 1
         _wait(app, lambda: bool(controller.snapshot), 10)
-        window.search_bar.query.setText(QUERY)
+        window.search_bar.query.setText(args.query)
         window.search_bar.search_now()
-        _wait(app, lambda: controller.response is not None and controller.response.query == QUERY, 20)
+        _wait(app, lambda: controller.response is not None and controller.response.query == args.query, 20)
         window.splitter.setSizes([230, 560, 650])
         window.tabs.setCurrentWidget(window.preview)
         shot(window, "02-results-preview")
@@ -140,14 +144,14 @@ def main(argv: list[str] | None = None) -> int:
         window.tabs.setCurrentWidget(window.debug)
         shot(window, "04-debug")
         window.tabs.setCurrentWidget(window.ask)
-        window.ask.ask(ASK_QUESTION)
+        window.ask.ask(args.question)
         _wait(app, lambda: window.ask.response is not None or window.ask.error is not None, 30)
         window.ask.sources.list.setCurrentRow(0)  # the first source's score breakdown
         shot(window, "04b-ask-extractive")
         if window.ask.response is not None and window.ask.response.references:
             window.ask.open_citation(window.ask.response.references[0].number)  # the passage, beside the answer
             shot(window, "04c-ask-passage")
-        window.tree.select(sample.name, "Recipes")
+        window.tree.select(sample.name, args.folder)
         _wait(app, lambda: controller.response is not None and bool(controller.response.parsed and controller.response.parsed.filters.folders), 10)
         window.tabs.setCurrentWidget(window.why)
         shot(window, "05-folder-scope")
