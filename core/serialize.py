@@ -31,6 +31,10 @@ def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
         "date": hit.date,
         "doc_type": hit.doc_type,
         "flags": list(hit.flags),
+        "more_passages": [
+            {"chunk_ordinal": m.chunk.ordinal, "heading_path": m.chunk.heading_path, "snippet": m.snippet, "score": round(m.score, 9)}
+            for m in hit.more
+        ],
     }
 
 
@@ -41,6 +45,7 @@ def search_json(resp: SearchResponse) -> dict[str, Any]:
         "requested_mode": resp.requested_mode,
         "profile": resp.profile,
         "warnings": list(resp.warnings),
+        "exact_matches": resp.exact_matches,
         "timings_ms": resp.timings_ms,
         "hits": [hit_json(i, h) for i, h in enumerate(resp.hits, 1)],
     }

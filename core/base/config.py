@@ -40,7 +40,7 @@ class EngineConfig:
     soft_chars: int = 1000
     hard_chars: int = 2000
     max_file_bytes: int = 10 * 1024 * 1024
-    per_note_cap: int = 3
+    per_note_cap: int = 1  # one row per note; its further passages come folded in Hit.more
     rrf_k: int = 60
     top_n: int = 100
     profile: str = "default"

@@ -149,6 +149,7 @@ class Hit:
     text: str = ""
     flags: tuple[str, ...] = ()  # guardrail flags, e.g. "policy_override_attempt"
     confidentiality: str = "internal"
+    more: tuple[Hit, ...] = ()  # further passages of the same note past the per-note cap, best first
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,3 +193,4 @@ class SearchResponse:
     keyword_candidates: tuple[Candidate, ...] = ()
     vector_candidates: tuple[Candidate, ...] = ()
     profile: str = "default"
+    exact_matches: bool = True  # False: no note holds the query's words; the hits are only related

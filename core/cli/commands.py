@@ -122,6 +122,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         where = f" › {h.chunk.heading_path}" if h.chunk.heading_path else ""
         print(f"{i:>2}. {h.title}{where}  [{h.chunk.vault}/{h.chunk.rel_path}#{h.chunk.ordinal}]  score {h.score:.4f}")
         print(f"    {h.snippet}")
+        if h.more:
+            print(f"    (+{len(h.more)} more passage{'s' if len(h.more) != 1 else ''} in this note)")
         if args.explain:
             bm = f"rank {h.bm25.rank}, score {h.bm25.score:.3f}" if h.bm25 else "not a candidate"
             vec = f"rank {h.vector.rank}, cosine {h.vector.score:.3f}" if h.vector else "not a candidate"

@@ -60,13 +60,16 @@ def _score_case(case: GoldenCase, ranked: list[str], k: int) -> CaseResult:
     graded = case.graded_relevance()
     relevant = set(graded)
     must = list(case.must_include_source_paths)
-    metrics: dict[str, float | None] = {f"recall@{n}": recall_at_k(ranked, relevant, n) for n in RECALL_CUTS}
-    metrics |= {
+    # Note-level recall counts the notes a case must find; acceptable ones count in MRR and nDCG,
+    # so "R@3" reads as "the note that answers is in the top 3".
+    essential = set(must) or relevant
+    metrics: dict[str, float | None] = {
         f"recall@{k}": recall_at_k(ranked, relevant, k),
         f"precision@{k}": precision_at_k(ranked, relevant, k),
         "mrr@10": mrr_at_k(ranked, relevant, 10),
         "ndcg@10": ndcg_at_k(ranked, graded, 10),
     }
+    metrics |= {f"recall@{n}": recall_at_k(ranked, essential, n) for n in RECALL_CUTS}
     problems = [f"expected {p} in the top {k}" for p in must if p not in ranked[:k]]
     return CaseResult(case.id, case.query, tuple(ranked[:k]), metrics, not problems, tuple(problems))
 

@@ -12,7 +12,8 @@ class Profile:
     name: str
     keyword_weight: float = 1.0
     vector_weight: float = 1.0
-    freshness_weight: float = 0.0  # the largest freshness boost, in RRF score units
+    keyword_share: float = 0.5  # hybrid: the keyword list's share of the fused score (the rest is meaning)
+    freshness_weight: float = 0.0  # the largest freshness boost, in fused score units
     half_life_days: float = 180.0
     description: str = ""
 

@@ -7,25 +7,32 @@ raw scores and the named terms that add up to its final score.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
 
-from core.search.fusion import Fused, RankedList, fuse_rrf
+from core.search.fusion import Fused, RankedList, ScoredList, fuse_convex, fuse_rrf
 from core.index.keyword_index import KeywordHit, KeywordIndex, analyzer
 from core.base.models import id_order, Candidate, ChunkRef, Hit, ParsedQuery, RankedScore, SearchFilters, SearchResponse, Term
 from core.search.guardrails import injection_risk, mask_secrets
 from core.search.profiles import Profile, get_profile
-from core.search.query import parse_query
+from core.search.query import content_terms, parse_query
 from core.index.analysis import Stemmer
+from core.search.signals import link_share, terms_present
 from core.search.snippets import make_snippet
 
 MODES = ("hybrid", "keyword", "semantic")
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
 RISK_PENALTY = 0.5  # a chunk that reads like a prompt injection loses up to half its score
+NO_EXACT_MATCHES = "no exact matches; showing related notes"
+RESCORE_POOL = 50  # candidates that get the text signals (links, query words) before the final cut
+MORE_PER_NOTE = 5  # passages folded under a note's row, past the per-note cap
+EXACT_MARGIN = 1e-4  # how far above the best related-only hit an exact hit is lifted
 
 
 class VectorSearcher(Protocol):
@@ -61,6 +68,7 @@ class SearchRequest:
     top_n: int = 100
     rrf_k: int = 60
     today: dt.date | None = None
+    fusion: str = "convex"  # "convex" (normalised scores, weighted by the profile) or "rrf"
 
 
 @dataclass
@@ -82,6 +90,9 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     profile = get_profile(request.profile)
     parsed_result = parse_query(request.query, request.filters)
     parsed = parsed_result.query
+    # The keyword side and the highlights see only the words that carry the subject; the
+    # embedding still reads the whole question.
+    keyword_parsed = replace(parsed, terms=content_terms(parsed.terms))
     warnings = list(parsed_result.warnings)
     sides = _select_vaults(sides, parsed.filters, warnings)
     t = timer.lap("parse", t)
@@ -106,7 +117,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     keyword_hits: list[KeywordHit] = []
     if mode in ("hybrid", "keyword"):
         for side in sides:
-            keyword_hits.extend(side.keyword.search(parsed, parsed.filters, request.top_n))
+            keyword_hits.extend(side.keyword.search(keyword_parsed, parsed.filters, request.top_n))
         keyword_hits.sort(key=lambda h: (-h.score, *id_order(h.chunk_id)))
         keyword_hits = keyword_hits[: request.top_n]
         t = timer.lap("keyword", t)
@@ -117,7 +128,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         for side in vector_ready:
             assert side.vectors is not None and side.embedder is not None
             if id(side.embedder) not in qvecs:  # one query embedding per distinct model
-                qvecs[id(side.embedder)] = side.embedder.embed_query(parsed.text)
+                qvecs[id(side.embedder)] = _embed_query(side.embedder, parsed.text)
         t = timer.lap("embed_query", t)
         for side in vector_ready:
             assert side.vectors is not None
@@ -126,27 +137,27 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         vector_hits = vector_hits[: request.top_n]
         t = timer.lap("vector", t)
 
-    lists = []
-    if keyword_hits:
-        lists.append(RankedList("keyword", profile.keyword_weight if mode == "hybrid" else 1.0, [h.chunk_id for h in keyword_hits]))
-    if vector_hits:
-        lists.append(RankedList("vector", profile.vector_weight if mode == "hybrid" else 1.0, [cid for cid, _ in vector_hits]))
-    fused = fuse_rrf(lists, request.rrf_k)
+    fused = _fuse(request, profile, mode, keyword_hits, vector_hits)
     if not parsed.text.strip():  # filter-only browse: newest first
         fused = _browse_order(keyword_hits)
     t = timer.lap("fuse", t)
 
     if not profile.freshness_weight:
-        # Fetch stored fields only for what can be shown: a vector-only candidate costs a lookup.
-        fused = _shortlist(fused, request.k, request.per_note_cap)
+        # Fetch stored fields only for what can be shown or re-scored: a vector-only candidate costs a lookup.
+        fused = _shortlist(fused, max(request.k, RESCORE_POOL), request.per_note_cap)
     stored = _stored_fields(sides, keyword_hits, [f.chunk_id for f in fused])
     kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
     vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
-    stems = _query_stems(parsed)
+    stems = _query_stems(keyword_parsed)
     today = request.today or dt.date.today()
     hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip())
-    hits = _cap_per_note(hits, request.per_note_cap)[: request.k]
     stemmer = sides[0].keyword.stemmer if sides else Stemmer(analyzer())
+    exact_matches = bool(keyword_hits) or not parsed.text.strip()
+    if parsed.text.strip():
+        hits = _rescore(hits, stems, stemmer)
+    if not exact_matches and mode != "semantic":
+        warnings.append(NO_EXACT_MATCHES)
+    hits = _cap_per_note(hits, request.per_note_cap)[: request.k]
     hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()))
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
@@ -161,6 +172,57 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         keyword_candidates=tuple(Candidate(h.chunk_id, i, h.score) for i, h in enumerate(keyword_hits, 1)),
         vector_candidates=tuple(Candidate(cid, i, s) for i, (cid, s) in enumerate(vector_hits, 1)),
         profile=profile.name,
+        exact_matches=exact_matches,
+    )
+
+
+_QUERY_VECTORS: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_QUERY_VECTORS_MAX = 256
+_QUERY_VECTORS_LOCK = threading.Lock()
+
+
+def _embed_query(embedder: QueryEmbedder, text: str) -> np.ndarray:
+    """The query's vector, from a small LRU keyed by the model's identity and the text.
+
+    Typing, deleting and retyping, paging through modes or re-running a search
+    asks for the same vector again; a model call costs 4-30 ms, a hit nothing.
+    An embedder without a ``model_hash`` is not cached (its identity is unknown).
+    """
+    model = getattr(embedder, "model_hash", None)
+    if not isinstance(model, str):
+        return embedder.embed_query(text)
+    key = (model, text)
+    with _QUERY_VECTORS_LOCK:
+        cached = _QUERY_VECTORS.get(key)
+        if cached is not None:
+            _QUERY_VECTORS.move_to_end(key)
+            return cached
+    vector = embedder.embed_query(text)
+    vector.setflags(write=False)  # shared between searches: nobody may change it in place
+    with _QUERY_VECTORS_LOCK:
+        _QUERY_VECTORS[key] = vector
+        while len(_QUERY_VECTORS) > _QUERY_VECTORS_MAX:
+            _QUERY_VECTORS.popitem(last=False)
+    return vector
+
+
+def _fuse(
+    request: SearchRequest, profile: Profile, mode: str, keyword_hits: list[KeywordHit], vector_hits: list[tuple[str, float]]
+) -> list[Fused]:
+    """Hybrid: the profile's convex combination of normalised scores (or RRF); one list: its own order."""
+    if request.fusion == "rrf" or mode != "hybrid":
+        lists = []
+        if keyword_hits:
+            lists.append(RankedList("keyword", profile.keyword_weight if mode == "hybrid" else 1.0, [h.chunk_id for h in keyword_hits]))
+        if vector_hits:
+            lists.append(RankedList("vector", profile.vector_weight if mode == "hybrid" else 1.0, [cid for cid, _ in vector_hits]))
+        return fuse_rrf(lists, request.rrf_k)
+    share = profile.keyword_share
+    return fuse_convex(
+        [
+            ScoredList("keyword", share, [(h.chunk_id, h.score) for h in keyword_hits], floor_at_min=False),
+            ScoredList("meaning", round(1.0 - share, 6), vector_hits),
+        ]
     )
 
 
@@ -181,17 +243,25 @@ def _browse_order(keyword_hits: list[KeywordHit]) -> list[Fused]:
 
 
 def _shortlist(fused: list[Fused], k: int, cap: int) -> list[Fused]:
-    """The first `k` candidates after the per-note cap, in the final order."""
+    """The first `k` rows after the per-note cap, in the final order, plus passages to fold into them.
+
+    Up to MORE_PER_NOTE further chunks of a note past its cap are kept too, so
+    the row can offer "n more passages in this note".
+    """
     ordered = sorted(fused, key=lambda f: (-f.score, *id_order(f.chunk_id)))
     counts: dict[tuple[str, str], int] = {}
     out = []
+    rows = 0
     for f in ordered:
         rel, _, vault = id_order(f.chunk_id)
-        counts[(vault, rel)] = counts.get((vault, rel), 0) + 1
-        if cap <= 0 or counts[(vault, rel)] <= cap:
-            out.append(f)
-            if len(out) >= k:
+        seen = counts[(vault, rel)] = counts.get((vault, rel), 0) + 1
+        if cap <= 0 or seen <= cap:
+            if rows >= k:
                 break
+            rows += 1
+            out.append(f)
+        elif seen <= cap + MORE_PER_NOTE:
+            out.append(f)
     return out
 
 
@@ -258,12 +328,44 @@ def _assemble(
     return hits
 
 
+def _rescore(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer) -> list[Hit]:
+    """Text signals on the shortlist, each a named term: link-heavy chunks fall, exact hits rise.
+
+    * **Mostly links**: a chunk that is mostly links (a README index, a map of
+      content) is multiplied down (see :func:`link_share`), so it cannot crowd
+      out the notes it lists.
+    * **Exact beats vague**: a keyword hit holding every query word is lifted
+      just above the best vector-only hit that holds none of them, so a rare
+      word the user typed is never outranked by a merely related note.
+    """
+    out: list[Hit] = []
+    for h in hits:
+        links = link_share(h.text)
+        if links.factor < 1.0:
+            term = Term(links.label, h.score * (links.factor - 1.0))
+            h = replace(h, score=h.score + term.value, contributions=h.contributions + (term,))
+        out.append(h)
+    if stems:
+        present = [terms_present(f"{h.title}\n{h.text}", stems, stemmer) for h in out]
+        vague = [h.score for h, found in zip(out, present) if h.bm25 is None and not found]
+        if vague:
+            ceiling = max(vague)
+            for i, (h, found) in enumerate(zip(out, present)):
+                if h.bm25 is not None and found == stems and h.score <= ceiling:
+                    term = Term("has every query word → above related-only notes", ceiling - h.score + EXACT_MARGIN)
+                    out[i] = replace(h, score=h.score + term.value, contributions=h.contributions + (term,))
+    out.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
+    return out
+
+
 def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: bool) -> list[Hit]:
     """Snippets (secrets masked) for what is shown; injection-like chunks flagged and ranked down."""
     out = []
     for h in hits:
         risk = injection_risk(h.text)
         snippet = mask_secrets(make_snippet(h.text, stems, stemmer)).text
+        if h.more:
+            h = replace(h, more=tuple(replace(m, snippet=mask_secrets(make_snippet(m.text, stems, stemmer)).text) for m in h.more))
         if risk.flags:
             penalty = Term(f"injection risk penalty ({', '.join(risk.flags)}; risk {risk.score:.2f})", -RISK_PENALTY * risk.score * h.score)
             h = replace(h, score=h.score + penalty.value, contributions=h.contributions + (penalty,), flags=risk.flags)
@@ -274,13 +376,24 @@ def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: 
 
 
 def _cap_per_note(hits: list[Hit], cap: int) -> list[Hit]:
+    """Keep at most `cap` rows per note; the note's further passages ride along in its last row's `more`.
+
+    The app shows one row per note with "n more passages in this note" that
+    expands to them, so nothing found is lost by folding.
+    """
     if cap <= 0:
         return hits
-    counts: dict[tuple[str, str], int] = {}
-    out = []
+    rows: dict[tuple[str, str], list[int]] = {}
+    extra: dict[int, list[Hit]] = {}
+    out: list[Hit] = []
     for h in hits:
         key = (h.chunk.vault, h.chunk.rel_path)
-        counts[key] = counts.get(key, 0) + 1
-        if counts[key] <= cap:
+        kept = rows.setdefault(key, [])
+        if len(kept) < cap:
+            kept.append(len(out))
             out.append(h)
+        else:
+            extra.setdefault(kept[-1], []).append(h)
+    for pos, more in extra.items():
+        out[pos] = replace(out[pos], more=tuple(more))
     return out
