@@ -30,7 +30,7 @@ MODES = ("hybrid", "keyword", "semantic")
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
 RISK_PENALTY = 0.5  # a chunk that reads like a prompt injection loses up to half its score
 NO_EXACT_MATCHES = "no exact matches; showing related notes"
-RESCORE_POOL = 50  # candidates that get the text signals (links, query words) before the final cut
+RESCORE_POOL = 30  # candidates that get the text signals (links, query words) before the final cut
 MORE_PER_NOTE = 5  # passages folded under a note's row, past the per-note cap
 EXACT_MARGIN = 1e-4  # how far above the best related-only hit an exact hit is lifted
 
@@ -345,17 +345,22 @@ def _rescore(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer) -> list[H
             term = Term(links.label, h.score * (links.factor - 1.0))
             h = replace(h, score=h.score + term.value, contributions=h.contributions + (term,))
         out.append(h)
-    if stems:
-        present = [terms_present(f"{h.title}\n{h.text}", stems, stemmer) for h in out]
-        vague = [h.score for h, found in zip(out, present) if h.bm25 is None and not found]
-        if vague:
-            ceiling = max(vague)
-            for i, (h, found) in enumerate(zip(out, present)):
-                if h.bm25 is not None and found == stems and h.score <= ceiling:
-                    term = Term("has every query word → above related-only notes", ceiling - h.score + EXACT_MARGIN)
-                    out[i] = replace(h, score=h.score + term.value, contributions=h.contributions + (term,))
+    ceiling = _best_vague_score(out, stems, stemmer) if stems else None
+    if ceiling is not None:
+        for i, h in enumerate(out):
+            if h.bm25 is not None and h.score <= ceiling and terms_present(f"{h.title}\n{h.text}", stems, stemmer, need_all=True) == stems:
+                term = Term("has every query word → above related-only notes", ceiling - h.score + EXACT_MARGIN)
+                out[i] = replace(h, score=h.score + term.value, contributions=h.contributions + (term,))
     out.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
     return out
+
+
+def _best_vague_score(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer) -> float | None:
+    """The score of the best vector-only hit that holds none of the query's words, if any."""
+    for h in sorted((h for h in hits if h.bm25 is None), key=lambda h: -h.score):
+        if not terms_present(f"{h.title}\n{h.text}", stems, stemmer):
+            return h.score
+    return None
 
 
 def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: bool) -> list[Hit]:

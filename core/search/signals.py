@@ -23,12 +23,17 @@ _LINK = re.compile(
     r"|https?://\S+"  # bare URL
 )
 _SPACE = re.compile(r"\s+")
-# A chunk that is more than LINK_SHARE_START links starts to lose score, down to LINK_FLOOR
+# A chunk that is more than LINK_SHARE_START navigation starts to lose score, down to LINK_FLOOR
 # times its score at LINK_SHARE_FULL: a prose note with a few references keeps its score,
 # a table of contents or link list (README indexes, MOCs) falls behind the notes it points to.
-LINK_SHARE_START = 0.5
-LINK_SHARE_FULL = 0.8
+# A chunk also needs MIN_NAVIGATION_LINES such lines: a short note whose three lines each cite
+# a source is not a hub (on the TIL vault, 20 content notes had a share of 0.5-0.78 that way).
+LINK_SHARE_START = 0.6
+LINK_SHARE_FULL = 0.85
 LINK_FLOOR = 0.4
+MIN_NAVIGATION_LINES = 8
+# ...unless it is nothing but link lines (the short tail chunk of a long index still is one).
+PURE_NAVIGATION_SHARE, PURE_NAVIGATION_LINES = 0.95, 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +62,7 @@ def link_share(text: str) -> LinkShare:
     Returns:
         ``share`` in [0, 1] and ``factor`` in [LINK_FLOOR, 1]; 1 means no penalty.
     """
-    total = navigation = 0
+    total = navigation = lines = 0
     for line in _IMAGE.sub(" ", text).splitlines():
         size = len(_SPACE.sub("", line))
         if not size:
@@ -66,9 +71,12 @@ def link_share(text: str) -> LinkShare:
         linked = sum(len(_SPACE.sub("", m.group(0))) for m in _LINK.finditer(line))
         if linked * 2 >= size:
             navigation += size
+            lines += 1
     if total == 0:
         return LinkShare(0.0, 1.0)
     share = navigation / total
+    if lines < MIN_NAVIGATION_LINES and not (share >= PURE_NAVIGATION_SHARE and lines >= PURE_NAVIGATION_LINES):
+        return LinkShare(share, 1.0)
     return LinkShare(share, link_factor(share))
 
 
@@ -80,11 +88,20 @@ def link_factor(share: float) -> float:
     return 1.0 - (1.0 - LINK_FLOOR) * ramp
 
 
-def terms_present(text: str, stems: Collection[str], stemmer: Stemmer) -> frozenset[str]:
-    """Which of the query's stems occur in `text` (scanned as the index scans it)."""
+def terms_present(text: str, stems: Collection[str], stemmer: Stemmer, *, need_all: bool = False) -> frozenset[str]:
+    """Which of the query's stems occur in `text` (scanned as the index scans it).
+
+    A cheap substring test on each stem's first four letters (Porter stemming
+    changes endings, not beginnings) rules most chunks out before the stemming
+    scan. With `need_all`, a chunk that cannot hold every stem returns early
+    with what the pre-test allows, which is enough to say "not all".
+    """
     if not stems:
         return frozenset()
-    wanted = set(stems)
+    low = text.lower()
+    wanted = {stem for stem in stems if stem[:4] in low}
+    if not wanted or (need_all and len(wanted) < len(stems)):
+        return frozenset(wanted) if need_all else frozenset()
     found: set[str] = set()
     for _, _, term in stemmer.spans(text):
         if term in wanted:

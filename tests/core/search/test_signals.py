@@ -26,16 +26,21 @@ def test_a_link_list_is_mostly_links_and_prose_is_not() -> None:
 
 
 def test_link_factor_ramps_between_its_thresholds() -> None:
-    assert link_factor(0.5) == 1.0
-    assert link_factor(0.65) == pytest.approx(0.7)
+    assert link_factor(0.6) == 1.0
+    assert link_factor(0.725) == pytest.approx(0.7)
     assert link_factor(1.0) == pytest.approx(LINK_FLOOR)
+
+
+def test_a_few_cited_sources_do_not_make_a_hub() -> None:
+    short = "\n".join(f"[Source {i}](https://example.com/{i})" for i in range(3))
+    assert link_share(short).share == 1.0 and link_share(short).factor == 1.0
 
 
 @pytest.mark.skipif(not TIL.is_dir(), reason="real vaults not available")
 def test_real_hub_readme_is_penalised_and_real_notes_are_not() -> None:
     readme = (TIL / "README.md").read_text("utf-8")[20_000:24_000]  # a slice of its long link list
     assert link_share(readme).factor < 0.6
-    for note in ("pytest/syrupy.md", "cloudflare/rate-limiting.md", "python/style-yaml-dump.md"):
+    for note in ("pytest/syrupy.md", "cloudflare/rate-limiting.md", "gis/mapzen-elevation-tiles.md"):
         assert link_share((TIL / note).read_text("utf-8")).factor == 1.0, note
 
 
