@@ -5,11 +5,13 @@ a checkout without it skips these tests rather than failing them. The TIL vault
 is embedded once per session (~3,000 chunks) for the hybrid check; the larger
 tldr vault is checked by keyword, which needs no embeddings. The floors sit a
 little under the numbers measured when the golden files were written, so a
-ranking change that loses real questions fails here.
+ranking change that loses real questions fails here. Set CAIRN_EVAL_CACHE to a
+folder to keep the indexes and embeddings between runs.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +23,11 @@ from core.eval.golden import GoldenFileError, GoldenSet, load_golden
 from core.eval.runner import GOLDEN_VAULT, golden_engine, run_golden
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden"
+
+
+def _paths(tmp_path_factory: pytest.TempPathFactory, name: str) -> AppPaths:
+    kept = os.environ.get("CAIRN_EVAL_CACHE")
+    return AppPaths(Path(kept) / name) if kept else AppPaths(tmp_path_factory.mktemp(name))
 
 
 def _golden(name: str) -> tuple[GoldenSet, Path]:
@@ -36,7 +43,7 @@ def _golden(name: str) -> tuple[GoldenSet, Path]:
 @pytest.fixture(scope="session")
 def til(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[GoldenSet, Engine]]:
     golden, vault = _golden("til.yaml")
-    engine = golden_engine(AppPaths(tmp_path_factory.mktemp("til-home")), vault, embed=True)
+    engine = golden_engine(_paths(tmp_path_factory, "til-home"), vault, embed=True)
     yield golden, engine
     engine.close()
 
@@ -44,7 +51,7 @@ def til(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[GoldenSet, E
 @pytest.fixture(scope="session")
 def tldr(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[GoldenSet, Engine]]:
     golden, vault = _golden("tldr-en.yaml")
-    engine = golden_engine(AppPaths(tmp_path_factory.mktemp("tldr-home")), vault, embed=False)
+    engine = golden_engine(_paths(tmp_path_factory, "tldr-home"), vault, embed=False)
     yield golden, engine
     engine.close()
 
