@@ -33,8 +33,8 @@ PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
         Profile("default", description="keyword and meaning count alike"),
-        Profile("recent", freshness_weight=0.008, half_life_days=90, description="prefers recently dated notes"),
-        Profile("keyword-heavy", keyword_weight=1.5, vector_weight=0.5, description="exact words matter most"),
+        Profile("recent", freshness_weight=0.25, half_life_days=90, description="prefers recently dated notes"),
+        Profile("keyword-heavy", keyword_weight=1.5, vector_weight=0.5, keyword_share=0.75, description="exact words matter most"),
     )
 }
 
