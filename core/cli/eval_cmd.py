@@ -80,7 +80,7 @@ def _golden(args: argparse.Namespace) -> int:
             sys.stdout.write(report.to_json())
         else:
             _print_golden(report, regressions, verbose=not args.summary)
-    if not args.json and len(reports) > 1:
+    if not args.json and (len(reports) > 1 or args.summary):
         _print_summary(reports)
     return exit_code
 
