@@ -152,10 +152,11 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     today = request.today or dt.date.today()
     hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip())
     stemmer = sides[0].keyword.stemmer if sides else Stemmer(analyzer())
-    exact_matches = bool(keyword_hits) or not parsed.text.strip()
+    # Semantic mode never looks for the words, so it makes no claim about them.
+    exact_matches = bool(keyword_hits) or not parsed.text.strip() or mode == "semantic"
     if parsed.text.strip():
         hits = _rescore(hits, stems, stemmer)
-    if not exact_matches and mode != "semantic":
+    if not exact_matches:
         warnings.append(NO_EXACT_MATCHES)
     hits = _cap_per_note(hits, request.per_note_cap)[: request.k]
     hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()))

@@ -82,3 +82,8 @@ def test_exact_hit_is_lifted_over_vector_only_hits(engine: Engine) -> None:
     first_exact = next(i for i, h in enumerate(resp.hits) if h.chunk.rel_path == "Snorbleflax.md")
     vague = [i for i, h in enumerate(resp.hits) if h.bm25 is None]
     assert all(first_exact < i for i in vague)
+
+
+def test_semantic_mode_makes_no_claim_about_exact_words(engine: Engine) -> None:
+    resp = engine.search(SearchRequest("qwxyz vvvrrr", mode="semantic", k=5))
+    assert resp.exact_matches and NO_EXACT_MATCHES not in resp.warnings
