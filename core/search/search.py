@@ -7,9 +7,7 @@ raw scores and the named terms that add up to its final score.
 from __future__ import annotations
 
 import datetime as dt
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -22,6 +20,7 @@ from core.base.models import id_order, Candidate, ChunkRef, Hit, ParsedQuery, Ra
 from core.search.guardrails import injection_risk, mask_secrets
 from core.search.profiles import Profile, get_profile
 from core.search.query import content_terms, parse_query
+from core.search.query_vectors import embed_query_cached
 from core.index.analysis import Stemmer
 from core.search.signals import link_share, terms_present
 from core.search.snippets import make_snippet
@@ -128,7 +127,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         for side in vector_ready:
             assert side.vectors is not None and side.embedder is not None
             if id(side.embedder) not in qvecs:  # one query embedding per distinct model
-                qvecs[id(side.embedder)] = _embed_query(side.embedder, parsed.text)
+                qvecs[id(side.embedder)] = embed_query_cached(side.embedder, parsed.text)
         t = timer.lap("embed_query", t)
         for side in vector_ready:
             assert side.vectors is not None
@@ -175,36 +174,6 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         profile=profile.name,
         exact_matches=exact_matches,
     )
-
-
-_QUERY_VECTORS: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-_QUERY_VECTORS_MAX = 256
-_QUERY_VECTORS_LOCK = threading.Lock()
-
-
-def _embed_query(embedder: QueryEmbedder, text: str) -> np.ndarray:
-    """The query's vector, from a small LRU keyed by the model's identity and the text.
-
-    Typing, deleting and retyping, paging through modes or re-running a search
-    asks for the same vector again; a model call costs 4-30 ms, a hit nothing.
-    An embedder without a ``model_hash`` is not cached (its identity is unknown).
-    """
-    model = getattr(embedder, "model_hash", None)
-    if not isinstance(model, str):
-        return embedder.embed_query(text)
-    key = (model, text)
-    with _QUERY_VECTORS_LOCK:
-        cached = _QUERY_VECTORS.get(key)
-        if cached is not None:
-            _QUERY_VECTORS.move_to_end(key)
-            return cached
-    vector = embedder.embed_query(text)
-    vector.setflags(write=False)  # shared between searches: nobody may change it in place
-    with _QUERY_VECTORS_LOCK:
-        _QUERY_VECTORS[key] = vector
-        while len(_QUERY_VECTORS) > _QUERY_VECTORS_MAX:
-            _QUERY_VECTORS.popitem(last=False)
-    return vector
 
 
 def _fuse(
