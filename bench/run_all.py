@@ -27,6 +27,7 @@ FULL = {
     "live": ["--notes", "10000", "--edits", "30"],
     "torture": ["--trials", "100"],
     "ui": ["--notes", "10000"],
+    "quality": [],
 }
 QUICK = {
     "keyword": ["--synthetic", "500"],
@@ -35,6 +36,7 @@ QUICK = {
     "live": ["--notes", "500", "--edits", "5"],
     "torture": ["--trials", "5"],
     "ui": ["--notes", "500", "--embed-seconds", "5"],
+    "quality": ["--modes", "keyword", "--no-scifact"],
 }
 SCRIPTS = {
     "keyword": "bench_keyword.py",
@@ -43,6 +45,7 @@ SCRIPTS = {
     "live": "bench_live.py",
     "torture": "torture.py",
     "ui": "bench_ui.py",
+    "quality": "bench_quality.py",
 }
 
 
@@ -78,6 +81,12 @@ def headline(results: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
             rows.append((f"edit -> searchable after the debounce ({name})", f"p50 {e2e.get('p50_ms')} ms, p95 {e2e.get('p95_ms')} ms"))
         if name.startswith("ui"):
             rows.append((f"UI max stall while indexing ({name})", f"{_get(r, 'stalls', 'keyword', 'max_gap_ms')} ms"))
+    for name, g in (_get(results, "quality", "golden") or {}).items():  # type: ignore[union-attr]
+        for mode, r in g["modes"].items():
+            figures = f"R@1 {r['recall@1']:.3f}, R@3 {r['recall@3']:.3f}, R@10 {r['recall@10']:.3f}, MRR@10 {r['mrr@10']:.3f}"
+            rows.append((f"golden {name} {mode} ({g['cases']} cases)", figures))
+    for mode, r in (_get(results, "quality", "scifact_train") or {}).items():  # type: ignore[union-attr]
+        rows.append((f"SciFact train {mode}", f"nDCG@10 {r['ndcg@10']:.4f}, R@100 {r['recall@100']:.4f}"))
     tort = _get(results, "torture", "summary") or {}
     if tort:
         rows.append(("kill -9 torture", f"{tort['recovered_of_total']} recovered, {tort['full_rebuilds']} full rebuilds"))

@@ -267,6 +267,24 @@ class Engine:
             self._semantic_problem.pop(vc.name, None)
             return emb
 
+    def warm_up(self) -> None:
+        """Load each vault's embedding model and embed one query, so the first real search is fast.
+
+        The ONNX session's first run allocates its buffers (~0.35 s cold start);
+        the app calls this on its query thread at start-up. A vault whose
+        embedder is unavailable is skipped (its reason is kept as usual).
+        """
+        seen: set[int] = set()
+        for vc in self.config.vaults:
+            emb = self.embedder_for(vc)
+            if emb is None or id(emb) in seen:
+                continue
+            seen.add(id(emb))
+            try:
+                emb.embed_query("warm up")
+            except Exception:  # noqa: BLE001 - a warm-up never fails the app; the search reports the problem
+                continue
+
     def vectors_for(self, name: str) -> VaultVectors | None:
         with self._lock:
             vv = self._vectors.get(name)

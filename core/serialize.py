@@ -35,6 +35,10 @@ def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
         "doc_type": hit.doc_type,
         "flags": list(hit.flags),
         "lang": hit.lang,
+        "more_passages": [
+            {"chunk_ordinal": m.chunk.ordinal, "heading_path": m.chunk.heading_path, "snippet": m.snippet, "score": round(m.score, 9)}
+            for m in hit.more
+        ],
     }
 
 
@@ -46,6 +50,7 @@ def search_json(resp: SearchResponse) -> dict[str, Any]:
         "profile": resp.profile,
         "settings": asdict(resp.settings),
         "warnings": list(resp.warnings),
+        "exact_matches": resp.exact_matches,
         "timings_ms": resp.timings_ms,
         "hits": [hit_json(i, h) for i, h in enumerate(resp.hits, 1)],
     }

@@ -94,6 +94,7 @@ class AppController(QObject):
     closeReady = Signal()  # begin_close() is done: indexing stopped, watcher stopped, indexes flushed
     _searchRequested = Signal(int, object)
     _snapshotRequested = Signal(object)
+    _warmUpRequested = Signal(object)
 
     def __init__(
         self,
@@ -163,11 +164,13 @@ class AppController(QObject):
         self._query.moveToThread(self._query_thread)
         self._searchRequested.connect(self._query.search)
         self._snapshotRequested.connect(self._query.snapshot)
+        self._warmUpRequested.connect(self._query.warm_up)
         self._query.searchDone.connect(self._on_search_done)
         self._query.searchFailed.connect(self._on_search_failed)
         self._query.snapshotReady.connect(self._on_snapshot)
         self._query.snapshotFailed.connect(self.rerun_search)
         self._query_thread.start()
+        self._warmUpRequested.emit(self.engine)  # queued: the first search waits less for the model
 
     @property
     def closed(self) -> bool:

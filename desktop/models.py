@@ -24,6 +24,7 @@ FolderRole = Qt.ItemDataRole.UserRole + 2
 CountRole = Qt.ItemDataRole.UserRole + 3
 HitRole = Qt.ItemDataRole.UserRole + 10
 ScoreFractionRole = Qt.ItemDataRole.UserRole + 11
+MoreRole = Qt.ItemDataRole.UserRole + 12  # (further passages in the note, expanded?) or None for a passage row
 RowRole = Qt.ItemDataRole.UserRole + 20
 
 Index = QModelIndex | QPersistentModelIndex
@@ -92,36 +93,74 @@ class VaultTreeModel(QStandardItemModel):
 
 
 class ResultsModel(QAbstractListModel):
-    """The hits of the newest search, in rank order."""
+    """The hits of the newest search, one row per note; a note's further passages expand beneath it.
+
+    Rows are the search's hits in rank order; after :meth:`toggle_more` on a
+    row, that hit's ``more`` passages follow it as indented rows until toggled
+    again. A new search collapses everything.
+    """
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._hits: tuple[Hit, ...] = ()
+        self._rows: list[tuple[Hit, bool]] = []  # (hit, is a folded passage of the note above)
+        self._expanded: set[int] = set()  # positions in _hits
         self._top = 1.0
 
     def set_hits(self, hits: tuple[Hit, ...]) -> None:
         self.beginResetModel()
         self._hits = hits
+        self._expanded = set()
+        self._rows = [(h, False) for h in hits]
         self._top = max((h.score for h in hits), default=0.0) or 1.0
         self.endResetModel()
 
     def hit(self, row: int) -> Hit | None:
-        return self._hits[row] if 0 <= row < len(self._hits) else None
+        return self._rows[row][0] if 0 <= row < len(self._rows) else None
+
+    def is_passage(self, row: int) -> bool:
+        """True for a folded passage shown under its note's row."""
+        return 0 <= row < len(self._rows) and self._rows[row][1]
 
     def row_of(self, hit: Hit | None) -> int:
-        return self._hits.index(hit) if hit in self._hits else -1
+        for row, (h, _) in enumerate(self._rows):
+            if h is hit:
+                return row
+        return -1
+
+    def toggle_more(self, row: int) -> bool:
+        """Show or hide the further passages of the note on `row`; False if it has none."""
+        hit = self.hit(row)
+        if hit is None or self.is_passage(row) or not hit.more:
+            return False
+        pos = self._hits.index(hit)
+        if pos in self._expanded:
+            self.beginRemoveRows(QModelIndex(), row + 1, row + len(hit.more))
+            del self._rows[row + 1 : row + 1 + len(hit.more)]
+            self._expanded.discard(pos)
+            self.endRemoveRows()
+        else:
+            self.beginInsertRows(QModelIndex(), row + 1, row + len(hit.more))
+            self._rows[row + 1 : row + 1] = [(m, True) for m in hit.more]
+            self._expanded.add(pos)
+            self.endInsertRows()
+        self.dataChanged.emit(self.index(row), self.index(row), [MoreRole])
+        return True
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self._hits)
+        return 0 if parent.isValid() else len(self._rows)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         hit = self.hit(index.row()) if index.isValid() else None
         if hit is None:
             return None
+        passage = self.is_passage(index.row())
         if role == Qt.ItemDataRole.DisplayRole:
             return hit.title
         if role == HitRole:
             return hit
+        if role == MoreRole:
+            return None if passage else (len(hit.more), self._hits.index(hit) in self._expanded)
         if role == ScoreFractionRole:
             return max(0.0, min(1.0, hit.score / self._top))
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -129,7 +168,10 @@ class ResultsModel(QAbstractListModel):
         if role == Qt.ItemDataRole.AccessibleTextRole:
             trail = heading_trail(hit.chunk.heading_path, hit.title)
             where = f", section {trail}" if trail else ""
-            return f"Result {index.row() + 1}: {hit.title}{where}. {snippet_plain(hit.snippet)}"
+            if passage:
+                return f"Another passage of {hit.title}{where}. {snippet_plain(hit.snippet)}"
+            more = f" {len(hit.more)} more passages in this note." if hit.more else ""
+            return f"Result {self._hits.index(hit) + 1}: {hit.title}{where}. {snippet_plain(hit.snippet)}{more}"
         return None
 
 

@@ -53,7 +53,7 @@ class EngineConfig:
     max_file_bytes: int = 10 * 1024 * 1024
     max_attachment_bytes: int = 200 * 1024 * 1024  # PDFs: read page by page, so far larger than a note may be
     attachment_seconds: float = 120.0  # time limit to take one PDF's text out (a hung parser is stopped)
-    per_note_cap: int = 3
+    per_note_cap: int = 1  # one row per note; its further passages come folded in Hit.more
     rrf_k: int = 60
     top_n: int = 100
     profile: str = "default"

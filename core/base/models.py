@@ -202,6 +202,7 @@ class Hit:
     confidentiality: str = "internal"
     page: int | None = None  # 1-based PDF page of the chunk
     lang: str = ""  # the chunk's detected language (ISO 639-1), "" when unknown
+    more: tuple[Hit, ...] = ()  # further passages of the same note past the per-note cap, best first
 
 
 def cited_path(rel_path: str, page: int | None, last_page: int | None = None) -> str:
@@ -252,7 +253,7 @@ class SearchSettings:
     """
 
     profile: str = "default"
-    per_note_cap: int = 3  # at most this many passages of one note; 0 = no cap
+    per_note_cap: int = 1  # at most this many rows of one note (the rest fold into Hit.more); 0 = no cap
     top_n: int = 100  # candidates taken from each retrieval list before fusion
     rrf_k: int = 60
     title_boost: float = 0.005  # boost for a note the query names (title/alias), RRF units; 0 = off
@@ -271,3 +272,4 @@ class SearchResponse:
     vector_candidates: tuple[Candidate, ...] = ()
     profile: str = "default"
     settings: SearchSettings = SearchSettings()  # the ranking settings this search used
+    exact_matches: bool = True  # False: no note holds the query's words; the hits are only related

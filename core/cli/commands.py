@@ -124,6 +124,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         ref = f"{h.chunk.vault}/{cited}#{h.chunk.ordinal}"
         print(f"{i:>2}. {h.title}{where}  [{ref}]  score {h.score:.4f}")
         print(f"    {h.snippet}")
+        if h.more:
+            print(f"    (+{len(h.more)} more passage{'s' if len(h.more) != 1 else ''} in this note)")
         if args.explain:
             bm = f"rank {h.bm25.rank}, score {h.bm25.score:.3f}" if h.bm25 else "not a candidate"
             vec = f"rank {h.vector.rank}, cosine {h.vector.score:.3f}" if h.vector else "not a candidate"

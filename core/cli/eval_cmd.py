@@ -18,7 +18,7 @@ from core.engine import Engine
 from core.eval.beir import BeirError
 from core.eval.golden import GoldenFileError, GoldenSet, load_golden
 from core.eval.report import EvalReport, compare_to_baseline, load_report
-from core.eval.runner import run_beir, run_golden
+from core.eval.runner import GOLDEN_VAULT, golden_engine, run_beir, run_golden
 
 MODES = (SearchMode.KEYWORD, SearchMode.SEMANTIC, SearchMode.HYBRID)  # the order reports list them in
 
@@ -47,35 +47,54 @@ def _golden(args: argparse.Namespace) -> int:
         baseline = load_report(Path(args.baseline)) if args.baseline else None
     except GoldenFileError as exc:
         raise ConfigError(str(exc)) from exc
-    engine = Engine(AppPaths.from_env())
-    if args.vault:
-        engine.vault(args.vault)  # a clear error for an unknown name
-    elif golden.vault:
-        args.vault = _golden_vault(engine, golden)
+    try:
+        vault_dir = None if args.vault else golden.resolve_vault()
+    except GoldenFileError as exc:
+        raise ConfigError(str(exc)) from exc
+    vault = args.vault
+    if vault_dir is not None:
+        # The file names its own vault: index it in the cache (never in the vault) and run every mode.
+        modes = _modes(args.modes, (args.mode,) if args.mode else MODES)
+        wants_vectors = any(m != "keyword" for m in modes) if golden.cases else args.mode not in (None, "keyword")
+        engine = golden_engine(
+            AppPaths.from_env(),
+            vault_dir,
+            embed=wants_vectors,
+            progress=ProgressLine("index", quiet=args.quiet or args.json),
+            cancel=cancel_on_sigint(),
+        )
+        vault = GOLDEN_VAULT
+    else:
+        modes = _modes(args.modes, (args.mode or "hybrid",))
+        engine = Engine(AppPaths.from_env())
+        if args.vault:
+            engine.vault(args.vault)  # a clear error for an unknown name
     exit_code = EXIT_OK
     if golden.ask_cases and not args.no_ask:
         exit_code = _ask_cases(engine, golden, args)
-    for mode in _modes(args.modes, (args.mode,)) if golden.cases else ():
-        report = run_golden(engine, golden, mode=mode, k=args.k, vault=args.vault)
+    reports = []
+    for mode in modes if golden.cases else ():
+        report = run_golden(engine, golden, mode=mode, k=args.k, vault=vault)
+        reports.append(report)
         regressions = compare_to_baseline(report, baseline, args.tolerance) if baseline and baseline.mode == mode else []
         if regressions:
             exit_code = EXIT_DEGRADED
         if args.json:
             sys.stdout.write(report.to_json())
         else:
-            _print_golden(report, regressions)
+            _print_golden(report, regressions, verbose=not args.summary)
+    if not args.json and (len(reports) > 1 or args.summary):
+        _print_summary(reports)
     return exit_code
 
 
-def _golden_vault(engine: Engine, golden: GoldenSet) -> str:
-    """The registered vault whose folder is the golden file's `vault:`; a clear error when there is none."""
-    root = golden.vault_root()
-    if root is None:
-        raise ConfigError(f"{golden.source}: vault folder {golden.vault!r} not found beside the repository")
-    for vc in engine.vaults:
-        if Path(vc.root).resolve() == root:
-            return vc.name
-    raise ConfigError(f"{root} is not indexed yet: run `cairn index --vault {root}` first")
+def _print_summary(reports: list[EvalReport]) -> None:
+    """One line per mode: the note-level numbers people compare."""
+    print(f"{'mode':<10}{'R@1':>7}{'R@3':>7}{'R@10':>7}{'MRR@10':>8}{'nDCG@10':>9}{'p95 ms':>8}")
+    for r in reports:
+        o = r.overall
+        cells = [o.get(name) or 0.0 for name in ("recall@1", "recall@3", "recall@10", "mrr@10", "ndcg@10")]
+        print(f"{r.mode:<10}" + "".join(f"{v:>7.3f}" for v in cells[:3]) + f"{cells[3]:>8.3f}{cells[4]:>9.3f}{r.timings.get('query_p95_ms', 0.0):>8.1f}")
 
 
 def _ask_cases(engine: Engine, golden: GoldenSet, args: argparse.Namespace) -> int:
@@ -111,9 +130,9 @@ def _pct(rate: float | None) -> str:
     return "-" if rate is None else f"{rate:.0%}"
 
 
-def _print_golden(report: EvalReport, regressions: list[str]) -> None:
+def _print_golden(report: EvalReport, regressions: list[str], *, verbose: bool = True) -> None:
     print(f"mode {report.mode}, k={report.k}, {len(report.cases)} cases ({report.source})")
-    for c in report.cases:
+    for c in report.cases if verbose else [c for c in report.cases if not c.passed]:
         mark = "PASS" if c.passed else "FAIL"
         ndcg = c.metrics.get("ndcg@10")
         ndcg_text = "-" if ndcg is None else f"{ndcg:.3f}"

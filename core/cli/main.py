@@ -94,7 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--beir", metavar="DIR", help="a BEIR dataset folder instead of a golden file")
     ev.add_argument("--split", default="train")
     ev.add_argument("--modes", default=None, help="comma-separated modes (BEIR default: keyword,semantic,hybrid)")
-    ev.add_argument("--mode", type=SearchMode, choices=list(SearchMode), default=SearchMode.HYBRID)
+    ev.add_argument(
+        "--mode", type=SearchMode, choices=list(SearchMode), default=None, help="default: hybrid, or every mode for a golden file that names its vault"
+    )
+    ev.add_argument("--summary", action="store_true", help="list only failed cases, then one line per mode")
     ev.add_argument("--vault", default=None)
     ev.add_argument("-k", type=int, default=10)
     ev.add_argument("--baseline", default=None, help="an earlier --json report to compare with")

@@ -11,6 +11,7 @@ A golden file is YAML or JSON with a top-level mapping::
         must_include_chunk_refs:
           - {source_path: ops/backups.md, chunk_ordinal: 2}
         forbidden_claims: ["backups are weekly"]
+    vault_path: ../shared/data/vaults/notes   # optional: the vault the cases are for
     ask_cases:                       # optional, for the answering pipeline
       - id: backup-ask
         question: How often are backups taken?
@@ -57,7 +58,7 @@ _CASE_FIELDS = frozenset(
 )
 _ASK_FIELDS = frozenset({"id", "question", "expected_sources", "forbidden_claims", "expect_abstain", "expected_answer"})
 _CHUNK_REF_FIELDS = frozenset({"source_path", "chunk_ordinal"})
-_TOP_FIELDS = frozenset({"cases", "ask_cases", "vault"})
+_TOP_FIELDS = frozenset({"cases", "ask_cases", "vault_path", "vault"})  # `vault` is an alias of `vault_path`
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -116,20 +117,31 @@ class GoldenSet:
     source: str
     cases: tuple[GoldenCase, ...]
     ask_cases: tuple[AskCase, ...] = ()
-    vault: str | None = None  # the folder the cases were written for, relative to the repository
+    vault_path: str | None = None  # the vault the cases were written for, relative to the repo root
 
-    def vault_root(self) -> Path | None:
-        """The `vault:` folder, looked up beside each parent folder of the golden file.
+    def resolve_vault(self) -> Path | None:
+        """The folder named by ``vault_path``, found beside the golden file or any of its parents.
 
-        Why: a main checkout and a worktree one level deeper both find `../shared/...`.
+        A relative path is tried against the golden file's folder and each folder
+        above it, so ``../shared/data/vaults/x`` written for a fresh clone (where
+        ``shared/`` sits beside the checkout) also resolves from a worktree one
+        level deeper. Returns ``None`` when the file names no vault.
+
+        Raises:
+            GoldenFileError: The file names a vault that exists nowhere.
         """
-        if not self.vault:
+        if self.vault_path is None:
             return None
-        for parent in Path(self.source).resolve().parents:
-            candidate = parent / self.vault
+        given = Path(self.vault_path)
+        if given.is_absolute():
+            candidates = [given]
+        else:
+            start = Path(self.source).resolve().parent
+            candidates = [(folder / given).resolve() for folder in (start, *start.parents)]
+        for candidate in candidates:
             if candidate.is_dir():
-                return candidate.resolve()
-        return None
+                return candidate
+        raise GoldenFileError(f"{self.source}: vault_path {self.vault_path!r} is not a folder beside the file or any parent")
 
 
 def load_golden(path: Path) -> GoldenSet:
@@ -186,7 +198,7 @@ def parse_golden(data: Any, source: str) -> GoldenSet:
     if unknown:
         raise GoldenFileError(
             f"{source}: unknown top-level field(s) {', '.join(map(repr, unknown))}"
-            f" (allowed: 'cases', 'ask_cases', 'vault')"
+            f" (allowed: 'cases', 'ask_cases', 'vault_path' (or 'vault'))"
         )
     if "cases" not in data and "ask_cases" not in data:
         raise GoldenFileError(f"{source}: needs a 'cases' or 'ask_cases' list")
@@ -196,10 +208,10 @@ def parse_golden(data: Any, source: str) -> GoldenSet:
     asks = tuple(_parse_ask(raw, i, source) for i, raw in enumerate(raw_asks, start=1))
     _check_unique_ids([c.id for c in cases], "case", source)
     _check_unique_ids([a.id for a in asks], "ask case", source)
-    vault = data.get("vault")
-    if vault is not None and (not isinstance(vault, str) or not vault.strip()):
-        raise GoldenFileError(f"{source}: top-level field 'vault' must be a folder path")
-    return GoldenSet(source=source, cases=cases, ask_cases=asks, vault=vault.strip() if vault else None)
+    vault_path = data.get("vault_path", data.get("vault"))
+    if vault_path is not None and (not isinstance(vault_path, str) or not vault_path.strip()):
+        raise GoldenFileError(f"{source}: top-level field 'vault_path' must be a non-empty string")
+    return GoldenSet(source=source, cases=cases, ask_cases=asks, vault_path=vault_path.strip() if vault_path else None)
 
 
 def _top_list(data: Mapping[str, Any], key: str, source: str) -> list[Any]:

@@ -12,7 +12,8 @@ class Profile:
     name: str
     keyword_weight: float = 1.0
     vector_weight: float = 1.0
-    freshness_weight: float = 0.0  # the largest freshness boost, in RRF score units
+    keyword_share: float = 0.5  # hybrid: the keyword list's share of the fused score (the rest is meaning)
+    freshness_weight: float = 0.0  # the largest freshness boost, in fused score units
     half_life_days: float = 180.0
     description: str = ""
 
@@ -32,8 +33,8 @@ PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
         Profile("default", description="keyword and meaning count alike"),
-        Profile("recent", freshness_weight=0.008, half_life_days=90, description="prefers recently dated notes"),
-        Profile("keyword-heavy", keyword_weight=1.5, vector_weight=0.5, description="exact words matter most"),
+        Profile("recent", freshness_weight=0.25, half_life_days=90, description="prefers recently dated notes"),
+        Profile("keyword-heavy", keyword_weight=1.5, vector_weight=0.5, keyword_share=0.75, description="exact words matter most"),
     )
 }
 

@@ -18,6 +18,21 @@ from core.base.models import ParsedQuery, SearchFilters
 MAX_QUERY_CHARS = 2_000
 MAX_QUERY_TERMS = 200
 FILTER_KEYS = ("vault", "folder", "tag", "type", "after", "before", "lang")
+# Words that carry no subject: a typed question ("how do I publish my vault") must match and
+# highlight "publish" and "vault", not "my" and "do". Whoosh's own stop list (used when indexing)
+# is much shorter. Quoted phrases keep every word, and a query made only of these words keeps them
+# all, so a look-up of "the who" or "it" still searches.
+STOP_WORDS = frozenset(
+    """
+    a an the and or but if so than then as of to in on at by for with from into about
+    i i'm i've i'd i'll me my mine myself we our ours us you your yours he him his she her hers
+    it it's its they them their theirs this that these those there here
+    am is are was were be been being do does did doing done have has had having
+    can could would should shall will may might must
+    how what when where which who whom whose why
+    want wants need needs
+    """.split()
+)
 _TOKEN = re.compile(r'(\w+):"([^"]*)"|(\w+):(\S+)|"([^"]*)"?|(\S+)', re.UNICODE)
 
 
@@ -98,6 +113,15 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
     )
     free = " ".join(words + phrases)
     return QueryParse(ParsedQuery(free, tuple(words), tuple(phrases), filters), tuple(warnings))
+
+
+def content_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The query words that say what the query is about (stop-words and question words dropped).
+
+    When every word is a stop-word the words are kept, so such a query still matches something.
+    """
+    kept = tuple(t for t in terms if t.lower().strip("?!.,;:") not in STOP_WORDS)
+    return kept or terms
 
 
 def parse_date(value: str) -> str | None:

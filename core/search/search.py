@@ -31,10 +31,12 @@ from core.base.models import (
 from core.index.analysis import Stemmer
 from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk
 from core.index.link_graph import LinkGraph
-from core.search.fusion import Fused, RankedList, fuse_rrf
+from core.search.fusion import Fused, RankedList, ScoredList, fuse_convex, fuse_rrf
 from core.search.guardrails import injection_risk, mask_secrets
 from core.search.profiles import Profile, get_profile
-from core.search.query import check_query_size, parse_query
+from core.search.query import check_query_size, content_terms, parse_query
+from core.search.query_vectors import embed_query_cached
+from core.search.signals import link_share, terms_present
 from core.search.snippets import make_snippet
 from core.search.title_boost import title_boosts
 from core.vault.language import query_language
@@ -47,6 +49,10 @@ RISK_PENALTY = 0.5  # a chunk that reads like a prompt injection loses up to hal
 # languages and the query is in none of them: MiniLM's vectors for a Chinese query are noise.
 # Measured on the tldr golden sets (hybrid top-3, zh/ja): 1.0 → 0.30/0.60, see the commit.
 FOREIGN_QUERY_VECTOR_WEIGHT = 0.0
+NO_EXACT_MATCHES = "no exact matches; showing related notes"
+RESCORE_POOL = 30  # candidates that get the text signals (links, query words) before the final cut
+MORE_PER_NOTE = 5  # passages folded under a note's row, past the per-note cap
+EXACT_MARGIN = 1e-4  # how far above the best related-only hit an exact hit is lifted
 
 
 class VectorSearcher(Protocol):
@@ -87,6 +93,7 @@ class SearchRequest:
     rrf_k: int | None = None
     today: dt.date | None = None
     title_boost: float | None = None  # weight of the title/alias boost; 0 = off, None = the engine's setting
+    fusion: str = "convex"  # "convex" (normalised scores, weighted by the profile) or "rrf"
 
     def settings(self, defaults: SearchSettings = SearchSettings()) -> SearchSettings:
         """The settings this request runs with: its own where set, else `defaults`."""
@@ -128,6 +135,9 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     check_query_size(request.query)
     parsed_result = parse_query(request.query, request.filters)
     parsed = parsed_result.query
+    # The keyword side and the highlights see only the words that carry the subject; the
+    # embedding still reads the whole question.
+    keyword_parsed = replace(parsed, terms=content_terms(parsed.terms))
     warnings = list(parsed_result.warnings)
     sides = _select_vaults(sides, parsed.filters, warnings)
     t = timer.lap("parse", t)
@@ -152,7 +162,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     keyword_hits: list[KeywordHit] = []
     if mode in (SearchMode.HYBRID, SearchMode.KEYWORD):
         for side in sides:
-            keyword_hits.extend(side.keyword.search(parsed, parsed.filters, top_n))
+            keyword_hits.extend(side.keyword.search(keyword_parsed, parsed.filters, top_n))
         keyword_hits.sort(key=lambda h: (-h.score, *id_order(h.chunk_id)))
         keyword_hits = keyword_hits[: top_n]
         t = timer.lap("keyword", t)
@@ -163,7 +173,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         for side in vector_ready:
             assert side.vectors is not None and side.embedder is not None
             if id(side.embedder) not in qvecs:  # one query embedding per distinct model
-                qvecs[id(side.embedder)] = side.embedder.embed_query(parsed.text)
+                qvecs[id(side.embedder)] = embed_query_cached(side.embedder, parsed.text)
         t = timer.lap("embed_query", t)
         for side in vector_ready:
             assert side.vectors is not None
@@ -172,38 +182,39 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         vector_hits = vector_hits[: top_n]
         t = timer.lap("vector", t)
 
-    lists = []
-    if keyword_hits:
-        lists.append(RankedList("keyword", profile.keyword_weight if mode == SearchMode.HYBRID else 1.0, [h.chunk_id for h in keyword_hits]))
-    if vector_hits:
-        weight = profile.vector_weight if mode == SearchMode.HYBRID else 1.0
-        if mode == SearchMode.HYBRID:
-            foreign = _foreign_query(parsed.text, vector_ready)
-            if foreign:
-                weight *= FOREIGN_QUERY_VECTOR_WEIGHT
-                warnings.append(f"the embedding model does not read {foreign}: meaning-based matches count less")
-        lists.append(RankedList("vector", weight, [cid for cid, _ in vector_hits]))
-    fused = fuse_rrf(lists, settings.rrf_k)
+    vector_scale = 1.0
+    if vector_hits and mode == SearchMode.HYBRID:
+        foreign = _foreign_query(parsed.text, vector_ready)
+        if foreign:
+            vector_scale = FOREIGN_QUERY_VECTOR_WEIGHT
+            warnings.append(f"the embedding model does not read {foreign}: meaning-based matches count less")
+    fused = _fuse(request, settings.rrf_k, profile, mode, keyword_hits, vector_hits, vector_scale)
     if not parsed.text.strip():  # filter-only browse: newest first
         fused = _browse_order(keyword_hits)
     t = timer.lap("fuse", t)
 
     if not profile.freshness_weight:
-        # Fetch stored fields only for what can be shown: a vector-only candidate costs a lookup.
-        # A title boost may lift a hit from a little below k, so it looks a little further.
+        # Fetch stored fields only for what can be shown or re-scored: a vector-only candidate costs a
+        # lookup. A title boost may lift a hit from a little below k, so it looks a little further.
         boosting = bool(settings.title_boost and settings.title_boost > 0)
-        fused = _shortlist(fused, request.k * (TITLE_BOOST_DEPTH if boosting else 1), settings.per_note_cap)
+        fused = _shortlist(fused, max(request.k * (TITLE_BOOST_DEPTH if boosting else 1), RESCORE_POOL), settings.per_note_cap)
     stored = _stored_chunks(sides, keyword_hits, [f.chunk_id for f in fused])
     kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
     vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
-    stems = _query_stems(parsed, sides)
+    stems = _query_stems(keyword_parsed, sides)
     today = request.today or dt.date.today()
     hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip(), languages=parsed.filters.languages)
     if settings.title_boost and settings.title_boost > 0 and parsed.text.strip():
         graphs = {s.name: s.links for s in sides if s.links is not None}
         hits = title_boosts(hits, parsed.text, graphs, settings.title_boost)
-    hits = _cap_per_note(hits, settings.per_note_cap)[: request.k]
     stemmer = sides[0].keyword.stemmer if sides else Stemmer()
+    # Semantic mode never looks for the words, so it makes no claim about them.
+    exact_matches = bool(keyword_hits) or not parsed.text.strip() or mode == SearchMode.SEMANTIC
+    if parsed.text.strip():
+        hits = _rescore(hits, stems, stemmer)
+    if not exact_matches:
+        warnings.append(NO_EXACT_MATCHES)
+    hits = _cap_per_note(hits, settings.per_note_cap)[: request.k]
     hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()))
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
@@ -219,6 +230,37 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         vector_candidates=tuple(Candidate(cid, i, s) for i, (cid, s) in enumerate(vector_hits, 1)),
         profile=profile.name,
         settings=replace(settings, top_n=top_n),
+        exact_matches=exact_matches,
+    )
+
+
+def _fuse(
+    request: SearchRequest,
+    rrf_k: int,
+    profile: Profile,
+    mode: str,
+    keyword_hits: list[KeywordHit],
+    vector_hits: list[tuple[str, float]],
+    vector_scale: float = 1.0,
+) -> list[Fused]:
+    """Hybrid: the profile's convex combination of normalised scores (or RRF); one list: its own order.
+
+    `vector_scale` lowers the vector side's say (0 when the model cannot read the query's language).
+    """
+    hybrid = mode == SearchMode.HYBRID
+    if request.fusion == "rrf" or not hybrid:
+        lists = []
+        if keyword_hits:
+            lists.append(RankedList("keyword", profile.keyword_weight if hybrid else 1.0, [h.chunk_id for h in keyword_hits]))
+        if vector_hits:
+            lists.append(RankedList("vector", (profile.vector_weight * vector_scale) if hybrid else 1.0, [cid for cid, _ in vector_hits]))
+        return fuse_rrf(lists, rrf_k)
+    share = profile.keyword_share
+    return fuse_convex(
+        [
+            ScoredList("keyword", share, [(h.chunk_id, h.score) for h in keyword_hits], floor_at_min=False),
+            ScoredList("meaning", round((1.0 - share) * vector_scale, 6), vector_hits),
+        ]
     )
 
 
@@ -239,17 +281,25 @@ def _browse_order(keyword_hits: list[KeywordHit]) -> list[Fused]:
 
 
 def _shortlist(fused: list[Fused], k: int, cap: int) -> list[Fused]:
-    """The first `k` candidates after the per-note cap, in the final order."""
+    """The first `k` rows after the per-note cap, in the final order, plus passages to fold into them.
+
+    Up to MORE_PER_NOTE further chunks of a note past its cap are kept too, so
+    the row can offer "n more passages in this note".
+    """
     ordered = sorted(fused, key=lambda f: (-f.score, *id_order(f.chunk_id)))
     counts: dict[tuple[str, str], int] = {}
     out = []
+    rows = 0
     for f in ordered:
         rel, _, vault = id_order(f.chunk_id)
-        counts[(vault, rel)] = counts.get((vault, rel), 0) + 1
-        if cap <= 0 or counts[(vault, rel)] <= cap:
-            out.append(f)
-            if len(out) >= k:
+        seen = counts[(vault, rel)] = counts.get((vault, rel), 0) + 1
+        if cap <= 0 or seen <= cap:
+            if rows >= k:
                 break
+            rows += 1
+            out.append(f)
+        elif seen <= cap + MORE_PER_NOTE:
+            out.append(f)
     return out
 
 
@@ -332,6 +382,41 @@ def _assemble(
     return hits
 
 
+def _rescore(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer) -> list[Hit]:
+    """Text signals on the shortlist, each a named term: link-heavy chunks fall, exact hits rise.
+
+    * **Mostly links**: a chunk that is mostly links (a README index, a map of
+      content) is multiplied down (see :func:`link_share`), so it cannot crowd
+      out the notes it lists.
+    * **Exact beats vague**: a keyword hit holding every query word is lifted
+      just above the best vector-only hit that holds none of them, so a rare
+      word the user typed is never outranked by a merely related note.
+    """
+    out: list[Hit] = []
+    for h in hits:
+        links = link_share(h.text)
+        if links.factor < 1.0:
+            term = Term(links.label, h.score * (links.factor - 1.0))
+            h = replace(h, score=h.score + term.value, contributions=h.contributions + (term,))
+        out.append(h)
+    ceiling = _best_vague_score(out, stems, stemmer) if stems else None
+    if ceiling is not None:
+        for i, h in enumerate(out):
+            if h.bm25 is not None and h.score <= ceiling and terms_present(f"{h.title}\n{h.text}", stems, stemmer, need_all=True) == stems:
+                term = Term("has every query word → above related-only notes", ceiling - h.score + EXACT_MARGIN)
+                out[i] = replace(h, score=h.score + term.value, contributions=h.contributions + (term,))
+    out.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
+    return out
+
+
+def _best_vague_score(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer) -> float | None:
+    """The score of the best vector-only hit that holds none of the query's words, if any."""
+    for h in sorted((h for h in hits if h.bm25 is None), key=lambda h: -h.score):
+        if not terms_present(f"{h.title}\n{h.text}", stems, stemmer):
+            return h.score
+    return None
+
+
 def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: bool) -> list[Hit]:
     """Snippets (secrets masked) for what is shown; injection-like chunks flagged and ranked down."""
     out = []
@@ -339,6 +424,12 @@ def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: 
         risk = injection_risk(h.text)
         # Masked before the window is cut: a window inside a key block would miss its BEGIN line.
         snippet = mask_secrets(make_snippet(mask_secrets(h.text).text, stems, stemmer, lang=h.lang or None)).text
+        if h.more:
+            more = tuple(
+                replace(m, snippet=mask_secrets(make_snippet(mask_secrets(m.text).text, stems, stemmer, lang=m.lang or None)).text)
+                for m in h.more
+            )
+            h = replace(h, more=more)
         if risk.flags:
             penalty = Term(f"injection risk penalty ({', '.join(risk.flags)}; risk {risk.score:.2f})", -RISK_PENALTY * risk.score * h.score)
             h = replace(h, score=h.score + penalty.value, contributions=h.contributions + (penalty,), flags=risk.flags)
@@ -349,13 +440,24 @@ def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: 
 
 
 def _cap_per_note(hits: list[Hit], cap: int) -> list[Hit]:
+    """Keep at most `cap` rows per note; the note's further passages ride along in its last row's `more`.
+
+    The app shows one row per note with "n more passages in this note" that
+    expands to them, so nothing found is lost by folding.
+    """
     if cap <= 0:
         return hits
-    counts: dict[tuple[str, str], int] = {}
-    out = []
+    rows: dict[tuple[str, str], list[int]] = {}
+    extra: dict[int, list[Hit]] = {}
+    out: list[Hit] = []
     for h in hits:
         key = (h.chunk.vault, h.chunk.rel_path)
-        counts[key] = counts.get(key, 0) + 1
-        if counts[key] <= cap:
+        kept = rows.setdefault(key, [])
+        if len(kept) < cap:
+            kept.append(len(out))
             out.append(h)
+        else:
+            extra.setdefault(kept[-1], []).append(h)
+    for pos, more in extra.items():
+        out[pos] = replace(out[pos], more=tuple(more))
     return out

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRectF, QSize, Qt
-from PySide6.QtGui import QAbstractTextDocumentLayout, QFont, QFontMetrics, QKeyEvent, QPainter, QPalette, QTextDocument
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QFont,
+    QFontMetrics,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPalette,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -18,12 +27,27 @@ from PySide6.QtWidgets import (
 from core.base.models import Hit, SearchResponse, cited_path
 from desktop.controller import AppController
 from desktop.formatting import heading_trail, snippet_html
-from desktop.models import HitRole, ResultsModel, ScoreFractionRole
+from desktop.models import HitRole, MoreRole, ResultsModel, ScoreFractionRole
 from desktop.panels.hit_menu import hit_line, hit_menu
 
 PAD = 6
 BAR_W = 56
 SNIPPET_LINES = 3
+INDENT = 24  # a note's further passages sit indented under its row
+
+
+def more_label(count: int, expanded: bool) -> str:
+    """The expander text of a note row with folded passages."""
+    noun = "passage" if count == 1 else "passages"
+    return f"▾ hide {count} more {noun}" if expanded else f"▸ {count} more {noun} in this note"
+
+
+def more_rect(option_rect: QRect | QRectF, font: QFont) -> QRectF:
+    """Where a row's expander is drawn (right end of its second line): also where a click toggles it."""
+    r = QRectF(option_rect).adjusted(PAD, PAD, -PAD, -PAD)
+    fm = QFontMetrics(font)
+    width = fm.horizontalAdvance(more_label(99, False)) + PAD
+    return QRectF(r.right() - width, r.y() + fm.height(), width, fm.height())
 
 
 class ResultDelegate(QStyledItemDelegate):
@@ -47,7 +71,8 @@ class ResultDelegate(QStyledItemDelegate):
         pal: QPalette = opt.palette
         text_color = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
         dim = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.PlaceholderText)
-        rect = opt.rect.adjusted(PAD, PAD, -PAD, -PAD)
+        more = index.data(MoreRole)
+        rect = opt.rect.adjusted(PAD + (INDENT if more is None else 0), PAD, -PAD, -PAD)
         fm = QFontMetrics(opt.font)
         line = fm.height()
         painter.save()
@@ -72,7 +97,14 @@ class ResultDelegate(QStyledItemDelegate):
         trail = heading_trail(hit.chunk.heading_path, hit.title)
         located = cited_path(hit.chunk.rel_path, hit.page)
         where = f"{trail}  ·  {located}" if trail else located
-        painter.drawText(rect.x(), rect.y() + line + fm.ascent(), fm.elidedText(where, Qt.TextElideMode.ElideMiddle, rect.width()))
+        where_width = rect.width()
+        if more and more[0]:
+            link = more_rect(opt.rect, opt.font)
+            where_width = int(link.x() - rect.x() - PAD)
+            painter.setPen(pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Link))
+            painter.drawText(link, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), more_label(*more))
+            painter.setPen(dim)
+        painter.drawText(rect.x(), rect.y() + line + fm.ascent(), fm.elidedText(where, Qt.TextElideMode.ElideMiddle, where_width))
         # snippet, clipped to a few lines
         doc = QTextDocument()
         doc.setDefaultFont(opt.font)
@@ -90,17 +122,33 @@ class ResultDelegate(QStyledItemDelegate):
 
 
 class _ResultsView(QListView):
-    """Enter opens the selected note; the rest of the keyboard is QListView's own."""
+    """Enter opens the selected note; Right/Left (or +/-) show and hide a note's further passages."""
 
     def __init__(self, panel: ResultsPanel) -> None:
         super().__init__(panel)
         self._panel = panel
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
+        key = event.key()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
             self._panel.open_current()
             return
+        if key in (Qt.Key.Key_Right, Qt.Key.Key_Plus, Qt.Key.Key_Left, Qt.Key.Key_Minus):
+            more = self.currentIndex().data(MoreRole)
+            wants_open = key in (Qt.Key.Key_Right, Qt.Key.Key_Plus)
+            if more and more[0] and more[1] != wants_open:
+                self._panel.model.toggle_more(self.currentIndex().row())
+                return
         super().keyPressEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        index = self.indexAt(event.position().toPoint())
+        more = index.data(MoreRole) if index.isValid() else None
+        if more and more[0] and more_rect(QRectF(self.visualRect(index)), self.font()).contains(event.position()):
+            self._panel.model.toggle_more(index.row())
+            self.setCurrentIndex(index)
+            return
+        super().mousePressEvent(event)
 
 
 class ResultsPanel(QWidget):
@@ -157,7 +205,11 @@ class ResultsPanel(QWidget):
         mode = response.mode if response.mode == response.requested_mode else f"{response.mode} (asked for {response.requested_mode})"
         took = response.timings_ms.get("total")
         timing = f" · {took:.0f} ms" if took is not None else ""
-        self.summary.setText(f"{n} result{'s' if n != 1 else ''} · {mode}{timing}" if n else "No notes match. Try fewer words or another mode.")
+        notes = f"{n} result{'s' if n != 1 else ''}"
+        if n and not response.exact_matches:
+            self.summary.setText(f"No exact matches; showing related notes · {notes} · {mode}{timing}")
+        else:
+            self.summary.setText(f"{notes} · {mode}{timing}" if n else "No notes match. Try fewer words or another mode.")
 
     def _on_cleared(self) -> None:
         self.model.set_hits(())

@@ -106,7 +106,9 @@ def test_search_json_contract_in_keyword_mode(capsys: pytest.CaptureFixture[str]
     assert {"query", "mode", "warnings", "timings_ms", "hits"} <= set(payload)
     assert (payload["query"], payload["mode"], payload["warnings"]) == ("zucchini spade", "keyword", [])
     assert payload["timings_ms"]["total"] >= 0
-    assert [h["rel_path"] for h in payload["hits"]] == ["Garden.md", "Garden.md"]
+    assert [h["rel_path"] for h in payload["hits"]] == ["Garden.md"]  # one row per note by default
+    assert [m["chunk_ordinal"] for m in payload["hits"][0]["more_passages"]] != []  # its other passage, folded
+    assert payload["exact_matches"] is True
     for rank, hit in enumerate(payload["hits"], 1):
         assert_hit_contract(hit, rank)
         assert hit["vector"] is None and hit["bm25"]["rank"] == rank
@@ -133,13 +135,14 @@ def test_hybrid_search_with_real_embeddings_fills_both_sides(capsys: pytest.Capt
     assert stats["embedding"] is not None and stats["embedding"]["embedded"] == 3
     payload = run_json(capsys, "search", "zucchini", "-k", "3")
     assert (payload["mode"], payload["warnings"]) == ("hybrid", [])
-    assert len(payload["hits"]) == 3
+    assert len(payload["hits"]) == 2  # one row per note: Garden's second passage is folded under it
+    assert len(payload["hits"][0]["more_passages"]) == 1
     for rank, hit in enumerate(payload["hits"], 1):
         assert_hit_contract(hit, rank)
         assert hit["vector"] is not None
     top = payload["hits"][0]
     assert top["rel_path"] == "Garden.md" and top["bm25"]["rank"] == 1
-    assert [t["name"].split(" ")[0] for t in top["contributions"]] == ["rrf_keyword", "rrf_vector"]
+    assert [t["name"].split(" ")[0] for t in top["contributions"]] == ["keyword", "meaning"]
 
 
 def test_search_filters_from_flags(capsys: pytest.CaptureFixture[str], tiny_vault: Path) -> None:

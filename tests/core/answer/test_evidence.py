@@ -154,4 +154,5 @@ def test_cli_search_format_llm_prints_the_pack_and_json_stays_an_alias(
     by_alias = json.loads(capsys.readouterr().out)
     assert main(["search", "soup", "--format", "json"]) == 0
     by_format = json.loads(capsys.readouterr().out)
-    assert [h["rel_path"] for h in by_alias["hits"]] == [h["rel_path"] for h in by_format["hits"]] == ["Soup.md", "Soup.md"]
+    assert [h["rel_path"] for h in by_alias["hits"]] == [h["rel_path"] for h in by_format["hits"]] == ["Soup.md"]  # one row per note
+    assert by_alias["hits"][0]["more_passages"] == by_format["hits"][0]["more_passages"] != []

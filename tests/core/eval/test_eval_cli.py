@@ -70,3 +70,36 @@ def test_beir_eval_with_a_missing_split_exits_2(tmp_path: Path, capsys: pytest.C
     ds = _tiny_beir(tmp_path)
     assert main(["eval", "--beir", str(ds), "--split", "train", "--modes", "keyword"]) == 2
     assert "test" in capsys.readouterr().err  # names the split that does exist
+
+
+def test_a_golden_file_that_names_its_vault_is_indexed_in_the_cache_and_reports_note_recall(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The vault sits in a folder beside a parent of the golden file, as shared/ sits beside a checkout.
+    vault = tmp_path / "shared" / "notes"
+    vault.mkdir(parents=True)
+    (vault / "Publish.md").write_text("# Publish\n\nExport the vault to HTML and upload it.\n", encoding="utf-8")
+    (vault / "Garden.md").write_text("# Garden\n\nTomatoes want sun and water.\n", encoding="utf-8")
+    before = {p: p.stat().st_mtime_ns for p in vault.iterdir()}
+    golden = tmp_path / "repo" / "tests" / "golden" / "notes.yaml"
+    golden.parent.mkdir(parents=True)
+    golden.write_text(
+        "vault_path: ../shared/notes\ncases:\n"
+        "  - id: publish\n    query: how do I publish my vault\n    must_include_source_paths: [Publish.md]\n"
+        "  - id: tomatoes\n    query: tomatoes sun\n    must_include_source_paths: [Garden.md]\n",
+        encoding="utf-8",
+    )
+    assert main(["eval", str(golden), "--modes", "keyword", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["overall"]["recall@1"] == 1.0 and report["overall"]["recall@3"] == 1.0 and report["overall"]["mrr@10"] == 1.0
+    assert {p: p.stat().st_mtime_ns for p in vault.iterdir()} == before  # nothing written into the vault
+    assert main(["eval", str(golden), "--modes", "keyword", "--summary"]) == 0
+    out = capsys.readouterr().out
+    assert "R@1" in out and "MRR@10" in out
+
+
+def test_a_golden_vault_path_that_exists_nowhere_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = tmp_path / "g.yaml"
+    golden.write_text("vault_path: ../no/such/vault\ncases:\n  - query: x\n    must_include_source_paths: [a.md]\n", encoding="utf-8")
+    assert main(["eval", str(golden)]) == 2
+    assert "vault_path '../no/such/vault'" in capsys.readouterr().err

@@ -198,8 +198,8 @@ def test_ask_cases_take_expected_answers_and_the_file_a_vault_found_beside_the_r
     )
     golden = load_golden(path)
     assert golden.ask_cases[0].expected_answer == ("lsof -i :8000",)
-    assert golden.vault_root() == (tmp_path / "shared" / "vaults" / "til").resolve()
-    with pytest.raises(GoldenFileError, match="'vault'"):
+    assert golden.resolve_vault() == (tmp_path / "shared" / "vaults" / "til").resolve()
+    with pytest.raises(GoldenFileError, match="'vault_path'"):
         parse_golden({"vault": 3, "ask_cases": []}, "x.yaml")
     with pytest.raises(GoldenFileError, match="expected_answer"):
         parse_golden({"ask_cases": [{"question": "q", "expected_answer": "not a list"}]}, "x.yaml")

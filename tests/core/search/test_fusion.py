@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.search.fusion import RankedList, fuse_rrf, rrf_term
+from core.search.fusion import RankedList, ScoredList, fuse_convex, fuse_rrf, normalise, rrf_term
 
 
 def test_rrf_term_is_weight_over_k_plus_rank() -> None:
@@ -46,3 +46,37 @@ def test_duplicates_within_a_list_count_once() -> None:
 def test_negative_k_is_rejected() -> None:
     with pytest.raises(ValueError):
         fuse_rrf([RankedList("keyword", 1.0, ["a"])], k=-1)
+
+
+def test_convex_fusion_adds_weighted_normalised_scores() -> None:
+    fused = fuse_convex(
+        [
+            ScoredList("keyword", 0.6, [("a", 10.0), ("b", 5.0)], floor_at_min=False),
+            ScoredList("meaning", 0.4, [("b", 0.9), ("c", 0.7), ("d", 0.5)]),
+        ]
+    )
+    scores = {f.chunk_id: f.score for f in fused}
+    assert scores["a"] == pytest.approx(0.6 * 1.0)  # BM25 divided by the best (its floor is 0)
+    assert scores["b"] == pytest.approx(0.6 * 0.5 + 0.4 * 1.0)  # cosines min-max normalised
+    assert scores["c"] == pytest.approx(0.4 * 0.5)
+    assert scores["d"] == pytest.approx(0.0)
+    b = next(f for f in fused if f.chunk_id == "b")
+    assert [t.name for t in b.terms] == ["keyword 0.50 × weight 0.6", "meaning 1.00 × weight 0.4"]
+    assert sum(t.value for t in b.terms) == pytest.approx(b.score)
+
+
+def test_convex_fusion_keeps_a_single_list_top_hit_above_mid_pack_hits_of_both() -> None:
+    # RRF's failure mode: the keyword list's clear winner, missed by the vector side, fell
+    # below notes both lists ranked mid-pack (1/61 < 1/75 + 1/75).
+    kw = [("winner", 20.0)] + [(f"m{i}", 5.0 - i * 0.1) for i in range(20)]
+    vec = [(f"v{i}", 0.8 - i * 0.01) for i in range(10)] + [(f"m{i}", 0.6 - i * 0.01) for i in range(20)]
+    rrf_order = [f.chunk_id for f in fuse_rrf([RankedList("keyword", 1.0, [c for c, _ in kw]), RankedList("vector", 1.0, [c for c, _ in vec])])]
+    convex_order = [f.chunk_id for f in fuse_convex([ScoredList("keyword", 0.5, kw, floor_at_min=False), ScoredList("meaning", 0.5, vec)])]
+    both = [f"m{i}" for i in range(20)]
+    assert rrf_order.index("winner") > min(rrf_order.index(m) for m in both)
+    assert convex_order.index("winner") < min(convex_order.index(m) for m in both)
+
+
+def test_normalise_handles_a_flat_or_empty_list() -> None:
+    assert normalise([], floor_at_min=True) == {}
+    assert normalise([("a", 0.3), ("b", 0.3)], floor_at_min=True) == {"a": 1.0, "b": 1.0}

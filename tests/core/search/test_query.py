@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.base.models import SearchFilters
-from core.search.query import parse_date, parse_query
+from core.search.query import content_terms, parse_date, parse_query
 
 
 def test_plain_words_are_terms_and_free_text() -> None:
@@ -96,3 +96,10 @@ def test_parse_date_accepts_iso_like_forms(text: str, expected: str | None) -> N
 
 def test_unicode_words_survive() -> None:
     assert parse_query("café 日本語").query.terms == ("café", "日本語")
+
+
+def test_content_terms_drop_stop_and_question_words() -> None:
+    q = parse_query("how do I publish my vault?").query
+    assert content_terms(q.terms) == ("publish", "vault?")
+    assert content_terms(("what", "is", "it")) == ("what", "is", "it")  # nothing left: keep them all
+    assert content_terms(("Doing", "MY", "taxes")) == ("taxes",)
