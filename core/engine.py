@@ -425,6 +425,10 @@ class Engine:
         except EmbedderUnavailable as exc:
             self._semantic_problem[name] = f"{exc.reason}: {exc}"
             stats = None
+        finally:
+            trim = getattr(emb, "trim", None)  # the built-in model's extra session: memory, not needed to search
+            if trim is not None:
+                trim()
         if persist and vv.dirty:
             with self.write_lock(name):
                 vv.save()  # an unchanged vault rewrites nothing
