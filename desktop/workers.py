@@ -131,6 +131,7 @@ class QueryWorker(QObject):
     def __init__(self, latest: Callable[[], int]) -> None:
         super().__init__()
         self._latest = latest
+        self._warmed = False
 
     @Slot(int, object)
     def search(self, seq: int, job: SearchJob) -> None:
@@ -156,6 +157,9 @@ class QueryWorker(QObject):
             self.snapshotFailed.emit()
             return
         self.snapshotReady.emit(snap)
+        if not self._warmed:  # after the first snapshot is shown: the first search then starts warm
+            self._warmed = True
+            engine.warm_up()
 
 
 class TaskWorker(_HomingWorker):

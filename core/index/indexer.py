@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.base.atomic import make_private, remove_tree_contents, write_bytes_atomic
 from core.base.config import EngineConfig, VaultConfig
@@ -28,6 +29,7 @@ from core.index.manifest import (
     IndexInfo,
     load_info,
     load_manifest,
+    manifest_chunking_hash,
     save_info,
     save_manifest,
 )
@@ -38,6 +40,9 @@ from core.vault.links import new_link_parser
 from core.vault.notes import document_version, parse_note
 from core.vault.pdf import EXTRACTOR_VERSION
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, read_note_bytes
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 Progress = Callable[[int, int, str], None]
 PARSER_VERSION = "chunker-3"  # 2: lone-CR line breaks; nested front matter values ignored. 3: attachments, chunk pages
@@ -91,15 +96,71 @@ class VaultIndex:
         self.chunking_hash = chunking_hash(self.limits)
         self._lock = threading.RLock()  # one writer at a time
         self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=self.chunking_hash)
-        self.recovery: Recovery | None = Recovery.DIRTY_FLAG if self.dirty_path.exists() else None
+        self._files: dict[str, FileRecord] = {}
+        self._manifest_pending = False  # the manifest is read on first use (see `_open`)
+        self._recovery: Recovery | None = Recovery.DIRTY_FLAG if self.dirty_path.exists() else None
         self.files, self.keyword = self._open()
         make_private(self.dir, tree=True)  # an index written by an older version was 0644
         self.links = LinkGraph.load(self.dir / "links.json")
-        self._parser = new_parser()
-        self._link_parser = new_link_parser()
+        self._parsers: tuple[MarkdownIt, MarkdownIt] | None = None  # made by the first parse: searching needs none
+
+    @property
+    def files(self) -> dict[str, FileRecord]:
+        """rel_path -> what the index holds of that note (the manifest), read on first use."""
+        if self._manifest_pending:
+            self._read_pending_manifest()
+        return self._files
+
+    @files.setter
+    def files(self, value: dict[str, FileRecord]) -> None:
+        self._files = value
+
+    @property
+    def recovery(self) -> Recovery | None:
+        """What opening found and repaired; knowing it means reading the manifest."""
+        if self._manifest_pending:
+            self._read_pending_manifest()
+        return self._recovery
+
+    @recovery.setter
+    def recovery(self, value: Recovery | None) -> None:
+        self._recovery = value
 
     def _open(self) -> tuple[dict[str, FileRecord], KeywordIndex]:
-        """Open the manifest and Whoosh index, recovering what a crash or torn write left."""
+        """Open the manifest and Whoosh index, recovering what a crash or torn write left.
+
+        On a clean start whose manifest header names this chunker, only Whoosh is opened:
+        parsing a 10k-note manifest costs ~0.2 s, most of a cold keyword `cairn search`,
+        which never needs it. The rest is read on first use of `files` or `recovery`.
+        """
+        if self._recovery is None and manifest_chunking_hash(self.manifest_path) == self.chunking_hash:
+            try:
+                keyword = KeywordIndex(self.dir / "whoosh")
+            except Exception:  # a damaged Whoosh index: rebuild it (embeddings come from the cache)
+                self._recovery = Recovery.KEYWORD_INDEX_DAMAGED
+            else:
+                self._manifest_pending = True
+                return {}, keyword
+        return self._open_now()
+
+    def _read_pending_manifest(self) -> None:
+        with self._lock:
+            if not self._manifest_pending:
+                return
+            loaded = load_manifest(self.manifest_path)
+            if loaded is not None and loaded[0] == self.chunking_hash:
+                self._files = loaded[1]
+            else:  # torn (or rewritten by another version) since its header was read
+                self._files = files_from_keyword(self.keyword)
+                self._recovery = self._recovery or Recovery.MANIFEST_REBUILT
+            self._manifest_pending = False
+
+    def _open_now(self) -> tuple[dict[str, FileRecord], KeywordIndex]:
+        if self._recovery == Recovery.KEYWORD_INDEX_DAMAGED:
+            self._reset_keyword_dir()
+            keyword = KeywordIndex(self.dir / "whoosh")
+            make_private(keyword.directory, tree=True)
+            return {}, keyword
         loaded = load_manifest(self.manifest_path)
         if loaded is not None and loaded[0] == self.chunking_hash:
             try:
@@ -156,7 +217,8 @@ class VaultIndex:
     @property
     def is_built(self) -> bool:
         """Searchable: built once, and not thrown away for being built by an older version."""
-        return self.info_path.exists() and self.recovery not in (Recovery.OUTDATED, Recovery.KEYWORD_INDEX_DAMAGED)
+        # `_recovery`: a manifest still to be read can only add MANIFEST_REBUILT, which is searchable.
+        return self.info_path.exists() and self._recovery not in (Recovery.OUTDATED, Recovery.KEYWORD_INDEX_DAMAGED)
 
     def scanner(self) -> Scanner:
         return Scanner(
@@ -365,6 +427,9 @@ class VaultIndex:
         return reading.read(self.vault.name, entry.rel_path, entry.path, entry.size, entry.mtime_ns, indexed, self.limits, self.max_bytes)
 
     def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
+        if self._parsers is None:
+            self._parsers = (new_parser(), new_link_parser())
+        parsers = self._parsers
         return parse_note(
             self.vault.name,
             entry.rel_path,
@@ -372,8 +437,8 @@ class VaultIndex:
             size=entry.size,
             mtime_ns=entry.mtime_ns,
             limits=self.limits,
-            parser=self._parser,
-            link_parser=self._link_parser,
+            parser=parsers[0],
+            link_parser=parsers[1],
         )
 
     def _heal_links(self) -> None:

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from core.base.atomic import read_json, write_json_atomic
 from core.base.models import Document, Link, LinkKind
@@ -50,7 +51,8 @@ class LinkGraph:
 
     def __init__(self, path: Path, notes: dict[str, NoteLinkRecord] | None = None) -> None:
         self.path = path
-        self._notes: dict[str, NoteLinkRecord] = dict(notes or {})
+        self._parsed: dict[str, NoteLinkRecord] = dict(notes or {})
+        self._raw: dict[str, Any] | None = None  # as stored, parsed on first use (see `load`)
         self._lock = threading.RLock()
         self._resolved: dict[str, tuple[ResolvedLink, ...]] | None = None
         self._backlinks: dict[str, tuple[ResolvedLink, ...]] | None = None
@@ -61,20 +63,29 @@ class LinkGraph:
 
     @classmethod
     def load(cls, path: Path) -> LinkGraph:
-        """The stored graph, or an empty one (a damaged file is rebuilt by `stale()`, never fatal)."""
+        """The stored graph, or an empty one (a damaged file is rebuilt by `stale()`, never fatal).
+
+        Only the JSON is read here; its links become objects on first use. A search needs
+        just the aliases (for the title boost), and building every `Link` of a 10k-note
+        vault cost ~0.1 s of each cold `cairn search`.
+        """
         try:
             data = read_json(path)
         except (OSError, ValueError):
             data = None
-        notes: dict[str, NoteLinkRecord] = {}
-        if isinstance(data, dict) and data.get("format") == FORMAT:
-            try:
-                for rel, rec in data["notes"].items():
-                    links = tuple(Link(LinkKind(k), t, a, lab, int(ln), ctx) for k, t, a, lab, ln, ctx in rec["links"])
-                    notes[rel] = NoteLinkRecord(str(rec["v"]), tuple(rec.get("aliases", ())), links)
-            except (KeyError, TypeError, ValueError):
-                notes = {}
-        return cls(path, notes)
+        graph = cls(path)
+        if isinstance(data, dict) and data.get("format") == FORMAT and isinstance(data.get("notes"), dict):
+            graph._raw = data["notes"]
+        return graph
+
+    @property
+    def _notes(self) -> dict[str, NoteLinkRecord]:
+        if self._raw is not None:
+            with self._lock:
+                if self._raw is not None:
+                    self._parsed = _parse_notes(self._raw)
+                    self._raw = None
+        return self._parsed
 
     def save(self) -> None:
         with self._lock:
@@ -126,6 +137,12 @@ class LinkGraph:
         return len(self._notes)
 
     def aliases(self, rel: str) -> tuple[str, ...]:
+        raw = self._raw
+        if raw is not None:  # still as stored: no need to build every note's links for this
+            stored = raw.get(rel)
+            names = stored.get("aliases", ()) if isinstance(stored, dict) else ()
+            if isinstance(names, list) and all(isinstance(n, str) for n in names):
+                return tuple(names)
         rec = self._notes.get(rel)
         return rec.aliases if rec is not None else ()
 
@@ -173,3 +190,14 @@ class LinkGraph:
                 self._backlinks = {k: tuple(sorted(v, key=lambda r: (r.source, r.link.line))) for k, v in back.items()}
             return self._resolved, self._backlinks
 
+
+def _parse_notes(raw: dict[str, Any]) -> dict[str, NoteLinkRecord]:
+    """Stored notes as records; a damaged file gives none (`stale()` re-reads every note)."""
+    notes: dict[str, NoteLinkRecord] = {}
+    try:
+        for rel, rec in raw.items():
+            links = tuple(Link(LinkKind(k), t, a, lab, int(ln), ctx) for k, t, a, lab, ln, ctx in rec["links"])
+            notes[rel] = NoteLinkRecord(str(rec["v"]), tuple(rec.get("aliases", ())), links)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return {}
+    return notes

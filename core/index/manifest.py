@@ -142,6 +142,16 @@ def load_manifest(path: Path) -> tuple[str, dict[str, FileRecord]] | None:
         return None
 
 
+def manifest_chunking_hash(path: Path) -> str | None:
+    """The chunking hash in a manifest's header line, without reading the rest (None: unreadable)."""
+    try:
+        with path.open("rb") as fh:
+            header = json.loads(fh.readline(4096))
+        return str(header["chunking_hash"]) if header.get("manifest") == MANIFEST_FORMAT else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
 def save_manifest(path: Path, chunking_hash: str, files: dict[str, FileRecord]) -> None:
     rows = [json.dumps({"manifest": MANIFEST_FORMAT, "chunking_hash": chunking_hash, "count": len(files)})]
     rows.extend(json.dumps({"rel_path": rel, "record": files[rel].to_json()}, ensure_ascii=False, separators=(",", ":")) for rel in sorted(files))

@@ -17,7 +17,11 @@ import numpy as np
 
 from core.base.native import load_usearch
 
-Index: Any = load_usearch().Index  # usearch ships no type information
+
+def _usearch_index() -> Any:
+    """usearch's `Index` class, imported on first use: a keyword-only search never loads usearch (or onnxruntime)."""
+    return load_usearch().Index  # usearch ships no type information
+
 
 EXACT_BELOW = 10_000
 KEY_MASK = (1 << 63) - 1
@@ -32,7 +36,7 @@ class VectorIndex:
     def __init__(self, dims: int, *, exact_below: int = EXACT_BELOW) -> None:
         self.dims = dims
         self.exact_below = exact_below
-        self._index = self._new_usearch()
+        self._usearch: Any = None  # made on first add/search: an empty or unused index never loads usearch
         self._keys = np.zeros(0, dtype=np.uint64)
         self._matrix = np.zeros((0, dims), dtype=np.float32)
         self._row: dict[int, int] = {}
@@ -60,7 +64,7 @@ class VectorIndex:
         present = [int(k) for k in keys if int(k) in self._row]
         if present:
             self.remove(present)
-        self._index.add(keys, vectors)
+        self._hnsw().add(keys, vectors)
         n = len(self._row)
         self._grow(n + len(keys))
         self._keys[n : n + len(keys)] = keys
@@ -76,7 +80,7 @@ class VectorIndex:
             row = self._row.pop(key, None)
             if row is None:
                 continue
-            self._index.remove(key)
+            self._hnsw().remove(key)
             last = len(self._row)  # index of the last live row after the pop
             if row != last:
                 moved = int(self._keys[last])
@@ -91,7 +95,7 @@ class VectorIndex:
             return []
         q = np.asarray(query, dtype=np.float32).reshape(self.dims)
         if allowed is None and n >= self.exact_below:
-            matches = self._index.search(q, min(limit, n))
+            matches = self._hnsw().search(q, min(limit, n))
             return [(int(k), float(1.0 - d)) for k, d in zip(matches.keys, matches.distances)]
         scores = self._matrix[:n] @ q
         if allowed is not None:
@@ -108,18 +112,18 @@ class VectorIndex:
         if n:
             fresh.add(self._keys[:n], self._matrix[:n])
         fresh.save(str(path))
-        self._index = fresh
+        self._usearch = fresh
 
     @classmethod
     def load(cls, path: Path, *, exact_below: int = EXACT_BELOW) -> VectorIndex:
-        restored = Index.restore(str(path))
+        restored = _usearch_index().restore(str(path))
         if restored is None:
             raise ValueError(f"{path} is not a usearch index")
         vi = cls(restored.ndim, exact_below=exact_below)
         keys = np.asarray(restored.keys, dtype=np.uint64)
         if len(keys):
             vectors = np.vstack(restored.get(keys, dtype=np.float32)).astype(np.float32)
-            vi._index = restored
+            vi._usearch = restored
             vi._grow(len(keys))
             vi._keys[: len(keys)] = keys
             vi._matrix[: len(keys)] = vectors
@@ -137,5 +141,10 @@ class VectorIndex:
         matrix[:n] = self._matrix[:n]
         self._keys, self._matrix = keys, matrix
 
+    def _hnsw(self) -> Any:
+        if self._usearch is None:
+            self._usearch = self._new_usearch()
+        return self._usearch
+
     def _new_usearch(self) -> Any:
-        return Index(ndim=self.dims, metric="cos", dtype="f16", expansion_add=64)
+        return _usearch_index()(ndim=self.dims, metric="cos", dtype="f16", expansion_add=64)

@@ -26,8 +26,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-import yaml
-
 from core.base.models import Chunk, Document, FileWarning, SkippedFile, SkipReason
 from core.vault.chunker import ChunkLimits, chunk_plain_range
 from core.vault.extractor import ExtractionFailure, PdfExtractor
@@ -86,6 +84,8 @@ class FolderSettings:
 
 
 def _read_level(path: Path) -> str | None:
+    import yaml  # here, not at the top: a keyword search never reads folder settings
+
     try:
         data = yaml.safe_load(path.read_text("utf-8", "replace"))
     except FileNotFoundError:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from typing import TYPE_CHECKING
 
 from core.base.models import Chunk
+
+if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 DEFAULT_SOFT_CHARS = 1000
 DEFAULT_HARD_CHARS = 2000
@@ -49,6 +51,8 @@ class ChunkedBody:
 
 
 def new_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark").enable("table")
 
 

@@ -7,12 +7,14 @@ so the index health view can show it.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from core.base.models import FrontMatter
+
+if TYPE_CHECKING:  # PyYAML loads with the first front matter: a keyword search never reads any
+    import yaml
 
 CONFIDENTIALITY_LEVELS = ("public", "internal", "restricted")
 _FENCE = re.compile(rb"\A---[ \t]*\r?\n")
@@ -41,8 +43,10 @@ def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
     yaml_text, body_start = split_front_matter(raw, offset)
     if yaml_text is None:
         return FrontMatter(end_byte=offset)
+    import yaml
+
     try:
-        data = yaml.load(yaml_text, Loader=_Loader)
+        data = yaml.load(yaml_text, Loader=_loader())
     except yaml.YAMLError as exc:
         first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
         return FrontMatter(end_byte=body_start, error=f"front matter is not valid YAML: {first}")
@@ -77,19 +81,27 @@ def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
     )
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader whose dates and times never raise: `2023-02-30` or `25:61:00` stay text,
-    and `_parse_date` reports them as dates it does not recognise."""
+@functools.cache
+def _loader() -> type[yaml.SafeLoader]:
+    """A SafeLoader whose dates and times never raise: `2023-02-30` or `25:61:00` stay text,
+    and `_parse_date` reports them as dates it does not recognise. Built on first use so
+    that importing this module does not import PyYAML."""
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+    return _Loader
 
 
 def _timestamp(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    import yaml
+
     try:
         return yaml.SafeLoader.construct_yaml_timestamp(loader, node)  # type: ignore[arg-type]
     except (ValueError, OverflowError):
         return loader.construct_scalar(node)  # type: ignore[arg-type]
-
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 

@@ -17,13 +17,15 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_inline import StateInline
-from markdown_it.token import Token
-
 from core.base.models import Link, LinkKind
+
+if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
 
 #: Embeds of these are attachments (images, PDFs, media), never notes.
 ATTACHMENT_EXTS = frozenset(
@@ -82,6 +84,8 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
 
 
 def new_link_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark").enable("table").use(wikilink_plugin)
 
 

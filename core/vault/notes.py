@@ -5,13 +5,15 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import PurePosixPath
-
-from markdown_it import MarkdownIt
+from typing import TYPE_CHECKING
 
 from core.base.models import Chunk, Document, FileWarning
 from core.vault.chunker import ChunkLimits, chunk_markdown, chunk_text, new_parser
 from core.vault.frontmatter import clean_text, parse_front_matter
 from core.vault.links import extract_links, new_link_parser
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 BOM = b"\xef\xbb\xbf"
 MAX_TAGS = 500

@@ -13,8 +13,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pathspec
-
 from core.base.models import FileWarning, SkippedFile, SkipReason
 from core.vault.attachments import ATTACHMENT_SUFFIXES, PDF_SUFFIXES
 
@@ -83,11 +81,15 @@ class IgnoreRules:
             except (OSError, ValueError):
                 continue
             lines.extend(self._valid_lines(name, text.splitlines()))
+        import pathspec  # on first scan, not on import: a keyword search never scans (~60 ms)
+
         self._spec = pathspec.GitIgnoreSpec.from_lines(lines)
 
     def _valid_lines(self, source: str, lines: Iterable[str]) -> list[str]:
         """The lines pathspec accepts. One bad line (`foo\\`, `!`, `[z-a]`) is skipped with a
         warning instead of making the whole file, and with it the vault, unreadable."""
+        import pathspec
+
         good: list[str] = []
         for number, line in enumerate(lines, 1):
             try:

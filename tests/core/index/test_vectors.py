@@ -23,8 +23,9 @@ def unit(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
 
 def test_usearch_is_created_with_f16_and_cosine() -> None:
     vi = VectorIndex(8)
-    assert "F16" in str(vi._index.dtype).upper()
-    assert "COS" in str(vi._index.metric).upper()
+    assert vi._usearch is None  # made on first use: a keyword search never loads usearch
+    assert "F16" in str(vi._hnsw().dtype).upper()
+    assert "COS" in str(vi._hnsw().metric).upper()
 
 
 def test_exact_and_hnsw_paths_agree_and_replace_updates_a_vector() -> None:

@@ -224,3 +224,38 @@ def test_import_is_lazy_and_onnxruntime_writes_nothing_to_home(tmp_path: Path) -
     assert result.returncode == 0, result.stderr
     written = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
     assert written == [], f"files written under HOME: {written}"
+
+
+def test_two_sessions_side_by_side_match_one_session_in_input_order(embedder: MiniLMEmbedder) -> None:
+    texts = [f"{t} ({i})" for i, t in enumerate(MIXED_TEXTS * 5)]  # 60 texts: enough batches to share
+    single = MiniLMEmbedder(sessions=1).embed_documents(texts)
+    calls: list[tuple[int, int, str]] = []
+    shared = embedder.embed_documents(texts, progress=lambda d, t: calls.append((d, t, threading.current_thread().name)))
+    np.testing.assert_allclose(shared, single, atol=1e-5)
+    assert len(embedder._extra) == 1  # the second session was really used
+    assert [d for d, _, _ in calls] == sorted(d for d, _, _ in calls) and calls[-1][:2] == (60, 60)
+    assert {name for _, _, name in calls} == {threading.current_thread().name}  # never from a helper thread
+
+
+def test_cancel_stops_both_sessions(embedder: MiniLMEmbedder) -> None:
+    cancel = threading.Event()
+    calls: list[int] = []
+
+    def progress(done: int, total: int) -> None:
+        calls.append(done)
+        cancel.set()
+
+    with pytest.raises(EmbeddingCancelled):
+        embedder.embed_documents([f"note {i}" for i in range(80)], progress=progress, cancel=cancel)
+    assert len(calls) == 1 and calls[0] < 80
+
+
+def test_trim_lets_the_extra_session_go_and_the_next_bulk_embed_reloads_it() -> None:
+    emb = MiniLMEmbedder()
+    texts = [f"note number {i}" for i in range(40)]
+    first = emb.embed_documents(texts)
+    assert len(emb._extra) == 1
+    emb.trim()
+    assert emb._extra == [] and emb.embed_query("still works").shape == (384,)
+    np.testing.assert_allclose(emb.embed_documents(texts), first, atol=1e-6)
+    assert len(emb._extra) == 1

@@ -1,0 +1,130 @@
+"""Cold `cairn search`: wall time of a whole new process, keyword and hybrid, on a 10k-note vault.
+
+A CLI user (or a script, or an editor plugin) pays Python's start-up, every
+import and the opening of the index on every call, so this measures exactly
+that: `python -m core.cli.main search ...` as a child process, from spawn to
+exit. Keyword and hybrid runs are interleaved (K H K H ...) so a noisy machine
+hurts both alike; medians of wall and CPU time are reported. A bare
+`python -c pass` and a process importing only numpy and Whoosh give the floors
+in the same run.
+
+The vault is the synthetic one from `synth_vault.py` (10,000 notes by default),
+keyword-indexed from nothing unless `--home` points at a built CAIRN_HOME.
+Hybrid needs vectors: `--embed-seconds N` embeds for at most N seconds (the
+most recently edited notes go first, and a partly embedded vault still loads
+the model and the vector index, which is what a cold hybrid search pays).
+
+    python bench/bench_cli_start.py --runs 9
+    python bench/bench_cli_start.py --home /tmp/cairn-home --runs 9
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import REPO, write_result  # noqa: E402
+from synth_vault import generate_vault  # noqa: E402
+
+# The two libraries a keyword search cannot do without: the floor under any lazy-import work.
+FLOOR = "import numpy, whoosh.index, whoosh.query, whoosh.scoring"
+QUERIES = ("database backup schedule", "release roadmap review", "garden recipe", "kernel driver patch")
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {**os.environ, "CAIRN_HOME": str(home), "PYTHONPATH": str(REPO)}
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "core.cli.main", *args]
+
+
+def measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of `cmd` from spawn to exit; fails loudly on a non-zero exit.
+
+    CPU time (user + system, from `os.wait4`) is reported beside wall time because it
+    barely moves when other work shares the machine, while wall time can double.
+    """
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        err = proc.stderr.read().decode(errors="replace")[-400:] if proc.stderr else ""
+        raise RuntimeError(f"{' '.join(cmd[2:])} failed: {err}")
+    if proc.stderr:
+        proc.stderr.close()
+    return seconds, usage.ru_utime + usage.ru_stime
+
+
+def build(home: Path, notes: int, embed_seconds: float) -> None:
+    vault = home / "vault"
+    if not vault.exists():
+        generate_vault(vault, notes)
+    env = _env(home)
+    t0 = time.perf_counter()
+    subprocess.run(_cli("index", "--vault", str(vault), "--no-embed", "--quiet"), env=env, cwd=REPO, check=True)
+    print(f"keyword index: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    if embed_seconds > 0:
+        # SIGINT is `cairn index`'s cancel: what was embedded so far is kept.
+        proc = subprocess.Popen(_cli("index", "--quiet"), env=env, cwd=REPO, stdout=subprocess.DEVNULL)
+        try:
+            proc.wait(timeout=embed_seconds)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGINT)
+            proc.wait()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--home", type=Path, default=None, help="a CAIRN_HOME with the vault already indexed")
+    ap.add_argument("--notes", type=int, default=10_000)
+    ap.add_argument("--runs", type=int, default=9, help="runs per mode (interleaved)")
+    ap.add_argument("--embed-seconds", type=float, default=0.0, help="embed for at most this long when building")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="cairn-cli-start-") as tmp:
+        home = args.home or Path(tmp)
+        if args.home is None:
+            build(home, args.notes, args.embed_seconds)
+        env = _env(home)
+        modes = ("keyword", "hybrid")
+        floors = {"python": [sys.executable, "-c", "pass"], "numpy+whoosh": [sys.executable, "-c", FLOOR]}
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in (*floors, *modes)}
+        for mode in modes:  # one warm-up each: the OS file cache, not our code, is what the first run measures
+            measured(_cli("search", "--mode", mode, QUERIES[0]), env)
+        for i in range(args.runs):
+            query = QUERIES[i % len(QUERIES)]
+            for name, cmd in floors.items():
+                times[name].append(measured(cmd, env))
+            for mode in modes:
+                times[mode].append(measured(_cli("search", "--mode", mode, "-k", "10", query), env))
+        status = subprocess.run(_cli("status"), env=env, cwd=REPO, capture_output=True, text=True, check=False).stdout
+
+    result = {
+        name: {
+            "median_s": round(statistics.median(w for w, _ in v), 3),
+            "min_s": round(min(w for w, _ in v), 3),
+            "cpu_median_s": round(statistics.median(c for _, c in v), 3),
+            "runs": len(v),
+        }
+        for name, v in times.items()
+    }
+    for name, r in result.items():
+        print(f"{name:12} wall median {r['median_s']:.3f} s (min {r['min_s']:.3f})  CPU median {r['cpu_median_s']:.3f} s  n={r['runs']}")
+    path = write_result("cli_start", {"notes": args.notes, "status": status.strip(), "results": result})
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

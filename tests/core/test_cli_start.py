@@ -1,0 +1,85 @@
+"""A cold `cairn search` loads only what its mode uses (issue #21: CLI start-up).
+
+Every `cairn search` is a new process, so each import it does not need is paid
+on every call: httpx (remote embedders), onnxruntime and usearch (vectors),
+markdown-it and PyYAML (parsing notes) cost ~0.5 s together on this machine.
+The probe runs the real CLI in a fresh interpreter over a real index with
+vectors and reports which of those modules ended up in `sys.modules`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+# shared/ sits beside the checkout (/work/main) or one level above it (a worktree).
+TIL = next((p for d in (REPO.parent, REPO.parent.parent) if (p := d / "shared" / "data" / "vaults" / "simonw-til").is_dir()), REPO / "missing")
+HEAVY = ("httpx", "onnxruntime", "usearch", "markdown_it", "yaml", "pathspec", "tokenizers")
+
+PROBE = """
+import json, runpy, sys
+sys.argv = ["cairn", *sys.argv[1:]]
+code = 0
+try:
+    runpy.run_module("core.cli.main", run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+heavy = HEAVY_NAMES
+print(json.dumps({"code": code, "loaded": sorted(m for m in heavy if m in sys.modules)}), file=sys.stderr)
+""".replace("HEAVY_NAMES", repr(HEAVY))
+
+
+def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", PROBE, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+
+
+def _probe(env: dict[str, str], *args: str) -> tuple[dict[str, object], str]:
+    done = _cli(env, *args)
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    return report, done.stdout
+
+
+@pytest.fixture(scope="module")
+def indexed_home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Four real notes, keyword-indexed and embedded with the built-in model."""
+    if not TIL.is_dir():
+        pytest.skip("the simonw-til vault is not on this machine")
+    root = tmp_path_factory.mktemp("cli-start")
+    vault = root / "til"
+    for rel in sorted(p.relative_to(TIL) for p in (TIL / "sqlite").glob("*.md"))[:4]:
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(TIL / rel, vault / rel)
+    env = {**os.environ, "CAIRN_HOME": str(root / "home")}
+    built = subprocess.run(
+        [sys.executable, "-m", "core.cli.main", "index", "--vault", str(vault), "--quiet", "--json"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    embedding = json.loads(built.stdout)["vaults"][0]["embedding"]
+    if not embedding or embedding["embedded"] + embedding["from_cache"] == 0:
+        pytest.skip("the built-in embedding model is not available here")
+    return env
+
+
+def test_keyword_search_loads_no_vector_http_or_markdown_libraries(indexed_home: dict[str, str]) -> None:
+    report, out = _probe(indexed_home, "search", "--mode", "keyword", "sqlite", "--json")
+    assert report["code"] in (0, None)
+    assert json.loads(out)["hits"], "the probe must run a real search that finds notes"
+    assert report["loaded"] == []
+
+
+def test_hybrid_search_still_loads_the_model_and_vectors(indexed_home: dict[str, str]) -> None:
+    """The other side of the same probe: lazy imports must not turn semantic search off."""
+    report, out = _probe(indexed_home, "search", "--mode", "hybrid", "sqlite", "--json")
+    assert report["code"] in (0, None)
+    response = json.loads(out)
+    assert response["mode"] == "hybrid" and response["hits"]
+    assert {"onnxruntime", "usearch"} <= set(report["loaded"])  # type: ignore[arg-type]
+    assert "httpx" not in report["loaded"]  # type: ignore[operator]  # the built-in model is local
