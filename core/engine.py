@@ -24,14 +24,15 @@ from core.base.config import (
     read_config,
     remove_vault,
 )
-from core.base.errors import BusyError, IndexNotBuiltError, UsageError
+from core.base.errors import BusyError, IndexBusyError, IndexNotBuiltError, UsageError
 from core.base.models import SearchFilters, SearchResponse, chunk_id
 from core.base.paths import AppPaths
 from core.base.vault_state import Phase, SemanticState, VaultProgress
 from core.index.embed_cache import EmbeddingCache
 from core.index.embed_text import embedding_input
 from core.index.indexer import Progress, Recovery, SyncStats, VaultIndex
-from core.index.manifest import FileRecord, IndexInfo
+from core.index.manifest import FileRecord, IndexInfo, load_info
+from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S
 from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors, VectorStatus
 from core.providers.embedding import (
     Embedder,
@@ -63,11 +64,12 @@ class VaultStatus:
     attachments: tuple[AttachmentCount, ...] = ()  # PDFs and text files, counted apart from notes
     languages: tuple[tuple[str, float], ...] = ()  # detected chunk languages and their shares
     advice: str | None = None  # e.g. a better embedding model for this vault's languages
+    elsewhere: bool = False  # another Cairn process is building this index: shown, retried later
 
     def progress(self, phase: Phase | None = None, done: int = 0, total: int = 0) -> VaultProgress:
         """This status as the one `VaultProgress` the views show; `phase` while indexing runs."""
         if phase is None:
-            phase = Phase.READY if self.built else Phase.NOT_BUILT
+            phase = Phase.ELSEWHERE if self.elsewhere else Phase.READY if self.built else Phase.NOT_BUILT
         if phase is not Phase.KEYWORD and total == 0:
             done, total = self.embedded, self.wanted
         return VaultProgress(self.info.vault, phase, done, total, self.semantic, self.semantic_reason)
@@ -222,12 +224,43 @@ class Engine:
         return vc
 
     def index_for(self, name: str) -> VaultIndex:
+        """The vault's open index, reopened when another process rewrote it since.
+
+        Raises:
+            IndexBusyError: Another Cairn process is building it; nothing here was created or reset.
+        """
         with self._lock:
             vi = self._indexes.get(name)
+            if vi is not None and vi.changed_elsewhere:
+                vi = self._reopened(name, vi)
             if vi is None:
                 vi = VaultIndex(self.vault(name), self.paths, self.config)
                 self._indexes[name] = vi
             return vi
+
+    def _reopened(self, name: str, vi: VaultIndex) -> VaultIndex | None:
+        """Drop an index another process (`cairn index`, the app) rewrote, so this one sees its notes.
+
+        Only when no thread here writes it (that writer saves its own view); the old
+        object is not closed, as a search on another thread may still read it.
+        """
+        lock = self.write_lock(name)
+        if not lock.acquire(blocking=False):
+            return vi
+        try:
+            if vi.is_dirty or not vi.xlock.free():
+                return vi  # unsaved live edits here, or the other writer is not done yet
+            self._indexes.pop(name, None)
+            self._vectors.pop(name, None)
+            return None
+        finally:
+            lock.release()
+
+    def _is_built(self, name: str) -> bool:
+        try:
+            return self.index_for(name).is_built
+        except IndexBusyError:
+            return False
 
     def keyword_built(self, name: str) -> bool:
         """Whether the vault's keyword index exists, without opening (or creating) it.
@@ -383,11 +416,17 @@ class Engine:
                 vi = self._indexes.get(name)
                 if vi is None:
                     continue
-                vv = self._vectors.get(name)
-                if vv is not None and vv.dirty:
-                    vv.save()
-                if vi.is_dirty:
-                    vi.flush()
+                try:
+                    with vi.xlock.held(LIVE_WAIT_S):
+                        vv = self._vectors.get(name)
+                        if vv is not None and vv.dirty:
+                            vv.save()
+                        if vi.is_dirty:
+                            vi.flush()
+                except IndexBusyError:
+                    # Another process writes this index now; the dirty flag keeps our edits
+                    # recoverable and the next flush tries again.
+                    logging.getLogger(__name__).info("flush of %s deferred: %s", name, BUSY_STATE)
 
     def is_dirty(self, name: str) -> bool:
         vi = self._indexes.get(name)
@@ -474,8 +513,11 @@ class Engine:
         with self._admission:
             sides = [self._side(v.name) for v in self.config.vaults]
             if not any(s is not None for s in sides):
-                built = [v.name for v in self.config.vaults if self.index_for(v.name).is_built]
+                built = [v.name for v in self.config.vaults if self._is_built(v.name)]
                 if not built:
+                    elsewhere = [v.name for v in self.config.vaults if self._busy(v.name)]
+                    if elsewhere:
+                        raise IndexNotBuiltError(f"{', '.join(elsewhere)}: {BUSY_STATE} — search again when it has finished")
                     stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == Recovery.OUTDATED]
                     if stale:
                         raise IndexNotBuiltError(
@@ -484,8 +526,18 @@ class Engine:
                     raise IndexNotBuiltError("No index yet — run `cairn index --vault PATH` (or press Index in the app)")
             return search(request, [s for s in sides if s is not None])
 
+    def _busy(self, name: str) -> bool:
+        try:
+            self.index_for(name)
+        except IndexBusyError:
+            return True
+        return False
+
     def _side(self, name: str) -> VaultSearchSide | None:
-        vi = self.index_for(name)
+        try:
+            vi = self.index_for(name)
+        except IndexBusyError:
+            return None  # being built by another process: the other vaults are searched
         if not vi.is_built:
             return None
         vv = self.vectors_for(name)
@@ -522,7 +574,11 @@ class Engine:
     def vault_status(self, name: str) -> VaultStatus:
         """The stored state of one vault; the semantic side as an enum plus a reason in words."""
         v = self.vault(name)
-        vi = self.index_for(name)
+        try:
+            vi = self.index_for(name)
+        except IndexBusyError:
+            info = replace(load_info(self.paths.vault_dir(name) / "info.json") or IndexInfo(name, v.root), state=BUSY_STATE)
+            return VaultStatus(info, False, SemanticState.MISSING, 0.0, BUSY_STATE, elsewhere=True)
         vv = self.vectors_for(name)
         embedded = wanted = 0
         reason = ""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from core.base.config import EngineConfig, VaultConfig
 from core.base.errors import CairnError
@@ -36,6 +36,7 @@ from desktop.state import VaultSnapshot
 from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob
 
 _DEFAULT = object()
+ELSEWHERE_RETRY_MS = 3000  # how often the app looks again at a vault another process is indexing
 
 
 class Lifecycle(Enum):
@@ -119,6 +120,7 @@ class AppController(QObject):
         self._embedder_factory = embedder_factory
         self.engine = Engine(paths, embedder_factory=embedder_factory)  # type: ignore[arg-type]
         self.snapshot: tuple[VaultSnapshot, ...] = ()
+        self._elsewhere_retry = False  # a look-again is scheduled (see `_on_snapshot`)
         self.scope: Scope | None = None
         self.response: SearchResponse | None = None
         self.selected: Hit | None = None
@@ -285,6 +287,15 @@ class AppController(QObject):
         self.snapshot = snap
         self.snapshotChanged.emit(snap)
         self.rerun_search()  # the index changed under the shown results
+        if any(s.status.elsewhere for s in snap) and not self._elsewhere_retry and self.running:
+            # Another Cairn process builds a vault's index: look again until it is done.
+            self._elsewhere_retry = True
+            QTimer.singleShot(ELSEWHERE_RETRY_MS, self, self._retry_elsewhere)
+
+    def _retry_elsewhere(self) -> None:
+        self._elsewhere_retry = False
+        if self.running:
+            self.refresh()
 
     def vault_snapshot(self, name: str) -> VaultSnapshot | None:
         return next((s for s in self.snapshot if s.name == name), None)
