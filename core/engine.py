@@ -32,7 +32,7 @@ from core.index.embed_cache import EmbeddingCache
 from core.index.embed_text import embedding_input
 from core.index.indexer import Progress, Recovery, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo, load_info
-from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S
+from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S, SYNC_WAIT_S
 from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors, VectorStatus
 from core.providers.embedding import (
     Embedder,
@@ -421,6 +421,7 @@ class Engine:
                         vv = self._vectors.get(name)
                         if vv is not None and vv.dirty:
                             vv.save()
+                            vi.wrote()
                         if vi.is_dirty:
                             vi.flush()
                 except IndexBusyError:
@@ -492,7 +493,12 @@ class Engine:
             stats = None
         if persist and vv.dirty:
             with self.write_lock(name):
-                vv.save()  # an unchanged vault rewrites nothing
+                try:
+                    with vi.xlock.held(SYNC_WAIT_S):
+                        vv.save()  # an unchanged vault rewrites nothing
+                        vi.wrote()
+                except IndexBusyError:  # another process writes now: kept dirty, saved by the next flush
+                    logging.getLogger(__name__).info("vectors of %s not saved yet: %s", name, BUSY_STATE)
         elif not persist:
             vv.cache.flush()  # cheap append: a crash before the next flush re-embeds nothing
         return stats

@@ -163,13 +163,22 @@ class VaultIndex:
             self.recovery = Recovery.MANIFEST_REBUILT
             return files_from_keyword(keyword), keyword
 
-    def disk_stamp(self) -> tuple[int, int] | None:
-        """The health record's size and mtime: it is written last by every sync and flush."""
-        try:
-            st = self.info_path.stat()
-        except OSError:
-            return None
-        return st.st_size, st.st_mtime_ns
+    def disk_stamp(self) -> tuple[tuple[int, int] | None, ...]:
+        """Size and mtime of the health record (written last by every sync and flush) and of the
+        vector file's record (written by every embedding run)."""
+        out: list[tuple[int, int] | None] = []
+        for path in (self.info_path, self.dir / "vectors.json"):
+            try:
+                st = path.stat()
+            except OSError:
+                out.append(None)
+            else:
+                out.append((st.st_size, st.st_mtime_ns))
+        return tuple(out)
+
+    def wrote(self) -> None:
+        """This process wrote the index (e.g. saved its vectors): not a change made elsewhere."""
+        self._stamp = self.disk_stamp()
 
     @property
     def changed_elsewhere(self) -> bool:

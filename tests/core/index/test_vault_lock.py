@@ -15,11 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
-from core.base.errors import IndexNotBuiltError
+from core.base.errors import IndexBusyError, IndexNotBuiltError
 from core.base.models import SearchFilters
 from core.base.paths import AppPaths
 from core.base.vault_state import Phase
+from core.cli.main import main
 from core.engine import Engine
 from core.index.indexer import Recovery, VaultIndex
 from core.index.keyword_index import KeywordIndex
@@ -182,3 +184,55 @@ def test_a_consistent_index_opens_without_recovery(tmp_path: Path) -> None:
     assert again.index_for("vault").recovery is None
     assert again.sync(embed=False)[0].keyword.unchanged == 20
     again.close()
+
+
+# -- a writer elsewhere, as the CLI and the watcher see it ----------------------------------------
+
+
+def held_elsewhere(home: Path, name: str) -> FileLock:
+    """Hold a vault's lock through another open file, as another process would (flock is per open file)."""
+    lock = FileLock(str(AppPaths(home).vault_dir(name) / "write.lock"))
+    lock.acquire(timeout=5)
+    return lock
+
+
+def test_cairn_status_says_a_first_index_is_being_built_elsewhere(cairn_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = tmp_path / "vault"
+    make_vault(vault, 5)
+    Engine(AppPaths(cairn_home), embedder_factory=None).add_vault(vault)
+    lock = held_elsewhere(cairn_home, "vault")
+    try:
+        assert main(["status", "--json"]) == 0
+        got = json.loads(capsys.readouterr().out)["vaults"][0]
+        assert got["indexing_elsewhere"] and got["state"] == BUSY_STATE and not got["built"]
+        assert main(["status"]) == 0
+        assert f"state: {BUSY_STATE}" in capsys.readouterr().out
+        assert main(["search", "uniq1x"]) != 0
+        assert "another Cairn process" in capsys.readouterr().err
+    finally:
+        lock.release()
+    assert not (AppPaths(cairn_home).vault_dir("vault") / "whoosh").exists()  # nothing was created meanwhile
+    assert main(["index", "--no-embed", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["search", "uniq1x", "--json"]) == 0
+    assert "note-0001.md" in capsys.readouterr().out
+
+
+def test_a_live_update_defers_while_another_process_writes(tmp_path: Path) -> None:
+    home, vault = tmp_path / "home", tmp_path / "vault"
+    make_vault(vault, 10)
+    engine = Engine(AppPaths(home), embedder_factory=None)
+    engine.add_vault(vault)
+    engine.sync(embed=False)
+    (vault / "topic-03" / "note-0003.md").write_text("# Note 3\n\nrewritten with zanzibar\n", encoding="utf-8")
+    lock = held_elsewhere(home, "vault")
+    try:
+        with pytest.raises(IndexBusyError):
+            engine.update_notes("vault", ["topic-03/note-0003.md"])
+        engine.flush()  # deferred, not raised: the app's close must never fail on it
+    finally:
+        lock.release()
+    assert keyword_hits(engine, "zanzibar") == set()
+    engine.update_notes("vault", ["topic-03/note-0003.md"])
+    assert keyword_hits(engine, "zanzibar") == {"topic-03/note-0003.md"}
+    engine.close()
