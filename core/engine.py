@@ -369,7 +369,7 @@ class Engine:
         embedded whole on the watcher's thread.
         """
         with self.write_lock(name):
-            kw = self.index_for(name).sync()
+            kw = self.index_for(name).sync(lock_wait=LIVE_WAIT_S)  # the watcher's thread defers, never waits long
             emb = None
             if kw.changed_paths or kw.removed_paths:
                 emb = self.embed_vault(name, persist=False, only=kw.changed_paths)
@@ -533,11 +533,12 @@ class Engine:
             return search(request, [s for s in sides if s is not None])
 
     def _busy(self, name: str) -> bool:
+        """Not built here, and another process holds its lock: a first index being built elsewhere."""
         try:
-            self.index_for(name)
+            vi = self.index_for(name)
         except IndexBusyError:
             return True
-        return False
+        return not vi.is_built and not vi.xlock.free()
 
     def _side(self, name: str) -> VaultSearchSide | None:
         try:
@@ -582,6 +583,8 @@ class Engine:
         v = self.vault(name)
         try:
             vi = self.index_for(name)
+            if not vi.is_built and not vi.xlock.free():  # opened here between two steps of a build elsewhere
+                raise IndexBusyError(BUSY_STATE)
         except IndexBusyError:
             info = replace(load_info(self.paths.vault_dir(name) / "info.json") or IndexInfo(name, v.root), state=BUSY_STATE)
             return VaultStatus(info, False, SemanticState.MISSING, 0.0, BUSY_STATE, elsewhere=True)

@@ -224,10 +224,14 @@ class VaultIndex:
             Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes, max_attachment_bytes=self.max_attachment_bytes
         )
 
-    def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> SyncStats:
-        """Bring the index in line with the vault; the stats name the notes (re)indexed and removed."""
+    def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None, *, lock_wait: float = SYNC_WAIT_S) -> SyncStats:
+        """Bring the index in line with the vault; the stats name the notes (re)indexed and removed.
+
+        Raises:
+            IndexBusyError: Another process kept the vault's lock for `lock_wait` seconds.
+        """
         t0 = time.perf_counter()
-        with self._lock, self.xlock.held(SYNC_WAIT_S):
+        with self._lock, self.xlock.held(lock_wait):
             root = Path(self.vault.root)
             if not root.is_dir():
                 raise FileNotFoundError(f"Vault folder {root} does not exist or is not a folder")
