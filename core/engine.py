@@ -24,14 +24,15 @@ from core.base.config import (
     read_config,
     remove_vault,
 )
-from core.base.errors import BusyError, IndexNotBuiltError, UsageError
+from core.base.errors import BusyError, IndexBusyError, IndexNotBuiltError, UsageError
 from core.base.models import SearchFilters, SearchMode, SearchResponse, chunk_id
 from core.base.paths import AppPaths
 from core.base.vault_state import Phase, SemanticState, VaultProgress
 from core.index.embed_cache import EmbeddingCache
 from core.index.embed_text import embedding_input
 from core.index.indexer import Progress, Recovery, SyncStats, VaultIndex
-from core.index.manifest import FileRecord, IndexInfo
+from core.index.manifest import FileRecord, IndexInfo, load_info
+from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S, SYNC_WAIT_S
 from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors, VectorStatus
 from core.providers.embedding import (
     Embedder,
@@ -63,11 +64,12 @@ class VaultStatus:
     attachments: tuple[AttachmentCount, ...] = ()  # PDFs and text files, counted apart from notes
     languages: tuple[tuple[str, float], ...] = ()  # detected chunk languages and their shares
     advice: str | None = None  # e.g. a better embedding model for this vault's languages
+    elsewhere: bool = False  # another Cairn process is building this index: shown, retried later
 
     def progress(self, phase: Phase | None = None, done: int = 0, total: int = 0) -> VaultProgress:
         """This status as the one `VaultProgress` the views show; `phase` while indexing runs."""
         if phase is None:
-            phase = Phase.READY if self.built else Phase.NOT_BUILT
+            phase = Phase.ELSEWHERE if self.elsewhere else Phase.READY if self.built else Phase.NOT_BUILT
         if phase is not Phase.KEYWORD and total == 0:
             done, total = self.embedded, self.wanted
         return VaultProgress(self.info.vault, phase, done, total, self.semantic, self.semantic_reason)
@@ -222,12 +224,43 @@ class Engine:
         return vc
 
     def index_for(self, name: str) -> VaultIndex:
+        """The vault's open index, reopened when another process rewrote it since.
+
+        Raises:
+            IndexBusyError: Another Cairn process is building it; nothing here was created or reset.
+        """
         with self._lock:
             vi = self._indexes.get(name)
+            if vi is not None and vi.changed_elsewhere:
+                vi = self._reopened(name, vi)
             if vi is None:
                 vi = VaultIndex(self.vault(name), self.paths, self.config)
                 self._indexes[name] = vi
             return vi
+
+    def _reopened(self, name: str, vi: VaultIndex) -> VaultIndex | None:
+        """Drop an index another process (`cairn index`, the app) rewrote, so this one sees its notes.
+
+        Only when no thread here writes it (that writer saves its own view); the old
+        object is not closed, as a search on another thread may still read it.
+        """
+        lock = self.write_lock(name)
+        if not lock.acquire(blocking=False):
+            return vi
+        try:
+            if vi.is_dirty or not vi.xlock.free():
+                return vi  # unsaved live edits here, or the other writer is not done yet
+            self._indexes.pop(name, None)
+            self._vectors.pop(name, None)
+            return None
+        finally:
+            lock.release()
+
+    def _is_built(self, name: str) -> bool:
+        try:
+            return self.index_for(name).is_built
+        except IndexBusyError:
+            return False
 
     def keyword_built(self, name: str) -> bool:
         """Whether the vault's keyword index exists, without opening (or creating) it.
@@ -266,24 +299,6 @@ class Engine:
                 self._embedders[key] = emb
             self._semantic_problem.pop(vc.name, None)
             return emb
-
-    def warm_up(self) -> None:
-        """Load each vault's embedding model and embed one query, so the first real search is fast.
-
-        The ONNX session's first run allocates its buffers (~0.35 s cold start);
-        the app calls this on its query thread at start-up. A vault whose
-        embedder is unavailable is skipped (its reason is kept as usual).
-        """
-        seen: set[int] = set()
-        for vc in self.config.vaults:
-            emb = self.embedder_for(vc)
-            if emb is None or id(emb) in seen:
-                continue
-            seen.add(id(emb))
-            try:
-                emb.embed_query("warm up")
-            except Exception:  # noqa: BLE001 - a warm-up never fails the app; the search reports the problem
-                continue
 
     def vectors_for(self, name: str) -> VaultVectors | None:
         with self._lock:
@@ -354,7 +369,7 @@ class Engine:
         embedded whole on the watcher's thread.
         """
         with self.write_lock(name):
-            kw = self.index_for(name).sync()
+            kw = self.index_for(name).sync(lock_wait=LIVE_WAIT_S)  # the watcher's thread defers, never waits long
             emb = None
             if kw.changed_paths or kw.removed_paths:
                 emb = self.embed_vault(name, persist=False, only=kw.changed_paths)
@@ -401,11 +416,18 @@ class Engine:
                 vi = self._indexes.get(name)
                 if vi is None:
                     continue
-                vv = self._vectors.get(name)
-                if vv is not None and vv.dirty:
-                    vv.save()
-                if vi.is_dirty:
-                    vi.flush()
+                try:
+                    with vi.xlock.held(LIVE_WAIT_S):
+                        vv = self._vectors.get(name)
+                        if vv is not None and vv.dirty:
+                            vv.save()
+                            vi.wrote()
+                        if vi.is_dirty:
+                            vi.flush()
+                except IndexBusyError:
+                    # Another process writes this index now; the dirty flag keeps our edits
+                    # recoverable and the next flush tries again.
+                    logging.getLogger(__name__).info("flush of %s deferred: %s", name, BUSY_STATE)
 
     def is_dirty(self, name: str) -> bool:
         vi = self._indexes.get(name)
@@ -475,7 +497,12 @@ class Engine:
                 trim()
         if persist and vv.dirty:
             with self.write_lock(name):
-                vv.save()  # an unchanged vault rewrites nothing
+                try:
+                    with vi.xlock.held(SYNC_WAIT_S):
+                        vv.save()  # an unchanged vault rewrites nothing
+                        vi.wrote()
+                except IndexBusyError:  # another process writes now: kept dirty, saved by the next flush
+                    logging.getLogger(__name__).info("vectors of %s not saved yet: %s", name, BUSY_STATE)
         elif not persist:
             vv.cache.flush()  # cheap append: a crash before the next flush re-embeds nothing
         return stats
@@ -499,8 +526,11 @@ class Engine:
             semantic = request.mode != SearchMode.KEYWORD
             sides = [self._side(v.name, semantic=semantic) for v in self.config.vaults]
             if not any(s is not None for s in sides):
-                built = [v.name for v in self.config.vaults if self.index_for(v.name).is_built]
+                built = [v.name for v in self.config.vaults if self._is_built(v.name)]
                 if not built:
+                    elsewhere = [v.name for v in self.config.vaults if self._busy(v.name)]
+                    if elsewhere:
+                        raise IndexNotBuiltError(f"{', '.join(elsewhere)}: {BUSY_STATE} — search again when it has finished")
                     stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == Recovery.OUTDATED]
                     if stale:
                         raise IndexNotBuiltError(
@@ -524,8 +554,19 @@ class Engine:
         except Exception:  # noqa: BLE001 - a warm-up never raises; the real search reports problems
             logging.getLogger(__name__).debug("warm-up search failed", exc_info=True)
 
+    def _busy(self, name: str) -> bool:
+        """Not built here, and another process holds its lock: a first index being built elsewhere."""
+        try:
+            vi = self.index_for(name)
+        except IndexBusyError:
+            return True
+        return not vi.is_built and not vi.xlock.free()
+
     def _side(self, name: str, *, semantic: bool = True) -> VaultSearchSide | None:
-        vi = self.index_for(name)
+        try:
+            vi = self.index_for(name)
+        except IndexBusyError:
+            return None  # being built by another process: the other vaults are searched
         if not vi.is_built:
             return None
         if not semantic:
@@ -564,7 +605,13 @@ class Engine:
     def vault_status(self, name: str) -> VaultStatus:
         """The stored state of one vault; the semantic side as an enum plus a reason in words."""
         v = self.vault(name)
-        vi = self.index_for(name)
+        try:
+            vi = self.index_for(name)
+            if not vi.is_built and not vi.xlock.free():  # opened here between two steps of a build elsewhere
+                raise IndexBusyError(BUSY_STATE)
+        except IndexBusyError:
+            info = replace(load_info(self.paths.vault_dir(name) / "info.json") or IndexInfo(name, v.root), state=BUSY_STATE)
+            return VaultStatus(info, False, SemanticState.MISSING, 0.0, BUSY_STATE, elsewhere=True)
         vv = self.vectors_for(name)
         embedded = wanted = 0
         reason = ""

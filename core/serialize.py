@@ -94,6 +94,7 @@ def status_json(st: VaultStatus) -> dict[str, Any]:
     d["attachments"] = {c.kind: {"indexed": c.indexed, "skipped": dict(c.skipped)} for c in st.attachments}
     d["languages"] = {lang: round(share, 4) for lang, share in st.languages}
     d["advice"] = st.advice
+    d["indexing_elsewhere"] = st.elsewhere  # another Cairn process builds it; "state" says so in words
     return d
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from core.base.errors import IndexBusyError
 from core.engine import Engine, SyncReport
 from core.vault.attachments import FOLDER_SETTINGS
 from core.vault.scanner import IGNORE_FILES, IgnoreRules, is_indexable_name, normalise_rel_path
@@ -365,6 +366,8 @@ class VaultWatcher:
                 report = self.engine.update_notes(name, paths)
             else:
                 return "done"
+        except IndexBusyError:
+            return "deferred" if not wait else "dropped"  # another process writes it; the next start catches up
         except Exception as exc:  # report and keep watching: one bad save must not stop live indexing
             self._report(name, exc)
             return "failed"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from core.base.config import EngineConfig, VaultConfig
 from core.base.errors import CairnError
@@ -36,6 +36,7 @@ from desktop.state import VaultSnapshot
 from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob
 
 _DEFAULT = object()
+ELSEWHERE_RETRY_MS = 3000  # how often the app looks again at a vault another process is indexing
 
 
 class Lifecycle(Enum):
@@ -94,7 +95,6 @@ class AppController(QObject):
     closeReady = Signal()  # begin_close() is done: indexing stopped, watcher stopped, indexes flushed
     _searchRequested = Signal(int, object)
     _snapshotRequested = Signal(object)
-    _warmUpRequested = Signal(object)
 
     def __init__(
         self,
@@ -120,6 +120,7 @@ class AppController(QObject):
         self._embedder_factory = embedder_factory
         self.engine = Engine(paths, embedder_factory=embedder_factory)  # type: ignore[arg-type]
         self.snapshot: tuple[VaultSnapshot, ...] = ()
+        self._elsewhere_retry = False  # a look-again is scheduled (see `_on_snapshot`)
         self.scope: Scope | None = None
         self.response: SearchResponse | None = None
         self.selected: Hit | None = None
@@ -164,13 +165,11 @@ class AppController(QObject):
         self._query.moveToThread(self._query_thread)
         self._searchRequested.connect(self._query.search)
         self._snapshotRequested.connect(self._query.snapshot)
-        self._warmUpRequested.connect(self._query.warm_up)
         self._query.searchDone.connect(self._on_search_done)
         self._query.searchFailed.connect(self._on_search_failed)
         self._query.snapshotReady.connect(self._on_snapshot)
         self._query.snapshotFailed.connect(self.rerun_search)
         self._query_thread.start()
-        self._warmUpRequested.emit(self.engine)  # queued: the first search waits less for the model
 
     @property
     def closed(self) -> bool:
@@ -288,6 +287,15 @@ class AppController(QObject):
         self.snapshot = snap
         self.snapshotChanged.emit(snap)
         self.rerun_search()  # the index changed under the shown results
+        if any(s.status.elsewhere for s in snap) and not self._elsewhere_retry and self.running:
+            # Another Cairn process builds a vault's index: look again until it is done.
+            self._elsewhere_retry = True
+            QTimer.singleShot(ELSEWHERE_RETRY_MS, self, self._retry_elsewhere)
+
+    def _retry_elsewhere(self) -> None:
+        self._elsewhere_retry = False
+        if self.running:
+            self.refresh()
 
     def vault_snapshot(self, name: str) -> VaultSnapshot | None:
         return next((s for s in self.snapshot if s.name == name), None)

@@ -107,6 +107,8 @@ def describe_status(snap: VaultSnapshot, progress: VaultProgress | None = None) 
     never from the wording of an error.
     """
     p = progress or snap.status.progress()
+    if p.phase is Phase.ELSEWHERE:
+        return "indexing", p.sentence()  # looked at again on the next status refresh
     if p.phase is Phase.NOT_BUILT or not snap.status.built:
         return "not built", f"{snap.name}: not indexed yet"
     if p.phase is Phase.KEYWORD:

@@ -145,11 +145,6 @@ class QueryWorker(QObject):
             self.searchDone.emit(seq, response)
 
     @Slot(object)
-    def warm_up(self, engine: Engine) -> None:
-        """Load the embedding model before the first search needs it (runs on this thread, off the UI)."""
-        engine.warm_up()
-
-    @Slot(object)
     def snapshot(self, engine: Engine) -> None:
         try:
             snap = take_snapshot(engine)

@@ -34,3 +34,10 @@ class RestrictedNoteError(CairnError):
     query) was not allowed."""
 
     exit_code = 1
+
+
+class IndexBusyError(CairnError):
+    """Another Cairn process (the app, `cairn index`, `cairn watch`, `cairn mcp`) is writing this
+    vault's index; the caller shows that and tries again later instead of waiting or resetting it."""
+
+    exit_code = 1

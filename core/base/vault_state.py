@@ -36,6 +36,7 @@ class Phase(StrEnum):
     """What is happening to a vault right now."""
 
     NOT_BUILT = "not built"  # never indexed; nothing to search
+    ELSEWHERE = "indexed elsewhere"  # another Cairn process builds it; shown and looked at again later
     QUEUED = "queued"  # waits for another vault's indexing
     KEYWORD = "keyword"  # reading notes into the keyword index
     EMBEDDING = "embedding"  # computing vectors; keyword search already works
@@ -90,6 +91,8 @@ class VaultProgress:
         """The vault named, then its state: what the status bar, Index health and warnings say."""
         if self.phase is Phase.NOT_BUILT:
             return f"{self.vault}: not indexed yet"
+        if self.phase is Phase.ELSEWHERE:
+            return f"{self.vault}: being indexed by another Cairn process"
         if self.phase is Phase.QUEUED:
             return f"{self.vault}: waiting to be indexed"
         if self.phase is Phase.KEYWORD:

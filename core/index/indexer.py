@@ -34,6 +34,7 @@ from core.index.manifest import (
     save_manifest,
 )
 from core.index.records import files_from_keyword, files_matching_keyword, record_for
+from core.index.vault_lock import LIVE_WAIT_S, OPEN_WAIT_S, SYNC_WAIT_S, VaultLock
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
 from core.vault.chunker import ChunkLimits, new_parser
 from core.vault.links import new_link_parser
@@ -79,6 +80,9 @@ class Recovery(StrEnum):
     MANIFEST_REBUILT = "manifest_rebuilt"  # a torn manifest, rebuilt from Whoosh's stored fields
     KEYWORD_INDEX_DAMAGED = "keyword_index_damaged"  # Whoosh would not open: rebuilt from the notes
     OUTDATED = "outdated"  # built by another chunker/analyzer version: rebuilt from the notes
+    # The manifest names notes the keyword index does not hold (an older Cairn emptied the index
+    # but left the manifest): rebuilt from the index, so the next sync re-indexes what is missing.
+    MANIFEST_MISMATCH = "manifest_mismatch"
 
 
 class VaultIndex:
@@ -94,7 +98,9 @@ class VaultIndex:
         self.max_attachment_bytes = config.max_attachment_bytes
         self.attachment_seconds = config.attachment_seconds
         self.chunking_hash = chunking_hash(self.limits)
-        self._lock = threading.RLock()  # one writer at a time
+        self._lock = threading.RLock()  # one writer at a time in this process
+        self.xlock = VaultLock(self.dir)  # ... and across processes (taken inside `_lock`)
+        self._stamp = self.disk_stamp()  # before reading: a write elsewhere from here on makes it stale
         self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=self.chunking_hash)
         self._files: dict[str, FileRecord] = {}
         self._manifest_pending = False  # the manifest is read on first use (see `_open`)
@@ -168,6 +174,9 @@ class VaultIndex:
                 files = loaded[1]
                 if self.recovery == Recovery.DIRTY_FLAG:  # the keyword index may be ahead of the manifest
                     files = files_matching_keyword(files, keyword)
+                elif _disagree(files, keyword) and self.xlock.free():  # not a writer elsewhere mid-sync
+                    files = files_matching_keyword(files, keyword)
+                    self.recovery = Recovery.MANIFEST_MISMATCH
                 return files, keyword
             except Exception:  # a damaged Whoosh index: rebuild it (embeddings come from the cache)
                 self.recovery = Recovery.KEYWORD_INDEX_DAMAGED
@@ -178,12 +187,64 @@ class VaultIndex:
                 return files_from_keyword(keyword), keyword
             except Exception:
                 self.recovery = Recovery.KEYWORD_INDEX_DAMAGED
+        if loaded is None and not self.manifest_path.exists() and not self.info_path.exists():
+            return self._open_first()
         if loaded is not None and loaded[0] != self.chunking_hash:
             self.recovery = self.recovery or Recovery.OUTDATED  # built by another chunker/analyzer version
-        self._reset_keyword_dir()
-        keyword = KeywordIndex(self.dir / "whoosh")
-        make_private(keyword.directory, tree=True)
+        # No manifest yet may mean another process is building the first index right now:
+        # start an empty one only when no other process writes (IndexBusyError otherwise).
+        with self.xlock.held(OPEN_WAIT_S):
+            self._reset_keyword_dir()
+            keyword = KeywordIndex(self.dir / "whoosh")
+            make_private(keyword.directory, tree=True)
         return {}, keyword
+
+    def _open_first(self) -> tuple[dict[str, FileRecord], KeywordIndex]:
+        """A vault never indexed to the end: perhaps its first index is being built right now.
+
+        Another process (or this one, between opening and syncing) may be writing it, so
+        it is never reset here: it is created if absent, and what a build cut short left is
+        taken as it is (records rebuilt from the index, so the next sync removes notes that
+        are gone and re-parses only what differs). Raises IndexBusyError while another
+        process holds the vault's lock.
+        """
+        with self.xlock.held(OPEN_WAIT_S):
+            if self.manifest_path.exists() or self.info_path.exists():  # finished while we waited
+                self._stamp = self.disk_stamp()
+                self.info = load_info(self.info_path) or self.info
+                return self._open()
+            try:
+                keyword = KeywordIndex(self.dir / "whoosh")
+            except Exception:  # damaged: a first index has nothing to lose
+                self._reset_keyword_dir()
+                keyword = KeywordIndex(self.dir / "whoosh")
+            make_private(keyword.directory, tree=True)
+            if keyword.doc_count() == 0:
+                return {}, keyword
+            self.recovery = Recovery.MANIFEST_REBUILT
+            return files_from_keyword(keyword), keyword
+
+    def disk_stamp(self) -> tuple[tuple[int, int] | None, ...]:
+        """Size and mtime of the health record (written last by every sync and flush) and of the
+        vector file's record (written by every embedding run)."""
+        out: list[tuple[int, int] | None] = []
+        for path in (self.info_path, self.dir / "vectors.json"):
+            try:
+                st = path.stat()
+            except OSError:
+                out.append(None)
+            else:
+                out.append((st.st_size, st.st_mtime_ns))
+        return tuple(out)
+
+    def wrote(self) -> None:
+        """This process wrote the index (e.g. saved its vectors): not a change made elsewhere."""
+        self._stamp = self.disk_stamp()
+
+    @property
+    def changed_elsewhere(self) -> bool:
+        """Another process rewrote this index since it was opened here (reopen to see it)."""
+        return self.disk_stamp() != self._stamp
 
     @property
     def dirty_path(self) -> Path:
@@ -195,7 +256,7 @@ class VaultIndex:
 
     def flush(self) -> None:
         """Persist what the fast path kept in memory, then clear the dirty flag."""
-        with self._lock:
+        with self._lock, self.xlock.held(LIVE_WAIT_S):
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
             self.links.save()
             self._write_info(self.info.skipped, _ProcessResult())
@@ -225,10 +286,14 @@ class VaultIndex:
             Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes, max_attachment_bytes=self.max_attachment_bytes
         )
 
-    def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> SyncStats:
-        """Bring the index in line with the vault; the stats name the notes (re)indexed and removed."""
+    def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None, *, lock_wait: float = SYNC_WAIT_S) -> SyncStats:
+        """Bring the index in line with the vault; the stats name the notes (re)indexed and removed.
+
+        Raises:
+            IndexBusyError: Another process kept the vault's lock for `lock_wait` seconds.
+        """
         t0 = time.perf_counter()
-        with self._lock:
+        with self._lock, self.xlock.held(lock_wait):
             root = Path(self.vault.root)
             if not root.is_dir():
                 raise FileNotFoundError(f"Vault folder {root} does not exist or is not a folder")
@@ -273,7 +338,7 @@ class VaultIndex:
         """
         t0 = time.perf_counter()
         asked = sorted({normalise_rel_path(r) for r in rel_paths})
-        with self._lock:
+        with self._lock, self.xlock.held(LIVE_WAIT_S if not persist else SYNC_WAIT_S):
             scanner = self.scanner()
             todo: list[ScanEntry] = []
             removed: list[str] = []
@@ -507,6 +572,7 @@ class VaultIndex:
     def _write_info(self, skipped: Iterable[SkippedFile], res: _ProcessResult) -> None:
         self.info = self._updated_info(skipped, res)
         save_info(self.info_path, self.info)
+        self._stamp = self.disk_stamp()  # our own write: not a change made elsewhere
 
     def _updated_info(self, skipped: Iterable[SkippedFile], res: _ProcessResult) -> IndexInfo:
         """Warnings are per note: a re-parsed note's old warnings are replaced by its new ones."""
@@ -530,6 +596,11 @@ class VaultIndex:
 
     def _reset_keyword_dir(self) -> None:
         remove_tree_contents(self.dir / "whoosh")
+
+
+def _disagree(files: dict[str, FileRecord], keyword: KeywordIndex) -> bool:
+    """The manifest and the keyword index count different chunks (each chunk is one Whoosh document)."""
+    return sum(len(r.chunks) for r in files.values()) != keyword.doc_count()
 
 
 @dataclass

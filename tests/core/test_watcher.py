@@ -426,3 +426,21 @@ def test_renaming_and_deleting_a_note_moves_its_backlinks(engine: Engine, vault:
     wait_until(lambda: {r.source for r in graph.backlinks("alpha.md")} == {"projects/beacon.md"}, what="backlink follows the rename")
     (vault / "alpha.md").unlink()
     wait_until(lambda: "alpha.md" not in graph and [r.link.target for r in graph.unresolved()] == ["alpha"], what="link left dead")
+
+
+def test_an_edit_while_another_process_writes_the_index_is_deferred_then_indexed(
+    engine: Engine, vault: Path, watch, recorder: Recorder, cairn_home: Path
+) -> None:
+    from filelock import FileLock
+
+    watch()
+    other = FileLock(str(AppPaths(cairn_home).vault_dir(VAULT) / "write.lock"))  # `cairn index` elsewhere
+    other.acquire(timeout=5)
+    try:
+        (vault / "beta.md").write_text("# Beta\n\nBeta is now about zeppelins.\n")
+        time.sleep(DEBOUNCE * 4 + 2.5)  # past the debounce and a lock wait: deferred, not failed
+        assert found(engine, "zeppelins") == set()
+    finally:
+        other.release()
+    wait_until(lambda: found(engine, "zeppelins") == {"beta.md"}, what="deferred edit indexed once the lock is free")
+    settle(engine, vault, recorder, "beta.md")

@@ -152,3 +152,32 @@ def test_index_health_follows_indexing_progress_while_open_and_names_live_proble
     assert "live updates: Live updates: the file watcher stopped (boom)" in dialog.summary.text()
     controller.indexFinished.emit([])
     assert "semantic 25%" not in dialog.summary.text()
+
+
+def test_a_vault_indexed_by_another_process_is_shown_so_and_picked_up_when_done(
+    qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path
+) -> None:
+    from filelock import FileLock
+
+    from core.base.paths import AppPaths
+    from core.engine import Engine
+    from desktop.state import describe_status
+
+    vault = tmp_path / "elsewhere"
+    vault.mkdir()
+    for i in range(5):
+        (vault / f"n{i}.md").write_text(f"# N{i}\n\nnote number {i}\n", encoding="utf-8")
+    paths = AppPaths.from_env()
+    Engine(paths, embedder_factory=None).add_vault(vault)
+    other = FileLock(str(paths.vault_dir("elsewhere") / "write.lock"))  # `cairn index` in another process
+    other.acquire(timeout=5)
+    controller = make_controller()
+    snaps: list[Any] = []
+    controller.snapshotChanged.connect(snaps.append)
+    controller.refresh()
+    qtbot.waitUntil(lambda: bool(snaps) and snaps[-1][0].status.elsewhere, timeout=10000)
+    assert describe_status(snaps[-1][0]) == ("indexing", "elsewhere: being indexed by another Cairn process")
+    other.release()
+    Engine(paths, embedder_factory=None).sync(embed=False)  # the other process finishes its index
+    qtbot.waitUntil(lambda: snaps[-1][0].status.built, timeout=15000)  # the app looked again by itself
+    assert snaps[-1][0].status.info.documents == 5
