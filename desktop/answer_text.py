@@ -10,6 +10,7 @@ from core.answer import AskResponse, Quote, Source
 from core.answer.extractive import LABEL as EXTRACTIVE_LABEL
 from core.answer.pipeline import EXTRACTIVE
 from core.base.models import Hit, cited_path
+from core.vault.links import labelled_text
 from desktop.formatting import heading_trail
 
 _GROUP = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)+\s*)\]")
@@ -94,7 +95,7 @@ def passage_markdown(source: Source, quotes: Sequence[Quote] = ()) -> str:
             intro = f"{q.intro}\n\n" if q.intro else ""
             parts.append(f"{label}{intro}{fence}{q.language}\n{q.text}\n{fence}")
         else:
-            parts.append(f"{label}{q.text}")
+            parts.append(f"{label}{labelled_text(q.text)}")  # as read: link labels, not link syntax
     return "\n\n".join(parts) + "\n"
 
 

@@ -46,7 +46,8 @@ class Answerer:
         k = auto_k(question, req.detail, req.k)
         filters = SearchFilters(vaults=req.vaults, folders=req.folders, allow_restricted=req.allow_restricted)
         resp = self.engine.search(SearchRequest(question, mode=req.mode, k=k * 3, filters=filters))
-        hits = list(resp.hits)
+        # A note's row carries its other matching passages folded (`Hit.more`): an answer may need them.
+        hits = [x for h in resp.hits for x in (h, *h.more)]
         warnings = list(resp.warnings)
         routing = self._route(question, req, filters, k, cancel) if self.route_folders and self.provider is not None else None
         if routing is not None and routing[0].folders:

@@ -52,7 +52,7 @@ def fake_hit(rel: str, ordinal: int, score: float, *, snippet: str = "text", fla
 
 
 def test_aliases_are_unique_and_resolve_back_to_vault_and_path(engine: Engine) -> None:
-    resp = search(engine, "backup password restic")
+    resp = engine.search(SearchRequest("backup password restic", k=10, per_note_cap=3))  # several rows of one note
     pack = build_llm_pack(resp)
     paths = [p for _, p in pack.sources]
     assert len(paths) == len(set(paths)), "one alias per note"

@@ -237,13 +237,16 @@ def test_equal_bm25_scores_within_a_note_keep_ordinal_order(tmp_path: Path) -> N
         eng.close()
 
 
-def test_per_note_cap_defaults_to_three(tmp_path: Path) -> None:
+def test_one_row_per_note_by_default_with_the_other_passages_folded(tmp_path: Path) -> None:
     sections = "".join(f"## Part {i}\n\nzebra number {i}\n\n" for i in range(6))
     eng = make_engine(tmp_path / "home", {"v": {"many.md": sections, "one.md": "a zebra\n"}})
     try:
         capped = search(eng, "zebra")
-        assert [h.chunk.rel_path for h in capped.hits].count("many.md") == 3
+        assert [h.chunk.rel_path for h in capped.hits].count("many.md") == 1
         assert "one.md" in notes(capped)
+        many = next(h for h in capped.hits if h.chunk.rel_path == "many.md")
+        assert len(many.more) == 5 and all(m.chunk.rel_path == "many.md" for m in many.more)
+        assert [h.chunk.rel_path for h in search(eng, "zebra", per_note_cap=3).hits].count("many.md") == 3
         uncapped = search(eng, "zebra", per_note_cap=0)
         assert [h.chunk.rel_path for h in uncapped.hits].count("many.md") == 6
         assert len(search(eng, "zebra", per_note_cap=1).hits) == 2
