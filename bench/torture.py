@@ -60,7 +60,12 @@ def main(argv: list[str] | None = None) -> int:
         harness.build(home, vault)
         for i in range(args.trials):
             roll = rng.random()
-            mode = harness.FIRST if roll < args.first_builds else "sync" if roll < args.first_builds + 0.3 else "live"
+            mode = (
+                harness.FIRST if roll < args.first_builds
+                else "sync" if roll < args.first_builds + 0.3
+                else "watch" if roll < args.first_builds + 0.55
+                else "live"
+            )  # fmt: skip
             kill_after = rng.uniform(0.0, args.max_kill_after)
             journal = root / "journal.txt"
             if mode == harness.FIRST:  # an empty data dir of its own; the shared one stays built

@@ -39,7 +39,7 @@ from core.search.search import SearchRequest  # noqa: E402
 from tests.helpers import BagOfWordsEmbedder  # noqa: E402
 
 VAULT = "v"
-MODES = ("live", "sync")
+MODES = ("live", "sync", "watch")  # watch: the real watcher thread indexes and flushes the edits
 FIRST = "first"  # a vault's first build, from an empty data dir: killed, it must not brick the folder
 _WORDS = (
     "harbour lantern orchard quarry meadow glacier falcon willow ember cobalt thistle saffron "
@@ -130,6 +130,8 @@ def child_main(argv: list[str]) -> None:
             journal.flush()
             time.sleep(3600)  # wait for the kill: a child that exits on its own is an error
     engine = Engine(AppPaths(Path(home)), embedder_factory=lambda vc: BagOfWordsEmbedder())
+    if mode == "watch":
+        _watch_until_killed(engine, rng, root, journal_path)
     with open(journal_path, "a", encoding="utf-8") as journal:
         journal.write("ready\n")
         journal.flush()
@@ -152,6 +154,22 @@ def child_main(argv: list[str]) -> None:
                 engine.sync([VAULT])
                 journal.write("flushed\n")
                 journal.flush()
+
+
+def _watch_until_killed(engine: Engine, rng: random.Random, root: Path, journal_path: str) -> None:
+    """Edit the vault while the real watcher (its own threads, short debounce and flush delay)
+    indexes and flushes behind the edits. No edit is ever marked flushed: the watcher flushes
+    on its own clock, so every edit may be in flight when the kill lands."""
+    from core.watcher import VaultWatcher
+
+    watcher = VaultWatcher(engine, [VAULT], debounce=0.05, flush_after=0.2)
+    watcher.start()
+    with open(journal_path, "a", encoding="utf-8") as journal:
+        journal.write("ready\n")
+        journal.flush()
+        while True:
+            _random_edit(rng, root, journal)
+            time.sleep(rng.uniform(0.0, 0.08))
 
 
 def run_child(home: Path, vault: Path, mode: str, seed: int, journal: Path, kill_after: float) -> tuple[int, float]:

@@ -156,6 +156,11 @@ class VaultIndex:
             loaded = load_manifest(self.manifest_path)
             if loaded is not None and loaded[0] == self.chunking_hash:
                 self._files = loaded[1]
+                # A manifest naming notes the keyword index lacks (an older Cairn emptied it):
+                # the index is the truth, so the next sync re-indexes what is missing.
+                if self._recovery is None and _disagree(self._files, self.keyword) and self.xlock.free():
+                    self._files = files_matching_keyword(self._files, self.keyword)
+                    self._recovery = Recovery.MANIFEST_MISMATCH
             else:  # torn (or rewritten by another version) since its header was read
                 self._files = files_from_keyword(self.keyword)
                 self._recovery = self._recovery or Recovery.MANIFEST_REBUILT
