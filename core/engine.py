@@ -12,8 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
-
 from core.base.config import (
     EngineConfig,
     VaultConfig,
@@ -24,79 +22,40 @@ from core.base.config import (
     read_config,
     remove_vault,
 )
-from core.base.errors import BusyError, IndexBusyError, IndexNotBuiltError, UsageError
-from core.base.models import SearchFilters, SearchMode, SearchResponse, chunk_id
+from core.base.errors import IndexBusyError, IndexNotBuiltError, UsageError
+from core.base.models import SearchMode, SearchResponse
 from core.base.paths import AppPaths
-from core.base.vault_state import Phase, SemanticState, VaultProgress
 from core.index.embed_cache import EmbeddingCache
-from core.index.embed_text import embedding_input
 from core.index.indexer import Progress, Recovery, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo, load_info
-from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S, SYNC_WAIT_S
+from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S
 from core.index.vector_store import EmbedStats, ModelIdentity, VaultVectors, VectorStatus
 from core.providers.embedding import (
     Embedder,
-    EmbedderUnavailable,
-    EmbeddingCancelled,
-    create_embedder,
-    default_registry,
 )
+from core.search.admission import Admission
 from core.search.related import NoteLinks, note_links
 from core.search.search import SearchRequest, VaultSearchSide, search
-from core.vault.attachments import AttachmentCount, count_attachments
+from core.semantic import (
+    EmbedderFactory,
+    EmbedderPool,
+    default_embedder_factory,
+    embed_vectors,
+    embeddable_files,
+    vault_side,
+)
+from core.status import SEMANTIC_OFF, VaultStatus, busy_status, language_advice, semantic_coverage, stored_status
 
-EmbedderFactory = Callable[[VaultConfig], Embedder]
-
-SEMANTIC_OFF = "semantic search is turned off"
-
-
-@dataclass(frozen=True, slots=True)
-class VaultStatus:
-    """A vault's index as stored: the keyword side's health and how much of it has vectors."""
-
-    info: IndexInfo
-    built: bool
-    semantic: SemanticState
-    semantic_fraction: float
-    semantic_reason: str = ""  # why semantic is not OK, for the user; never parsed
-    embedded: int = 0  # chunks with a vector
-    wanted: int = 0  # chunks that should have one
-    attachments: tuple[AttachmentCount, ...] = ()  # PDFs and text files, counted apart from notes
-    languages: tuple[tuple[str, float], ...] = ()  # detected chunk languages and their shares
-    advice: str | None = None  # e.g. a better embedding model for this vault's languages
-    elsewhere: bool = False  # another Cairn process is building this index: shown, retried later
-
-    def progress(self, phase: Phase | None = None, done: int = 0, total: int = 0) -> VaultProgress:
-        """This status as the one `VaultProgress` the views show; `phase` while indexing runs."""
-        if phase is None:
-            phase = Phase.ELSEWHERE if self.elsewhere else Phase.READY if self.built else Phase.NOT_BUILT
-        if phase is not Phase.KEYWORD and total == 0:
-            done, total = self.embedded, self.wanted
-        return VaultProgress(self.info.vault, phase, done, total, self.semantic, self.semantic_reason)
-
-
-# A vault whose chunks are mostly not English gets told about the multilingual model.
-NON_ENGLISH_ADVICE_SHARE = 0.5
-LANGUAGE_NAMES = {
-    "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
-    "nl": "Dutch", "sv": "Swedish", "ru": "Russian", "uk": "Ukrainian", "zh": "Chinese", "ja": "Japanese", "ko": "Korean",
-}  # fmt: skip
-
-
-def language_advice(shares: dict[str, float], embedder: str) -> str | None:
-    """Suggest the multilingual model when the English-only default would miss most of the meaning."""
-    if embedder != "builtin" or not shares:
-        return None
-    other = 1.0 - shares.get("en", 0.0)
-    if other < NON_ENGLISH_ADVICE_SHARE:
-        return None
-    top, share = next((lang, s) for lang, s in shares.items() if lang != "en")
-    name = LANGUAGE_NAMES.get(top, top)
-    main = f"{share:.0%} {name}" if share >= NON_ENGLISH_ADVICE_SHARE else f"{other:.0%} not English"
-    return (
-        f"This vault is {main}: the built-in English model will miss meaning. "
-        "Switch its embedding model to “Built-in multilingual” in Settings."
-    )
+# Re-exported: callers import these from the engine.
+__all__ = [
+    "SEMANTIC_OFF",
+    "EmbedderFactory",
+    "Engine",
+    "SyncReport",
+    "VaultStatus",
+    "default_embedder_factory",
+    "language_advice",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,26 +63,6 @@ class SyncReport:
     keyword: SyncStats
     embedding: EmbedStats | None
     semantic_problem: str | None = None
-
-
-class _Admission:
-    """Bounded concurrent searches: past the bound, a `BusyError` rather than a pile-up."""
-
-    def __init__(self, limit: int) -> None:
-        self._sem = threading.BoundedSemaphore(limit)
-
-    def __enter__(self) -> None:
-        if not self._sem.acquire(timeout=0.05):
-            raise BusyError("Too many searches at once; try again in a moment", retry_after_seconds=0.2)
-
-    def __exit__(self, *exc: object) -> None:
-        self._sem.release()
-
-
-def default_embedder_factory(vault: VaultConfig) -> Embedder:
-    info = default_registry().get(vault.embedder)
-    key = info.api_key() if info is not None else None
-    return create_embedder(vault.embedder, model=vault.embed_model, base_url=vault.embed_base_url, api_key=key)
 
 
 class Engine:
@@ -142,14 +81,12 @@ class Engine:
             loaded = read_config(paths)
             config, self.config_problem = loaded.config, loaded.problem
         self.config = config
-        self._embedder_factory = embedder_factory
         self._indexes: dict[str, VaultIndex] = {}
         self._vectors: dict[str, VaultVectors] = {}
-        self._embedders: dict[tuple[str, str | None, str | None], Embedder] = {}
-        self._semantic_problem: dict[str, str] = {}
         self._lock = threading.RLock()
+        self._embedders = EmbedderPool(embedder_factory, self._lock)
         self._write_locks: dict[str, threading.RLock] = {}
-        self._admission = _Admission(max_concurrent_searches)
+        self._admission = Admission(max_concurrent_searches)
         self.child_sync_problem: str | None = None  # why the last bulk index ran in-process
 
     # -- vaults ----------------------------------------------------------------------------
@@ -283,22 +220,7 @@ class Engine:
 
     def embedder_for(self, vc: VaultConfig) -> Embedder | None:
         """The vault's embedder, or None with the reason kept in `semantic_problem`."""
-        if self._embedder_factory is None:
-            self._semantic_problem[vc.name] = SEMANTIC_OFF
-            return None
-        key = (vc.embedder, vc.embed_model, vc.embed_base_url)
-        with self._lock:
-            emb = self._embedders.get(key)
-            if emb is None:
-                try:
-                    emb = self._embedder_factory(vc)
-                    _ = emb.model_hash  # verifies the model file now, not mid-search
-                except EmbedderUnavailable as exc:
-                    self._semantic_problem[vc.name] = f"{exc.reason}: {exc}"
-                    return None
-                self._embedders[key] = emb
-            self._semantic_problem.pop(vc.name, None)
-            return emb
+        return self._embedders.get(vc)
 
     def vectors_for(self, name: str) -> VaultVectors | None:
         with self._lock:
@@ -320,7 +242,7 @@ class Engine:
             return vv
 
     def semantic_problem(self, name: str) -> str | None:
-        return self._semantic_problem.get(name)
+        return self._embedders.problem(name)
 
     # -- indexing --------------------------------------------------------------------------
 
@@ -456,63 +378,16 @@ class Engine:
         vc = self.vault(name)
         emb = self.embedder_for(vc)
         assert emb is not None
-        vi = self.index_for(name)
-
-        def current() -> dict[str, FileRecord]:
-            return self._embeddable_files(vc, vi.files)
-
-        files = current()
-
-        def texts_for(refs: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
-            ids = {chunk_id(name, rel, o): (rel, o) for rel, o in refs}
-            stored = vi.keyword.stored(ids)
-            files = current()  # under the write lock: the manifest as the keyword index holds it now
-            out = {}
-            for cid, chunk in stored.items():
-                rel, o = ids[cid]
-                rec = files.get(rel)
-                if rec is not None:
-                    out[(rel, o)] = embedding_input(rec.title, chunk.heading_path, chunk.body)
-            return out
-
-        try:
-            stats = vv.sync(
-                files,
-                texts_for,
-                lambda texts: emb.embed_documents(texts),
-                progress,
-                cancel,
-                only=only,
-                guard=(lambda: self.write_lock(name)) if yielding else None,
-                current=current if yielding else None,
-            )
-        except EmbeddingCancelled:
-            stats = EmbedStats(vv.desired, 0, 0, 0, 0.0, cancelled=True)
-        except EmbedderUnavailable as exc:
-            self._semantic_problem[name] = f"{exc.reason}: {exc}"
-            stats = None
-        finally:
-            trim = getattr(emb, "trim", None)  # the built-in model's extra session: memory, not needed to search
-            if trim is not None:
-                trim()
-        if persist and vv.dirty:
-            with self.write_lock(name):
-                try:
-                    with vi.xlock.held(SYNC_WAIT_S):
-                        vv.save()  # an unchanged vault rewrites nothing
-                        vi.wrote()
-                except IndexBusyError:  # another process writes now: kept dirty, saved by the next flush
-                    logging.getLogger(__name__).info("vectors of %s not saved yet: %s", name, BUSY_STATE)
-        elif not persist:
-            vv.cache.flush()  # cheap append: a crash before the next flush re-embeds nothing
+        stats, problem = embed_vectors(
+            vc, self.index_for(name), vv, emb, lambda: self.write_lock(name),
+            progress=progress, cancel=cancel, persist=persist, only=only, yielding=yielding,
+        )  # fmt: skip
+        if problem is not None:
+            self._embedders.failed(name, problem)
         return stats
 
     def _embeddable_files(self, vc: VaultConfig, files: dict[str, FileRecord]) -> dict[str, FileRecord]:
-        """Restricted notes never leave the machine: a remote embedder does not see them."""
-        info = default_registry().get(vc.embedder)
-        if info is not None and info.remote:
-            return {rel: rec for rel, rec in files.items() if rec.confidentiality != "restricted"}
-        return files
+        return embeddable_files(vc, files)
 
     # -- search ----------------------------------------------------------------------------
 
@@ -530,13 +405,17 @@ class Engine:
                 if not built:
                     elsewhere = [v.name for v in self.config.vaults if self._busy(v.name)]
                     if elsewhere:
-                        raise IndexNotBuiltError(f"{', '.join(elsewhere)}: {BUSY_STATE} — search again when it has finished")
+                        raise IndexNotBuiltError(
+                            f"{', '.join(elsewhere)}: {BUSY_STATE} — search again when it has finished"
+                        )
                     stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == Recovery.OUTDATED]
                     if stale:
                         raise IndexNotBuiltError(
                             f"The index of {', '.join(stale)} was built by an older version of Cairn — run `cairn index` to rebuild it"
                         )
-                    raise IndexNotBuiltError("No index yet — run `cairn index --vault PATH` (or press Index in the app)")
+                    raise IndexNotBuiltError(
+                        "No index yet — run `cairn index --vault PATH` (or press Index in the app)"
+                    )
             return search(request, [s for s in sides if s is not None])
 
     def warm_up(self) -> None:
@@ -567,27 +446,21 @@ class Engine:
             vi = self.index_for(name)
         except IndexBusyError:
             return None  # being built by another process: the other vaults are searched
-        if not vi.is_built:
-            return None
-        if not semantic:
-            return VaultSearchSide(name, vi.keyword, unavailable_reason="keyword search", links=vi.links)
+        if not vi.is_built or not semantic:
+            return vault_side(name, vi, None, None, None, semantic=semantic)
         vv = self.vectors_for(name)
         emb = self.embedder_for(self.vault(name)) if vv is not None else None
-        if vv is None or len(vv.index) == 0:
-            reason = self.semantic_problem(name) or ("vector index " + (vv.status if vv else "missing"))
-            return VaultSearchSide(name, vi.keyword, unavailable_reason=reason, links=vi.links)
-        note = None
-        if vv.fraction_complete < 1.0:  # the same number the status bar shows for this vault
-            note = f"{name}: semantic index {int(vv.fraction_complete * 100)}% complete"
-        files = vi.files
-        searcher = _BoundVectors(vv, files)
-        return VaultSearchSide(name, vi.keyword, searcher, emb, semantic_note=note, links=vi.links)
+        return vault_side(name, vi, vv, emb, self.semantic_problem(name), semantic=semantic)
 
-    def similar(self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = False) -> list[tuple[str, str, float]]:
+    def similar(
+        self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = False
+    ) -> list[tuple[str, str, float]]:
         """Other notes nearest to this one by meaning (see core.search.similar)."""
         from core.search.similar import similar_notes
 
-        return similar_notes(self.index_for(name), self.vectors_for(name), name, rel_path, k, allow_restricted=allow_restricted)
+        return similar_notes(
+            self.index_for(name), self.vectors_for(name), name, rel_path, k, allow_restricted=allow_restricted
+        )
 
     def links(self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = True) -> NoteLinks:
         """A note's links, backlinks, unlinked mentions and related notes (see core.search.related)."""
@@ -610,50 +483,15 @@ class Engine:
             if not vi.is_built and not vi.xlock.free():  # opened here between two steps of a build elsewhere
                 raise IndexBusyError(BUSY_STATE)
         except IndexBusyError:
-            info = replace(load_info(self.paths.vault_dir(name) / "info.json") or IndexInfo(name, v.root), state=BUSY_STATE)
-            return VaultStatus(info, False, SemanticState.MISSING, 0.0, BUSY_STATE, elsewhere=True)
+            return busy_status(load_info(self.paths.vault_dir(name) / "info.json") or IndexInfo(name, v.root))
         vv = self.vectors_for(name)
-        embedded = wanted = 0
-        reason = ""
-        if vv is None:
-            problem = self.semantic_problem(name) or "the embedding model could not be loaded"
-            semantic = SemanticState.OFF if problem == SEMANTIC_OFF else SemanticState.UNAVAILABLE
-            reason = problem
-            fraction = 0.0
-        else:
-            vv.desired = vv.desired or sum(len(r.chunks) for r in self._embeddable_files(v, vi.files).values())
-            fraction = vv.fraction_complete
-            embedded, wanted = min(len(vv.key_hash), vv.desired), vv.desired
-            if 0 < len(vv.index) and fraction < 1.0:
-                semantic = SemanticState.PARTIAL  # vectors held in memory count, saved or not yet
-                reason = f"{int(fraction * 100)}% of the vault embedded; semantic results cover only that part"
-            else:
-                semantic = SemanticState(vv.status) if vv.status in SemanticState._value2member_map_ else SemanticState.MISSING
-                if semantic is SemanticState.MISSING:
-                    reason = "not embedded yet"
-                elif semantic is SemanticState.MODEL_MISMATCH:
-                    reason = "embedded by another model; re-index to rebuild"
-        info = vi.info if vi.is_built else replace(vi.info, state="not built")
-        attachments = count_attachments(vi.files, vi.info.skipped)
-        shares = vi.keyword.language_shares() if vi.is_built else {}
-        return VaultStatus(
-            info, vi.is_built, semantic, fraction, reason, embedded, wanted, attachments,
-            languages=tuple(shares.items()), advice=language_advice(shares, v.embedder),
-        )  # fmt: skip
+        desired = 0
+        if vv is not None and not vv.desired:
+            desired = sum(len(r.chunks) for r in embeddable_files(v, vi.files).values())
+        return stored_status(v, vi, semantic_coverage(vv, self.semantic_problem(name), desired))
 
     def close(self) -> None:
         with self._lock:
             for vi in self._indexes.values():
                 vi.close()
             self._indexes.clear()
-
-
-class _BoundVectors:
-    """A vault's vectors bound to its manifest records, as `search` expects."""
-
-    def __init__(self, vectors: VaultVectors, files: dict[str, FileRecord]) -> None:
-        self._vectors = vectors
-        self._files = files
-
-    def search(self, query: np.ndarray, filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
-        return self._vectors.search(query, filters, limit, self._files)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from enum import Enum
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
@@ -24,6 +23,7 @@ from core.providers.secrets import KeyStore
 from core.search.search import SearchRequest
 from core.watcher import LiveUpdate
 from desktop.actions import HitActions
+from desktop.app_state import Lifecycle, Scope, vaults_changed_message
 from desktop.ask_worker import AskRunner, ProviderFactory
 from desktop.config_watch import ConfigWatch
 from desktop.connection_tests import ConnectionTester
@@ -35,28 +35,10 @@ from desktop.settings import Settings, SettingsStore
 from desktop.state import VaultSnapshot
 from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob
 
+__all__ = ["AppController", "Lifecycle", "Scope"]
+
 _DEFAULT = object()
 ELSEWHERE_RETRY_MS = 3000  # how often the app looks again at a vault another process is indexing
-
-
-class Lifecycle(Enum):
-    """Where the controller is between start and exit; one state instead of four flags."""
-
-    RUNNING = "running"
-    CLOSING = "closing"  # begin_close(): indexing cancelled, the watcher stopping and flushing
-    CLOSED = "closed"  # flushed; shutdown() still joins the threads
-    SHUT = "shut"  # every thread stopped, the engine closed
-
-
-@dataclass(frozen=True, slots=True)
-class Scope:
-    """The vault (and folder inside it) the tree selection limits searches to."""
-
-    vault: str
-    folder: str = ""
-
-    def label(self) -> str:
-        return f"{self.vault}/{self.folder}" if self.folder else self.vault
 
 
 class AppController(QObject):
@@ -246,9 +228,8 @@ class AppController(QObject):
         if not changed:
             return
         after = {v.name for v in self.vaults}
-        added, gone = sorted(after - before), sorted(before - after)
-        parts = ([f"added {', '.join(added)}"] if added else []) + ([f"removed {', '.join(gone)}"] if gone else [])
-        self.message.emit(f"Vaults changed outside this window: {'; '.join(parts)}")
+        gone = before - after
+        self.message.emit(vaults_changed_message(before, after))
         if self.scope is not None and self.scope.vault in gone:
             self.set_scope(None)
         self.refresh()

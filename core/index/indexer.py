@@ -6,20 +6,18 @@ same hash) are never re-parsed, and an unchanged vault rewrites nothing.
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.base.atomic import make_private, remove_tree_contents, write_bytes_atomic
 from core.base.config import EngineConfig, VaultConfig
-from core.base.models import Document, FileWarning, SkippedFile
+from core.base.models import Document, SkippedFile
 from core.base.paths import AppPaths
 from core.index.file_errors import check_storable, parse_error
 from core.index.keyword_index import ANALYZER_VERSION, KeywordIndex
@@ -34,6 +32,7 @@ from core.index.manifest import (
     save_manifest,
 )
 from core.index.records import files_from_keyword, files_matching_keyword, record_for
+from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, sync_stats, updated_info
 from core.index.vault_lock import LIVE_WAIT_S, OPEN_WAIT_S, SYNC_WAIT_S, VaultLock
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
 from core.vault.chunker import ChunkLimits, new_parser
@@ -42,31 +41,14 @@ from core.vault.notes import document_version, parse_note
 from core.vault.pdf import EXTRACTOR_VERSION
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, read_note_bytes
 
+__all__ = ["IGNORE_WARNING", "PARSER_VERSION", "Progress", "Recovery", "SyncStats", "VaultIndex", "chunking_hash"]
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 Progress = Callable[[int, int, str], None]
 PARSER_VERSION = "chunker-3"  # 2: lone-CR line breaks; nested front matter values ignored. 3: attachments, chunk pages
-IGNORE_WARNING = "ignore_pattern"  # FileWarning code of a bad ignore-file line (see IgnoreRules)
 BATCH = 1000  # notes per Whoosh commit: fewer, larger segments make searches cheaper
-
-
-@dataclass(frozen=True, slots=True)
-class SyncStats:
-    vault: str
-    documents: int
-    chunks: int
-    added: int
-    changed: int
-    removed: int
-    unchanged: int
-    skipped: dict[str, int]
-    warnings: int
-    seconds: float
-    cancelled: bool = False
-    changed_paths: tuple[str, ...] = ()
-    removed_paths: tuple[str, ...] = ()
-    extra: dict[str, float] = field(default_factory=dict)
 
 
 def chunking_hash(limits: ChunkLimits) -> str:
@@ -264,7 +246,7 @@ class VaultIndex:
         with self._lock, self.xlock.held(LIVE_WAIT_S):
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
             self.links.save()
-            self._write_info(self.info.skipped, _ProcessResult())
+            self._write_info(self.info.skipped, ProcessResult())
             self.dirty_path.unlink(missing_ok=True)
             self.recovery = None
 
@@ -321,7 +303,7 @@ class VaultIndex:
             result.rescanned = True
             if not result.cancelled:
                 self._heal_links()
-            stats = self._stats(result, t0)
+            stats = sync_stats(self.vault.name, self.files, result, t0)
             old_rules = {w for w in self.info.warnings if w.code == IGNORE_WARNING}
             if result.touched or self._health_changed(result.skipped) or self.recovery or old_rules != set(scan.warnings):
                 self._write_info(result.skipped, result)
@@ -369,8 +351,8 @@ class VaultIndex:
                 if persist:
                     self._write_info(merged.values(), result)
                 else:
-                    self.info = self._updated_info(merged.values(), result)
-            return self._stats(result, t0)
+                    self.info = updated_info(self.info, self.vault.root, self.chunking_hash, self.files, merged.values(), result)
+            return sync_stats(self.vault.name, self.files, result, t0)
 
     def documents_for(self, rel_paths: Iterable[str]) -> list[Document]:
         """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
@@ -403,10 +385,10 @@ class VaultIndex:
         *,
         persist: bool,
         before_write: Callable[[], None] | None = None,
-    ) -> _ProcessResult:
+    ) -> ProcessResult:
         """Parse and commit `todo`, drop `removed`. `before_write` runs once, before memory or the
         keyword index first moves ahead of the manifest on disk."""
-        res = _ProcessResult(skipped=list(skipped))
+        res = ProcessResult(skipped=list(skipped))
         pending_write = [before_write] if before_write is not None else []
 
         def writing() -> None:
@@ -465,7 +447,7 @@ class VaultIndex:
             self.links.save()
         return res
 
-    def _take(self, doc: Document, old: FileRecord | None, batch: list[Document], res: _ProcessResult, writing: Callable[[], None]) -> list[Document]:
+    def _take(self, doc: Document, old: FileRecord | None, batch: list[Document], res: ProcessResult, writing: Callable[[], None]) -> list[Document]:
         """Queue a parsed document; commit the batch when it is full. Returns the batch to go on with."""
         res.warnings.extend(doc.warnings)
         batch.append(doc)
@@ -519,7 +501,7 @@ class VaultIndex:
             self.links.apply([], self.documents_for(stale))
         self.links.save()
 
-    def _commit_each(self, docs: list[Document], removed: list[str], res: _ProcessResult) -> list[str]:
+    def _commit_each(self, docs: list[Document], removed: list[str], res: ProcessResult) -> list[str]:
         """Commit a batch; if the index refuses it, commit note by note so the one note it
         refuses is skipped with the reason and the rest still go in. Returns what went in."""
         try:
@@ -553,51 +535,13 @@ class VaultIndex:
         for doc in docs:
             self.files[doc.rel_path] = record_for(doc)
 
-    def _stats(self, res: _ProcessResult, t0: float) -> SyncStats:
-        reasons = Counter(s.reason.value for s in res.skipped)
-        return SyncStats(
-            vault=self.vault.name,
-            documents=len(self.files),
-            chunks=sum(len(r.chunks) for r in self.files.values()),
-            added=res.added,
-            changed=res.changed,
-            removed=res.removed,
-            unchanged=len(self.files) - res.added - res.changed,
-            skipped=dict(sorted(reasons.items())),
-            warnings=len(res.warnings),
-            seconds=time.perf_counter() - t0,
-            cancelled=res.cancelled,
-            changed_paths=tuple(res.reindexed),
-            removed_paths=tuple(res.removed_paths),
-        )
-
     def _health_changed(self, skipped: Iterable[SkippedFile]) -> bool:
         return not self.info_path.exists() or set(skipped) != set(self.info.skipped)
 
-    def _write_info(self, skipped: Iterable[SkippedFile], res: _ProcessResult) -> None:
-        self.info = self._updated_info(skipped, res)
+    def _write_info(self, skipped: Iterable[SkippedFile], res: ProcessResult) -> None:
+        self.info = updated_info(self.info, self.vault.root, self.chunking_hash, self.files, skipped, res)
         save_info(self.info_path, self.info)
         self._stamp = self.disk_stamp()  # our own write: not a change made elsewhere
-
-    def _updated_info(self, skipped: Iterable[SkippedFile], res: _ProcessResult) -> IndexInfo:
-        """Warnings are per note: a re-parsed note's old warnings are replaced by its new ones."""
-        reparsed = set(res.reindexed) | set(res.removed_paths)
-        kept = [
-            w
-            for w in self.info.warnings
-            if (w.rel_path in self.files and w.rel_path not in reparsed) or (w.code == IGNORE_WARNING and not res.rescanned)
-        ]
-        return replace(
-            self.info,
-            root=self.vault.root,
-            built_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            chunking_hash=self.chunking_hash,
-            documents=len(self.files),
-            chunks=sum(len(r.chunks) for r in self.files.values()),
-            warnings=tuple(dict.fromkeys(kept + res.warnings)),
-            skipped=tuple(sorted(skipped, key=lambda s: s.rel_path)),
-            state="healthy",
-        )
 
     def _reset_keyword_dir(self) -> None:
         remove_tree_contents(self.dir / "whoosh")
@@ -606,18 +550,3 @@ class VaultIndex:
 def _disagree(files: dict[str, FileRecord], keyword: KeywordIndex) -> bool:
     """The manifest and the keyword index count different chunks (each chunk is one Whoosh document)."""
     return sum(len(r.chunks) for r in files.values()) != keyword.doc_count()
-
-
-@dataclass
-class _ProcessResult:
-    reindexed: list[str] = field(default_factory=list)  # rel paths parsed and committed (not the documents: a first index would hold them all)
-    skipped: list[SkippedFile] = field(default_factory=list)
-    warnings: list[FileWarning] = field(default_factory=list)
-    added: int = 0
-    changed: int = 0
-    removed: int = 0
-    removed_paths: list[str] = field(default_factory=list)
-    cancelled: bool = False
-    touched: bool = False
-    rescanned: bool = False  # a full scan: its ignore-file warnings replace the old ones
-

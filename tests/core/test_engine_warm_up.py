@@ -18,10 +18,10 @@ def test_warm_up_opens_the_vectors_and_loads_the_model_before_the_first_search(s
     builder.sync([builder.add_vault(vault).name])
     fresh = Engine(AppPaths.from_env())  # a newly opened app: nothing loaded yet
     name = fresh.vaults[0].name
-    assert name not in fresh._vectors and not fresh._embedders
+    assert name not in fresh._vectors and not fresh._embedders.loaded()
     fresh.warm_up()
     assert name in fresh._vectors
-    (emb,) = fresh._embedders.values()
+    (emb,) = fresh._embedders.loaded()
     assert isinstance(emb, MiniLMEmbedder) and emb._session is not None
     response = fresh.search(SearchRequest("tomato soup", k=3))
     assert response.mode == "hybrid" and response.hits
@@ -30,4 +30,4 @@ def test_warm_up_opens_the_vectors_and_loads_the_model_before_the_first_search(s
 def test_warm_up_with_no_built_vault_does_nothing_and_never_raises() -> None:
     engine = Engine(AppPaths.from_env())
     engine.warm_up()
-    assert not engine._embedders and not engine._vectors
+    assert not engine._embedders.loaded() and not engine._vectors

@@ -1,0 +1,193 @@
+"""The engine's semantic side: which embedder a vault gets, what it may see, and embedding a vault.
+
+Apart from the engine so the embedding pass (batches, yielding the write lock, saving
+the vectors) reads as one function over the parts it needs, not as engine state.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+
+import numpy as np
+
+from core.base.config import VaultConfig
+from core.base.errors import IndexBusyError
+from core.base.models import SearchFilters, chunk_id
+from core.index.embed_text import embedding_input
+from core.index.indexer import Progress, VaultIndex
+from core.index.manifest import FileRecord
+from core.index.vault_lock import BUSY_STATE, SYNC_WAIT_S
+from core.index.vector_store import EmbedStats, VaultVectors
+from core.providers.embedding import (
+    Embedder,
+    EmbedderUnavailable,
+    EmbeddingCancelled,
+    create_embedder,
+    default_registry,
+)
+from core.search.search import VaultSearchSide
+from core.status import SEMANTIC_OFF
+
+EmbedderFactory = Callable[[VaultConfig], Embedder]
+
+
+def default_embedder_factory(vault: VaultConfig) -> Embedder:
+    info = default_registry().get(vault.embedder)
+    key = info.api_key() if info is not None else None
+    return create_embedder(vault.embedder, model=vault.embed_model, base_url=vault.embed_base_url, api_key=key)
+
+
+def embeddable_files(vc: VaultConfig, files: dict[str, FileRecord]) -> dict[str, FileRecord]:
+    """Restricted notes never leave the machine: a remote embedder does not see them."""
+    info = default_registry().get(vc.embedder)
+    if info is not None and info.remote:
+        return {rel: rec for rel, rec in files.items() if rec.confidentiality != "restricted"}
+    return files
+
+
+class EmbedderPool:
+    """One embedder per (kind, model, endpoint), shared by the vaults that use it, and why one is missing.
+
+    Takes the engine's lock rather than its own, so a model is loaded while nothing
+    else in the engine changes, exactly as when this lived inside `Engine`.
+    """
+
+    def __init__(self, factory: EmbedderFactory | None, lock: threading.RLock) -> None:
+        self._factory = factory
+        self._lock = lock
+        self._embedders: dict[tuple[str, str | None, str | None], Embedder] = {}
+        self._problems: dict[str, str] = {}
+
+    def get(self, vc: VaultConfig) -> Embedder | None:
+        """The vault's embedder, or None with the reason kept for `problem`."""
+        if self._factory is None:
+            self._problems[vc.name] = SEMANTIC_OFF
+            return None
+        key = (vc.embedder, vc.embed_model, vc.embed_base_url)
+        with self._lock:
+            emb = self._embedders.get(key)
+            if emb is None:
+                try:
+                    emb = self._factory(vc)
+                    _ = emb.model_hash  # verifies the model file now, not mid-search
+                except EmbedderUnavailable as exc:
+                    self._problems[vc.name] = f"{exc.reason}: {exc}"
+                    return None
+                self._embedders[key] = emb
+            self._problems.pop(vc.name, None)
+            return emb
+
+    def loaded(self) -> tuple[Embedder, ...]:
+        """The embedders made so far: a model loads on first use, never at start."""
+        return tuple(self._embedders.values())
+
+    def problem(self, name: str) -> str | None:
+        return self._problems.get(name)
+
+    def failed(self, name: str, problem: str) -> None:
+        """An embedder that loaded failed later (a remote one went away): say so in the status."""
+        self._problems[name] = problem
+
+
+class BoundVectors:
+    """A vault's vectors bound to its manifest records, as `search` expects."""
+
+    def __init__(self, vectors: VaultVectors, files: dict[str, FileRecord]) -> None:
+        self._vectors = vectors
+        self._files = files
+
+    def search(self, query: np.ndarray, filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
+        return self._vectors.search(query, filters, limit, self._files)
+
+
+def embed_vectors(
+    vc: VaultConfig,
+    vi: VaultIndex,
+    vv: VaultVectors,
+    emb: Embedder,
+    write_lock: Callable[[], AbstractContextManager[object]],
+    *,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    persist: bool = True,
+    only: Sequence[str] | None = None,
+    yielding: bool = False,
+) -> tuple[EmbedStats | None, str | None]:
+    """Bring `vv` in step with `vi`'s manifest; the stats and, if the embedder failed, why.
+
+    With `yielding`, `write_lock()` is held only while a batch is prepared and stored,
+    not while it is embedded: a live edit may change the manifest in between, and the
+    batch drops what it changed (see `VaultVectors.sync`).
+    """
+    name = vc.name
+    problem: str | None = None
+
+    def current() -> dict[str, FileRecord]:
+        return embeddable_files(vc, vi.files)
+
+    files = current()
+
+    def texts_for(refs: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
+        ids = {chunk_id(name, rel, o): (rel, o) for rel, o in refs}
+        stored = vi.keyword.stored(ids)
+        files = current()  # under the write lock: the manifest as the keyword index holds it now
+        out = {}
+        for cid, chunk in stored.items():
+            rel, o = ids[cid]
+            rec = files.get(rel)
+            if rec is not None:
+                out[(rel, o)] = embedding_input(rec.title, chunk.heading_path, chunk.body)
+        return out
+
+    stats: EmbedStats | None
+    try:
+        stats = vv.sync(
+            files,
+            texts_for,
+            lambda texts: emb.embed_documents(texts),
+            progress,
+            cancel,
+            only=only,
+            guard=write_lock if yielding else None,
+            current=current if yielding else None,
+        )
+    except EmbeddingCancelled:
+        stats = EmbedStats(vv.desired, 0, 0, 0, 0.0, cancelled=True)
+    except EmbedderUnavailable as exc:
+        problem = f"{exc.reason}: {exc}"
+        stats = None
+    finally:
+        trim = getattr(emb, "trim", None)  # the built-in model's extra session: memory, not needed to search
+        if trim is not None:
+            trim()
+    if persist and vv.dirty:
+        with write_lock():
+            try:
+                with vi.xlock.held(SYNC_WAIT_S):
+                    vv.save()  # an unchanged vault rewrites nothing
+                    vi.wrote()
+            except IndexBusyError:  # another process writes now: kept dirty, saved by the next flush
+                logging.getLogger(__name__).info("vectors of %s not saved yet: %s", name, BUSY_STATE)
+    elif not persist:
+        vv.cache.flush()  # cheap append: a crash before the next flush re-embeds nothing
+    return stats, problem
+
+
+def vault_side(
+    name: str, vi: VaultIndex, vv: VaultVectors | None, emb: Embedder | None, problem: str | None, *, semantic: bool
+) -> VaultSearchSide | None:
+    """What `search` reads of one vault: keyword always, vectors when there are any to search."""
+    if not vi.is_built:
+        return None
+    if not semantic:
+        return VaultSearchSide(name, vi.keyword, unavailable_reason="keyword search", links=vi.links)
+    if vv is None or len(vv.index) == 0:
+        reason = problem or ("vector index " + (vv.status if vv else "missing"))
+        return VaultSearchSide(name, vi.keyword, unavailable_reason=reason, links=vi.links)
+    note = None
+    if vv.fraction_complete < 1.0:  # the same number the status bar shows for this vault
+        note = f"{name}: semantic index {int(vv.fraction_complete * 100)}% complete"
+    return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi.files), emb, semantic_note=note, links=vi.links)
