@@ -183,10 +183,13 @@ class KeywordIndex:
             return
         with self._write_lock:
             # Uncompressed posting blocks: ~8% faster to write, and read back without zlib.
-            # compound=False: Whoosh reads a compound segment file through BytesIO *copies* of
-            # its memory map (~135 MB at 10k notes); separate files are read in place
-            # (bench/bench_memory.py: open 10k-note vault 625 -> 352 MB RSS, build peak 810 -> 461 MB).
-            writer = self._ix.writer(codec=W3Codec(compression=0), limitmb=64, compound=False)
+            # Compound segments, deliberately: Whoosh reads them through in-memory copies (~135 MB at
+            # 10k notes; separate files measured 625 -> 352 MB RSS in bench/bench_memory.py), but
+            # separate files are read with seek + read on one shared file object, which releases the
+            # GIL between the two: searches on two threads (the query thread and Ask) then read each
+            # other's positions (UnpicklingError, "read length must be non-negative"). Taking the
+            # memory back needs a searcher per thread first.
+            writer = self._ix.writer(codec=W3Codec(compression=0), limitmb=64)
             try:
                 for rel in removed:
                     writer.delete_by_term("rel_path", rel)

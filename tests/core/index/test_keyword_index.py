@@ -338,12 +338,3 @@ def test_every_word_search_hit_satisfies_the_filters(engine: Engine, filters: Se
     resp = engine.search(SearchRequest("the plan notes week cairn time", mode="keyword", k=200, per_note_cap=0, filters=filters))
     assert resp.hits
     assert all(record_matches(h.chunk.rel_path, files[h.chunk.rel_path], filters) for h in resp.hits)
-
-
-def test_segments_are_separate_files_read_in_place_not_compound_copies(engine: Engine) -> None:
-    # Whoosh copies a compound segment into memory (BytesIO over its map) when it opens it:
-    # ~135 MB at 10k notes. Separate segment files are read from the OS page cache instead.
-    whoosh_dir = engine.index_for("sample").dir / "whoosh"
-    names = [p.suffix for p in whoosh_dir.iterdir()]
-    assert ".seg" not in names
-    assert ".pst" in names and ".trm" in names
