@@ -28,6 +28,11 @@ FULL = {
     "torture": ["--trials", "100"],
     "ui": ["--notes", "10000"],
     "quality": [],
+    "recoll": ["--rounds", "2"],
+    "memory": ["--notes", "10000"],
+    "semantic_first": ["--notes", "1000"],
+    "cli_start": [],
+    "embed_threads": [],
 }
 QUICK = {
     "keyword": ["--synthetic", "500"],
@@ -37,6 +42,9 @@ QUICK = {
     "torture": ["--trials", "5"],
     "ui": ["--notes", "500", "--embed-seconds", "5"],
     "quality": ["--modes", "keyword", "--no-scifact"],
+    "recoll": ["--rounds", "1"],
+    "memory": ["--notes", "500"],
+    "semantic_first": ["--notes", "200", "--newest", "20"],
 }
 SCRIPTS = {
     "keyword": "bench_keyword.py",
@@ -46,6 +54,11 @@ SCRIPTS = {
     "torture": "torture.py",
     "ui": "bench_ui.py",
     "quality": "bench_quality.py",
+    "recoll": "bench_recoll.py",
+    "memory": "bench_memory.py",
+    "semantic_first": "bench_semantic_first.py",
+    "cli_start": "bench_cli_start.py",
+    "embed_threads": "bench_embed_threads.py",
 }
 
 
@@ -110,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         t0 = time.perf_counter()
         print(f"== {name}", file=sys.stderr, flush=True)
-        done = subprocess.run([sys.executable, str(script), *plan[name]], env=env)
+        done = subprocess.run([sys.executable, str(script), *plan.get(name, [])], env=env)
         if done.returncode != 0:
             failures.append(name)
         print(f"== {name} done in {time.perf_counter() - t0:.0f} s (exit {done.returncode})", file=sys.stderr)
