@@ -6,6 +6,7 @@ import hashlib
 import re
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -66,3 +67,15 @@ class ScriptedProvider:
             yield d
         if self.fail_with is not None:
             raise self.fail_with
+
+
+LINK_VAULT_NAME = "link_vault"
+
+
+def copy_link_vault(tmp_path: Path) -> Path:
+    """A fresh copy of tests/fixtures/link_vault (every link form), so tests may edit it."""
+    import shutil
+
+    root = tmp_path / LINK_VAULT_NAME
+    shutil.copytree(Path(__file__).resolve().parent / "fixtures" / LINK_VAULT_NAME, root)
+    return root

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +10,7 @@ import pytest
 
 from core.base.paths import AppPaths
 from core.engine import Engine
+from tests.helpers import copy_link_vault
 
 REPO = Path(__file__).resolve().parents[3]
 LINK_VAULT = REPO / "tests" / "fixtures" / "link_vault"
@@ -19,9 +19,7 @@ V = "link_vault"
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / V
-    shutil.copytree(LINK_VAULT, root)
-    return root
+    return copy_link_vault(tmp_path)
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from core.base.errors import UsageError
 from core.base.paths import AppPaths
 from core.engine import Engine
 from core.search.related import LINK_BOOST, TAG_BOOST
-from tests.helpers import BagOfWordsEmbedder
+from tests.helpers import BagOfWordsEmbedder, copy_link_vault
 
 REPO = Path(__file__).resolve().parents[3]
 LINK_VAULT = REPO / "tests" / "fixtures" / "link_vault"
@@ -21,9 +20,7 @@ V = "link_vault"
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / V
-    shutil.copytree(LINK_VAULT, root)
-    return root
+    return copy_link_vault(tmp_path)
 
 
 @pytest.fixture
