@@ -12,8 +12,6 @@ from core.base.paths import AppPaths
 from core.engine import Engine
 from tests.helpers import copy_link_vault
 
-REPO = Path(__file__).resolve().parents[3]
-LINK_VAULT = REPO / "tests" / "fixtures" / "link_vault"
 V = "link_vault"
 
 

@@ -13,8 +13,6 @@ from core.engine import Engine
 from core.search.related import LINK_BOOST, TAG_BOOST
 from tests.helpers import BagOfWordsEmbedder, copy_link_vault
 
-REPO = Path(__file__).resolve().parents[3]
-LINK_VAULT = REPO / "tests" / "fixtures" / "link_vault"
 V = "link_vault"
 
 
