@@ -19,7 +19,8 @@ from core.base.models import SearchFilters
 from core.base.paths import AppPaths
 from core.engine import Engine
 from core.search.search import SearchRequest
-from core.watcher import ALL_VAULTS, VaultWatcher, WatcherFault, _VaultEvents
+from core.watcher import ALL_VAULTS, VaultWatcher, WatcherFault
+from core.watcher.events import VaultEvents
 from tests.helpers import BagOfWordsEmbedder
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -147,7 +148,7 @@ def test_a_handler_that_raises_is_reported_and_the_vault_reconciled(small, monke
     watcher.start()
     assert watcher.wait_caught_up(10)
     calls = []
-    original = _VaultEvents.on_any_event
+    original = VaultEvents.on_any_event
 
     def flaky(self, event):
         calls.append(event)
@@ -155,7 +156,7 @@ def test_a_handler_that_raises_is_reported_and_the_vault_reconciled(small, monke
             raise RuntimeError("handler broke")
         return original(self, event)
 
-    monkeypatch.setattr(_VaultEvents, "on_any_event", flaky)
+    monkeypatch.setattr(VaultEvents, "on_any_event", flaky)
     (root / "a.md").write_text("# A\n\nzqxfirst edit.\n", encoding="utf-8")
     wait_until(lambda: found(engine, "zqxfirst") == {"a.md"}, 5, "the edit found by the reconcile")
     assert [str(e) for _, e in errors.items] == ["handler broke"]
@@ -167,7 +168,7 @@ def test_a_dead_observer_is_restarted_and_reported_and_later_edits_indexed(small
     root, engine, watcher, errors = small
     watcher.start()
     assert watcher.wait_caught_up(10)
-    original = _VaultEvents.dispatch
+    original = VaultEvents.dispatch
     kills = []
 
     def deadly(self, event):
@@ -176,7 +177,7 @@ def test_a_dead_observer_is_restarted_and_reported_and_later_edits_indexed(small
             raise SystemError("observer thread killed")  # past every guard: watchdog's thread ends
         return original(self, event)
 
-    monkeypatch.setattr(_VaultEvents, "dispatch", deadly)
+    monkeypatch.setattr(VaultEvents, "dispatch", deadly)
     (root / "a.md").write_text("# A\n\nzqxlost edit.\n", encoding="utf-8")
     wait_until(lambda: watcher.restarts == 1, 5, "observer restart")
     faults = errors.of(WatcherFault)
