@@ -33,6 +33,7 @@ from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk
 from core.index.link_graph import LinkGraph
 from core.search.fusion import Fused, RankedList, ScoredList, fuse_convex, fuse_rrf
 from core.search.guardrails import injection_risk, mask_secrets
+from core.search.phrase_rank import lift_phrase_hits
 from core.search.profiles import Profile, get_profile
 from core.search.query import check_query_size, content_terms, parse_query
 from core.search.query_vectors import embed_query_cached
@@ -212,10 +213,12 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     exact_matches = bool(keyword_hits) or not parsed.text.strip() or mode == SearchMode.SEMANTIC
     if parsed.text.strip():
         hits = _rescore(hits, stems, stemmer)
+    if mode == SearchMode.HYBRID:
+        hits = lift_phrase_hits(hits, parsed.phrases)
     if not exact_matches:
         warnings.append(NO_EXACT_MATCHES)
     hits = _cap_per_note(hits, settings.per_note_cap)[: request.k]
-    hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()))
+    hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()), phrases=parsed.phrases)
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
     return SearchResponse(
@@ -417,16 +420,16 @@ def _best_vague_score(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer) 
     return None
 
 
-def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: bool) -> list[Hit]:
+def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: bool, phrases: tuple[str, ...] = ()) -> list[Hit]:
     """Snippets (secrets masked) for what is shown; injection-like chunks flagged and ranked down."""
     out = []
     for h in hits:
         risk = injection_risk(h.text)
         # Masked before the window is cut: a window inside a key block would miss its BEGIN line.
-        snippet = mask_secrets(make_snippet(mask_secrets(h.text).text, stems, stemmer, lang=h.lang or None)).text
+        snippet = mask_secrets(make_snippet(mask_secrets(h.text).text, stems, stemmer, lang=h.lang or None, phrases=phrases)).text
         if h.more:
             more = tuple(
-                replace(m, snippet=mask_secrets(make_snippet(mask_secrets(m.text).text, stems, stemmer, lang=m.lang or None)).text)
+                replace(m, snippet=mask_secrets(make_snippet(mask_secrets(m.text).text, stems, stemmer, lang=m.lang or None, phrases=phrases)).text)
                 for m in h.more
             )
             h = replace(h, more=more)
