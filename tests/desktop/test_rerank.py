@@ -22,7 +22,9 @@ def server() -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture
-def window(qtbot: Any, server: ScriptedServer, make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow], sample_vault: Path) -> MainWindow:
+def window(
+    qtbot: Any, server: ScriptedServer, make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow], sample_vault: Path
+) -> MainWindow:
     controller = make_controller(chat_provider_factory=lambda settings: OpenAIChat(server.url, "smollm2", max_retries=0))
     win = make_window(controller)
     index_vault(qtbot, controller, sample_vault)
