@@ -21,7 +21,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, TextIO, TypeVar
+from typing import Annotated, Any, Literal, TextIO, TypeVar
 
 import anyio
 from mcp import types as mcp_types
@@ -113,6 +113,11 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
         tags: Annotated[list[str] | None, Field(description="only notes with any of these tags")] = None,
         mode: SearchMode = SearchMode.HYBRID,
         k: Annotated[int, Field(ge=1, le=30, description="number of passages")] = 8,
+        fusion: Annotated[
+            Literal["blend", "rrf"] | None,
+            Field(description="hybrid fusion: blend of normalised scores or reciprocal rank; default: the user's setting"),
+        ] = None,
+        keyword_weight: Annotated[float | None, Field(ge=0.0, le=1.0, description="blend: the keyword list's share of the score")] = None,
     ) -> str:
         if not query.strip():
             raise ToolError("query must not be empty")
@@ -123,7 +128,7 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
             tags=tuple(t.lstrip("#").lower() for t in tags or () if t.strip()),
             allow_restricted=allow_restricted,
         )
-        request = SearchRequest(query, mode=mode, k=k, filters=filters)
+        request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight)
         resp = _call(lambda: engine.search(request))
         return build_llm_pack(resp).render(max_chars)
 

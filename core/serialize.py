@@ -7,6 +7,7 @@ from typing import Any
 
 from core.base.models import Hit, RankedScore, SearchResponse
 from core.engine import SyncReport, VaultStatus
+from core.search.profiles import fusion_text
 from core.search.related import NoteLinks
 
 
@@ -49,6 +50,7 @@ def search_json(resp: SearchResponse) -> dict[str, Any]:
         "requested_mode": resp.requested_mode,
         "profile": resp.profile,
         "settings": asdict(resp.settings),
+        "fusion": fusion_text(resp.settings, resp.mode),
         "warnings": list(resp.warnings),
         "exact_matches": resp.exact_matches,
         "timings_ms": resp.timings_ms,

@@ -30,6 +30,7 @@ from desktop.connection_tests import ConnectionTester
 from desktop.live import LiveIndexing
 from desktop.live_watch import LiveWatch
 from desktop.progress_board import ProgressBoard
+from desktop.rerank_worker import RerankRunner
 from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
 from desktop.state import VaultSnapshot
@@ -121,6 +122,9 @@ class AppController(QObject):
         if chat_provider_factory is None:
             chat_provider_factory = lambda settings: chat_provider_for(settings, self.keys)  # noqa: E731
         self.asks = AskRunner(lambda: self.engine, lambda: self.settings, chat_provider_factory, self)
+        self.reranks = RerankRunner(lambda: self.settings, chat_provider_factory, self)
+        self.reranks.reranked.connect(self._on_reranked)
+        self.reranks.failed.connect(self._on_rerank_failed)
         self.board = ProgressBoard(self)  # each vault's phase and percentage, for every view
         self.snapshotChanged.connect(self.board.set_snapshot)
         self.indexStarted.connect(self.board.started)
@@ -169,6 +173,7 @@ class AppController(QObject):
         self.lifecycle = Lifecycle.SHUT
         self._cancel.set()
         self.asks.shutdown()
+        self.reranks.shutdown()
         self.config_watch.stop()
         self._queued_index.clear()
         self._jobs.wait_all()
@@ -193,6 +198,7 @@ class AppController(QObject):
         if self.running:
             self.lifecycle = Lifecycle.CLOSING
             self.asks.stop()
+            self.reranks.cancel()
             self._queued_index.clear()
             if self.is_indexing():
                 self._cancel.set()  # `_on_index_finished` carries on
@@ -378,6 +384,7 @@ class AppController(QObject):
     def search(self, text: str, mode: str, filters: SearchFilters = SearchFilters()) -> int:
         """Start a search; returns its sequence number. Only the newest result is ever shown."""
         self._seq += 1
+        self.reranks.cancel()  # the running rerank is for an older query
         self._last_search = (text, mode, filters)
         if self.scope is not None:
             folders = (self.scope.folder,) if self.scope.folder else ()
@@ -406,11 +413,28 @@ class AppController(QObject):
             self.stale_dropped += 1
             return
         self._shown_seq = seq
+        self._show(response)
+        if seq == self._seq and self.reranks.start(seq, response):  # the fused order shows now, the new order later
+            self.message.emit("Re-ranking the top 10 with the language model…")
+
+    def _show(self, response: SearchResponse) -> None:
         self.response = response
         self.resultsReady.emit(response)
         previous = self.selected.chunk if self.selected is not None else None
         keep = next((h for h in response.hits if h.chunk == previous), None)  # re-runs keep the user's place
         self.select_hit(keep or (response.hits[0] if response.hits else None))
+
+    @Slot(int, object)
+    def _on_reranked(self, seq: int, response: SearchResponse) -> None:
+        if seq != self._shown_seq or seq != self._seq:  # a newer query is on its way or shown
+            return
+        self._show(response)
+        self.message.emit(f"Re-ranked by the language model in {response.timings_ms.get('llm_rerank', 0):.0f} ms")
+
+    @Slot(int, str)
+    def _on_rerank_failed(self, seq: int, message: str) -> None:
+        if seq == self._shown_seq == self._seq:
+            self.message.emit(message)
 
     @Slot(int, str)
     def _on_search_failed(self, seq: int, message: str) -> None:

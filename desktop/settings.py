@@ -50,6 +50,7 @@ class Settings:
         llm_temperature: Sampling temperature for answers.
         llm_context_chars: How much note text one question may send.
         allow_remote_llm: Consent to send note text to the language model service.
+        llm_rerank: Re-rank the top 10 search results with the language model (off by default).
         last_query: Restored into the query box at start.
         editor_command: How "Open in editor" starts the user's editor, with
             `{path}` and `{line}` filled in (no shell); empty means the system's
@@ -71,6 +72,7 @@ class Settings:
     llm_temperature: float = 0.2
     llm_context_chars: int = 12000
     allow_remote_llm: bool = False
+    llm_rerank: bool = False  # re-rank the top 10 results with the language model (opt-in)
     last_query: str = ""
     editor_command: str = ""
 

@@ -57,8 +57,8 @@ class Answerer:
         timings["retrieve"] = _ms(t0)
         wanted = question_stems(question)
         gated: list[tuple[Hit, bool, str]] = [(h, *relevance(h, wanted)) for h in hits]
-        passing = [h for h, ok, _ in gated if ok and not _unsafe_for(h, self.provider)]
-        if any(ok and _unsafe_for(h, self.provider) for h, ok, _ in gated):
+        passing = [h for h, ok, _ in gated if ok and not unsafe_for(h, self.provider)]
+        if any(ok and unsafe_for(h, self.provider) for h, ok, _ in gated):
             warnings.append("restricted notes were left out: they are never sent to a remote model")
         debug = {
             "k": k,
@@ -282,7 +282,11 @@ def _reference(s: Source) -> Reference:
     return Reference(s.number, s.vault, s.rel_path, s.heading_path, s.chunk_ordinals[0], s.start_byte, s.end_byte, s.title, s.page, s.last_page)
 
 
-def _unsafe_for(hit: Hit, provider: Any | None) -> bool:
+def unsafe_for(hit: Hit, provider: Any | None) -> bool:
+    """Whether `hit` must not be sent to `provider`: a restricted note never goes to a remote model.
+
+    Shared by Ask and the LLM rerank (`core.answer.rerank`), so both keep the same rule.
+    """
     return provider is not None and bool(getattr(provider, "remote", True)) and hit.confidentiality == "restricted"
 
 

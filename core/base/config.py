@@ -25,7 +25,7 @@ from filelock import FileLock, Timeout
 
 from core.base.atomic import read_json, write_json_atomic
 from core.base.errors import ConfigError
-from core.base.models import SearchSettings, Vault
+from core.base.models import Fusion, SearchSettings, Vault
 from core.base.paths import AppPaths
 
 SCHEMA_VERSION = 1
@@ -58,11 +58,15 @@ class EngineConfig:
     top_n: int = 100
     profile: str = "default"
     title_boost: float = 0.005  # boost for a note the query names (title/alias), RRF units (core.search.title_boost); 0 = off
+    fusion: str = "blend"  # hybrid fusion: "blend" (normalised scores) or "rrf" (reciprocal rank, uses rrf_k)
+    keyword_share: float | None = None  # blend: keyword list's share of the score, 0–1; None = the profile's
     extra: dict[str, Any] = field(default_factory=dict)
 
     def search_settings(self) -> SearchSettings:
         """The user's ranking settings, as every search applies them (see `Engine.search`)."""
-        return SearchSettings(self.profile, self.per_note_cap, self.top_n, self.rrf_k, self.title_boost)
+        return SearchSettings(
+            self.profile, self.per_note_cap, self.top_n, self.rrf_k, self.title_boost, Fusion.parse(self.fusion), self.keyword_share
+        )
 
     def vault_named(self, name: str) -> VaultConfig | None:
         for v in self.vaults:

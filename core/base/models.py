@@ -18,6 +18,22 @@ class SearchMode(StrEnum):
     SEMANTIC = "semantic"
 
 
+class Fusion(StrEnum):
+    """How hybrid search merges its keyword and meaning lists (the user's choice in Settings)."""
+
+    BLEND = "blend"  # a weighted sum of each list's normalised scores (the default)
+    RRF = "rrf"  # reciprocal rank fusion: weight ÷ (k + rank), scores ignored
+
+    @classmethod
+    def parse(cls, value: str) -> Fusion:
+        """A fusion by name; "convex" (the blend's older name) is accepted."""
+        name = str(value).strip().lower()
+        try:
+            return cls.BLEND if name == "convex" else cls(name)
+        except ValueError:
+            raise ValueError(f"unknown fusion {value!r}; choose blend or rrf") from None
+
+
 class SkipReason(StrEnum):
     """Why a file in a vault was not indexed (shown in `cairn status` and the app)."""
 
@@ -255,8 +271,10 @@ class SearchSettings:
     profile: str = "default"
     per_note_cap: int = 1  # at most this many rows of one note (the rest fold into Hit.more); 0 = no cap
     top_n: int = 100  # candidates taken from each retrieval list before fusion
-    rrf_k: int = 60
+    rrf_k: int = 60  # used only when fusion is RRF
     title_boost: float = 0.005  # boost for a note the query names (title/alias), RRF units; 0 = off
+    fusion: Fusion = Fusion.BLEND
+    keyword_share: float | None = None  # blend: the keyword list's share (0–1); None = the profile's
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from core.base.paths import AppPaths
 from core.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, print_json, resolve_path
 from core.cli.progress import ProgressLine
 from core.engine import Engine
+from core.search.profiles import fusion_text
 from core.search.query import parse_date
 from core.search.search import SearchRequest
 from core.serialize import search_json, status_json, sync_json
@@ -100,7 +101,20 @@ def cmd_search(args: argparse.Namespace) -> int:
     engine = open_engine()
     if not engine.vaults:
         raise IndexNotBuiltError("No vaults indexed yet — run `cairn index --vault PATH` first")
-    request = SearchRequest(args.query, mode=args.mode, k=args.k, filters=filters_from_args(args), profile=args.profile)
+    if args.keyword_weight is not None and not 0.0 <= args.keyword_weight <= 1.0:
+        raise UsageError("--keyword-weight must be between 0 and 1")
+    if args.rrf_k is not None and args.rrf_k < 1:
+        raise UsageError("--rrf-k must be a positive number")
+    request = SearchRequest(
+        args.query,
+        mode=args.mode,
+        k=args.k,
+        filters=filters_from_args(args),
+        profile=args.profile,
+        fusion=args.fusion,
+        keyword_share=args.keyword_weight,
+        rrf_k=args.rrf_k,
+    )
     try:
         resp = engine.search(request)
     except KeyError as exc:
@@ -116,6 +130,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         return EXIT_OK
     for w in resp.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    if args.explain:
+        print(f"fusion: {fusion_text(resp.settings, resp.mode)}")
     if not resp.hits:
         print("No matches.")
     for i, h in enumerate(resp.hits, 1):

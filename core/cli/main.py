@@ -37,6 +37,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_filter_args(s)
     s.add_argument("--mode", type=SearchMode, choices=list(SearchMode), default=SearchMode.HYBRID)
     s.add_argument("--profile", default=None, help="default | recent | keyword-heavy")
+    s.add_argument(
+        "--fusion", choices=("blend", "rrf"), default=None, help="hybrid fusion: blend of normalised scores, or reciprocal rank (default: the configured one)"
+    )
+    s.add_argument(
+        "--keyword-weight", type=float, default=None, metavar="0..1", help="blend: the keyword list's share of the score (default: the configured one)"
+    )
+    s.add_argument("--rrf-k", type=int, default=None, help="rrf: the k of weight / (k + rank) (default: the configured one)")
     s.add_argument("-k", type=int, default=10, help="number of hits (default 10)")
     s.add_argument("--explain", action="store_true", help="print each hit's score breakdown")
     s.add_argument("--format", choices=("text", "json", "llm"), default=None, help="text (default), json, or llm (compact evidence pack)")

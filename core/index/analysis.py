@@ -215,3 +215,40 @@ class Stemmer:
             if found is not None:
                 out.append((start, end, found))
         return out
+
+
+def fold(word: str) -> str:
+    """A word as a phrase compares it when the index drops it: lower case, accents folded."""
+    return word.lower().translate(accent_map)
+
+
+def word_keys(text: str, lang: str = DEFAULT_LANGUAGE) -> list[tuple[int, int, str]]:
+    """(start, end, key) of every word of `text`, stop words included.
+
+    A word's key is its index term ("running" → "run"), or, for a word the index
+    drops (a stop word, a one-letter word), the folded word itself: a quoted
+    phrase must hold its stop words exactly ("state of the art" is not "state
+    and the art") while its content words keep their stemming.
+    """
+    term = terms_for(lang).term
+    return [(start, end, term(word) or fold(word)) for start, end, word in pieces(text)]
+
+
+def phrase_spans(text: str, phrase: str, lang: str = DEFAULT_LANGUAGE) -> list[tuple[int, int]]:
+    """(start, end) of each place `text` holds `phrase` word for word (see `word_keys`).
+
+    Case, accents, punctuation and spacing between the words do not matter:
+    "To be, or not to be" holds "to be or not to be".
+    """
+    keys = [k for _, _, k in word_keys(phrase, lang)]
+    if not keys:
+        return []
+    words = word_keys(text, lang)
+    seq = [k for _, _, k in words]
+    n = len(keys)
+    first = keys[0]
+    return [
+        (words[i][0], words[i + n - 1][1])
+        for i in range(len(seq) - n + 1)
+        if seq[i] == first and seq[i : i + n] == keys
+    ]

@@ -7,7 +7,7 @@ shown (title, heading path, snippet, byte range) without re-reading the note.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from threading import Lock
 from typing import Any
@@ -22,6 +22,7 @@ from whoosh.scoring import BM25F
 from core.base.models import Document, ParsedQuery, SearchFilters, chunk_id
 from core.index.analysis import Stemmer, build_analyzer, cjk_runs, is_cjk, language, stem_language
 from core.index.bm25_fast import FastBM25F
+from core.index.phrase_match import phrase_checks, scan, verified
 from core.vault.language import detect_language
 
 INDEX_NAME = "chunks"
@@ -206,15 +207,17 @@ class KeywordIndex:
 
     def search(self, parsed: ParsedQuery, filters: SearchFilters, limit: int) -> list[KeywordHit]:
         searcher = self._fresh_searcher()
-        q = self.build_query(parsed)
         flt = filter_query(filters)
         mask = None if filters.allow_restricted else wq.Term("confidentiality", "restricted")
+        if parsed.phrases:
+            return self._phrase_search(searcher, parsed, flt, mask, limit)
+        q = self.build_query(parsed)
         if q is None:
             if not parsed.text.strip() and flt is not None:
                 q = wq.Every()
             else:
                 return []
-        clauses = self._clauses(parsed) if not parsed.phrases and not isinstance(q, wq.Every) else None
+        clauses = self._clauses(parsed) if not isinstance(q, wq.Every) else None
         if clauses:
             include = set(searcher.docs_for_query(flt)) if flt is not None else None
             exclude = set(searcher.docs_for_query(mask)) if mask is not None else set()
@@ -225,6 +228,23 @@ class KeywordIndex:
             return [KeywordHit(self._chunk_id(searcher, docnum), score, None) for docnum, score in top]
         results = searcher.search(q, limit=limit, filter=flt, mask=mask)
         return [_hit(dict(hit.fields()), float(hit.score or 0.0)) for hit in results]
+
+    def _phrase_search(self, searcher: Any, parsed: ParsedQuery, flt: wq.Query | None, mask: wq.Query | None, limit: int) -> list[KeywordHit]:
+        """Chunks holding every quoted phrase word for word (see `core.index.phrase_match`)."""
+        checks = phrase_checks(parsed.phrases, self.languages())
+        if not checks:
+            return []
+        indexed = replace(parsed, phrases=tuple(c.phrase for c in checks if not c.literal_only))
+        if indexed.phrases:  # an indexed phrase is required: its matches are the candidates
+            q = self.build_query(indexed)
+            found = verified(searcher.search(q, limit=None, filter=flt, mask=mask), checks, limit) if q is not None else []
+        else:  # only stop-word phrases: scan the stored text, scored with the query's other words
+            rest = self.build_query(replace(parsed, phrases=()))
+            scores = {h.docnum: float(h.score or 0.0) for h in searcher.search(rest, limit=None, filter=flt, mask=mask)} if rest is not None else {}
+            include = set(searcher.docs_for_query(flt)) if flt is not None else None
+            exclude = set(searcher.docs_for_query(mask)) if mask is not None else set()
+            found = scan(searcher, checks, limit, include=include, exclude=exclude, term_scores=scores)
+        return [_hit(fields, score) for fields, score in found]
 
     def _chunk_id(self, searcher: Any, docnum: int) -> str:
         """Chunk ids by document number, remembered for the life of one searcher."""

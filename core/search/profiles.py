@@ -6,6 +6,8 @@ import datetime as dt
 import math
 from dataclasses import dataclass
 
+from core.base.models import Fusion, SearchMode, SearchSettings
+
 
 @dataclass(frozen=True, slots=True)
 class Profile:
@@ -44,3 +46,20 @@ def get_profile(name: str) -> Profile:
         return PROFILES[name]
     except KeyError:
         raise KeyError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)}") from None
+
+
+def fusion_text(settings: SearchSettings, mode: str) -> str:
+    """How a search merged its lists, in the user's words (the Why tab and `--explain` show it)."""
+    if mode != SearchMode.HYBRID:
+        return "one list, in its own order"
+    if settings.fusion == Fusion.RRF:
+        return f"reciprocal rank fusion (k = {settings.rrf_k})"
+    share = keyword_share(settings)
+    return f"score blend: keyword {share:.0%}, meaning {1 - share:.0%}"
+
+
+def keyword_share(settings: SearchSettings) -> float:
+    """The blend's keyword share: the user's, else the profile's."""
+    if settings.keyword_share is not None:
+        return min(1.0, max(0.0, settings.keyword_share))
+    return PROFILES[settings.profile].keyword_share if settings.profile in PROFILES else 0.5

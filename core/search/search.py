@@ -17,6 +17,7 @@ import numpy as np
 from core.base.models import (
     Candidate,
     ChunkRef,
+    Fusion,
     Hit,
     ParsedQuery,
     RankedScore,
@@ -33,7 +34,8 @@ from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk
 from core.index.link_graph import LinkGraph
 from core.search.fusion import Fused, RankedList, ScoredList, fuse_convex, fuse_rrf
 from core.search.guardrails import injection_risk, mask_secrets
-from core.search.profiles import Profile, get_profile
+from core.search.phrase_rank import lift_phrase_hits
+from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query
 from core.search.query_vectors import embed_query_cached
 from core.search.signals import link_share, terms_present
@@ -93,7 +95,8 @@ class SearchRequest:
     rrf_k: int | None = None
     today: dt.date | None = None
     title_boost: float | None = None  # weight of the title/alias boost; 0 = off, None = the engine's setting
-    fusion: str = "convex"  # "convex" (normalised scores, weighted by the profile) or "rrf"
+    fusion: Fusion | str | None = None  # "blend" (normalised scores) or "rrf"; None = the user's
+    keyword_share: float | None = None  # blend: the keyword list's share; None = the user's (or the profile's)
 
     def settings(self, defaults: SearchSettings = SearchSettings()) -> SearchSettings:
         """The settings this request runs with: its own where set, else `defaults`."""
@@ -103,12 +106,23 @@ class SearchRequest:
             top_n=defaults.top_n if self.top_n is None else self.top_n,
             rrf_k=defaults.rrf_k if self.rrf_k is None else self.rrf_k,
             title_boost=defaults.title_boost if self.title_boost is None else self.title_boost,
+            fusion=defaults.fusion if self.fusion is None else Fusion.parse(self.fusion),
+            keyword_share=defaults.keyword_share if self.keyword_share is None else self.keyword_share,
         )
 
     def with_defaults(self, defaults: SearchSettings) -> SearchRequest:
         """This request with every unset ranking setting taken from `defaults`."""
         s = self.settings(defaults)
-        return replace(self, profile=s.profile, per_note_cap=s.per_note_cap, top_n=s.top_n, rrf_k=s.rrf_k, title_boost=s.title_boost)
+        return replace(
+            self,
+            profile=s.profile,
+            per_note_cap=s.per_note_cap,
+            top_n=s.top_n,
+            rrf_k=s.rrf_k,
+            title_boost=s.title_boost,
+            fusion=s.fusion,
+            keyword_share=s.keyword_share,
+        )
 
 
 @dataclass
@@ -188,7 +202,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         if foreign:
             vector_scale = FOREIGN_QUERY_VECTOR_WEIGHT
             warnings.append(f"the embedding model does not read {foreign}: meaning-based matches count less")
-    fused = _fuse(request, settings.rrf_k, profile, mode, keyword_hits, vector_hits, vector_scale)
+    fused = _fuse(settings, profile, mode, keyword_hits, vector_hits, vector_scale)
     if not parsed.text.strip():  # filter-only browse: newest first
         fused = _browse_order(keyword_hits)
     t = timer.lap("fuse", t)
@@ -212,10 +226,12 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     exact_matches = bool(keyword_hits) or not parsed.text.strip() or mode == SearchMode.SEMANTIC
     if parsed.text.strip():
         hits = _rescore(hits, stems, stemmer)
+    if mode == SearchMode.HYBRID:
+        hits = lift_phrase_hits(hits, parsed.phrases)
     if not exact_matches:
         warnings.append(NO_EXACT_MATCHES)
     hits = _cap_per_note(hits, settings.per_note_cap)[: request.k]
-    hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()))
+    hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()), phrases=parsed.phrases)
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
     return SearchResponse(
@@ -235,27 +251,26 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
 
 
 def _fuse(
-    request: SearchRequest,
-    rrf_k: int,
+    settings: SearchSettings,
     profile: Profile,
     mode: str,
     keyword_hits: list[KeywordHit],
     vector_hits: list[tuple[str, float]],
     vector_scale: float = 1.0,
 ) -> list[Fused]:
-    """Hybrid: the profile's convex combination of normalised scores (or RRF); one list: its own order.
+    """Hybrid: the user's fusion (a blend of normalised scores, or RRF); one list: its own order.
 
     `vector_scale` lowers the vector side's say (0 when the model cannot read the query's language).
     """
     hybrid = mode == SearchMode.HYBRID
-    if request.fusion == "rrf" or not hybrid:
+    if settings.fusion == Fusion.RRF or not hybrid:
         lists = []
         if keyword_hits:
             lists.append(RankedList("keyword", profile.keyword_weight if hybrid else 1.0, [h.chunk_id for h in keyword_hits]))
         if vector_hits:
             lists.append(RankedList("vector", (profile.vector_weight * vector_scale) if hybrid else 1.0, [cid for cid, _ in vector_hits]))
-        return fuse_rrf(lists, rrf_k)
-    share = profile.keyword_share
+        return fuse_rrf(lists, settings.rrf_k)
+    share = keyword_share(settings)
     return fuse_convex(
         [
             ScoredList("keyword", share, [(h.chunk_id, h.score) for h in keyword_hits], floor_at_min=False),
@@ -417,16 +432,16 @@ def _best_vague_score(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer) 
     return None
 
 
-def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: bool) -> list[Hit]:
+def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: bool, phrases: tuple[str, ...] = ()) -> list[Hit]:
     """Snippets (secrets masked) for what is shown; injection-like chunks flagged and ranked down."""
     out = []
     for h in hits:
         risk = injection_risk(h.text)
         # Masked before the window is cut: a window inside a key block would miss its BEGIN line.
-        snippet = mask_secrets(make_snippet(mask_secrets(h.text).text, stems, stemmer, lang=h.lang or None)).text
+        snippet = mask_secrets(make_snippet(mask_secrets(h.text).text, stems, stemmer, lang=h.lang or None, phrases=phrases)).text
         if h.more:
             more = tuple(
-                replace(m, snippet=mask_secrets(make_snippet(mask_secrets(m.text).text, stems, stemmer, lang=m.lang or None)).text)
+                replace(m, snippet=mask_secrets(make_snippet(mask_secrets(m.text).text, stems, stemmer, lang=m.lang or None, phrases=phrases)).text)
                 for m in h.more
             )
             h = replace(h, more=more)

@@ -7,9 +7,9 @@ and the app turns into highlighting.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
-from core.index.analysis import Stemmer
+from core.index.analysis import DEFAULT_LANGUAGE, Stemmer, phrase_spans
 from core.vault.links import labelled_text
 
 DEFAULT_WIDTH = 240
@@ -19,11 +19,18 @@ MARK_CLOSE = "**"
 
 
 def make_snippet(
-    text: str, stems: Collection[str], stemmer: Stemmer, width: int = DEFAULT_WIDTH, lang: str | None = None
+    text: str,
+    stems: Collection[str],
+    stemmer: Stemmer,
+    width: int = DEFAULT_WIDTH,
+    lang: str | None = None,
+    phrases: Sequence[str] = (),
 ) -> str:
     """The `width`-character window with the most distinct matched stems.
 
     `lang` is the chunk's language: its words are stemmed as the index stemmed them.
+    A quoted phrase the chunk holds is marked whole, stop words included
+    ("**state of the art**"), and counts as one more distinct match.
     """
     # Labels, not link syntax (`[[a|b]]` -> "b"): highlights are found in this very text, so they stay right.
     flat = " ".join(_EMPHASIS.sub("", labelled_text(text)).split())
@@ -32,6 +39,9 @@ def make_snippet(
     spans = []
     if stems:
         spans = [span for span in stemmer.spans(flat, lang) if span[2] in stems]
+    for phrase in phrases:
+        spans += [(s, e, f'"{phrase}"') for s, e in phrase_spans(flat, phrase, lang or DEFAULT_LANGUAGE)]
+    spans.sort()
     if not spans:
         return _clip(flat, 0, width)
     best_start, best_count = 0, -1

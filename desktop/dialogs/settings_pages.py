@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.base.config import EngineConfig, add_vault, remove_vault
+from core.base.models import Fusion
 from core.search.profiles import PROFILES
 from core.search.title_boost import DEFAULT_WEIGHT as TITLE_BOOST
 from desktop.controller import AppController
@@ -218,6 +219,15 @@ class SearchSettingsPanel(SettingsPanelBase):
         self.mode.setAccessibleName("Default search mode")
         for m in MODES:
             self.mode.addItem(m.capitalize(), m)
+        self.fusion = QComboBox(self)
+        self.fusion.setAccessibleName("Fusion")
+        self.fusion.addItem("Score blend (default)", Fusion.BLEND.value)
+        self.fusion.addItem("Reciprocal rank", Fusion.RRF.value)
+        self.fusion.setToolTip("How hybrid search merges the keyword list and the meaning list")
+        self.keyword_share = spin_box(-1, 100, 5, "Keyword weight")
+        self.keyword_share.setSuffix(" %")
+        self.keyword_share.setSpecialValueText("from the profile")
+        self.keyword_share.setToolTip("The keyword list's share of a blended score; the meaning list gets the rest")
         self.rrf_k = spin_box(1, 1000, 5, "RRF k")
         self.rrf_k.setToolTip("Larger k flattens the difference between ranks in reciprocal rank fusion")
         self.per_note_cap = spin_box(0, 50, 1, "Passages per note")
@@ -227,40 +237,71 @@ class SearchSettingsPanel(SettingsPanelBase):
         self.profile.setAccessibleName("Ranking profile")
         for p in PROFILES.values():
             self.profile.addItem(f"{p.name} — {p.description}", p.name)
-        help_text = QLabel(
-            "A hit's score is the sum, over the keyword and vector lists, of weight ÷ (k + rank), plus any "
-            "profile boost — the Why tab shows each term. A larger k flattens the gap between ranks.",
-            self,
-        )
-        help_text.setWordWrap(True)
-        help_text.setStyleSheet(f"color: {colours(self.palette()).dim}")
-        form = QFormLayout(self)
-        form.addRow(help_text)
+        self.help_text = QLabel(self)
+        self.help_text.setWordWrap(True)
+        self.help_text.setStyleSheet(f"color: {colours(self.palette()).dim}")
+        self.form = form = QFormLayout(self)
+        form.addRow(self.help_text)
         form.addRow("Default mode:", self.mode)
         form.addRow("Profile:", self.profile)
+        form.addRow("Fusion:", self.fusion)
+        form.addRow("Keyword weight:", self.keyword_share)
         form.addRow("RRF k:", self.rrf_k)
         form.addRow("Passages per note:", self.per_note_cap)
         form.addRow("Candidates per list:", self.top_n)
         self.title_boost = QCheckBox("Boost a note the query names (its title or an alias)", self)
         self.title_boost.setToolTip("A small, named term in the Why tab; measured to rank the named note higher")
         form.addRow("", self.title_boost)
+        self.llm_rerank = QCheckBox("Re-rank results with the language model", self)
+        self.llm_rerank.setToolTip(
+            "Sends the query and the top 10 passages to the language model set under Language model and "
+            "reorders them by its judgement. Results show at once; the new order follows. Off by default."
+        )
+        form.addRow("", self.llm_rerank)
         self._title_weight = TITLE_BOOST
+        self.fusion.currentIndexChanged.connect(self._show_fusion)
+        self._show_fusion()
+
+    def _show_fusion(self) -> None:
+        """Only the knob of the chosen fusion is shown, and the help says what that fusion does."""
+        rrf = self.fusion.currentData() == Fusion.RRF.value
+        self.form.setRowVisible(self.rrf_k, rrf)
+        self.form.setRowVisible(self.keyword_share, not rrf)
+        if rrf:
+            text = (
+                "A hit's score is the sum, over the keyword and meaning lists, of weight ÷ (k + rank), plus any "
+                "named boost — the Why tab shows each term. A larger k flattens the gap between ranks."
+            )
+        else:
+            text = (
+                "Each list's scores are scaled so its best hit is 1; a hit's score is the keyword weight × its "
+                "keyword score + the rest × its meaning score, plus any named boost — the Why tab shows each term."
+            )
+        self.help_text.setText(text)
 
     def load(self, draft: SettingsDraft) -> None:
         self.mode.setCurrentIndex(max(0, self.mode.findData(draft.app.default_mode)))
         self.profile.setCurrentIndex(max(0, self.profile.findData(draft.engine.profile)))
         self.rrf_k.setValue(draft.engine.rrf_k)
+        self.fusion.setCurrentIndex(max(0, self.fusion.findData(Fusion.parse(draft.engine.fusion).value)))
+        share = draft.engine.keyword_share
+        self.keyword_share.setValue(-1 if share is None else round(share * 100))
+        self.llm_rerank.setChecked(draft.app.llm_rerank)
+        self._show_fusion()
         self.per_note_cap.setValue(draft.engine.per_note_cap)
         self.top_n.setValue(draft.engine.top_n)
         self.title_boost.setChecked(draft.engine.title_boost > 0)
         self._title_weight = draft.engine.title_boost if draft.engine.title_boost > 0 else TITLE_BOOST
 
     def save(self, draft: SettingsDraft) -> None:
-        draft.app = replace(draft.app, default_mode=str(self.mode.currentData()))
+        draft.app = replace(draft.app, default_mode=str(self.mode.currentData()), llm_rerank=self.llm_rerank.isChecked())
+        share = self.keyword_share.value()
         draft.engine = replace(
             draft.engine,
             profile=str(self.profile.currentData()),
             rrf_k=self.rrf_k.value(),
+            fusion=str(self.fusion.currentData()),
+            keyword_share=None if share < 0 else share / 100,
             per_note_cap=self.per_note_cap.value(),
             top_n=self.top_n.value(),
             title_boost=self._title_weight if self.title_boost.isChecked() else 0.0,

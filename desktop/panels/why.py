@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.base.models import Hit, RankedScore, SearchResponse
+from core.search.profiles import fusion_text
 from desktop.controller import AppController
 from desktop.formatting import filters_lines, heading_trail, score_text
 
@@ -43,7 +44,8 @@ class WhyPanel(QWidget):
         self.vector = QLabel("—", self)
         self.vector.setAccessibleName("Vector rank and cosine similarity")
         self.mode = QLabel("—", self)
-        self.mode.setAccessibleName("Search mode and profile")
+        self.mode.setAccessibleName("Search mode, profile and fusion")
+        self.mode.setWordWrap(True)
         self.filters = QLabel("—", self)
         self.filters.setWordWrap(True)
         self.filters.setAccessibleName("Filters applied")
@@ -81,7 +83,7 @@ class WhyPanel(QWidget):
         self.bm25.setText(_ranked(hit.bm25, "score", 3, response, "keyword"))
         self.vector.setText(_ranked(hit.vector, "cosine", 4, response, "vector"))
         mode = response.mode if response.mode == response.requested_mode else f"{response.mode} (asked for {response.requested_mode})"
-        self.mode.setText(f"{mode}, profile “{response.profile}”")
+        self.mode.setText(f"{mode}, profile “{response.profile}”, {fusion_text(response.settings, response.mode)}")
         filters = filters_lines(response.parsed.filters if response.parsed else None)
         self.filters.setText("<br>".join(html.escape(f) for f in filters) or "none")
         self.terms.add_hit(hit)

@@ -117,7 +117,7 @@ def transcript(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Transcri
 def test_lists_exactly_the_five_tools_with_their_arguments(transcript: Transcript) -> None:
     assert set(transcript.tools) == TOOLS
     assert transcript.tools["search_notes"]["required"] == ["query"]
-    assert set(transcript.tools["search_notes"]["properties"]) == {"query", "vault", "folder", "tags", "mode", "k"}
+    assert set(transcript.tools["search_notes"]["properties"]) == {"query", "vault", "folder", "tags", "mode", "k", "fusion", "keyword_weight"}
     assert transcript.tools["fetch_note_chunk"]["required"] == ["ref"]
     assert set(transcript.tools["ask_notes"]["properties"]) == {"question", "vault", "folder"}
 

@@ -50,6 +50,7 @@ def test_typing_a_query_shows_results_and_why_matches_the_core(qtbot: Any, windo
     assert f"rank {expected.bm25.rank} of" in window.why.bm25.text()
     assert f"score {expected.bm25.score:.3f}" in window.why.bm25.text()
     assert "keyword mode" in window.why.vector.text()  # semantic is off in this controller
+    assert "one list, in its own order" in window.why.mode.text()  # no fusion without the meaning list
 
 
 def test_preview_highlights_the_chunk_and_scrolls_to_it(qtbot: Any, window: MainWindow) -> None:

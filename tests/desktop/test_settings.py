@@ -178,3 +178,35 @@ def test_the_title_boost_can_be_turned_off_in_search_settings(qtbot: Any, make_c
     page.title_boost.setChecked(False)
     dialog.accept()
     assert controller.engine.config.title_boost == 0.0
+
+
+def test_search_settings_offer_the_fusion_and_show_only_its_knob(qtbot: Any, make_controller: Callable[..., AppController]) -> None:
+    controller = make_controller()
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    page = dialog.page(SearchSettingsPanel)
+    assert page.fusion.currentData() == "blend" and page.keyword_share.text() == "from the profile"
+    assert page.form.isRowVisible(page.keyword_share) and not page.form.isRowVisible(page.rrf_k)
+    assert not page.llm_rerank.isChecked()  # the LLM rerank is opt-in
+    page.fusion.setCurrentIndex(page.fusion.findData("rrf"))
+    assert page.form.isRowVisible(page.rrf_k) and not page.form.isRowVisible(page.keyword_share)
+    assert "k + rank" in page.help_text.text()
+    page.rrf_k.setValue(25)
+    page.llm_rerank.setChecked(True)
+    dialog.accept()
+    cfg = controller.engine.config
+    assert (cfg.fusion, cfg.rrf_k, cfg.keyword_share) == ("rrf", 25, None)
+    assert controller.settings.llm_rerank
+
+
+def test_the_blends_keyword_weight_is_saved_as_a_share(qtbot: Any, make_controller: Callable[..., AppController]) -> None:
+    controller = make_controller()
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    page = dialog.page(SearchSettingsPanel)
+    page.keyword_share.setValue(70)
+    dialog.accept()
+    assert controller.engine.config.keyword_share == 0.7 and controller.engine.config.fusion == "blend"
+    again = SettingsDialog(controller)
+    qtbot.addWidget(again)
+    assert again.page(SearchSettingsPanel).keyword_share.value() == 70
