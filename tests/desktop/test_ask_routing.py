@@ -64,7 +64,9 @@ def system_prompts(server: ScriptedServer) -> list[str]:
     return [r.body["messages"][0]["content"] for r in server.requests if r.body]
 
 
-def test_a_routed_question_shows_the_models_folders_and_weights_in_the_debug_tab(qtbot: Any, build: Callable[[bool], MainWindow], server: ScriptedServer) -> None:
+def test_a_routed_question_shows_the_models_folders_and_weights_in_the_debug_tab(
+    qtbot: Any, build: Callable[[bool], MainWindow], server: ScriptedServer
+) -> None:
     window = build(True)
     assert "folders routed" in window.ask.model_label.text()
     server.queue(said('["Recipes", ', '"How-to"]'), said(ANSWER))
