@@ -96,8 +96,8 @@ def parse_folders(text: str, available: Sequence[str]) -> list[str]:
             names = [str(x) for x in parsed] if isinstance(parsed, list) else []
         except ValueError:
             names = []
-    if not names:
-        names = [line.strip(" -*\"'`,") for line in text.splitlines()]
+    if not names:  # one name a line; a code fence's language ("```bash") is not a folder the model chose
+        names = [line.strip(" -*\"'`,") for line in text.splitlines() if not line.lstrip().startswith("```")]
     out: list[str] = []
     for name in names:
         folder = known.get(name.lower().strip("/ "))

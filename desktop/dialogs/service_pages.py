@@ -168,6 +168,8 @@ class LanguageModelSettingsPanel(_ServicePanel):
         self.form.addRow("Temperature:", self.temperature)
         self.form.addRow("Context budget (characters):", self.context)
         at = self.box.count() - 1  # above the closing stretch
+        self.box.insertSpacing(at, 8)
+        at += 1
         self.box.insertWidget(at, self.route)
         self.box.insertWidget(at + 1, self.route_explain)
 

@@ -18,6 +18,7 @@ from core.answer import AskResponse
 
 ROUTING_OFF = "Folder routing: off (Settings › Language model › Route questions to likely folders first)"
 ROUTING_NEEDS_MODEL = "Folder routing: not used (it needs a language model)"
+REPLY_CHARS = 90  # the full reply is in Copy as JSON; a long row would push the columns off screen
 FALLBACK_CAUSE = {
     "timeout": "the model timed out",
     "failed": "the model failed",
@@ -56,9 +57,10 @@ def routing_notes(routing: dict[str, Any], route_ms: float | None) -> list[str]:
         lines.append(f"fallback: {routing['fallback']}")
         lines.append("searched: all folders" if routing.get("searched_all_folders", not routing["folders"]) else "searched: only your folders")
     elif routing["folders"]:
-        lines.append("each folder's hits are weighed by its position (1.0, 0.9, … at least 0.1); a Why term names it")
+        lines.append("hits weighed by their folder's position (1.0, 0.9, … min 0.1)")
     if routing.get("reply"):
-        lines.append(f"model's reply: {routing['reply']}")
+        reply = " ".join(str(routing["reply"]).split())  # one row: a reply of code or prose spans many lines
+        lines.append(f"model's reply: {reply if len(reply) <= REPLY_CHARS else reply[: REPLY_CHARS - 1] + '…'}")
     if route_ms is not None:
         lines.append(f"routing took {route_ms:.0f} ms")
     return lines

@@ -52,6 +52,7 @@ def test_weights_fall_by_position_to_a_floor_and_inventions_are_dropped() -> Non
     assert folders_of(["a/b/n.md", "a/m.md", "root.md"]) == ["a", "a/b"]
     assert parse_folders('Sure! ["recipes", "Nowhere", "How-to"]', ["Recipes", "How-to", "People"]) == ["Recipes", "How-to"]
     assert parse_folders("Recipes\n- People", ["Recipes", "People"]) == ["Recipes", "People"]
+    assert parse_folders("Use this:\n```bash\ndocker exec -it x bash\n```", ["bash", "docker"]) == []  # code, not a choice
 
 
 def test_routed_folders_are_searched_first_and_show_in_debug_and_why(engine: Engine) -> None:
