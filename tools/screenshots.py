@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         shot(window, "04-debug")
         window.tabs.setCurrentWidget(window.ask)
         window.ask.ask(args.question)
-        _wait(app, lambda: window.ask.response is not None or window.ask.error is not None, 600 if args.llm_url else 30)  # a small local model on a busy machine is slow
+        # A small local model on a busy machine is slow: routing alone took 72 s once.
+        _wait(app, lambda: window.ask.response is not None or window.ask.error is not None, 600 if args.llm_url else 30)
         window.ask.sources.list.setCurrentRow(0)  # the first source's score breakdown
         shot(window, "04b-ask-llm" if args.llm_url else "04b-ask-extractive")
         if window.ask.response is not None and window.ask.response.references:
