@@ -66,7 +66,8 @@ class AskWorker(_HomingWorker):
         provider: Any = None
         try:
             provider = self._job.provider_factory(self._job.settings)
-            answerer = Answerer(self._job.engine, provider, temperature=self._job.settings.llm_temperature)
+            settings = self._job.settings
+            answerer = Answerer(self._job.engine, provider, temperature=settings.llm_temperature, route_folders=settings.route_folders)
             response = answerer.ask(self._job.request, on_delta=self.delta.emit, cancel=self._cancel)
         except LLMError as exc:  # its message names the server and the model already
             self.failed.emit(exc.message)

@@ -51,6 +51,9 @@ class Settings:
         llm_context_chars: How much note text one question may send.
         allow_remote_llm: Consent to send note text to the language model service.
         llm_rerank: Re-rank the top 10 search results with the language model (off by default).
+        route_folders: Let the language model pick the folders a question is
+            searched in first (folder routing). Off by default: measured on the
+            golden questions it did not help with a small local model.
         last_query: Restored into the query box at start.
         editor_command: How "Open in editor" starts the user's editor, with
             `{path}` and `{line}` filled in (no shell); empty means the system's
@@ -73,6 +76,7 @@ class Settings:
     llm_context_chars: int = 12000
     allow_remote_llm: bool = False
     llm_rerank: bool = False  # re-rank the top 10 results with the language model (opt-in)
+    route_folders: bool = False
     last_query: str = ""
     editor_command: str = ""
 

@@ -73,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--query", default=QUERY, help="the search to show")
     parser.add_argument("--question", default=ASK_QUESTION, help="the Ask question to show")
     parser.add_argument("--folder", default="Recipes", help="the folder to scope a search to (folder-scope shot)")
+    parser.add_argument(
+        "--llm-url", help="an OpenAI-compatible server (e.g. llama.cpp) that answers, with folder routing on: adds the Debug tab after the question"
+    )
+    parser.add_argument("--llm-model", default="smollm2", help="the model name of --llm-url")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -91,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     from desktop.dialogs.settings_dialog import SettingsDialog
     from desktop.dialogs.settings_pages import GeneralSettingsPanel, SearchSettingsPanel
     from desktop.main_window import MainWindow
-    from desktop.settings import SettingsStore
+    from desktop.settings import Settings, SettingsStore
 
     app = QApplication.instance() or QApplication(["cairn-screenshots"])
     if args.dark:
@@ -101,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     paths = AppPaths.from_env()
     store = SettingsStore.at(paths.data_dir / "desktop-settings.ini")
+    if args.llm_url:  # a private CAIRN_HOME: these settings are the screenshot run's own
+        store.save(Settings(llm_provider="openai", llm_model=args.llm_model, llm_base_url=args.llm_url, allow_remote_llm=True, route_folders=True))
     options = {} if args.semantic else {"embedder_factory": None}
     controller = AppController(paths, store, **options)  # type: ignore[arg-type]
     sample = args.vault.resolve() if args.vault else sample_vault_path()
@@ -145,12 +151,15 @@ def main(argv: list[str] | None = None) -> int:
         shot(window, "04-debug")
         window.tabs.setCurrentWidget(window.ask)
         window.ask.ask(args.question)
-        _wait(app, lambda: window.ask.response is not None or window.ask.error is not None, 30)
+        # A small local model on a busy machine is slow: routing alone took 72 s once.
+        _wait(app, lambda: window.ask.response is not None or window.ask.error is not None, 600 if args.llm_url else 30)
         window.ask.sources.list.setCurrentRow(0)  # the first source's score breakdown
-        shot(window, "04b-ask-extractive")
+        shot(window, "04b-ask-llm" if args.llm_url else "04b-ask-extractive")
         if window.ask.response is not None and window.ask.response.references:
             window.ask.open_citation(window.ask.response.references[0].number)  # the passage, beside the answer
             shot(window, "04c-ask-passage")
+        window.tabs.setCurrentWidget(window.debug)  # the question's details (folder routing) on top
+        shot(window, "04d-ask-debug")
         window.tree.select(sample.name, args.folder)
         _wait(app, lambda: controller.response is not None and bool(controller.response.parsed and controller.response.parsed.filters.folders), 10)
         window.tabs.setCurrentWidget(window.why)

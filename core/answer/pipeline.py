@@ -49,7 +49,11 @@ class Answerer:
         # A note's row carries its other matching passages folded (`Hit.more`): an answer may need them.
         hits = [x for h in resp.hits for x in (h, *h.more)]
         warnings = list(resp.warnings)
-        routing = self._route(question, req, filters, k, cancel) if self.route_folders and self.provider is not None else None
+        routing = None
+        if self.route_folders and self.provider is not None:
+            t_route = time.perf_counter()
+            routing = self._route(question, req, filters, k, cancel)
+            timings["route"] = _ms(t_route)
         if routing is not None and routing[0].folders:
             hits = routing[1]
         elif routing is not None:

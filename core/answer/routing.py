@@ -14,12 +14,14 @@ import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from core.base.models import Hit, Term
 
 MAX_FOLDERS_IN_PROMPT = 200
 MAX_CHOSEN = 5
+MAX_REPLY_SHOWN = 300
 PER_FOLDER_K = 15
 ROUTE_PROMPT = (
     "You pick the folders of a notes vault that most likely hold the answer to a question. "
@@ -28,14 +30,50 @@ ROUTE_PROMPT = (
 )
 
 
+class Fallback(StrEnum):
+    """Why the model's choice was not used: the Debug tab names the cause so a user can act on it."""
+
+    TIMEOUT = "timeout"  # the model did not answer in time
+    FAILED = "failed"  # the model could not be reached or refused (address, key, server error)
+    INVALID_REPLY = "invalid_reply"  # it answered, but named no folder of the vault
+    NO_FOLDERS = "no_folders"  # the vault has no folders to choose from
+
+
 @dataclass(frozen=True, slots=True)
 class Routing:
-    folders: tuple[str, ...]  # in order: the user's first, then the model's
+    """The folders searched first, and why the model's choice was not used when it was not.
+
+    Attributes:
+        folders: In search order: the user's folders first, then the model's ranking.
+        weights: Each folder's position weight (1.0, 0.9, … at least 0.1).
+        user_count: How many of `folders` the user chose (they lead the list).
+        fallback: Why the model's ranking is missing, as a sentence; None when it was used.
+        fallback_kind: The same reason as a code, for the UI and tests.
+        reply: What the model replied (shortened), so an invalid reply can be seen.
+    """
+
+    folders: tuple[str, ...]
     weights: tuple[float, ...]
-    fallback: str | None = None  # why routing was not used, when it was not
+    fallback: str | None = None
+    user_count: int = 0
+    fallback_kind: Fallback | None = None
+    reply: str = ""
+
+    @property
+    def all_folders(self) -> bool:
+        """True when the search ran over every folder: nothing was chosen, by the user or the model."""
+        return not self.folders
 
     def as_debug(self) -> dict[str, Any]:
-        return {"folders": list(self.folders), "weights": list(self.weights), "fallback": self.fallback}
+        return {
+            "folders": list(self.folders),
+            "weights": list(self.weights),
+            "chosen_by": ["you" if i < self.user_count else "model" for i in range(len(self.folders))],
+            "fallback": self.fallback,
+            "fallback_kind": None if self.fallback_kind is None else self.fallback_kind.value,
+            "searched_all_folders": self.all_folders,
+            "reply": self.reply,
+        }
 
 
 def position_weight(index: int) -> float:
@@ -58,8 +96,8 @@ def parse_folders(text: str, available: Sequence[str]) -> list[str]:
             names = [str(x) for x in parsed] if isinstance(parsed, list) else []
         except ValueError:
             names = []
-    if not names:
-        names = [line.strip(" -*\"'`,") for line in text.splitlines()]
+    if not names:  # one name a line; a code fence's language ("```bash") is not a folder the model chose
+        names = [line.strip(" -*\"'`,") for line in text.splitlines() if not line.lstrip().startswith("```")]
     out: list[str] = []
     for name in names:
         folder = known.get(name.lower().strip("/ "))
@@ -79,8 +117,11 @@ def select_folders(
     from core.providers.llm import ChatMessage, LLMError
 
     chosen = [f.strip("/") for f in user_folders if f.strip("/")]
+    users = len(chosen)
     rest = [f for f in available if f not in chosen][:MAX_FOLDERS_IN_PROMPT]
-    fallback = None
+    fallback: str | None = None
+    kind: Fallback | None = None
+    text = ""
     if rest:
         user = "Folders:\n" + "\n".join(rest) + f"\n\nQuestion: {question}"
         try:
@@ -88,13 +129,16 @@ def select_folders(
             text = "".join(provider.stream(messages, temperature=0.0, max_tokens=80, cancel=cancel))
             ranked = parse_folders(text, rest)
             if not ranked:
-                fallback = "the model named no folder of the vault"
+                fallback, kind = "the model's reply named no folder of the vault", Fallback.INVALID_REPLY
             chosen.extend(ranked)
         except LLMError as exc:
-            fallback = f"the model failed: {exc.message}"
+            timeout = exc.code == "timeout"
+            kind = Fallback.TIMEOUT if timeout else Fallback.FAILED
+            fallback = f"the model {'timed out' if timeout else 'failed'}: {exc.message}"
+    reply = text.strip()[:MAX_REPLY_SHOWN]
     if not chosen:
-        return Routing((), (), fallback or "no folders to choose from")
-    return Routing(tuple(chosen), tuple(position_weight(i) for i in range(len(chosen))), fallback)
+        return Routing((), (), fallback or "the vault has no folders to choose from", 0, kind or Fallback.NO_FOLDERS, reply)
+    return Routing(tuple(chosen), tuple(position_weight(i) for i in range(len(chosen))), fallback, users, kind, reply)
 
 
 def weigh(hits: Sequence[Hit], folder: str, weight: float) -> list[Hit]:

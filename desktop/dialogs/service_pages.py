@@ -23,6 +23,15 @@ from desktop.dialogs.settings_pages import SettingsDraft, SettingsPanelBase, spi
 from desktop.services import llm_providers
 from desktop.theme import colours
 
+ROUTE_LABEL = "Route questions to likely folders first (uses the language model)"
+ROUTE_HELP = (
+    "Before searching, the model is sent your vault's folder names and the question, and picks the folders most "
+    "likely to hold the answer; those are searched first (a folder you chose comes first). If it fails, every folder "
+    "is searched. One more request per question; with a small model it can miss the right note, so it is off by default. "
+    "The Debug tab shows the folders it chose."
+)
+ROUTE_NEEDS_MODEL = "Folder routing needs a language model: choose a provider above to use it."
+
 
 class _ServicePanel(SettingsPanelBase):
     """Shared layout of the Embeddings and Language model pages: provider, model, URL, consent, test."""
@@ -52,7 +61,7 @@ class _ServicePanel(SettingsPanelBase):
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
         test_row.addWidget(self.test_result, 1)
-        layout = QVBoxLayout(self)
+        layout = self.box = QVBoxLayout(self)
         layout.addLayout(self.form)
         layout.addWidget(self.consent)
         layout.addWidget(self.explain)
@@ -141,6 +150,13 @@ class LanguageModelSettingsPanel(_ServicePanel):
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(controller, parent)
+        # Made before the providers are listed: listing them runs `_on_provider`, which sets these.
+        # Folder routing sits under the test button: it only means something once a model answers.
+        self.route = QCheckBox(ROUTE_LABEL, self)
+        self.route.setAccessibleName(ROUTE_LABEL)
+        self.route_explain = QLabel(self)
+        self.route_explain.setWordWrap(True)
+        self.route_explain.setAccessibleName("What folder routing does")
         self._providers = llm_providers()
         for info in self._providers.values():
             self.provider.addItem(info.label, info.id)
@@ -151,6 +167,11 @@ class LanguageModelSettingsPanel(_ServicePanel):
         self.context = spin_box(1000, 200000, 1000, "Context budget in characters")
         self.form.addRow("Temperature:", self.temperature)
         self.form.addRow("Context budget (characters):", self.context)
+        at = self.box.count() - 1  # above the closing stretch
+        self.box.insertSpacing(at, 8)
+        at += 1
+        self.box.insertWidget(at, self.route)
+        self.box.insertWidget(at + 1, self.route_explain)
 
     def load(self, draft: SettingsDraft) -> None:
         self.provider.setCurrentIndex(max(0, self.provider.findData(draft.app.llm_provider)))
@@ -159,6 +180,7 @@ class LanguageModelSettingsPanel(_ServicePanel):
         self.temperature.setValue(draft.app.llm_temperature)
         self.context.setValue(draft.app.llm_context_chars)
         self.consent.setChecked(draft.app.allow_remote_llm)
+        self.route.setChecked(draft.app.route_folders)
         self._on_provider()
 
     def save(self, draft: SettingsDraft) -> None:
@@ -170,6 +192,7 @@ class LanguageModelSettingsPanel(_ServicePanel):
             llm_temperature=round(self.temperature.value(), 2),
             llm_context_chars=self.context.value(),
             allow_remote_llm=self.consent.isChecked(),
+            route_folders=self.route.isChecked(),
         )
 
     def _on_provider(self) -> None:
@@ -187,6 +210,9 @@ class LanguageModelSettingsPanel(_ServicePanel):
             )
         else:
             self.explain.setText("Without a language model, answers quote the most relevant lines of your notes; nothing leaves this computer.")
+        # Kept as ticked while disabled: choosing "None" for a while does not forget the choice.
+        self.route.setEnabled(active)
+        self.route_explain.setText(ROUTE_HELP if active else ROUTE_NEEDS_MODEL)
         self.test_result.clear()
 
     def _test(self) -> None:

@@ -409,8 +409,12 @@ class AskPanel(QWidget):
             self.model_label.setToolTip("No language model is configured: answers quote your notes. Settings › Language model")
             return
         allowed = "" if settings.allow_remote_llm or not info.remote else " (not allowed yet)"
-        self.model_label.setText(f"Answers: {info.id} · {settings.llm_model or info.default_model}{allowed}")
-        self.model_label.setToolTip(f"Passages are sent to {settings.llm_base_url or info.default_base_url}")
+        routed = " · folders routed" if settings.route_folders else ""
+        self.model_label.setText(f"Answers: {info.id} · {settings.llm_model or info.default_model}{allowed}{routed}")
+        tip = f"Passages are sent to {settings.llm_base_url or info.default_base_url}"
+        if routed:
+            tip += ". The model first picks the folders to search (the Debug tab shows its choice)"
+        self.model_label.setToolTip(tip)
 
     def _forget_dialog(self) -> None:
         self.context_dialog = None

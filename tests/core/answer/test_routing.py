@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from core.answer import Answerer, AskRequest
-from core.answer.routing import folders_of, parse_folders, position_weight
+from core.answer.routing import Fallback, folders_of, parse_folders, position_weight, select_folders
 from core.base.paths import AppPaths
 from core.engine import Engine
 from core.providers.llm import ChatMessage, LLMError
+from tests.core.providers.llm.fake_server import Providers, Reply, ScriptedServer, json_reply, openai_stream, serve
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -51,6 +52,7 @@ def test_weights_fall_by_position_to_a_floor_and_inventions_are_dropped() -> Non
     assert folders_of(["a/b/n.md", "a/m.md", "root.md"]) == ["a", "a/b"]
     assert parse_folders('Sure! ["recipes", "Nowhere", "How-to"]', ["Recipes", "How-to", "People"]) == ["Recipes", "How-to"]
     assert parse_folders("Recipes\n- People", ["Recipes", "People"]) == ["Recipes", "People"]
+    assert parse_folders("Use this:\n```bash\ndocker exec -it x bash\n```", ["bash", "docker"]) == []  # code, not a choice
 
 
 def test_routed_folders_are_searched_first_and_show_in_debug_and_why(engine: Engine) -> None:
@@ -76,3 +78,33 @@ def test_routing_is_off_by_default(engine: Engine) -> None:
     provider = TwoStepProvider('["Recipes"]', "Bench rest 20–30 minutes [1].")
     resp = Answerer(engine, provider).ask(AskRequest("how long is the bench rest for the loaf"))
     assert "folder_routing" not in resp.debug and len(provider.prompts) == 1
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    yield from serve()
+
+
+def test_the_fallback_names_its_cause_timeout_failure_or_invalid_reply(server: ScriptedServer) -> None:
+    """A real OpenAI-compatible server on 127.0.0.1: each way the model's choice can be lost is told apart."""
+    providers = Providers(server)
+    folders = ["Recipes", "How-to", "People"]
+    try:
+        server.queue(Reply(pieces=openai_stream('["How-to", "Recipes"]')))
+        chosen = select_folders("how do I knead", folders, ["People"], providers.openai())
+        assert (chosen.folders, chosen.weights, chosen.user_count, chosen.fallback_kind) == (("People", "How-to", "Recipes"), (1.0, 0.9, 0.8), 1, None)
+        assert chosen.as_debug()["chosen_by"] == ["you", "model", "model"] and chosen.reply == '["How-to", "Recipes"]'
+
+        server.queue(Reply(pieces=openai_stream("No idea, sorry.")))
+        invalid = select_folders("how do I knead", folders, [], providers.openai())
+        assert invalid.all_folders and invalid.fallback_kind is Fallback.INVALID_REPLY and invalid.reply == "No idea, sorry."
+
+        server.queue(Reply(pieces=openai_stream("late"), delay_s=1.0))
+        slow = select_folders("how do I knead", folders, [], providers.openai(timeout=0.2, max_retries=0))
+        assert slow.all_folders and slow.fallback_kind is Fallback.TIMEOUT and slow.fallback.startswith("the model timed out")
+
+        server.queue(json_reply(401, {"error": {"message": "bad key"}}))
+        refused = select_folders("how do I knead", folders, [], providers.openai())
+        assert refused.all_folders and refused.fallback_kind is Fallback.FAILED and refused.as_debug()["searched_all_folders"]
+    finally:
+        providers.close()
