@@ -114,6 +114,30 @@ def test_unchanged_pdf_is_not_extracted_again_and_a_changed_one_is(engine: Engin
     assert search(engine, "otters") and not search(engine, "bitterns")
 
 
+def test_a_pdf_with_one_page_changed_embeds_only_that_page(vault: Path) -> None:
+    from tests.helpers import BagOfWordsEmbedder
+
+    embedder = BagOfWordsEmbedder()
+    eng = Engine(AppPaths.from_env(), embedder_factory=lambda vc: embedder)
+    eng.add_vault(vault, name="v")
+    try:
+        eng.sync(["v"])
+        first = embedder.texts_embedded
+        pdf_chunks = len(eng.index_for("v").files["papers/marsh.pdf"].chunks)
+        assert first >= pdf_chunks >= 3
+        changed = [list(page) for page in MARSH]
+        changed[2][2] = "Carp feed on the muddy bottom in summer."  # page 3 only
+        write_pdf(vault / "papers" / "marsh.pdf", changed, title="Marsh Field Guide", outline=OUTLINE)
+        (report,) = eng.sync(["v"])
+        assert report.keyword.changed == 1
+        assert report.embedding is not None and report.embedding.embedded == 1  # the other pages' chunks come from the cache
+        assert embedder.texts_embedded - first == 1
+        hits = eng.search(SearchRequest("carp", mode="semantic")).hits
+        assert hits[0].chunk.rel_path == "papers/marsh.pdf" and hits[0].page == 3
+    finally:
+        eng.close()
+
+
 def test_folder_setting_makes_a_pdf_restricted_and_lifting_it_takes_effect(engine: Engine, vault: Path) -> None:
     (vault / "papers" / ".cairn.yaml").write_text("confidentiality: restricted\n")
     sync(engine)
