@@ -13,15 +13,15 @@ Steps, each timed and recorded as pass/fail:
 3. ``hybrid_search``: "sourdough" must return the sourdough note with both
    BM25 and vector evidence.
 4. ``ask_extractive``: one question answered offline with citations.
-4b. ``pdf_search``: a second vault holding the bundled two-page PDF
+5. ``pdf_search``: a second vault holding the bundled two-page PDF
    (resources/smoke, made by tools/make_smoke_pdf.py) is indexed; a keyword
    search for a word on page 2 must find the PDF at that page. This proves the
    bundled PDFium loads and the extraction child runs in the frozen app.
-5. ``keyring_backends``: the OS keyring backends were bundled (nothing is
+6. ``keyring_backends``: the OS keyring backends were bundled (nothing is
    written to the keyring).
-6. ``native_load_order``: onnxruntime was loaded before usearch (the reverse
+7. ``native_load_order``: onnxruntime was loaded before usearch (the reverse
    order crashes, see `core.base.native`).
-7. ``close_window``: the window closes and every worker thread stops.
+8. ``close_window``: the window closes and every worker thread stops.
 
 Everything is written below a fresh temporary CAIRN_HOME (or ``--home DIR``);
 the exit code is 0 only when every step passed.
