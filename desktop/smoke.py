@@ -13,11 +13,15 @@ Steps, each timed and recorded as pass/fail:
 3. ``hybrid_search``: "sourdough" must return the sourdough note with both
    BM25 and vector evidence.
 4. ``ask_extractive``: one question answered offline with citations.
-5. ``keyring_backends``: the OS keyring backends were bundled (nothing is
+5. ``pdf_search``: a second vault holding the bundled two-page PDF
+   (resources/smoke, made by tools/make_smoke_pdf.py) is indexed; a keyword
+   search for a word on page 2 must find the PDF at that page. This proves the
+   bundled PDFium loads and the extraction child runs in the frozen app.
+6. ``keyring_backends``: the OS keyring backends were bundled (nothing is
    written to the keyring).
-6. ``native_load_order``: onnxruntime was loaded before usearch (the reverse
+7. ``native_load_order``: onnxruntime was loaded before usearch (the reverse
    order crashes, see `core.base.native`).
-7. ``close_window``: the window closes and every worker thread stops.
+8. ``close_window``: the window closes and every worker thread stops.
 
 Everything is written below a fresh temporary CAIRN_HOME (or ``--home DIR``);
 the exit code is 0 only when every step passed.
@@ -46,6 +50,9 @@ QUESTION = "How long should the sourdough rest?"
 SEARCH_QUERY = "sourdough"
 EXPECTED_NOTE = "Recipes/Sourdough loaf.md"
 INDEX_TIMEOUT_S = 600.0
+PDF_FILE = "cairn-smoke.pdf"
+PDF_QUERY = "quokka"  # on page 2 of resources/smoke/cairn-smoke.pdf, inside a sentence
+PDF_PAGE = 2
 WINDOW_TIMEOUT_S = 30.0
 
 
@@ -104,6 +111,7 @@ class SmokeRun:
         self.app: Any = None
         self.controller: Any = None
         self.window: Any = None
+        self.pdf_vault: Path | None = None
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -244,6 +252,29 @@ class SmokeRun:
         _check(any(ref.rel_path == EXPECTED_NOTE for ref in resp.references), f"no citation of {EXPECTED_NOTE}")
         _check(not resp.context_sent, "the extractive answer sent context to a model")
 
+    def pdf_search(self, r: StepResult) -> None:
+        from core.search.search import SearchRequest
+        from desktop.app import resource_path
+
+        bundled = resource_path("smoke", PDF_FILE)
+        _check(bundled is not None, f"resources/smoke/{PDF_FILE} is not bundled")
+        # A vault may not sit inside the data dir, and the bundle is never a vault: a temp copy,
+        # removed after the window closes.
+        vault = self.pdf_vault = Path(tempfile.mkdtemp(prefix="cairn-smoke-pdf-"))
+        shutil.copyfile(bundled, vault / PDF_FILE)  # type: ignore[arg-type]
+        finished: list[Any] = []
+        self.controller.indexFinished.connect(finished.append)
+        _check(self.controller.add_vault(vault) is not None, "the PDF vault was not added")
+        _check(self.wait_until(lambda: bool(finished), INDEX_TIMEOUT_S), f"the PDF vault was not indexed within {INDEX_TIMEOUT_S:g} s")
+        resp = self.controller.engine.search(SearchRequest(PDF_QUERY, mode="keyword", k=5))
+        top = resp.hits[0] if resp.hits else None
+        skipped = {rep.keyword.vault: rep.keyword.skipped for rep in finished[0]}  # e.g. {"pdf-vault": {"malformed": 1}}
+        r.detail.update(
+            hits=[(h.chunk.rel_path, h.page) for h in resp.hits], skipped=skipped, warnings=list(resp.warnings)
+        )
+        _check(top is not None and top.chunk.rel_path == PDF_FILE, f"{PDF_QUERY!r} did not find {PDF_FILE} (skipped: {skipped})")
+        _check(top is not None and top.page == PDF_PAGE, f"the hit is not on page {PDF_PAGE}")
+
     def keyring_backends(self, r: StepResult) -> None:
         import importlib
         from importlib.metadata import entry_points
@@ -289,10 +320,13 @@ class SmokeRun:
         if indexed:
             self.step("hybrid_search", self.hybrid_search)
             self.step("ask_extractive", self.ask)
+            self.step("pdf_search", self.pdf_search)
         self.step("keyring_backends", self.keyring_backends)
         if indexed:
             self.step("native_load_order", self.native_order)
         self.step("close_window", self.close_window)
+        if self.pdf_vault is not None:
+            shutil.rmtree(self.pdf_vault, ignore_errors=True)
         return all(s.ok for s in self.steps)  # a step that failed is in the list, so skipped ones count too
 
     def report(self, ok: bool) -> dict[str, Any]:

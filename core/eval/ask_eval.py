@@ -11,6 +11,7 @@ Three figures decide whether "Ask my notes" works on a real vault:
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
 from collections.abc import Sequence
@@ -21,10 +22,13 @@ from typing import Any
 from core.answer import Answerer, AskRequest
 from core.answer.models import AskResponse, Quote
 from core.base.errors import CairnError
+from core.base.models import Chunk
 from core.eval.golden import AskCase
+from core.vault.attachments import AttachmentSource, attachment_kind, pdf_document, text_document
 from core.vault.chunker import chunk_markdown
 from core.vault.frontmatter import parse_front_matter
 from core.vault.notes import BOM
+from core.vault.pdf import PdfProblem, extract_pdf
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +94,11 @@ def quote_in_section(quote: Quote, root: Path | None) -> str | None:
     if root is None:
         return None
     try:
-        raw = (root / quote.rel_path).read_bytes()
+        chunks = _chunks_on_disk(root, quote.rel_path)
     except OSError as exc:
         return f"cannot read {quote.rel_path}: {exc}"
-    body_start = parse_front_matter(raw, len(BOM) if raw.startswith(BOM) else 0).end_byte
-    chunks = chunk_markdown(raw, body_start).chunks
+    except PdfProblem as exc:
+        return f"cannot read {quote.rel_path}: {exc}"
     flat_quote = _flat(quote.text)
     holding = [c for c in chunks if flat_quote and flat_quote in _flat(c.text)]
     for chunk in holding:
@@ -106,6 +110,27 @@ def quote_in_section(quote: Quote, root: Path | None) -> str | None:
     if holding:
         return f"quote labelled {quote.heading_path!r} sits under {holding[0].heading_path!r}"
     return f"quote not found verbatim in {quote.rel_path}: {quote.text[:60]!r}"
+
+
+def _chunks_on_disk(root: Path, rel_path: str) -> Sequence[Chunk]:
+    """The file's chunks as the indexer makes them today: a note re-chunked from its bytes; a
+    PDF re-extracted (its offsets index the extracted text, not the file); a `.txt` re-read."""
+    path = root / rel_path
+    kind = attachment_kind(rel_path)
+    if kind is None:
+        raw = path.read_bytes()
+        body_start = parse_front_matter(raw, len(BOM) if raw.startswith(BOM) else 0).end_byte
+        return chunk_markdown(raw, body_start).chunks
+    src = AttachmentSource("", rel_path, path, 0, 0, "", "internal")
+    if kind == "pdf":
+        return _pdf_chunks(src)
+    return text_document(src, path.read_bytes()).chunks
+
+
+@functools.lru_cache(maxsize=8)
+def _pdf_chunks(src: AttachmentSource) -> tuple[Chunk, ...]:
+    # In this process, without the extraction child: an evaluation runs on PDFs the index already read.
+    return pdf_document(src, extract_pdf(src.path)).chunks
 
 
 def _flat(text: str) -> str:

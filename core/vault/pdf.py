@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-EXTRACTOR_VERSION = "pdf-1"  # part of the index's chunking hash: a change here re-extracts every PDF
+EXTRACTOR_VERSION = "pdf-2"  # part of the index's chunking hash: a change here re-extracts every PDF
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"}
 MIN_TEXT_CHARS_PER_PAGE = 8  # below this on average the PDF is a scan without a text layer
 EDGE_LINES = 2  # lines at the top and bottom of a page that may be a running header or footer
@@ -37,6 +37,12 @@ _PAGE_NUMBER = re.compile(r"^(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:/|of)\s*\d+)
 _NUMBERING = re.compile(r"^(?:chapter|section|appendix)?(?:[a-z]\.)?\d+(?:\.\d+)*[.:]?")  # "1.8", "a.2", "chapter3:"
 _LEADER = re.compile(r"(?:\s?\.){4,}\s*(?:\d+|[ivxlcdm]+)\s*$", re.IGNORECASE)  # "Fixed-width files . . . . 26"
 _NOISE = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# Scripts written without spaces between words (Han, kana and their punctuation; not Hangul,
+# which spaces its words): a line end between two of them is no word boundary.
+_CJK = "\u3000-\u303f\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f"
+_CJK_WRAP = re.compile(f"(?<=[{_CJK}])\n(?=[{_CJK}])")
+_SENTENCE_END = tuple("。．！？：」』）")
+FULL_LINE = 0.8  # a line this share of the page's longest one reaches the right margin: it wrapped
 
 
 class PdfProblem(Exception):
@@ -120,7 +126,35 @@ def clean_page_text(text: str) -> str:
     # Table-of-contents and index entries (dot leaders to a page number) repeat every heading
     # once more, on a page that answers nothing: they would outrank the section itself.
     lines = [ln.rstrip() for ln in text.split("\n") if not _LEADER.search(ln)]
-    return "\n".join(lines).strip()
+    return join_cjk_wraps("\n".join(lines).strip())
+
+
+def join_cjk_wraps(text: str) -> str:
+    """Join Japanese and Chinese lines that the typesetter wrapped, wherever the word falls.
+
+    CJK text wraps at any character, so a line end often splits a word ("圧" / "縮") and the
+    search, which pairs neighbouring characters, would never see it whole. A line is joined
+    to the next only where it wrapped: it fills the measure (as wide as the page's longest
+    line, counting full-width characters twice) and does not end a sentence. A short line,
+    a heading or the last line of a paragraph, keeps its line end.
+    """
+    if "\n" not in text or not _CJK_WRAP.search(text):
+        return text
+    lines = text.split("\n")
+    widths = [_width(ln) for ln in lines]
+    full = FULL_LINE * max(widths)
+    out = [lines[0]]
+    for prev, width, line in zip(lines, widths, lines[1:]):
+        wrapped = width >= full and not prev.endswith(_SENTENCE_END)
+        if wrapped and _CJK_WRAP.search(prev[-1:] + "\n" + line[:1]):
+            out[-1] += line
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _width(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
 
 
 def drop_running_lines(pages: list[str]) -> tuple[list[str], int]:

@@ -114,6 +114,30 @@ def test_unchanged_pdf_is_not_extracted_again_and_a_changed_one_is(engine: Engin
     assert search(engine, "otters") and not search(engine, "bitterns")
 
 
+def test_a_pdf_with_one_page_changed_embeds_only_that_page(vault: Path) -> None:
+    from tests.helpers import BagOfWordsEmbedder
+
+    embedder = BagOfWordsEmbedder()
+    eng = Engine(AppPaths.from_env(), embedder_factory=lambda vc: embedder)
+    eng.add_vault(vault, name="v")
+    try:
+        eng.sync(["v"])
+        first = embedder.texts_embedded
+        pdf_chunks = len(eng.index_for("v").files["papers/marsh.pdf"].chunks)
+        assert first >= pdf_chunks >= 3
+        changed = [list(page) for page in MARSH]
+        changed[2][2] = "Carp feed on the muddy bottom in summer."  # page 3 only
+        write_pdf(vault / "papers" / "marsh.pdf", changed, title="Marsh Field Guide", outline=OUTLINE)
+        (report,) = eng.sync(["v"])
+        assert report.keyword.changed == 1
+        assert report.embedding is not None and report.embedding.embedded == 1  # the other pages' chunks come from the cache
+        assert embedder.texts_embedded - first == 1
+        hits = eng.search(SearchRequest("carp", mode="semantic")).hits
+        assert hits[0].chunk.rel_path == "papers/marsh.pdf" and hits[0].page == 3
+    finally:
+        eng.close()
+
+
 def test_folder_setting_makes_a_pdf_restricted_and_lifting_it_takes_effect(engine: Engine, vault: Path) -> None:
     (vault / "papers" / ".cairn.yaml").write_text("confidentiality: restricted\n")
     sync(engine)
@@ -209,6 +233,30 @@ def test_a_chinese_pdf_is_indexed_and_cited_by_page(engine: Engine, vault: Path)
 
     (vault / "cjk.pdf").write_bytes(make_cid_pdf([["東京都の天気は晴れです。"], ["北京今天下雨。"]]))
     sync(engine)
-    # Whole runs of CJK text are one token until the languages work splits them: search a run.
     (hit,) = search(engine, "北京今天下雨")
     assert (hit.chunk.rel_path, hit.page, hit.title) == ("cjk.pdf", 2, "東京都の天気は晴れです。")
+
+
+CJK_MANUAL = Path(__file__).resolve().parents[1] / "fixtures" / "pdf" / "cjk-manual.pdf"  # tools/make_cjk_pdf.py
+
+
+@pytest.mark.parametrize(
+    ("word", "page"),
+    [
+        ("再起動", 1),  # "restart", inside a Japanese sentence, split by the line end after 再
+        ("ローテーション", 1),  # katakana inside a sentence
+        ("压缩", 2),  # "compress", inside a Chinese sentence, split by the line end after 压
+        ("归档", 2),
+    ],
+)
+def test_a_word_inside_a_japanese_or_chinese_sentence_is_found_with_its_page(
+    engine: Engine, vault: Path, word: str, page: int
+) -> None:
+    # Made by ReportLab: Adobe's CJK fonts through predefined CMaps, no ToUnicode map, lines
+    # wrapped in the middle of words, as many real Japanese and Chinese PDFs are.
+    (vault / "manual.pdf").write_bytes(CJK_MANUAL.read_bytes())
+    assert sync(engine).skipped == {}
+    hits = [h for h in search(engine, word) if h.chunk.rel_path == "manual.pdf"]
+    assert hits and hits[0].page == page, [(h.chunk.rel_path, h.page) for h in hits]
+    assert word in hits[0].text
+    assert hits[0].title == "サーバー管理の手引き"

@@ -296,6 +296,22 @@ def test_a_pdf_dropped_into_the_vault_is_searchable_with_its_page(engine: Engine
     assert [(h.chunk.rel_path, h.page) for h in hits] == [("report.pdf", 2)]
 
 
+def test_a_pdf_saved_again_in_place_is_re_read_and_a_deleted_one_leaves(engine: Engine, vault: Path, watch, recorder: Recorder) -> None:
+    from tests.pdf_writer import make_pdf
+
+    (vault / "report.pdf").write_bytes(make_pdf([["Intro"], ["The okapi lives in the Ituri forest."]]))
+    engine.sync([VAULT], embed=False)
+    watch()
+    # A PDF editor saves over the file: same name, new bytes, the okapi gone and a tapir on page 3.
+    (vault / "report.pdf").write_bytes(make_pdf([["Intro"], ["Forest animals."], ["The tapir browses at dusk."]]))
+    settle(engine, vault, recorder, "report.pdf")
+    assert [(h.chunk.rel_path, h.page) for h in engine.search(SearchRequest("tapir", mode="keyword")).hits] == [("report.pdf", 3)]
+    assert not engine.search(SearchRequest("okapi", mode="keyword")).hits
+    (vault / "report.pdf").unlink()
+    wait_until(lambda: "report.pdf" not in engine.index_for(VAULT).files, what="deleted PDF dropped")
+    assert not engine.search(SearchRequest("tapir", mode="keyword")).hits
+
+
 def test_a_folder_made_restricted_hides_its_pdf_live(engine: Engine, vault: Path, watch, recorder: Recorder) -> None:
     from tests.pdf_writer import write_pdf
 

@@ -31,6 +31,8 @@ def vault(tmp_path: Path) -> Path:
     ]
     write_pdf(root / "docs" / "guide.pdf", pages, title="Marsh Guide", outline=[(0, "Birds", 0), (0, "Fish", 2)])
     write_pdf(root / "docs" / "locked.pdf", [["secret"]], encrypted=True)
+    write_pdf(root / "docs" / "scan.pdf", [[], []], image_only=True)  # pages of ink, no text layer
+    (root / "docs" / "broken.pdf").write_bytes(b"%PDF-1.7\ngarbage, then the download stopped")
     (root / "docs" / "todo.txt").write_text("# not a heading in a text file\n\nCall the plumber about the leaking tap.\n")
     return root
 
@@ -77,7 +79,9 @@ def test_pdf_opens_at_the_page_and_copies_an_obsidian_page_link(qtbot: Any, wind
 def test_index_health_lists_the_skipped_pdf_and_counts_attachments(window: MainWindow) -> None:
     snaps = window.controller.snapshot
     rows = {r.rel_path: r for r in health_rows(snaps)}
-    assert rows["docs/locked.pdf"].state == "skipped" and rows["docs/locked.pdf"].reason == "encrypted"
+    skipped = {path: row.reason for path, row in rows.items() if row.state == "skipped"}
+    assert skipped == {"docs/locked.pdf": "encrypted", "docs/scan.pdf": "no_text", "docs/broken.pdf": "malformed"}
+    assert "password" in rows["docs/locked.pdf"].detail and "OCR" in rows["docs/scan.pdf"].detail
     assert rows["docs/guide.pdf"].state == "indexed"
     assert describe_status(snaps[0])[1].startswith("marsh: 1 note + 2 attachments")
 

@@ -26,6 +26,7 @@ SUFFIX = ".exe" if sys.platform == "win32" else ""
 GUI = APP / f"Cairn{SUFFIX}"
 CLI = APP / (f"cairn{SUFFIX}" if sys.platform.startswith("linux") else f"cairn-cli{SUFFIX}")
 SAMPLE_VAULT = REPO / "resources" / "sample-vault"
+SMOKE_PDF = REPO / "resources" / "smoke" / "cairn-smoke.pdf"  # tools/make_smoke_pdf.py
 SIZE_BUDGET_MB = 350
 LAUNCH_BUDGET_S = float(os.environ.get("CAIRN_LAUNCH_BUDGET_S", "3.0"))
 RUN_TIMEOUT_S = 900
@@ -124,11 +125,17 @@ def test_smoke_test_passes_every_step_offline(smoke: dict[str, Any]) -> None:
     output = f"{proc.stdout}\n{proc.stderr}"
     assert proc.returncode == 0 and report.get("ok"), f"exit {proc.returncode}; failed steps {failed}\n{output}"
     assert [s["name"] for s in report["steps"]] == [
-        "window_shown", "index_sample_vault", "hybrid_search", "ask_extractive",
+        "window_shown", "index_sample_vault", "hybrid_search", "ask_extractive", "pdf_search",
         "keyring_backends", "native_load_order", "close_window",
     ]  # fmt: skip
     assert report["frozen"] is True
     assert Path(report["sample_vault"]).is_relative_to(APP), "the sample vault must come from the bundle"
+
+
+def test_the_bundled_pdfium_reads_a_pdf_and_search_cites_its_page(smoke: dict[str, Any]) -> None:
+    step = next((s for s in smoke["report"].get("steps", []) if s["name"] == "pdf_search"), None)
+    assert step is not None and step["ok"], step
+    assert step["detail"]["hits"][0] == ["cairn-smoke.pdf", 2]
 
 
 def test_launch_to_window_is_within_budget(smoke: dict[str, Any]) -> None:
@@ -147,6 +154,7 @@ def test_cli_indexes_and_searches_a_vault_offline(tmp_path: Path) -> None:
     box = make_sandbox(tmp_path)
     vault = tmp_path / "notes"
     shutil.copytree(SAMPLE_VAULT, vault)
+    shutil.copyfile(SMOKE_PDF, vault / "Reading" / "field-guide.pdf")  # the console build reads PDFs too
     indexed = run_frozen([str(CLI), "index", "--vault", str(vault), "--quiet", "--json"], box)
     assert indexed.returncode == 0, indexed.stderr
     stats = json.loads(indexed.stdout)["vaults"][0]
@@ -156,6 +164,10 @@ def test_cli_indexes_and_searches_a_vault_offline(tmp_path: Path) -> None:
     result = json.loads(found.stdout)
     assert result["mode"] == "hybrid", result["warnings"]
     assert result["hits"][0]["rel_path"] == "Recipes/Sourdough loaf.md"
+    pdf = run_frozen([str(CLI), "search", "quokka", "--mode", "keyword", "--json"], box, timeout=120)
+    assert pdf.returncode == 0, pdf.stderr
+    top = json.loads(pdf.stdout)["hits"][0]
+    assert (top["rel_path"], top["page"]) == ("Reading/field-guide.pdf", 2)
     assert box.leaks() == []
 
 
@@ -178,4 +190,5 @@ def test_bundle_carries_model_tokenizer_notices_and_icons() -> None:
     notices = (internal / "THIRD-PARTY-NOTICES.txt").read_text(encoding="utf-8")
     assert "all-MiniLM-L6-v2" in notices and "PySide6" in notices
     assert (internal / "resources" / "icons" / "cairn-256.png").is_file()
+    assert (internal / "resources" / "smoke" / "cairn-smoke.pdf").is_file()
     assert not (internal / "PySide6" / "Qt" / "translations").exists()

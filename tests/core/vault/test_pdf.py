@@ -128,3 +128,25 @@ def test_japanese_and_chinese_text_comes_out_of_a_composite_font(tmp_path: Path)
     pdf = extract_pdf(path)
     assert [p.text for p in pdf.pages] == ["東京都の天気は晴れです。\nКириллица и ελληνικά", "北京今天下雨。"]
     assert pdf.title == "東京都の天気は晴れです。"  # a title without spaces, as CJK writes it
+
+
+def test_cjk_lines_the_typesetter_wrapped_are_joined_but_headings_and_paragraph_ends_are_kept() -> None:
+    from core.vault.pdf import join_cjk_wraps
+
+    page = "图片处理指南\n使用这个命令可以把文件夹中的所有图片压\n缩成一个归档文件，然后上传到服务器。\n默认情况下，原始文件会被保留。"
+    assert join_cjk_wraps(page) == "图片处理指南\n使用这个命令可以把文件夹中的所有图片压缩成一个归档文件，然后上传到服务器。\n默认情况下，原始文件会被保留。"
+    # English lines keep their line ends (a space to the search), and so does a line that ends a sentence.
+    latin = "The quick brown fox jumps over the lazy\ndog and runs away."
+    assert join_cjk_wraps(latin) == latin
+    ended = "东京的天气很好，今天没有下雨。\n明天也一样"
+    assert join_cjk_wraps(ended) == ended
+
+
+def test_a_real_cjk_pdf_without_tounicode_comes_out_whole() -> None:
+    # ReportLab with Adobe's predefined CMaps (tools/make_cjk_pdf.py): PDFium maps the codes itself.
+    pdf = extract_pdf(Path(__file__).resolve().parents[2] / "fixtures" / "pdf" / "cjk-manual.pdf")
+    assert pdf.title == "サーバー管理の手引き"
+    assert [p.number for p in pdf.pages] == [1, 2]
+    assert "サーバーを再起動してください。" in pdf.pages[0].text
+    assert "所有图片压缩成一个归档文件" in pdf.pages[1].text
+    assert pdf.pages[1].text.startswith("图片处理指南\n")  # the heading stays a line of its own
