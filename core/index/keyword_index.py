@@ -6,10 +6,11 @@ shown (title, heading path, snippet, byte range) without re-reading the note.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from threading import Lock
 from typing import Any
 
 from whoosh import index as windex
@@ -146,7 +147,13 @@ def folder_ancestors(rel_path: str) -> list[str]:
 
 
 class KeywordIndex:
-    """One vault's Whoosh index. Writes go through one lock; searches may run beside them."""
+    """One vault's Whoosh index. Writes go through one lock; searches may run beside them.
+
+    Each thread searches through a searcher of its own: segments are written as separate
+    files (not one compound file, which Whoosh reads into in-memory copies: 625 -> 352 MB
+    RSS at 10k notes), and Whoosh reads a file with seek + read on one file object, so a
+    searcher shared by two threads hands each the other's bytes.
+    """
 
     def __init__(self, directory: Path, *, b: float = DEFAULT_B, k1: float = DEFAULT_K1) -> None:
         self.directory = directory
@@ -162,11 +169,13 @@ class KeywordIndex:
         self._languages: tuple[Any, tuple[str, ...]] = (None, ())
         self._bigram_cache: tuple[Any, dict[str, list[str]]] = (None, {})
         self._cid_cache: tuple[Any, dict[int, str]] = (None, {})
-        self._write_lock = Lock()
-        self._searcher = self._new_searcher()
+        self._write_lock = threading.Lock()
+        self._local = threading.local()  # this thread's searcher (see the class docstring)
+        self._open: weakref.WeakSet[Any] = weakref.WeakSet()  # every thread's, for close()
 
     def close(self) -> None:
-        self._searcher.close()
+        for searcher in list(self._open):
+            searcher.close()
 
     def doc_count(self) -> int:
         return self._fresh_searcher().doc_count()
@@ -183,13 +192,10 @@ class KeywordIndex:
             return
         with self._write_lock:
             # Uncompressed posting blocks: ~8% faster to write, and read back without zlib.
-            # Compound segments, deliberately: Whoosh reads them through in-memory copies (~135 MB at
-            # 10k notes; separate files measured 625 -> 352 MB RSS in bench/bench_memory.py), but
-            # separate files are read with seek + read on one shared file object, which releases the
-            # GIL between the two: searches on two threads (the query thread and Ask) then read each
-            # other's positions (UnpicklingError, "read length must be non-negative"). Taking the
-            # memory back needs a searcher per thread first.
-            writer = self._ix.writer(codec=W3Codec(compression=0), limitmb=64)
+            # Separate segment files, not compound: Whoosh reads a compound segment through
+            # in-memory copies of its parts (~135 MB at 10k notes). Separate files are read with
+            # seek + read on one file object, which is why every thread has a searcher of its own.
+            writer = self._ix.writer(codec=W3Codec(compression=0), limitmb=64, compound=False)
             try:
                 for rel in removed:
                     writer.delete_by_term("rel_path", rel)
@@ -202,7 +208,7 @@ class KeywordIndex:
                 writer.cancel()
                 raise
             writer.commit(merge=True)  # MERGE_SMALL: without it every live edit leaves one more segment
-        self._searcher = self._new_searcher()
+        self._local.searcher = None  # reopened on this thread's next search; the others see up_to_date() fail
 
     def search(self, parsed: ParsedQuery, filters: SearchFilters, limit: int) -> list[KeywordHit]:
         searcher = self._fresh_searcher()
@@ -341,16 +347,19 @@ class KeywordIndex:
             self._ix.optimize()
 
     def _fresh_searcher(self) -> Any:
-        searcher = self._searcher
-        if not searcher.up_to_date():
-            searcher = self._searcher = self._new_searcher()
+        """This thread's searcher, opened on first use and reopened once the index has changed."""
+        searcher = getattr(self._local, "searcher", None)
+        if searcher is None or not searcher.up_to_date():
+            searcher = self._local.searcher = self._new_searcher()
         return searcher
 
     def _new_searcher(self) -> Any:
         # A fresh searcher rather than `refresh()`: Whoosh's refresh fails on an index that was
-        # empty. The old searcher is left to the garbage collector so a search running on it
-        # in another thread is not cut off.
-        return self._ix.searcher(weighting=self._weighting)
+        # empty. The old one is left to the garbage collector, not closed: a caller further up
+        # this thread's stack may still be reading from it.
+        searcher = self._ix.searcher(weighting=self._weighting)
+        self._open.add(searcher)
+        return searcher
 
 
 def document_fields(doc: Document) -> list[dict[str, Any]]:
