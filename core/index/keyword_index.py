@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whoosh import index as windex
 from whoosh import query as wq
 from whoosh.analysis import Analyzer
 from whoosh.codec.whoosh3 import W3Codec
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
+from whoosh.filedb.filestore import FileStorage
 from whoosh.scoring import BM25F
 
 from core.base.models import Document, ParsedQuery, SearchFilters, chunk_id
@@ -149,19 +149,22 @@ def folder_ancestors(rel_path: str) -> list[str]:
 class KeywordIndex:
     """One vault's Whoosh index. Writes go through one lock; searches may run beside them.
 
-    Each thread searches through a searcher of its own: segments are written as separate
-    files (not one compound file, which Whoosh reads into in-memory copies: 625 -> 352 MB
-    RSS at 10k notes), and Whoosh reads a file with seek + read on one file object, so a
-    searcher shared by two threads hands each the other's bytes.
+    Each thread searches through a searcher of its own: the index is read from its files,
+    not from in-memory copies (see __init__), and Whoosh reads a file with seek + read on
+    one file object, so a searcher shared by two threads hands each the other's bytes.
     """
 
     def __init__(self, directory: Path, *, b: float = DEFAULT_B, k1: float = DEFAULT_K1) -> None:
         self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
-        if windex.exists_in(str(directory), INDEX_NAME):
-            self._ix = windex.open_dir(str(directory), indexname=INDEX_NAME)
+        # No mmap: Whoosh would read every part of a compound segment out of the map into a
+        # BytesIO copy when a searcher opens (~135 MB held at 10k notes, and most of a cold
+        # `cairn search`); without it the parts are read from the file as needed.
+        storage = FileStorage(str(directory), supports_mmap=False)
+        if storage.index_exists(INDEX_NAME):
+            self._ix = storage.open_index(INDEX_NAME)
         else:
-            self._ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
+            self._ix = storage.create_index(build_schema(), indexname=INDEX_NAME)
         self._weighting = BM25F(B=b, K1=k1)
         self._fast = FastBM25F(b=b, k1=k1)
         self._schema = self._ix.schema
@@ -192,10 +195,7 @@ class KeywordIndex:
             return
         with self._write_lock:
             # Uncompressed posting blocks: ~8% faster to write, and read back without zlib.
-            # Separate segment files, not compound: Whoosh reads a compound segment through
-            # in-memory copies of its parts (~135 MB at 10k notes). Separate files are read with
-            # seek + read on one file object, which is why every thread has a searcher of its own.
-            writer = self._ix.writer(codec=W3Codec(compression=0), limitmb=64, compound=False)
+            writer = self._ix.writer(codec=W3Codec(compression=0), limitmb=64)
             try:
                 for rel in removed:
                     writer.delete_by_term("rel_path", rel)

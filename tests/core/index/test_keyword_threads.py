@@ -1,13 +1,14 @@
 """Searches from several threads at once on real notes give the single-threaded results.
 
-Segments are separate files now (see KeywordIndex): Whoosh reads a file with seek +
-read on one file object, so a searcher shared between threads would hand each thread
-the other's bytes. Every thread has its own searcher; these tests hold that.
+The index is read from its files now, not from in-memory copies (see KeywordIndex):
+Whoosh reads a file with seek + read on one file object, so a searcher shared between
+threads would hand each thread the other's bytes. Every thread has its own searcher.
 """
 
 from __future__ import annotations
 
 import threading
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,10 +58,20 @@ def _run(ki: KeywordIndex, query: str) -> list[tuple[str, float, str]]:
     return [(h.chunk_id, round(h.score, 6), stored[h.chunk_id].body[:80]) for h in hits]
 
 
-def test_segments_are_separate_files_not_compound(index: KeywordIndex) -> None:
-    names = [p.name for p in index.directory.iterdir()]
-    assert not [n for n in names if n.endswith(".seg")], names
-    assert [n for n in names if n.endswith(".pst")], names  # postings in a file of their own
+def test_opening_a_searcher_does_not_copy_the_index_into_memory(index: KeywordIndex) -> None:
+    """Whoosh copies each part of an mmapped compound segment into a BytesIO; read from the file instead."""
+    size = sum(p.stat().st_size for p in index.directory.iterdir())
+    assert size > 500_000  # enough index for a copy to show
+    tracemalloc.start()
+    try:
+        searcher = index._new_searcher()
+        hits = index.search(parse_query("sqlite full text search").query, SearchFilters(), 10)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    searcher.close()
+    assert hits
+    assert peak < size * 0.3, (peak, size)
 
 
 def test_searches_on_several_threads_equal_the_single_threaded_results(index: KeywordIndex) -> None:
