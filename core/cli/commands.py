@@ -13,6 +13,7 @@ from core.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, pr
 from core.cli.progress import ProgressLine
 from core.engine import Engine
 from core.search.query import parse_date
+from core.search.query_vectors import use_disk_cache
 from core.search.search import SearchRequest
 from core.serialize import search_json, status_json, sync_json
 from core.vault.attachments import (
@@ -101,6 +102,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not engine.vaults:
         raise IndexNotBuiltError("No vaults indexed yet — run `cairn index --vault PATH` first")
     request = SearchRequest(args.query, mode=args.mode, k=args.k, filters=filters_from_args(args), profile=args.profile)
+    # Each `cairn search` is a new process: a query asked before skips onnxruntime and the model.
+    use_disk_cache(engine.paths.cache_dir / "query-vectors")
     try:
         resp = engine.search(request)
     except KeyError as exc:
