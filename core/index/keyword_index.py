@@ -17,12 +17,12 @@ from whoosh import query as wq
 from whoosh.analysis import Analyzer
 from whoosh.codec.whoosh3 import W3Codec
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
-from whoosh.filedb.filestore import FileStorage
 from whoosh.scoring import BM25F
 
 from core.base.models import Document, ParsedQuery, SearchFilters, chunk_id
 from core.index.analysis import Stemmer, build_analyzer, cjk_runs, is_cjk, language, stem_language
 from core.index.bm25_fast import FastBM25F
+from core.index.whoosh_storage import MappedStorage
 from core.vault.language import detect_language
 
 INDEX_NAME = "chunks"
@@ -150,17 +150,16 @@ class KeywordIndex:
     """One vault's Whoosh index. Writes go through one lock; searches may run beside them.
 
     Each thread searches through a searcher of its own: the index is read from its files,
-    not from in-memory copies (see __init__), and Whoosh reads a file with seek + read on
-    one file object, so a searcher shared by two threads hands each the other's bytes.
+    not from in-memory copies (see __init__), and Whoosh reads some of them with seek +
+    read on one file object, so a searcher shared by two threads hands each the other's bytes.
     """
 
     def __init__(self, directory: Path, *, b: float = DEFAULT_B, k1: float = DEFAULT_K1) -> None:
         self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
-        # No mmap: Whoosh would read every part of a compound segment out of the map into a
-        # BytesIO copy when a searcher opens (~135 MB held at 10k notes, and most of a cold
-        # `cairn search`); without it the parts are read from the file as needed.
-        storage = FileStorage(str(directory), supports_mmap=False)
+        # Compound segments read as views of a map, not as Whoosh's BytesIO copies of it
+        # (~135 MB held at 10k notes, and most of a cold `cairn search`): see whoosh_storage.
+        storage = MappedStorage(str(directory))
         if storage.index_exists(INDEX_NAME):
             self._ix = storage.open_index(INDEX_NAME)
         else:
