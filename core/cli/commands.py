@@ -12,6 +12,7 @@ from core.base.paths import AppPaths
 from core.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, print_json, resolve_path
 from core.cli.progress import ProgressLine
 from core.engine import Engine
+from core.providers.embedding.onnx_minilm import quick_queries
 from core.search.query import parse_date
 from core.search.query_vectors import use_disk_cache
 from core.search.search import SearchRequest
@@ -102,8 +103,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not engine.vaults:
         raise IndexNotBuiltError("No vaults indexed yet — run `cairn index --vault PATH` first")
     request = SearchRequest(args.query, mode=args.mode, k=args.k, filters=filters_from_args(args), profile=args.profile)
-    # Each `cairn search` is a new process: a query asked before skips onnxruntime and the model.
+    # Each `cairn search` is a new process that embeds one query: a query asked before skips
+    # onnxruntime and the model, and a new one runs on a session that starts fast.
     use_disk_cache(engine.paths.cache_dir / "query-vectors")
+    quick_queries()
     try:
         resp = engine.search(request)
     except KeyError as exc:

@@ -49,6 +49,15 @@ MAX_TOKENS = 256
 MAX_BATCH_SIZE = 8
 
 
+_QUICK_QUERIES = False  # see quick_queries
+
+
+def quick_queries(enabled: bool = True) -> None:
+    """Let queries run on an unoptimised session until a full one is loaded (see `embed_query`)."""
+    global _QUICK_QUERIES
+    _QUICK_QUERIES = enabled
+
+
 @dataclass(frozen=True, slots=True)
 class _FileStamp:
     """What must stay the same for an earlier checksum to still hold."""
@@ -305,14 +314,17 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query; no prefix, since MiniLM was trained without one.
 
-        Until something loads the full session (`load`, `embed_documents`), a query runs on a
-        session made without onnxruntime's graph optimisation: a `cairn search` embeds one
-        query and exits, and optimising the graph cost ~0.17 s CPU of a 0.22 s session start
-        to save ~13 ms on that query. The vectors agree to float precision (cosine > 0.99999).
+        In a process that asked for it (`quick_queries`: `cairn search`, which embeds one
+        query and exits), a query before anything loaded the full session runs on a session
+        made without onnxruntime's graph optimisation: optimising cost ~0.17 s CPU of a
+        0.22 s session start to save ~13 ms on that query. The vectors agree to float
+        precision (cosine > 0.99999). Not for a long-lived process: that session runs every
+        query slower and its arena grew by ~90 MB on some query lengths (the optimised one
+        did not grow).
         """
         with self._lock:
             full = self._session is not None
-        if full:
+        if full or not _QUICK_QUERIES:
             return self.embed_documents([text])[0]
         session, tokenizer = self._ensure_quick()
         return _run_batch(session, tokenizer, [text])[0]
