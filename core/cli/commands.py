@@ -105,12 +105,16 @@ def cmd_search(args: argparse.Namespace) -> int:
     request = SearchRequest(args.query, mode=args.mode, k=args.k, filters=filters_from_args(args), profile=args.profile)
     # Each `cairn search` is a new process that embeds one query: a query asked before skips
     # onnxruntime and the model, and a new one runs on a session that starts fast.
+    # Switched back afterwards: `main` also runs inside longer-lived processes (tests, scripts).
     use_disk_cache(engine.paths.cache_dir / "query-vectors")
     quick_queries()
     try:
         resp = engine.search(request)
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from exc
+    finally:
+        use_disk_cache(None)
+        quick_queries(False)
     fmt = "json" if args.json else (getattr(args, "format", None) or "text")
     if fmt == "json":
         print_json(search_json(resp))
