@@ -12,8 +12,10 @@ from core.base.paths import AppPaths
 from core.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, print_json, resolve_path
 from core.cli.progress import ProgressLine
 from core.engine import Engine
+from core.providers.embedding.onnx_minilm import quick_queries
 from core.search.profiles import fusion_text
 from core.search.query import parse_date
+from core.search.query_vectors import use_disk_cache
 from core.search.search import SearchRequest
 from core.serialize import search_json, status_json, sync_json
 from core.vault.attachments import (
@@ -115,10 +117,18 @@ def cmd_search(args: argparse.Namespace) -> int:
         keyword_share=args.keyword_weight,
         rrf_k=args.rrf_k,
     )
+    # Each `cairn search` is a new process that embeds one query: a query asked before skips
+    # onnxruntime and the model, and a new one runs on a session that starts fast.
+    # Switched back afterwards: `main` also runs inside longer-lived processes (tests, scripts).
+    use_disk_cache(engine.paths.cache_dir / "query-vectors")
+    quick_queries()
     try:
         resp = engine.search(request)
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from exc
+    finally:
+        use_disk_cache(None)
+        quick_queries(False)
     fmt = "json" if args.json else (getattr(args, "format", None) or "text")
     if fmt == "json":
         print_json(search_json(resp))

@@ -24,28 +24,32 @@ MAX_CACHED_SEGMENTS = 64
 
 
 class _SegmentData:
-    """Per-segment arrays: field lengths and term postings (immutable, so cacheable)."""
+    """Per-segment arrays: field lengths and term postings (immutable, so cacheable).
+
+    The arrays are shared by every thread, but each read goes through the reader of the
+    calling thread's searcher: a Whoosh reader's files are read with seek + read, so one
+    reader used from two threads at once returns the other thread's bytes.
+    """
 
     def __init__(self, reader: Any) -> None:
-        self.reader = reader
         self.doc_count_all = reader.doc_count_all()
         self.lengths: dict[str, np.ndarray] = {}
         self.postings: dict[tuple[str, str], tuple[np.ndarray, np.ndarray] | None] = {}
 
-    def field_lengths(self, field: str) -> np.ndarray:
+    def field_lengths(self, reader: Any, field: str) -> np.ndarray:
         arr = self.lengths.get(field)
         if arr is None:
-            arr = _bulk_field_lengths(self.reader, field, self.doc_count_all)
+            arr = _bulk_field_lengths(reader, field, self.doc_count_all)
             if arr is None:  # the public, slower way: one Python call per document
-                dfl = self.reader.doc_field_length
+                dfl = reader.doc_field_length
                 arr = np.fromiter((dfl(i, field, 1) for i in range(self.doc_count_all)), dtype=np.float32, count=self.doc_count_all)
             self.lengths[field] = arr
         return arr
 
-    def term(self, field: str, text: str) -> tuple[np.ndarray, np.ndarray] | None:
+    def term(self, reader: Any, field: str, text: str) -> tuple[np.ndarray, np.ndarray] | None:
         key = (field, text)
         if key not in self.postings:
-            self.postings[key] = _read_postings(self.reader, field, text)
+            self.postings[key] = _read_postings(reader, field, text)
         return self.postings[key]
 
 
@@ -131,19 +135,19 @@ class FastBM25F:
             return []
         scores = np.zeros(total, dtype=np.float64)
         k1, b = self.k1, self.b
-        segments = [(self._segment(reader), offset) for reader, offset in readers]
+        segments = [(self._segment(reader), reader, offset) for reader, offset in readers]
         for field, text in clauses:
             weight = 1.0 if field_weights is None else field_weights.get(field, 1.0)
             if weight == 0.0:
                 continue
             idf = weight * searcher.idf(field, text)
             avgfl = searcher.avg_field_length(field) or 1
-            for seg, offset in segments:
-                posting = seg.term(field, text)
+            for seg, reader, offset in segments:
+                posting = seg.term(reader, field, text)
                 if posting is None:
                     continue
                 ids, tf = posting
-                fl = seg.field_lengths(field)[ids]
+                fl = seg.field_lengths(reader, field)[ids]
                 scores[ids + offset] += idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * fl / avgfl)))
         for reader, offset in readers:
             deleted = reader.deleted_docs_set if hasattr(reader, "deleted_docs_set") else ()
@@ -174,7 +178,6 @@ class FastBM25F:
                     self._segments.popitem(last=False)
             else:
                 self._segments.move_to_end(segid)
-                seg.reader = reader  # the newest reader of the same immutable segment
             return seg
 
 

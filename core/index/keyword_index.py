@@ -6,13 +6,13 @@ shown (title, heading path, snippet, byte range) without re-reading the note.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from threading import Lock
 from typing import Any
 
-from whoosh import index as windex
 from whoosh import query as wq
 from whoosh.analysis import Analyzer
 from whoosh.codec.whoosh3 import W3Codec
@@ -23,6 +23,7 @@ from core.base.models import Document, ParsedQuery, SearchFilters, chunk_id
 from core.index.analysis import Stemmer, build_analyzer, cjk_runs, is_cjk, language, stem_language
 from core.index.bm25_fast import FastBM25F
 from core.index.phrase_match import phrase_checks, scan, verified
+from core.index.whoosh_storage import MappedStorage
 from core.vault.language import detect_language
 
 INDEX_NAME = "chunks"
@@ -147,15 +148,23 @@ def folder_ancestors(rel_path: str) -> list[str]:
 
 
 class KeywordIndex:
-    """One vault's Whoosh index. Writes go through one lock; searches may run beside them."""
+    """One vault's Whoosh index. Writes go through one lock; searches may run beside them.
+
+    Each thread searches through a searcher of its own: the index is read from its files,
+    not from in-memory copies (see __init__), and Whoosh reads some of them with seek +
+    read on one file object, so a searcher shared by two threads hands each the other's bytes.
+    """
 
     def __init__(self, directory: Path, *, b: float = DEFAULT_B, k1: float = DEFAULT_K1) -> None:
         self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
-        if windex.exists_in(str(directory), INDEX_NAME):
-            self._ix = windex.open_dir(str(directory), indexname=INDEX_NAME)
+        # Compound segments read as views of a map, not as Whoosh's BytesIO copies of it
+        # (~135 MB held at 10k notes, and most of a cold `cairn search`): see whoosh_storage.
+        storage = MappedStorage(str(directory))
+        if storage.index_exists(INDEX_NAME):
+            self._ix = storage.open_index(INDEX_NAME)
         else:
-            self._ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
+            self._ix = storage.create_index(build_schema(), indexname=INDEX_NAME)
         self._weighting = BM25F(B=b, K1=k1)
         self._fast = FastBM25F(b=b, k1=k1)
         self._schema = self._ix.schema
@@ -163,11 +172,13 @@ class KeywordIndex:
         self._languages: tuple[Any, tuple[str, ...]] = (None, ())
         self._bigram_cache: tuple[Any, dict[str, list[str]]] = (None, {})
         self._cid_cache: tuple[Any, dict[int, str]] = (None, {})
-        self._write_lock = Lock()
-        self._searcher = self._new_searcher()
+        self._write_lock = threading.Lock()
+        self._local = threading.local()  # this thread's searcher (see the class docstring)
+        self._open: weakref.WeakSet[Any] = weakref.WeakSet()  # every thread's, for close()
 
     def close(self) -> None:
-        self._searcher.close()
+        for searcher in list(self._open):
+            searcher.close()
 
     def doc_count(self) -> int:
         return self._fresh_searcher().doc_count()
@@ -184,12 +195,6 @@ class KeywordIndex:
             return
         with self._write_lock:
             # Uncompressed posting blocks: ~8% faster to write, and read back without zlib.
-            # Compound segments, deliberately: Whoosh reads them through in-memory copies (~135 MB at
-            # 10k notes; separate files measured 625 -> 352 MB RSS in bench/bench_memory.py), but
-            # separate files are read with seek + read on one shared file object, which releases the
-            # GIL between the two: searches on two threads (the query thread and Ask) then read each
-            # other's positions (UnpicklingError, "read length must be non-negative"). Taking the
-            # memory back needs a searcher per thread first.
             writer = self._ix.writer(codec=W3Codec(compression=0), limitmb=64)
             try:
                 for rel in removed:
@@ -203,7 +208,7 @@ class KeywordIndex:
                 writer.cancel()
                 raise
             writer.commit(merge=True)  # MERGE_SMALL: without it every live edit leaves one more segment
-        self._searcher = self._new_searcher()
+        self._local.searcher = None  # reopened on this thread's next search; the others see up_to_date() fail
 
     def search(self, parsed: ParsedQuery, filters: SearchFilters, limit: int) -> list[KeywordHit]:
         searcher = self._fresh_searcher()
@@ -361,16 +366,19 @@ class KeywordIndex:
             self._ix.optimize()
 
     def _fresh_searcher(self) -> Any:
-        searcher = self._searcher
-        if not searcher.up_to_date():
-            searcher = self._searcher = self._new_searcher()
+        """This thread's searcher, opened on first use and reopened once the index has changed."""
+        searcher = getattr(self._local, "searcher", None)
+        if searcher is None or not searcher.up_to_date():
+            searcher = self._local.searcher = self._new_searcher()
         return searcher
 
     def _new_searcher(self) -> Any:
         # A fresh searcher rather than `refresh()`: Whoosh's refresh fails on an index that was
-        # empty. The old searcher is left to the garbage collector so a search running on it
-        # in another thread is not cut off.
-        return self._ix.searcher(weighting=self._weighting)
+        # empty. The old one is left to the garbage collector, not closed: a caller further up
+        # this thread's stack may still be reading from it.
+        searcher = self._ix.searcher(weighting=self._weighting)
+        self._open.add(searcher)
+        return searcher
 
 
 def document_fields(doc: Document) -> list[dict[str, Any]]:

@@ -4,11 +4,17 @@ usearch holds the vectors (cosine, f16 set explicitly: omitting the dtype
 gives bf16). Below `exact_below` vectors a numpy matrix product is both exact
 and faster than HNSW on this class of machine, so the same vectors are also
 kept as a float32 matrix for that path and for filtered searches.
+
+A loaded index makes that matrix only when something needs it (an exact or
+filtered search, a change, `vector`): a big vault searched through HNSW alone
+never holds the float32 copy (45 MB at 30k chunks) nor pays for reading it out
+of usearch on every start (a cold hybrid `cairn search`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -38,8 +44,10 @@ class VectorIndex:
         self.exact_below = exact_below
         self._usearch: Any = None  # made on first add/search: an empty or unused index never loads usearch
         self._keys = np.zeros(0, dtype=np.uint64)
-        self._matrix = np.zeros((0, dims), dtype=np.float32)
+        # None: not made yet, the vectors are only in usearch (see `_rows`).
+        self._matrix: np.ndarray | None = np.zeros((0, dims), dtype=np.float32)
         self._row: dict[int, int] = {}
+        self._materialise = threading.Lock()  # one thread makes the matrix; the others wait for it
         self.version = 0  # bumped on every change, so callers can cache per-row data
 
     def __len__(self) -> int:
@@ -53,7 +61,7 @@ class VectorIndex:
 
     def vector(self, key: int) -> np.ndarray | None:
         row = self._row.get(int(key))
-        return None if row is None else self._matrix[row].copy()
+        return None if row is None else self._rows()[row].copy()
 
     def add(self, keys: Iterable[int], vectors: np.ndarray) -> None:
         """Add or replace vectors (usearch has no update: replace = remove + add)."""
@@ -64,17 +72,22 @@ class VectorIndex:
         present = [int(k) for k in keys if int(k) in self._row]
         if present:
             self.remove(present)
+        matrix = self._rows()  # before the add: usearch must not hold rows the matrix lacks
         self._hnsw().add(keys, vectors)
         n = len(self._row)
-        self._grow(n + len(keys))
+        matrix = self._grow(n + len(keys))
         self._keys[n : n + len(keys)] = keys
-        self._matrix[n : n + len(keys)] = vectors
+        matrix[n : n + len(keys)] = vectors
         for i, k in enumerate(keys):
             self._row[int(k)] = n + i
         self.version += 1
 
     def remove(self, keys: Iterable[int]) -> None:
         self.version += 1
+        keys = [int(k) for k in keys if int(k) in self._row]
+        if not keys:
+            return
+        matrix = self._rows()
         for key in keys:
             key = int(key)
             row = self._row.pop(key, None)
@@ -85,7 +98,7 @@ class VectorIndex:
             if row != last:
                 moved = int(self._keys[last])
                 self._keys[row] = moved
-                self._matrix[row] = self._matrix[last]
+                matrix[row] = matrix[last]
                 self._row[moved] = row
 
     def search(self, query: np.ndarray, limit: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
@@ -97,7 +110,7 @@ class VectorIndex:
         if allowed is None and n >= self.exact_below:
             matches = self._hnsw().search(q, min(limit, n))
             return [(int(k), float(1.0 - d)) for k, d in zip(matches.keys, matches.distances)]
-        scores = self._matrix[:n] @ q
+        scores = self._rows()[:n] @ q
         if allowed is not None:
             scores = np.where(allowed[:n], scores, -np.inf)
         count = min(limit, n)
@@ -110,7 +123,7 @@ class VectorIndex:
         n = len(self._row)
         fresh = self._new_usearch()
         if n:
-            fresh.add(self._keys[:n], self._matrix[:n])
+            fresh.add(self._keys[:n], self._rows()[:n])
         fresh.save(str(path))
         self._usearch = fresh
 
@@ -122,24 +135,40 @@ class VectorIndex:
         vi = cls(restored.ndim, exact_below=exact_below)
         keys = np.asarray(restored.keys, dtype=np.uint64)
         if len(keys):
-            vectors = np.vstack(restored.get(keys, dtype=np.float32)).astype(np.float32)
             vi._usearch = restored
-            vi._grow(len(keys))
-            vi._keys[: len(keys)] = keys
-            vi._matrix[: len(keys)] = vectors
-            vi._row = {int(k): i for i, k in enumerate(keys)}
+            vi._keys = keys.copy()
+            vi._matrix = None  # read out of usearch when first needed (see the module docstring)
+            vi._row = {int(k): i for i, k in enumerate(keys.tolist())}
         return vi
 
-    def _grow(self, needed: int) -> None:
+    def _rows(self) -> np.ndarray:
+        """The float32 matrix, row i holding the vector of `_keys[i]`; made from usearch on first use."""
+        matrix = self._matrix
+        if matrix is None:
+            with self._materialise:
+                matrix = self._matrix
+                if matrix is None:
+                    n = len(self._row)
+                    matrix = np.zeros((len(self._keys), self.dims), dtype=np.float32)
+                    if n:
+                        got = self._usearch.get(self._keys[:n], dtype=np.float32)
+                        matrix[:n] = np.asarray(got, dtype=np.float32).reshape(n, self.dims)
+                    self._matrix = matrix
+        return matrix
+
+    def _grow(self, needed: int) -> np.ndarray:
+        """Room for `needed` rows; returns the (possibly new) matrix."""
+        matrix = self._rows()
         if needed <= len(self._keys):
-            return
+            return matrix
         size = max(needed, int(len(self._keys) * 1.5) + 64)
         keys = np.zeros(size, dtype=np.uint64)
-        matrix = np.zeros((size, self.dims), dtype=np.float32)
+        grown = np.zeros((size, self.dims), dtype=np.float32)
         n = len(self._row)
         keys[:n] = self._keys[:n]
-        matrix[:n] = self._matrix[:n]
-        self._keys, self._matrix = keys, matrix
+        grown[:n] = matrix[:n]
+        self._keys, self._matrix = keys, grown
+        return grown
 
     def _hnsw(self) -> Any:
         if self._usearch is None:

@@ -66,6 +66,41 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     assert loaded.search(vecs[5], 1)[0][0] == 15
 
 
+def test_a_loaded_index_searches_through_hnsw_without_a_float32_copy(tmp_path: Path) -> None:
+    """The float32 matrix is made only when an exact search, a mask or a change needs it."""
+    rng = np.random.default_rng(5)
+    vecs = unit(rng, 300, 16)
+    vi = VectorIndex(16, exact_below=100)
+    vi.add(range(300), vecs)
+    vi.save(tmp_path / "v.usearch")
+    loaded = VectorIndex.load(tmp_path / "v.usearch", exact_below=100)
+    assert loaded.search(vecs[7], 3)[0][0] == 7  # 300 >= exact_below: HNSW
+    assert loaded._matrix is None
+    allowed = np.zeros(300, dtype=bool)
+    allowed[loaded.keys() % 2 == 0] = True
+    masked = loaded.search(vecs[7], 5, allowed)  # a mask needs the exact path, so the matrix
+    assert loaded._matrix is not None
+    assert all(k % 2 == 0 for k, _ in masked)
+    np.testing.assert_allclose(loaded.vector(9), vecs[9], atol=2e-3)  # f16 in the file
+
+
+def test_changes_to_a_loaded_index_keep_every_vector(tmp_path: Path) -> None:
+    rng = np.random.default_rng(6)
+    vecs = unit(rng, 50, 8)
+    vi = VectorIndex(8)
+    vi.add(range(50), vecs)
+    vi.save(tmp_path / "v.usearch")
+    loaded = VectorIndex.load(tmp_path / "v.usearch")
+    loaded.remove([3, 4])
+    extra = unit(rng, 60, 8)  # more than the loaded rows: the matrix grows
+    loaded.add(range(100, 160), extra)
+    assert len(loaded) == 108
+    assert loaded.search(vecs[20], 1)[0][0] == 20
+    assert loaded.search(extra[55], 1)[0][0] == 155
+    assert 3 not in loaded and loaded.vector(3) is None
+    np.testing.assert_allclose(loaded.vector(49), vecs[49], atol=2e-3)
+
+
 def test_mask_limits_results_to_allowed_rows() -> None:
     rng = np.random.default_rng(4)
     vi = VectorIndex(8)

@@ -259,3 +259,26 @@ def test_trim_lets_the_extra_session_go_and_the_next_bulk_embed_reloads_it() -> 
     assert emb._extra == [] and emb.embed_query("still works").shape == (384,)
     np.testing.assert_allclose(emb.embed_documents(texts), first, atol=1e-6)
     assert len(emb._extra) == 1
+
+
+def test_a_query_before_any_document_runs_on_the_quick_session_with_the_same_vector() -> None:
+    """A search-only process (`cairn search`) never pays for onnxruntime's graph optimisation."""
+    emb = MiniLMEmbedder()
+    onnx_minilm.quick_queries()
+    try:
+        quick = emb.embed_query("how do I rotate ssh keys")
+    finally:
+        onnx_minilm.quick_queries(False)
+    assert emb._session is None and emb._quick is not None
+    full = emb.embed_documents(["how do I rotate ssh keys"])[0]
+    assert emb._quick is None  # the full session answers from now on; the quick one is let go
+    assert float(quick @ full) > 0.99999
+    np.testing.assert_allclose(quick, full, atol=1e-4)
+    np.testing.assert_allclose(emb.embed_query("how do I rotate ssh keys"), full, atol=1e-6)
+
+
+def test_a_long_lived_process_queries_on_the_full_session() -> None:
+    """Without quick_queries (the app, the MCP server) the first query loads the optimised session."""
+    emb = MiniLMEmbedder()
+    emb.embed_query("sourdough")
+    assert emb._session is not None and emb._quick is None

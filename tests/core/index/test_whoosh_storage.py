@@ -1,0 +1,30 @@
+"""The map-backed stream that compound segment parts are read through."""
+
+from __future__ import annotations
+
+import io
+import pickle
+
+from core.index.whoosh_storage import _ViewStream
+
+
+def test_view_stream_reads_like_bytesio() -> None:
+    data = b"first line\nsecond\n" + pickle.dumps({"k": [1, 2, 3]}) + b"tail"
+    ours, theirs = _ViewStream(memoryview(data)), io.BytesIO(data)
+    for op in (lambda f: f.read(5), lambda f: f.readline(), lambda f: f.tell(), lambda f: f.readline(3), lambda f: f.read(0)):
+        assert op(ours) == op(theirs)
+    assert ours.seek(-4, 2) == theirs.seek(-4, 2)
+    assert ours.read() == theirs.read() == b"tail"
+    assert ours.read(10) == b""  # at the end
+    ours.seek(len(b"first line\nsecond\n"))
+    assert pickle.load(ours) == {"k": [1, 2, 3]}  # what Whoosh's read_pickle does
+
+
+def test_view_stream_copies_only_what_is_read() -> None:
+    big = bytearray(1_000_000)
+    stream = _ViewStream(memoryview(big))
+    stream.seek(999_990)
+    assert stream.read(100) == bytes(10)
+    buf = bytearray(4)
+    stream.seek(0)
+    assert stream.readinto(buf) == 4 and stream.tell() == 4
