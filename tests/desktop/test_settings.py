@@ -198,3 +198,29 @@ def test_the_title_boost_can_be_turned_off_in_search_settings(qtbot: Any, make_c
     page.title_boost.setChecked(False)
     dialog.accept()
     assert controller.engine.config.title_boost == 0.0
+
+
+def test_settings_model_applies_to_every_vault_except_one_given_its_own(
+    qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    controller = make_controller()
+    for name in ("english", "chinese"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "note.md").write_text("# Note\n\ntext\n", encoding="utf-8")
+        controller.add_vault(tmp_path / name)
+    qtbot.waitUntil(lambda: not controller.is_indexing(), timeout=60000)
+    engine = controller.engine
+    own = tuple(replace(v, embedder="multilingual") if v.name == "chinese" else v for v in engine.config.vaults)
+    engine.update_config(replace(engine.config, vaults=own))  # what `cairn index --vault chinese --embedder multilingual` does
+    controller.apply_settings(replace(controller.settings, embedder="ollama"), controller.engine.config)
+    wanted = {"english": "ollama", "chinese": "multilingual"}
+    qtbot.waitUntil(lambda: {v.name: v.embedder for v in controller.engine.config.vaults} == wanted, timeout=60000)  # after the watcher stops
+    assert {v.name: v.embedder for v in engine_config_on_disk(controller).vaults} == wanted
+
+
+def engine_config_on_disk(controller: AppController) -> Any:
+    from core.base.config import load_config
+
+    return load_config(controller.paths)
