@@ -180,6 +180,8 @@ def drop_binaries(binaries: list[tuple[str, str, str]], prefixes: tuple[str, ...
 
     kept = [entry for entry in binaries if not norm(entry[0]).startswith(prefixes)]
     dropped = [entry for entry in binaries if norm(entry[0]).startswith(prefixes)]
+    if not dropped:  # Windows and macOS name their Qt plugins differently: nothing to do there
+        return kept
     by_name: dict[str, list[tuple[str, str, str]]] = {}
     for entry in kept:
         by_name.setdefault(Path(norm(entry[0])).name, []).append(entry)
