@@ -22,6 +22,7 @@ from whoosh.scoring import BM25F
 from core.base.models import Document, ParsedQuery, SearchFilters, chunk_id
 from core.index.analysis import Stemmer, build_analyzer, cjk_runs, is_cjk, language, stem_language
 from core.index.bm25_fast import FastBM25F
+from core.index.fast_writer import FastSegmentWriter
 from core.vault.language import detect_language
 
 INDEX_NAME = "chunks"
@@ -189,15 +190,14 @@ class KeywordIndex:
             # GIL between the two: searches on two threads (the query thread and Ask) then read each
             # other's positions (UnpicklingError, "read length must be non-negative"). Taking the
             # memory back needs a searcher per thread first.
-            writer = self._ix.writer(codec=W3Codec(compression=0), limitmb=64)
+            writer = FastSegmentWriter(self._ix, codec=W3Codec(compression=0), limitmb=64)
             try:
                 for rel in removed:
                     writer.delete_by_term("rel_path", rel)
                 for doc in added:
                     writer.delete_by_term("rel_path", doc.rel_path)
                     for fields in document_fields(doc):
-                        with language(fields["lang"]):  # each chunk is stemmed in its own language
-                            writer.add_document(**fields)
+                        writer.add_document(**fields, _lang=fields["lang"])  # each chunk is stemmed in its own language
             except BaseException:
                 writer.cancel()
                 raise

@@ -1,0 +1,114 @@
+"""The fast segment writer must write exactly the index Whoosh's own writer writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from whoosh import index as windex
+from whoosh.codec.whoosh3 import W3Codec
+
+from core.index.analysis import language
+from core.index.fast_writer import FastSegmentWriter, is_fast_text, text_items
+from core.index.keyword_index import INDEX_NAME, build_schema, document_fields
+from core.vault.chunker import ChunkLimits, new_parser
+from core.vault.links import new_link_parser
+from core.vault.notes import parse_note
+
+VAULTS = next((p / "shared/data/vaults" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults/tldr").is_dir()), Path("/nonexistent"))
+SAMPLES = [
+    "tldr/pages/common/tar.md",
+    "tldr/pages.de/common/tar.md",
+    "tldr/pages.ja/common/tar.md",
+    "tldr/pages.zh/common/tar.md",
+    "tldr/pages/common/git-commit.md",
+    "tldr/pages.de/common/git.md",
+    "simonw-til/sql/consecutive-groups.md",
+    "simonw-til/twitter/birdwatch-sqlite.md",
+    "simonw-til/python/installing-upgrading-plugins-with-pipx.md",
+    "simonw-til/sqlite/json-extract-path.md",
+    "simonw-til/github-actions/markdown-table-of-contents.md",
+]
+
+pytestmark = pytest.mark.skipif(not (VAULTS / "tldr").is_dir(), reason="needs the shared real vaults")
+
+
+def _docs() -> list[Any]:
+    parser, links = new_parser(), new_link_parser()
+    docs = []
+    for rel in SAMPLES:
+        path = VAULTS / rel
+        if not path.is_file():
+            continue
+        raw = path.read_bytes()
+        doc = parse_note("v", rel, raw, size=len(raw), mtime_ns=0, limits=ChunkLimits(1000, 2000), parser=parser, link_parser=links)
+        # A second chunk with the same title: the per-note memo must not leak into another note.
+        docs.append(doc)
+    assert len(docs) >= 6, "the sample notes moved"
+    return docs
+
+
+def _write(directory: Path, docs: list[Any], fast: bool, *, twice: bool = False) -> Any:
+    ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
+    rounds = [docs[: len(docs) // 2], docs[len(docs) // 2 :]] if twice else [docs]
+    for batch in rounds:
+        writer = FastSegmentWriter(ix, codec=W3Codec(compression=0)) if fast else ix.writer(codec=W3Codec(compression=0))
+        for doc in batch:
+            for fields in document_fields(doc):
+                if fast:
+                    writer.add_document(**fields, _lang=fields["lang"])
+                else:
+                    with language(fields["lang"]):
+                        writer.add_document(**fields)
+        writer.commit(merge=True)
+    return ix
+
+
+def _dump(ix: Any) -> dict[str, Any]:
+    """Every term's postings (docnum, weight, encoded value), every field length, every stored doc."""
+    out: dict[str, Any] = {}
+    with ix.reader() as reader:
+        for fieldname, tbytes in reader.all_terms():
+            m = reader.postings(fieldname, tbytes)
+            rows = []
+            while m.is_active():
+                rows.append((m.id(), m.weight(), m.value()))
+                m.next()
+            info = reader.term_info(fieldname, tbytes)  # block statistics: BM25's score bounds read them
+            stats = (info.min_length(), info.max_length(), info.max_weight(), info.doc_frequency(), info.weight())
+            out[f"{fieldname}:{tbytes!r}"] = (rows, stats)
+        for docnum in range(reader.doc_count_all()):
+            out[f"doc{docnum}"] = (reader.stored_fields(docnum), [reader.doc_field_length(docnum, f) for f in ("title", "aliases", "heading_path", "body", "tags")])
+        out["lengths"] = [reader.field_length(f) for f in ("title", "aliases", "heading_path", "body", "tags")]
+    return out
+
+
+@pytest.mark.parametrize("twice", [False, True], ids=["one-commit", "merged-segments"])
+def test_the_fast_writer_writes_what_whoosh_writes(tmp_path: Path, twice: bool) -> None:
+    docs = _docs()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    slow = _dump(_write(tmp_path / "a", docs, fast=False, twice=twice))
+    fast = _dump(_write(tmp_path / "b", docs, fast=True, twice=twice))
+    assert len(slow) > 500
+    assert slow.keys() == fast.keys()
+    for key in slow:
+        assert fast[key] == slow[key], key
+
+
+def test_text_items_match_the_analyzer_in_every_language() -> None:
+    field = build_schema()["body"]
+    assert is_fast_text(field)
+    text = "The Quick brown fox, the fox! über Häuser laufen 3.14 os.path 我的猫在压缩包里 ねこ"
+    for lang in ("en", "de", "ja", "fr"):
+        with language(lang):
+            want = sorted(field.index(text))
+        assert sorted(text_items(text, lang, field.format.field_boost)) == want
+
+
+def test_a_field_with_another_analyzer_is_not_taken_for_ours() -> None:
+    from whoosh.fields import TEXT
+
+    assert not is_fast_text(TEXT())
+    assert not is_fast_text(build_schema()["tags"])
