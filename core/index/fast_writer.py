@@ -175,7 +175,7 @@ class FieldAnalyser:
         return items, length
 
 
-class FastSegmentWriter(SegmentWriter):  # type: ignore[misc]
+class FastSegmentWriter(SegmentWriter):
     """Whoosh's SegmentWriter with a faster `add_document` and commit (see the module docstring).
 
     `add_document` takes the chunk's stemming language as `_lang` (Cairn analyses each chunk

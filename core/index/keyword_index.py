@@ -177,8 +177,12 @@ class KeywordIndex:
         searcher = self._fresh_searcher()
         return {t: int(searcher.doc_frequency(field, t)) for t in terms}
 
-    def apply(self, removed: Iterable[str], added: Sequence[Document]) -> None:
-        """Delete every chunk of the `removed` notes, then add the chunks of `added`."""
+    def apply(self, removed: Iterable[str], added: Sequence[Document], prepared: dict[str, list[tuple[dict[str, Any], Any]]] | None = None) -> None:
+        """Delete every chunk of the `removed` notes, then add the chunks of `added`.
+
+        `prepared` holds, by rel_path, rows a parser process made already (`core.index.prefetch`):
+        the chunks' fields and their analysed postings. Those taken are removed from it.
+        """
         removed = list(removed)
         if not removed and not added:
             return
@@ -196,8 +200,11 @@ class KeywordIndex:
                     writer.delete_by_term("rel_path", rel)
                 for doc in added:
                     writer.delete_by_term("rel_path", doc.rel_path)
-                    for fields in document_fields(doc):
-                        writer.add_document(**fields, _lang=fields["lang"])  # each chunk is stemmed in its own language
+                    rows = prepared.pop(doc.rel_path, None) if prepared is not None else None
+                    if rows is None:
+                        rows = [(fields, None) for fields in document_fields(doc)]
+                    for fields, analysed in rows:
+                        writer.add_document(**fields, _lang=fields["lang"], _analysed=analysed)  # each chunk is stemmed in its own language
             except BaseException:
                 writer.cancel()
                 raise

@@ -15,6 +15,7 @@ from core.index.keyword_index import INDEX_NAME, build_schema, document_fields
 from core.vault.chunker import ChunkLimits, new_parser
 from core.vault.links import new_link_parser
 from core.vault.notes import parse_note
+from tests.index_dump import index_dump
 
 VAULTS = next((p / "shared/data/vaults" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults/tldr").is_dir()), Path("/nonexistent"))
 SAMPLES = [
@@ -65,32 +66,13 @@ def _write(directory: Path, docs: list[Any], fast: bool, *, twice: bool = False)
     return ix
 
 
-def _dump(ix: Any) -> dict[str, Any]:
-    """Every term's postings (docnum, weight, encoded value), every field length, every stored doc."""
-    out: dict[str, Any] = {}
-    with ix.reader() as reader:
-        for fieldname, tbytes in reader.all_terms():
-            m = reader.postings(fieldname, tbytes)
-            rows = []
-            while m.is_active():
-                rows.append((m.id(), m.weight(), m.value()))
-                m.next()
-            info = reader.term_info(fieldname, tbytes)  # block statistics: BM25's score bounds read them
-            stats = (info.min_length(), info.max_length(), info.max_weight(), info.doc_frequency(), info.weight())
-            out[f"{fieldname}:{tbytes!r}"] = (rows, stats)
-        for docnum in range(reader.doc_count_all()):
-            out[f"doc{docnum}"] = (reader.stored_fields(docnum), [reader.doc_field_length(docnum, f) for f in ("title", "aliases", "heading_path", "body", "tags")])
-        out["lengths"] = [reader.field_length(f) for f in ("title", "aliases", "heading_path", "body", "tags")]
-    return out
-
-
 @pytest.mark.parametrize("twice", [False, True], ids=["one-commit", "merged-segments"])
 def test_the_fast_writer_writes_what_whoosh_writes(tmp_path: Path, twice: bool) -> None:
     docs = _docs()
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    slow = _dump(_write(tmp_path / "a", docs, fast=False, twice=twice))
-    fast = _dump(_write(tmp_path / "b", docs, fast=True, twice=twice))
+    slow = index_dump(_write(tmp_path / "a", docs, fast=False, twice=twice))
+    fast = index_dump(_write(tmp_path / "b", docs, fast=True, twice=twice))
     assert len(slow) > 500
     assert slow.keys() == fast.keys()
     for key in slow:
