@@ -21,6 +21,7 @@ Whoosh's own code, so the index Whoosh reads is the index Whoosh would write.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,6 +30,7 @@ from whoosh.analysis.analyzers import CompositeAnalyzer
 from whoosh.compat import dumps
 from whoosh.system import pack_uint
 from whoosh.util.numeric import byte_to_length, length_to_byte
+from whoosh.codec.whoosh3 import W3FieldWriter
 from whoosh.writing import SegmentWriter
 
 from core.index.analysis import ScriptTokenizer, TermFilter, language, pieces, terms_for
@@ -228,7 +230,55 @@ class FastSegmentWriter(SegmentWriter):
         pdr = self.per_document_reader() if self.codec.length_stats else None
         scorable = frozenset(name for name, field in self.schema.items() if field.scorable)
         lengths = _Lengths(self._lengths, pdr, scorable) if pdr is not None else None
-        self.fieldwriter.add_postings(self.schema, lengths, self.pool.iter_postings())
-        self.fieldwriter.close()
+        fieldwriter = self.fieldwriter
+        if lengths is not None and isinstance(fieldwriter, W3FieldWriter):
+            _write_postings(fieldwriter, self.schema, lengths, self.pool.postings)
+        else:  # another codec: Whoosh's own loop
+            fieldwriter.add_postings(self.schema, lengths, self.pool.iter_postings())
+        fieldwriter.close()
         if pdr is not None:
             pdr.close()
+
+
+def _write_postings(fw: Any, schema: Any, lengths: _Lengths, postings: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]]) -> None:
+    """Whoosh's `add_postings` for the W3 codec, a block at a time instead of a posting at a time.
+
+    Fills the postings writer's block buffers exactly as `W3PostingsWriter.add_posting` would
+    (ids, weights, non-empty values, min/max length and weight), then lets Whoosh write the
+    blocks, term infos and term table itself.
+    """
+    lastfield: str | None = None
+    pw: Any = None
+    limit = 0
+    for fieldname, tbytes in sorted(postings):
+        if fieldname != lastfield:
+            if lastfield is not None:
+                fw.finish_field()
+            fw.start_field(fieldname, schema[fieldname])
+            lastfield = fieldname
+            pw = fw._postwriter
+            limit = pw._blocklimit
+            if pw._byteids:  # not a W3 layout this loop knows
+                raise TypeError("byte ids")
+        fw.start_term(tbytes)
+        rows = postings[(fieldname, tbytes)]
+        known = lengths.known
+        for start in range(0, len(rows), limit):
+            if start:
+                pw._write_block()  # add_posting writes a full block when the next posting comes
+            block = rows[start : start + limit]
+            ids = array("I", [d for d, _, _ in block])
+            weights = array("f", [w for _, w, _ in block])
+            pw._ids = ids
+            pw._weights = weights
+            pw._values = [v for _, _, v in block if v]
+            maxweight = max(w for _, w, _ in block)  # compared before float32 rounding, as add_posting does
+            pw._maxweight = maxweight if maxweight > 0 else 0
+            lens = [n for n in (known.get((d, fieldname)) for d in ids) if n] if fieldname in lengths.scorable else []
+            if fieldname in lengths.scorable and len(lens) < len(ids):  # a merged segment's document
+                lens = [n for n in (lengths.doc_field_length(d, fieldname) for d in ids) if n]
+            pw._minlength = min(lens) if lens else None
+            pw._maxlength = max(lens) if lens else 0
+        fw.finish_term()
+    if lastfield is not None:
+        fw.finish_field()

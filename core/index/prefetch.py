@@ -33,7 +33,7 @@ from core.vault.scanner import ScanEntry, read_note_bytes
 MIN_NOTES = 400  # fewer notes than this are parsed in-process: starting a worker costs more
 JOB_NOTES = 32  # notes per job: large enough to amortise the pickling round trip
 JOB_TIMEOUT_S = 600.0  # a worker killed from outside never answers: its batch is then parsed here
-AHEAD = 8  # jobs in flight: bounds memory (8 x 32 parsed notes), keeps the worker busy
+AHEAD = 24  # jobs in flight: bounds memory (24 x 32 parsed notes) yet keeps the worker busy through a commit
 
 Row = tuple[dict[str, Any], Analysed]  # a chunk's Whoosh fields and their analysed postings
 

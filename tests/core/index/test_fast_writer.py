@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -66,14 +67,17 @@ def _write(directory: Path, docs: list[Any], fast: bool, *, twice: bool = False)
     return ix
 
 
-@pytest.mark.parametrize("twice", [False, True], ids=["one-commit", "merged-segments"])
-def test_the_fast_writer_writes_what_whoosh_writes(tmp_path: Path, twice: bool) -> None:
-    docs = _docs()
+@pytest.mark.parametrize("twice,copies", [(False, 1), (True, 1), (True, 12)], ids=["one-commit", "merged", "long-lists-merged"])
+def test_the_fast_writer_writes_what_whoosh_writes(tmp_path: Path, twice: bool, copies: int) -> None:
+    # 12 copies: common terms get several 128-posting blocks
+    docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(copies) for d in _docs()]
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     slow = index_dump(_write(tmp_path / "a", docs, fast=False, twice=twice))
     fast = index_dump(_write(tmp_path / "b", docs, fast=True, twice=twice))
     assert len(slow) > 500
+    if copies > 1:
+        assert max(len(v[0]) for k, v in slow.items() if not k.startswith(("doc", "lengths")) and ":" in k) > 2 * 128
     assert slow.keys() == fast.keys()
     for key in slow:
         assert fast[key] == slow[key], key
