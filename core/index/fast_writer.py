@@ -27,10 +27,10 @@ from typing import Any
 
 from whoosh import formats
 from whoosh.analysis.analyzers import CompositeAnalyzer
+from whoosh.codec.whoosh3 import W3FieldWriter
 from whoosh.compat import dumps
 from whoosh.system import pack_uint
 from whoosh.util.numeric import byte_to_length, length_to_byte
-from whoosh.codec.whoosh3 import W3FieldWriter
 from whoosh.writing import SegmentWriter
 
 from core.index.analysis import ScriptTokenizer, TermFilter, language, pieces, terms_for
