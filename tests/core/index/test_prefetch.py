@@ -34,6 +34,7 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _index(vault: Path, home: Path, monkeypatch: pytest.MonkeyPatch, *, worker: bool) -> tuple[VaultIndex, Any]:
     monkeypatch.setattr(prefetch, "MIN_NOTES", 1 if worker else 10**9)
+    monkeypatch.setattr(prefetch, "spare_core", lambda: True)  # whatever else runs on this machine
     started: list[Any] = []
     real_start = prefetch.Prefetch.start.__func__  # type: ignore[attr-defined]
 
@@ -66,6 +67,7 @@ def test_a_worker_parsed_index_equals_the_in_process_one(vault: Path, tmp_path: 
 
 def test_a_cancelled_sync_stops_the_worker(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(prefetch, "MIN_NOTES", 1)
+    monkeypatch.setattr(prefetch, "spare_core", lambda: True)
     cfg = EngineConfig(vaults=(VaultConfig(name="v", root=str(vault)),))
     index = VaultIndex(cfg.vaults[0], AppPaths(tmp_path), cfg)
     cancel = threading.Event()
@@ -81,3 +83,13 @@ def test_a_cancelled_sync_stops_the_worker(vault: Path, tmp_path: Path, monkeypa
     assert stats.cancelled
     assert 0 < stats.documents < 60
     assert closed == [True]
+
+
+def test_no_worker_without_a_spare_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prefetch.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(prefetch.os, "getloadavg", lambda: (1.5, 1.0, 1.0), raising=False)
+    assert not prefetch.spare_core()
+    monkeypatch.setattr(prefetch.os, "getloadavg", lambda: (0.4, 1.0, 1.0), raising=False)
+    assert prefetch.spare_core()
+    monkeypatch.setattr(prefetch.os, "cpu_count", lambda: 1)
+    assert not prefetch.spare_core()
