@@ -38,10 +38,10 @@ def ensure_recoll() -> str | None:
     return shutil.which("recollindex")
 
 
-def measured(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
+def measured(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> dict[str, float]:
     """Run `cmd` to completion; its wall time, CPU seconds and peak RSS (children included)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
@@ -63,7 +63,8 @@ def recoll_run(recollindex: str, vault: Path) -> dict[str, float]:
 def cairn_run(vault: Path, repo: Path = REPO) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="cairn-") as home:
         env = dict(os.environ, CAIRN_HOME=home, PYTHONPATH=str(repo))
-        return measured([sys.executable, "-m", "core.cli.main", "index", "--vault", str(vault), "--no-embed", "--quiet"], env)
+        # cwd too: `python -m` puts the working directory before PYTHONPATH on sys.path.
+        return measured([sys.executable, "-m", "core.cli.main", "index", "--vault", str(vault), "--no-embed", "--quiet"], env, cwd=repo)
 
 
 def main() -> int:
