@@ -38,10 +38,10 @@ def ensure_recoll() -> str | None:
     return shutil.which("recollindex")
 
 
-def measured(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
+def measured(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> dict[str, float]:
     """Run `cmd` to completion; its wall time, CPU seconds and peak RSS (children included)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
@@ -60,32 +60,39 @@ def recoll_run(recollindex: str, vault: Path) -> dict[str, float]:
         return measured([recollindex, "-c", conf, "-z"], dict(os.environ))
 
 
-def cairn_run(vault: Path) -> dict[str, float]:
+def cairn_run(vault: Path, repo: Path = REPO) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="cairn-") as home:
-        env = dict(os.environ, CAIRN_HOME=home, PYTHONPATH=str(REPO))
-        return measured([sys.executable, "-m", "core.cli.main", "index", "--vault", str(vault), "--no-embed", "--quiet"], env)
+        env = dict(os.environ, CAIRN_HOME=home, PYTHONPATH=str(repo))
+        # cwd too: `python -m` puts the working directory before PYTHONPATH on sys.path.
+        return measured([sys.executable, "-m", "core.cli.main", "index", "--vault", str(vault), "--no-embed", "--quiet"], env, cwd=repo)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vault", type=Path, action="append", help="vault to index (repeatable)")
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--baseline", type=Path, help="another Cairn checkout (e.g. a `git archive` of main) run in the same rounds")
     args = ap.parse_args()
     recollindex = ensure_recoll()
     if recollindex is None:
         print("recoll: not installed and cannot be installed here; skipped")
         write_result("recoll", {"skipped": "recollindex unavailable"})
         return 0
-    results: dict[str, object] = {"machine": machine(), "vaults": {}}
+    # The machine may be shared: the load average before and after says how far to trust wall times.
+    results: dict[str, object] = {"machine": machine(), "load_before": os.getloadavg(), "vaults": {}}
     for vault in args.vault or DEFAULT_VAULTS:
         vault = vault.resolve()
         if not vault.is_dir():
             print(f"{vault}: not a folder; skipped")
             continue
         runs: dict[str, list[dict[str, float]]] = {"cairn": [], "recoll": []}
+        if args.baseline:
+            runs["baseline"] = []
         for _ in range(args.rounds):
             runs["cairn"].append(cairn_run(vault))
             runs["recoll"].append(recoll_run(recollindex, vault))
+            if args.baseline:
+                runs["baseline"].append(cairn_run(vault, args.baseline.resolve()))
         med = {who: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for who, rs in runs.items()}
         ratio = {k: med["cairn"][k] / max(med["recoll"][k], 1e-9) for k in med["cairn"]}
         notes = sum(1 for p in vault.rglob("*.md") if p.is_file())
@@ -95,6 +102,14 @@ def main() -> int:
             f"{med['cairn']['peak_mib']:.0f} MiB  vs Recoll {med['recoll']['wall_s']:.1f} s / {med['recoll']['cpu_s']:.1f} s / "
             f"{med['recoll']['peak_mib']:.0f} MiB  →  {ratio['wall_s']:.2f}× wall, {ratio['cpu_s']:.2f}× CPU, {ratio['peak_mib']:.2f}× memory"
         )
+        if args.baseline:
+            base = med["baseline"]
+            print(
+                f"  baseline Cairn {base['wall_s']:.1f} s wall / {base['cpu_s']:.1f} s CPU / {base['peak_mib']:.0f} MiB  →  "
+                f"{base['wall_s'] / max(med['recoll']['wall_s'], 1e-9):.2f}× Recoll's wall"
+            )
+    results["load_after"] = os.getloadavg()
+    print(f"load average before {results['load_before'][0]:.1f}, after {results['load_after'][0]:.1f}")  # type: ignore[index]
     write_result("recoll", results)
     return 0
 

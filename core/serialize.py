@@ -80,6 +80,7 @@ def sync_json(report: SyncReport) -> dict[str, Any]:
             "chunks": e.desired,
             "embedded": e.embedded,
             "from_cache": e.from_cache,
+            "no_vector": e.skipped,  # keyword-only chunks: link lists, number tables, base64, minified code
             "removed": e.removed,
             "seconds": round(e.seconds, 3),
             "cancelled": e.cancelled,

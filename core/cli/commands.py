@@ -76,7 +76,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             )
             if r["embedding"]:
                 e = r["embedding"]
-                print(f"  embeddings: {e['embedded']} embedded, {e['from_cache']} from cache, {e['seconds']:.2f} s")
+                left = f", {e['no_vector']} left out (link lists, tables, data: keyword only)" if e.get("no_vector") else ""
+                print(f"  embeddings: {e['embedded']} embedded, {e['from_cache']} from cache{left}, {e['seconds']:.2f} s")
             if r.get("semantic_problem"):
                 print(f"  semantic search unavailable: {r['semantic_problem']}")
     if missing:

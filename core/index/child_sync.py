@@ -10,6 +10,7 @@ indexes in-process as before.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import multiprocessing
 import queue
@@ -34,9 +35,13 @@ def _child(data_dir: str, config: EngineConfig, name: str, out: Any, cancel: Any
     from core.base.paths import AppPaths
     from core.index.indexer import VaultIndex
 
+    parent = multiprocessing.parent_process()
+
     class _Cancel:
         def is_set(self) -> bool:
-            return bool(cancel.is_set())
+            # Not a daemon (it starts a parser process of its own, which a daemon may not):
+            # it stops by itself, after the current note, when the app that started it is gone.
+            return bool(cancel.is_set()) or (parent is not None and not parent.is_alive())
 
     try:
         vault = config.vault_named(name)
@@ -62,11 +67,14 @@ def sync_keyword_in_child(
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
     child_cancel = ctx.Event()
-    proc = ctx.Process(target=_child, args=(str(data_dir), config, name, out, child_cancel), daemon=True, name=f"cairn-index-{name}")
+    proc = ctx.Process(target=_child, args=(str(data_dir), config, name, out, child_cancel), daemon=False, name=f"cairn-index-{name}")
     try:
         proc.start()
     except Exception as exc:  # e.g. a frozen build without multiprocessing support
         raise ChildSyncError(f"cannot start an indexing process: {exc}") from exc
+    # Python joins a non-daemon child at exit: an app quitting mid-index asks it to stop first
+    # (it saves what it did after the current note) rather than wait for the whole vault.
+    atexit.register(child_cancel.set)
     try:
         while True:
             if cancel is not None and cancel.is_set():
@@ -85,6 +93,7 @@ def sync_keyword_in_child(
             elif kind == "error":
                 raise ChildSyncError(message[1])
     finally:
+        atexit.unregister(child_cancel.set)
         proc.join(timeout=30)
         if proc.is_alive():
             proc.kill()

@@ -1,19 +1,70 @@
-"""What the embedding model is shown for a chunk, and the cache key derived from it."""
+"""What the embedding model is shown for a chunk, the cache key derived from it, and which
+chunks are not worth a vector at all."""
 
 from __future__ import annotations
 
 import hashlib
+import re
+
+# A chunk hash with this prefix marks a chunk the vector index leaves out (see `vector_worthy`).
+# The hash stays a hash of the input, so a chunk whose text changes is judged again.
+NO_VECTOR = "novec:"
+_LINK_LINE = re.compile(
+    r"\s*(?:[-*+]|\d+[.)])?\s*(?:\[\s*[ xX]?\s*\]\s*)?"  # a list marker, a task box
+    r"(?:(?:\[[^\]\n]*\]\([^)\n]*\)|<?(?:https?|ftp)://\S+?>?|\[\[[^\]\n]+\]\])[\s,;:|·•/().\d-]*)+"  # links, dates
+)
+_URL = re.compile(r"(?:https?|ftp)://\S+|data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]+|\]\([^)\n]*\)")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{80,}={0,2}")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+MIN_LETTER_SHARE = 0.25  # letters in words, as a share of the chunk's visible characters
+MINIFIED_LINE = 400  # a line this long with almost no spaces is minified code or a blob
+MIN_SPACE_SHARE = 0.06  # prose has ~15 % spaces, code ~10-20 %, minified JavaScript ~3-5 %
 
 
 def embedding_input(title: str, heading_path: str, text: str) -> str:
     """Where the chunk sits (title, headings), then the chunk, without repeating its heading line."""
     context = heading_path if heading_path.startswith(title) else " > ".join(p for p in (title, heading_path) if p)
-    body = text
+    body = chunk_body(heading_path, text)
+    return f"{context}\n{body}" if context else body
+
+
+def chunk_body(heading_path: str, text: str) -> str:
+    """The chunk's text without its own heading line (the context line above says it)."""
     first, _, rest = text.partition("\n")
     if first.startswith("#") and heading_path and first.lstrip("#").strip() == heading_path.split(" > ")[-1]:
-        body = rest.lstrip("\n")
-    return f"{context}\n{body}" if context else body
+        return rest.lstrip("\n")
+    return text
 
 
 def input_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def chunk_hash(title: str, heading_path: str, text: str) -> str:
+    """The manifest's hash of a chunk: its embedding input's, marked when it gets no vector."""
+    digest = input_hash(embedding_input(title, heading_path, text))
+    return digest if vector_worthy(chunk_body(heading_path, text)) else NO_VECTOR + digest
+
+
+def vector_worthy(body: str) -> bool:
+    """False for a chunk whose vector would say nothing: a pure list of links, a table of
+    numbers, base64 or a data URI, minified code. It stays keyword-searchable; only the
+    embedding (the slow part of indexing) is saved, and such chunks, all alike to the model,
+    no longer crowd semantic results.
+
+    A chunk with no body at all (a heading alone) keeps its vector: its title and headings
+    are what it means.
+    """
+    lines = [line for line in body.splitlines() if line.strip()]
+    if not lines:
+        return True
+    if all(_LINK_LINE.fullmatch(line) for line in lines):
+        return False
+    # Minified lines carry no words; base64 and URLs are neither words nor text to weigh them by
+    # (a sentence around a long link keeps its vector).
+    kept = [line for line in lines if len(line) < MINIFIED_LINE or line.count(" ") >= MIN_SPACE_SHARE * len(line)]
+    cleaned = _BASE64.sub(" ", _URL.sub(" ", "\n".join(kept)))
+    visible = sum(len(lines[i]) for i in range(len(lines))) - sum(len(line) for line in kept) + len(cleaned)
+    visible -= cleaned.count(" ") + cleaned.count("\t") + cleaned.count("\n")
+    letters = sum(len(w) for w in _WORD.findall(cleaned) if len(w) < 40)
+    return letters > 0 and letters >= MIN_LETTER_SHARE * max(visible, 1)

@@ -31,6 +31,7 @@ from core.index.manifest import (
     save_info,
     save_manifest,
 )
+from core.index.prefetch import Prefetch, Prepared, Row
 from core.index.records import files_from_keyword, files_matching_keyword, record_for
 from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, sync_stats, updated_info
 from core.index.vault_lock import LIVE_WAIT_S, OPEN_WAIT_S, SYNC_WAIT_S, VaultLock
@@ -91,6 +92,7 @@ class VaultIndex:
         make_private(self.dir, tree=True)  # an index written by an older version was 0644
         self.links = LinkGraph.load(self.dir / "links.json")
         self._parsers: tuple[MarkdownIt, MarkdownIt] | None = None  # made by the first parse: searching needs none
+        self._prepared: dict[str, list[Row]] = {}  # rel_path -> Whoosh rows a parser process analysed
 
     @property
     def files(self) -> dict[str, FileRecord]:
@@ -398,6 +400,9 @@ class VaultIndex:
         batch: list[Document] = []
         total = len(todo)
         reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel)
+        notes = [(e, self.files[e.rel_path].version if e.rel_path in self.files else None) for e in todo if attachment_kind(e.rel_path) is None]
+        prefetch = Prefetch.start(self.vault.name, notes, self.limits, self.max_bytes)
+        ahead = iter(prefetch) if prefetch is not None else None
         try:
             for i, entry in enumerate(todo):
                 if cancel is not None and cancel.is_set():
@@ -407,7 +412,10 @@ class VaultIndex:
                 # The per-file error boundary: whatever one note or attachment does to the reader
                 # or parser, it becomes a skip with a reason in Index health, and the rest go in.
                 try:
-                    got = self._read(entry, old, reading)
+                    if ahead is not None and attachment_kind(entry.rel_path) is None:
+                        got = self._prepared_doc(next(ahead))  # parsed by the worker, in the same order
+                    else:
+                        got = self._read(entry, old, reading)
                     if isinstance(got, Document):
                         check_storable(got)
                 except Exception as exc:  # noqa: BLE001 - the per-file boundary
@@ -432,6 +440,8 @@ class VaultIndex:
                     progress(i + 1, total, "keyword")
         finally:
             reading.close()
+            if prefetch is not None:
+                prefetch.close()
         if progress is not None and total and not res.cancelled:
             progress(total, total, "keyword")  # here, not in the loop: the last note may be skipped
         removed = sorted(set(removed))
@@ -493,6 +503,13 @@ class VaultIndex:
             link_parser=parsers[1],
         )
 
+    def _prepared_doc(self, got: Prepared | SkippedFile | None) -> Document | SkippedFile | None:
+        """A worker's outcome as `_read` gives it; the rows wait for the keyword writer."""
+        if isinstance(got, Prepared):
+            self._prepared[got.doc.rel_path] = got.rows
+            return got.doc
+        return got
+
     def _heal_links(self) -> None:
         """Read the links of indexed notes the graph lacks (an index from before links, a crash)."""
         # Attachments hold no links: re-reading a PDF here would extract it again for nothing.
@@ -527,7 +544,7 @@ class VaultIndex:
         return done
 
     def _commit(self, docs: list[Document], removed: list[str]) -> None:
-        self.keyword.apply(removed, docs)
+        self.keyword.apply(removed, docs, self._prepared)
         make_private(self.keyword.directory, tree=True)  # Whoosh creates its files 0644
         self.links.apply(removed, docs)
         for rel in removed:

@@ -22,6 +22,7 @@ from whoosh.scoring import BM25F
 from core.base.models import Document, ParsedQuery, SearchFilters, chunk_id
 from core.index.analysis import Stemmer, build_analyzer, cjk_runs, is_cjk, language, stem_language
 from core.index.bm25_fast import FastBM25F
+from core.index.fast_writer import FastSegmentWriter
 from core.index.phrase_match import phrase_checks, scan, verified
 from core.index.whoosh_storage import MappedStorage
 from core.vault.language import detect_language
@@ -188,22 +189,28 @@ class KeywordIndex:
         searcher = self._fresh_searcher()
         return {t: int(searcher.doc_frequency(field, t)) for t in terms}
 
-    def apply(self, removed: Iterable[str], added: Sequence[Document]) -> None:
-        """Delete every chunk of the `removed` notes, then add the chunks of `added`."""
+    def apply(self, removed: Iterable[str], added: Sequence[Document], prepared: dict[str, list[tuple[dict[str, Any], Any]]] | None = None) -> None:
+        """Delete every chunk of the `removed` notes, then add the chunks of `added`.
+
+        `prepared` holds, by rel_path, rows a parser process made already (`core.index.prefetch`):
+        the chunks' fields and their analysed postings. Those taken are removed from it.
+        """
         removed = list(removed)
         if not removed and not added:
             return
         with self._write_lock:
             # Uncompressed posting blocks: ~8% faster to write, and read back without zlib.
-            writer = self._ix.writer(codec=W3Codec(compression=0), limitmb=64)
+            writer = FastSegmentWriter(self._ix, codec=W3Codec(compression=0), limitmb=64)
             try:
                 for rel in removed:
                     writer.delete_by_term("rel_path", rel)
                 for doc in added:
                     writer.delete_by_term("rel_path", doc.rel_path)
-                    for fields in document_fields(doc):
-                        with language(fields["lang"]):  # each chunk is stemmed in its own language
-                            writer.add_document(**fields)
+                    rows = prepared.pop(doc.rel_path, None) if prepared is not None else None
+                    if rows is None:
+                        rows = [(fields, None) for fields in document_fields(doc)]
+                    for fields, analysed in rows:
+                        writer.add_document(**fields, _lang=fields["lang"], _analysed=analysed)  # each chunk is stemmed in its own language
             except BaseException:
                 writer.cancel()
                 raise

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.base.models import Document
-from core.index.embed_text import embedding_input, input_hash
+from core.index.embed_text import chunk_hash
 from core.index.keyword_index import KeywordIndex, StoredChunk
 from core.index.manifest import ChunkRecord, FileRecord
 
@@ -33,7 +33,7 @@ def files_from_keyword(keyword: KeywordIndex) -> dict[str, FileRecord]:
             chunks=tuple(
                 ChunkRecord(
                     c.ordinal,
-                    input_hash(embedding_input(first.title, c.heading_path, c.body)),
+                    chunk_hash(first.title, c.heading_path, c.body),
                     c.start_byte,
                     c.end_byte,
                     c.heading_path,
@@ -76,7 +76,7 @@ def record_for(doc: Document) -> FileRecord:
         doc_type=doc.doc_type,
         confidentiality=doc.confidentiality,
         chunks=tuple(
-            ChunkRecord(c.ordinal, input_hash(embedding_input(doc.title, c.heading_path, c.text)), c.start_byte, c.end_byte, c.heading_path, c.page)
+            ChunkRecord(c.ordinal, chunk_hash(doc.title, c.heading_path, c.text), c.start_byte, c.end_byte, c.heading_path, c.page)
             for c in doc.chunks
         ),
     )

@@ -22,6 +22,7 @@ import numpy as np
 from core.base.atomic import read_json, write_json_atomic
 from core.base.models import SearchFilters, chunk_id
 from core.index.embed_cache import EmbeddingCache
+from core.index.embed_text import NO_VECTOR
 from core.index.filters import is_active, record_matches
 from core.index.manifest import FileRecord
 from core.index.vector_index import VectorIndex, key_for
@@ -44,6 +45,7 @@ class EmbedStats:
     removed: int
     seconds: float
     cancelled: bool = False
+    skipped: int = 0  # chunks left out: nothing in them for a vector (see `embed_text.vector_worthy`)
 
 
 class VectorStatus(StrEnum):
@@ -67,6 +69,7 @@ class VaultVectors:
         self.index = VectorIndex(model.dims)
         self.key_hash: dict[int, str] = {}
         self.desired = 0
+        self.skipped = 0  # chunks of the last sync left without a vector on purpose
         self.status = VectorStatus.MISSING
         self.dirty = False  # memory differs from the vector file
         self._lock = threading.RLock()
@@ -155,13 +158,17 @@ class VaultVectors:
         if stale or from_cache or embedded or self.status not in (VectorStatus.OK, VectorStatus.EMPTY):
             self.dirty = True
         self.status = VectorStatus.OK if len(self.index) else VectorStatus.EMPTY
-        return EmbedStats(len(wanted), embedded, from_cache, stale, time.perf_counter() - t0, cancelled)
+        return EmbedStats(len(wanted), embedded, from_cache, stale, time.perf_counter() - t0, cancelled, self.skipped)
 
     def _prepare(self, files: dict[str, FileRecord], only: Collection[str] | None) -> tuple[dict[int, tuple[str, int, str]], list[int], int, int]:
         """Drop stale vectors, add the cached ones; returns (wanted, keys still to embed, from cache, stale)."""
         wanted: dict[int, tuple[str, int, str]] = {}
+        self.skipped = 0
         for rel, rec in files.items():
             for c in rec.chunks:
+                if c.text_hash.startswith(NO_VECTOR):  # keyword-searchable, but no vector
+                    self.skipped += 1
+                    continue
                 wanted[self._key(rel, c.ordinal)] = (rel, c.ordinal, c.text_hash)
         with self._lock:
             self.desired = len(wanted)
@@ -212,7 +219,8 @@ class VaultVectors:
             rows = {}
             for rel, rec in list(files.items()):
                 for c in rec.chunks:
-                    rows[self._key(rel, c.ordinal)] = (rel, c.ordinal)
+                    if not c.text_hash.startswith(NO_VECTOR):
+                        rows[self._key(rel, c.ordinal)] = (rel, c.ordinal)
             self._rows_to_chunk = rows
             if not self.desired:
                 self.desired = len(rows)

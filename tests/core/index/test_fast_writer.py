@@ -1,0 +1,100 @@
+"""The fast segment writer must write exactly the index Whoosh's own writer writes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from whoosh import index as windex
+from whoosh.codec.whoosh3 import W3Codec
+
+from core.index.analysis import language
+from core.index.fast_writer import FastSegmentWriter, is_fast_text, text_items
+from core.index.keyword_index import INDEX_NAME, build_schema, document_fields
+from core.vault.chunker import ChunkLimits, new_parser
+from core.vault.links import new_link_parser
+from core.vault.notes import parse_note
+from tests.index_dump import index_dump
+
+VAULTS = next((p / "shared/data/vaults" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults/tldr").is_dir()), Path("/nonexistent"))
+SAMPLES = [
+    "tldr/pages/common/tar.md",
+    "tldr/pages.de/common/tar.md",
+    "tldr/pages.ja/common/tar.md",
+    "tldr/pages.zh/common/tar.md",
+    "tldr/pages/common/git-commit.md",
+    "tldr/pages.de/common/git.md",
+    "simonw-til/sql/consecutive-groups.md",
+    "simonw-til/twitter/birdwatch-sqlite.md",
+    "simonw-til/python/installing-upgrading-plugins-with-pipx.md",
+    "simonw-til/sqlite/json-extract-path.md",
+    "simonw-til/github-actions/markdown-table-of-contents.md",
+]
+
+pytestmark = pytest.mark.skipif(not (VAULTS / "tldr").is_dir(), reason="needs the shared real vaults")
+
+
+def _docs() -> list[Any]:
+    parser, links = new_parser(), new_link_parser()
+    docs = []
+    for rel in SAMPLES:
+        path = VAULTS / rel
+        if not path.is_file():
+            continue
+        raw = path.read_bytes()
+        doc = parse_note("v", rel, raw, size=len(raw), mtime_ns=0, limits=ChunkLimits(1000, 2000), parser=parser, link_parser=links)
+        # A second chunk with the same title: the per-note memo must not leak into another note.
+        docs.append(doc)
+    assert len(docs) >= 6, "the sample notes moved"
+    return docs
+
+
+def _write(directory: Path, docs: list[Any], fast: bool, *, twice: bool = False) -> Any:
+    ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
+    rounds = [docs[: len(docs) // 2], docs[len(docs) // 2 :]] if twice else [docs]
+    for batch in rounds:
+        writer = FastSegmentWriter(ix, codec=W3Codec(compression=0)) if fast else ix.writer(codec=W3Codec(compression=0))
+        for doc in batch:
+            for fields in document_fields(doc):
+                if fast:
+                    writer.add_document(**fields, _lang=fields["lang"])
+                else:
+                    with language(fields["lang"]):
+                        writer.add_document(**fields)
+        writer.commit(merge=True)
+    return ix
+
+
+@pytest.mark.parametrize("twice,copies", [(False, 1), (True, 1), (True, 12)], ids=["one-commit", "merged", "long-lists-merged"])
+def test_the_fast_writer_writes_what_whoosh_writes(tmp_path: Path, twice: bool, copies: int) -> None:
+    # 12 copies: common terms get several 128-posting blocks
+    docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(copies) for d in _docs()]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    slow = index_dump(_write(tmp_path / "a", docs, fast=False, twice=twice))
+    fast = index_dump(_write(tmp_path / "b", docs, fast=True, twice=twice))
+    assert len(slow) > 500
+    if copies > 1:
+        assert max(len(v[0]) for k, v in slow.items() if not k.startswith(("doc", "lengths")) and ":" in k) > 2 * 128
+    assert slow.keys() == fast.keys()
+    for key in slow:
+        assert fast[key] == slow[key], key
+
+
+def test_text_items_match_the_analyzer_in_every_language() -> None:
+    field = build_schema()["body"]
+    assert is_fast_text(field)
+    text = "The Quick brown fox, the fox! über Häuser laufen 3.14 os.path 我的猫在压缩包里 ねこ"
+    for lang in ("en", "de", "ja", "fr"):
+        with language(lang):
+            want = sorted(field.index(text))
+        assert sorted(text_items(text, lang, field.format.field_boost)) == want
+
+
+def test_a_field_with_another_analyzer_is_not_taken_for_ours() -> None:
+    from whoosh.fields import TEXT
+
+    assert not is_fast_text(TEXT())
+    assert not is_fast_text(build_schema()["tags"])
