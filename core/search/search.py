@@ -95,7 +95,7 @@ class SearchRequest:
     today: dt.date | None = None
     title_boost: float | None = None  # weight of the title/alias boost; 0 = off, None = the engine's setting
     fusion: str = "convex"  # "convex" (normalised scores, weighted by the profile) or "rrf"
-    feedback: bool = True  # pseudo-relevance feedback on the keyword side (core.search.feedback)
+    feedback: bool = True  # hybrid: pseudo-relevance feedback on the keyword side (core.search.feedback)
 
     def settings(self, defaults: SearchSettings = SearchSettings()) -> SearchSettings:
         """The settings this request runs with: its own where set, else `defaults`."""
@@ -166,7 +166,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     if mode in (SearchMode.HYBRID, SearchMode.KEYWORD):
         for side in sides:
             found = side.keyword.search(keyword_parsed, parsed.filters, top_n)
-            if request.feedback:
+            if request.feedback and mode == SearchMode.HYBRID:  # keyword mode: see core.search.feedback
                 found, words = search_with_feedback(side.keyword, keyword_parsed, parsed.filters, top_n, found)
                 fed_back += [w for w in words if w not in fed_back]
             keyword_hits.extend(found)

@@ -63,30 +63,31 @@ def test_nothing_to_add_without_scored_text() -> None:
     assert expansion_terms([("levain levain", 0.0)], set(), Stemmer(), _df({"levain": 2}), 10) == {}
 
 
-def _keyword(engine: Engine, query: str, **kw: object):  # type: ignore[no-untyped-def]
-    return engine.search(SearchRequest(query, mode="keyword", k=10, **kw))  # type: ignore[arg-type]
+def _hybrid(engine: Engine, query: str, **kw: object):  # type: ignore[no-untyped-def]
+    return engine.search(SearchRequest(query, mode="hybrid", k=10, **kw))  # type: ignore[arg-type]
 
 
 def test_feedback_finds_a_note_without_the_typed_words_and_says_so(engine: Engine) -> None:
     query = "feed sourdough starter flour"
-    plain = _keyword(engine, query, feedback=False)
-    assert "Levain.md" not in [h.chunk.rel_path for h in plain.hits]
-    fed = _keyword(engine, query)
-    paths = [h.chunk.rel_path for h in fed.hits]
-    assert "Levain.md" in paths and paths[0] in ("Starter.md", "Bread.md"), paths
-    names = [t.name for t in fed.hits[0].contributions]
-    assert any("feedback (" in n and "levain" in n for n in names), names
-    assert sum(t.value for t in fed.hits[0].contributions) == pytest.approx(fed.hits[0].score)
+    plain = _hybrid(engine, query, feedback=False)
+    assert not any("Levain.md" in c.chunk_id for c in plain.keyword_candidates)
+    fed = _hybrid(engine, query)
+    assert any("Levain.md" in c.chunk_id for c in fed.keyword_candidates)
+    top = fed.hits[0]
+    assert top.chunk.rel_path in ("Starter.md", "Bread.md")
+    names = [t.name for t in top.contributions]
+    assert any(n.startswith("keyword + feedback (") and "levain" in n for n in names), names
+    assert sum(t.value for t in top.contributions) == pytest.approx(top.score)
 
 
-def test_feedback_is_named_in_hybrid_too(engine: Engine) -> None:
-    resp = engine.search(SearchRequest("feed sourdough starter flour", mode="hybrid", k=10))
-    names = [t.name for h in resp.hits for t in h.contributions]
-    assert any(n.startswith("keyword + feedback (") for n in names), names
+def test_keyword_mode_searches_the_typed_words_only(engine: Engine) -> None:
+    resp = engine.search(SearchRequest("feed sourdough starter flour", mode="keyword", k=10))
+    assert not any("Levain.md" in c.chunk_id for c in resp.keyword_candidates)
+    assert not any("feedback" in t.name for h in resp.hits for t in h.contributions)
 
 
 @pytest.mark.parametrize("query", ["sourdough flour", '"sourdough starter" flour feed'])
 def test_short_lookups_and_phrases_get_no_feedback(engine: Engine, query: str) -> None:
-    resp = _keyword(engine, query)
-    assert "Levain.md" not in [h.chunk.rel_path for h in resp.hits]
+    resp = _hybrid(engine, query)
+    assert not any("Levain.md" in c.chunk_id for c in resp.keyword_candidates)
     assert not any("feedback" in t.name for h in resp.hits for t in h.contributions)
