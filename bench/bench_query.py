@@ -59,18 +59,24 @@ def fill_random_vectors(engine: Engine, name: str, seed: int = 11) -> int:
 
 
 def measure(engine: Engine, reps: int) -> dict[str, dict[str, float]]:
+    """Latency per mode; "hybrid_no_feedback" is hybrid without the keyword side's feedback search."""
     out = {}
-    for mode in ("keyword", "semantic", "hybrid"):
+    for label, mode, feedback in (
+        ("keyword", "keyword", True),
+        ("semantic", "semantic", True),
+        ("hybrid", "hybrid", True),
+        ("hybrid_no_feedback", "hybrid", False),
+    ):
         for q in QUERIES[:2]:
-            engine.search(SearchRequest(q, mode=mode))  # warm caches
+            engine.search(SearchRequest(q, mode=mode, feedback=feedback))  # warm caches
         lat = []
         for _ in range(reps):
             for q in QUERIES:
                 t0 = time.perf_counter()
-                resp = engine.search(SearchRequest(q, mode=mode))
+                resp = engine.search(SearchRequest(q, mode=mode, feedback=feedback))
                 lat.append((time.perf_counter() - t0) * 1000)
                 assert resp.mode == mode, resp.warnings
-        out[mode] = summary_ms(lat)
+        out[label] = summary_ms(lat)
     return out
 
 

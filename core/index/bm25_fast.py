@@ -127,8 +127,13 @@ class FastBM25F:
         field_weights: dict[str, float] | None = None,
         exclude: set[int] | frozenset[int] = frozenset(),
         include: set[int] | frozenset[int] | None = None,
+        clause_weights: Sequence[float] | None = None,
     ) -> list[tuple[int, float]]:
-        """Top `limit` (docnum, score) pairs; docnums are the searcher's global numbers."""
+        """Top `limit` (docnum, score) pairs; docnums are the searcher's global numbers.
+
+        `clause_weights`, one per clause, scales each clause on top of its field's
+        weight (the search's feedback terms count less than the typed words).
+        """
         readers = _leaf_readers(searcher.ixreader)
         total = sum(r.doc_count_all() for r, _ in readers)
         if total == 0 or not clauses:
@@ -136,8 +141,10 @@ class FastBM25F:
         scores = np.zeros(total, dtype=np.float64)
         k1, b = self.k1, self.b
         segments = [(self._segment(reader), reader, offset) for reader, offset in readers]
-        for field, text in clauses:
+        for i, (field, text) in enumerate(clauses):
             weight = 1.0 if field_weights is None else field_weights.get(field, 1.0)
+            if clause_weights is not None:
+                weight *= clause_weights[i]
             if weight == 0.0:
                 continue
             idf = weight * searcher.idf(field, text)

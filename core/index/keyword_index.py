@@ -217,7 +217,13 @@ class KeywordIndex:
             writer.commit(merge=True)  # MERGE_SMALL: without it every live edit leaves one more segment
         self._local.searcher = None  # reopened on this thread's next search; the others see up_to_date() fail
 
-    def search(self, parsed: ParsedQuery, filters: SearchFilters, limit: int) -> list[KeywordHit]:
+    def search(
+        self, parsed: ParsedQuery, filters: SearchFilters, limit: int, expansion: Mapping[str, float] | None = None
+    ) -> list[KeywordHit]:
+        """The top `limit` chunks for `parsed`; `expansion` adds body terms at their own (small) weights.
+
+        Expansion terms apply to plain word queries only: a quoted phrase must match as typed.
+        """
         searcher = self._fresh_searcher()
         flt = filter_query(filters)
         mask = None if filters.allow_restricted else wq.Term("confidentiality", "restricted")
@@ -233,7 +239,14 @@ class KeywordIndex:
         if clauses:
             include = set(searcher.docs_for_query(flt)) if flt is not None else None
             exclude = set(searcher.docs_for_query(mask)) if mask is not None else set()
-            top = self._fast.top(searcher, clauses, limit, field_weights=FIELD_WEIGHTS, exclude=exclude, include=include)
+            weights = None
+            if expansion:
+                extra = [("body", term) for term in expansion if ("body", term) not in clauses]
+                weights = [1.0] * len(clauses) + [expansion[t] for _, t in extra]
+                clauses = clauses + extra
+            top = self._fast.top(
+                searcher, clauses, limit, field_weights=FIELD_WEIGHTS, exclude=exclude, include=include, clause_weights=weights
+            )
             grams = _trigrams(parsed)
             if grams and top and PHRASE_WEIGHT:
                 return _phrase_rerank(searcher, top, grams)

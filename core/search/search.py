@@ -32,6 +32,7 @@ from core.base.models import (
 from core.index.analysis import Stemmer
 from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk
 from core.index.link_graph import LinkGraph
+from core.search.feedback import search_with_feedback
 from core.search.fusion import Fused, RankedList, ScoredList, fuse_convex, fuse_rrf
 from core.search.guardrails import injection_risk, mask_secrets
 from core.search.language_preference import prefer_query_language
@@ -98,6 +99,7 @@ class SearchRequest:
     title_boost: float | None = None  # weight of the title/alias boost; 0 = off, None = the engine's setting
     fusion: Fusion | str | None = None  # "blend" (normalised scores) or "rrf"; None = the user's
     keyword_share: float | None = None  # blend: the keyword list's share; None = the user's (or the profile's)
+    feedback: bool = True  # hybrid: pseudo-relevance feedback on the keyword side (core.search.feedback)
 
     def settings(self, defaults: SearchSettings = SearchSettings()) -> SearchSettings:
         """The settings this request runs with: its own where set, else `defaults`."""
@@ -175,9 +177,14 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         mode = SearchMode.KEYWORD
 
     keyword_hits: list[KeywordHit] = []
+    fed_back: list[str] = []  # feedback words, named in the keyword term of every hit
     if mode in (SearchMode.HYBRID, SearchMode.KEYWORD):
         for side in sides:
-            keyword_hits.extend(side.keyword.search(keyword_parsed, parsed.filters, top_n))
+            found = side.keyword.search(keyword_parsed, parsed.filters, top_n)
+            if request.feedback and mode == SearchMode.HYBRID:  # keyword mode: see core.search.feedback
+                found, words = search_with_feedback(side.keyword, keyword_parsed, parsed.filters, top_n, found)
+                fed_back += [w for w in words if w not in fed_back]
+            keyword_hits.extend(found)
         keyword_hits.sort(key=lambda h: (-h.score, *id_order(h.chunk_id)))
         keyword_hits = keyword_hits[: top_n]
         t = timer.lap("keyword", t)
@@ -203,7 +210,8 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         if foreign:
             vector_scale = FOREIGN_QUERY_VECTOR_WEIGHT
             warnings.append(f"the embedding model does not read {foreign}: meaning-based matches count less")
-    fused = _fuse(settings, profile, mode, keyword_hits, vector_hits, vector_scale)
+    keyword_name = f"keyword + feedback ({', '.join(fed_back)})" if fed_back else "keyword"
+    fused = _fuse(settings, profile, mode, keyword_hits, vector_hits, vector_scale, keyword_name)
     if not parsed.text.strip():  # filter-only browse: newest first
         fused = _browse_order(keyword_hits)
     t = timer.lap("fuse", t)
@@ -258,23 +266,25 @@ def _fuse(
     keyword_hits: list[KeywordHit],
     vector_hits: list[tuple[str, float]],
     vector_scale: float = 1.0,
+    keyword_name: str = "keyword",
 ) -> list[Fused]:
     """Hybrid: the user's fusion (a blend of normalised scores, or RRF); one list: its own order.
 
-    `vector_scale` lowers the vector side's say (0 when the model cannot read the query's language).
+    `vector_scale` lowers the vector side's say (0 when the model cannot read the query's language);
+    `keyword_name` names the keyword list in every term (with its feedback words, if any).
     """
     hybrid = mode == SearchMode.HYBRID
     if settings.fusion == Fusion.RRF or not hybrid:
         lists = []
         if keyword_hits:
-            lists.append(RankedList("keyword", profile.keyword_weight if hybrid else 1.0, [h.chunk_id for h in keyword_hits]))
+            lists.append(RankedList(keyword_name, profile.keyword_weight if hybrid else 1.0, [h.chunk_id for h in keyword_hits]))
         if vector_hits:
             lists.append(RankedList("vector", (profile.vector_weight * vector_scale) if hybrid else 1.0, [cid for cid, _ in vector_hits]))
         return fuse_rrf(lists, settings.rrf_k)
     share = keyword_share(settings)
     return fuse_convex(
         [
-            ScoredList("keyword", share, [(h.chunk_id, h.score) for h in keyword_hits], floor_at_min=False),
+            ScoredList(keyword_name, share, [(h.chunk_id, h.score) for h in keyword_hits], floor_at_min=False),
             ScoredList("meaning", round((1.0 - share) * vector_scale, 6), vector_hits),
         ]
     )

@@ -61,3 +61,16 @@ def test_snippet_stemmer_agrees_with_the_index_analyzer() -> None:
     stemmer = Stemmer(ana)
     for text in ["Café culture **bench** rest ERR_TOKEN_EXPIRED v1.5 naïve Ångström", "The quick brown foxes were running; it is 220°C."]:
         assert stemmer.spans(text) == [(t.startchar, t.endchar, t.text) for t in ana(text, chars=True, mode="index")]
+
+
+def test_expansion_terms_add_their_weighted_share_of_whoosh_scores(keyword_index) -> None:  # type: ignore[no-untyped-def]
+    """An expansion word at weight w adds w times what the same word typed in the body would add."""
+    base = parse_query("sourdough").query
+    plain = {h.chunk_id: h.score for h in keyword_index.search(base, base.filters, 50)}
+    # as an expansion word "oven" is scored in the body only, at weight 0.5
+    expanded = {h.chunk_id: h.score for h in keyword_index.search(base, base.filters, 50, expansion={"oven": 0.5})}
+    searcher = keyword_index._fresh_searcher()
+    body_only = {h["chunk_id"]: h.score for h in searcher.search(wq.Term("body", "oven"), limit=200)}
+    assert set(expanded) >= set(plain) and set(expanded) - set(plain), "the expansion word should find new chunks"
+    for cid, score in expanded.items():
+        assert score == pytest.approx(plain.get(cid, 0.0) + 0.5 * body_only.get(cid, 0.0), rel=1e-5)
