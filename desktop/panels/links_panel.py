@@ -116,7 +116,8 @@ class LinksPanel(QWidget):
         self.note.setText("; ".join(parts))
         self._group(f"Backlinks ({len(nl.backlinks)})", [self._backlink(b) for b in nl.backlinks], expanded=True)
         self._group(f"Unlinked mentions ({len(nl.mentions)})", [self._backlink(b) for b in nl.mentions], expanded=False)
-        self._group(f"Related notes ({len(nl.related)})", [self._related(r) for r in nl.related], expanded=True)
+        names = distinct_names([(r.title, r.rel_path) for r in nl.related])
+        self._group(f"Related notes ({len(nl.related)})", [self._related(r, n) for r, n in zip(nl.related, names)], expanded=True)
 
     def _group(self, title: str, children: list[QTreeWidgetItem], *, expanded: bool) -> None:
         top = QTreeWidgetItem([title])
@@ -133,8 +134,8 @@ class LinksPanel(QWidget):
         item.setData(0, _TARGET, (b.rel_path, b.line))
         return item
 
-    def _related(self, r: RelatedNote) -> QTreeWidgetItem:
-        item = QTreeWidgetItem([f"{r.title} — {'; '.join(r.reasons)}"])
+    def _related(self, r: RelatedNote, name: str) -> QTreeWidgetItem:
+        item = QTreeWidgetItem([f"{name} — {'; '.join(r.reasons)}"])
         item.setToolTip(0, f"{r.rel_path}\nscore {r.score:.3f}")
         item.setData(0, _TARGET, (r.rel_path, 0))
         return item
@@ -144,3 +145,20 @@ class LinksPanel(QWidget):
         if target and self.result is not None:
             rel, line = target
             self.openRequested.emit(self.result.vault, rel, "", int(line))
+
+
+def distinct_names(notes: list[tuple[str, str]]) -> list[str]:
+    """Titles, with the folder added where two listed notes share a title.
+
+    Vaults often hold one page per language or per project under the same title (tldr's
+    `pages.de/common/tar.md` beside `pages/common/tar.md`); without the folder such rows
+    read as the same note listed twice.
+    """
+    counts: dict[str, int] = {}
+    for title, _ in notes:
+        counts[title.casefold()] = counts.get(title.casefold(), 0) + 1
+    names = []
+    for title, rel in notes:
+        folder = rel.rpartition("/")[0]
+        names.append(f"{title} ({folder or 'vault root'})" if counts[title.casefold()] > 1 else title)
+    return names

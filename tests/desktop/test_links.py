@@ -170,3 +170,22 @@ def test_a_new_backlink_written_on_disk_shows_after_the_live_update(qtbot: Any, 
         report = window.controller.engine.update_notes(V, ["Journal/2024-01-03.md"])  # what the watcher does
         window.controller.liveUpdated.emit(LiveUpdate(V, ("Journal/2024-01-03.md",), False, report, 1.0, 1.0))
     assert "Journal/2024-01-03.md" in {b.rel_path for b in preview.links.result.backlinks}
+
+
+def test_related_notes_sharing_a_title_are_told_apart_by_their_folder(
+    qtbot: Any, tmp_path: Path, make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow]
+) -> None:
+    vault = tmp_path / "pages"
+    for folder in ("pages.de/common", "pages/common"):
+        (vault / folder).mkdir(parents=True)
+        (vault / folder / "tar.md").write_text("# tar\n\nExtract a tar archive; create a tar archive of files.\n", encoding="utf-8")
+    (vault / "Archives.md").write_text("# Archives\n\nHow to extract a tar archive and create one from files.\n", encoding="utf-8")
+    controller = make_controller()
+    win = make_window(controller)
+    index_vault(qtbot, controller, vault)
+    with qtbot.waitSignal(win.preview.links.loaded, timeout=10000):
+        win.preview.open_note("pages", "Archives.md")
+    tree = win.preview.links.tree
+    related = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount()) if tree.topLevelItem(i).text(0).startswith("Related"))
+    names = sorted(related.child(i).text(0).split(" — ")[0] for i in range(related.childCount()))
+    assert names == ["tar (pages.de/common)", "tar (pages/common)"]
