@@ -55,7 +55,7 @@ def app_model_label(settings: Settings, registry: Mapping[str, EmbeddingProvider
 
 
 def model_choices(settings: Settings, registry: Mapping[str, EmbeddingProviderInfo] | None = None) -> tuple[ModelChoice, ...]:
-    """"Same as the app" first, then every provider that can run here.
+    """The list a vault chooses from: "Same as the app" first, then every provider that can run here.
 
     A provider without a wheel for this platform (the multilingual model on
     Windows) is left out: choosing it would only give the vault no meaning search.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,7 @@ from desktop.dialogs.settings_dialog import SettingsDialog
 from desktop.dialogs.settings_pages import GeneralSettingsPanel
 from desktop.panels.status import StatusPanel
 from desktop.settings import Settings
-from desktop.vault_models import MULTILINGUAL, model_choices, vault_choice, with_vault_model
+from desktop.vault_models import MULTILINGUAL, model_choices, switch_vault_model, vault_choice, with_vault_model
 
 TLDR = Path("/work/shared/data/vaults/tldr")
 needs_tldr = pytest.mark.skipif(not TLDR.is_dir(), reason="the real tldr vault is not on this machine")
@@ -122,3 +123,35 @@ def test_language_advice_button_switches_only_that_vault(qtbot: Any, make_contro
         status.switch_model.click()
     assert not status.switch_model.isVisible()
     assert (_on_disk("zh").embedder, _on_disk("en").embedder) == (MULTILINGUAL, "builtin")
+
+
+def _vector_models(home: Path) -> dict[str, str]:
+    """Which model made each vault's stored vectors, as their manifests (`vectors.json`) say."""
+    found: dict[str, str] = {}
+    for manifest in home.rglob("vectors.json"):
+        meta = json.loads(manifest.read_text(encoding="utf-8"))
+        found[str(manifest.relative_to(home))] = meta["model_id"]
+    return found
+
+
+@needs_tldr
+@needs_e5
+def test_switching_re_embeds_that_vault_only(qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path) -> None:
+    """The real models on one note per vault: the switched vault's vectors are remade by e5, the other's stay."""
+    zh = _tiny_vault(tmp_path / "zh", "pages.zh", ("tar",))
+    en = _tiny_vault(tmp_path / "en", "pages", ("tar",))
+    controller = make_controller(embedder_factory=AppController.DEFAULT_FACTORY)
+    with qtbot.waitSignal(controller.indexFinished, timeout=120000):
+        controller.add_vault(zh)
+    with qtbot.waitSignal(controller.indexFinished, timeout=120000):
+        controller.add_vault(en)
+    home = AppPaths.from_env().data_dir
+    before = _vector_models(home)
+    assert len(before) == 2 and len(set(before.values())) == 1, before  # both on the built-in model
+    with qtbot.waitSignal(controller.indexFinished, timeout=120000):
+        switch_vault_model(controller, "zh", MULTILINGUAL)
+    after = _vector_models(home)
+    changed = {name for name in after if after[name] != before[name]}
+    assert len(changed) == 1, (before, after)
+    path = changed.pop()
+    assert "zh" in Path(path).parts and "e5" in after[path], (before, after)
