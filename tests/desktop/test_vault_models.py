@@ -15,6 +15,7 @@ from core.base.paths import AppPaths
 from core.providers.embedding import default_registry
 from core.providers.embedding.multilingual import available
 from desktop.controller import AppController
+from desktop.dialogs.service_pages import EmbeddingSettingsPanel
 from desktop.dialogs.settings_dialog import SettingsDialog
 from desktop.dialogs.settings_pages import GeneralSettingsPanel
 from desktop.panels.status import StatusPanel
@@ -155,3 +156,32 @@ def test_switching_re_embeds_that_vault_only(qtbot: Any, make_controller: Callab
     assert len(changed) == 1, (before, after)
     path = changed.pop()
     assert "zh" in Path(path).parts and "e5" in after[path], (before, after)
+
+
+@needs_tldr
+@needs_e5
+def test_changing_the_apps_model_moves_the_following_vaults_only(
+    qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path
+) -> None:
+    """One dialog, both pages: a vault given its own model keeps it when the app's model changes beside it."""
+    zh = _tiny_vault(tmp_path / "zh", "pages.zh", ("tar",))
+    en = _tiny_vault(tmp_path / "en", "pages", ("tar",))
+    controller = make_controller()
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    general = dialog.page(GeneralSettingsPanel)
+    general.add_folder(zh)
+    general.add_folder(en)
+    _select(general, "zh", MULTILINGUAL)
+    embeddings = dialog.page(EmbeddingSettingsPanel)
+    embeddings.provider.setCurrentIndex(embeddings.provider.findData("ollama"))
+    embeddings.model.setText("bge-m3")
+    with qtbot.waitSignal(controller.indexFinished, timeout=30000):
+        dialog.accept()
+    assert (_on_disk("zh").embedder, _on_disk("zh").embed_model) == (MULTILINGUAL, None)
+    assert (_on_disk("en").embedder, _on_disk("en").embed_model) == ("ollama", "bge-m3")
+    again = SettingsDialog(controller)
+    qtbot.addWidget(again)
+    general = again.page(GeneralSettingsPanel)
+    assert general.vault_model.itemText(0) == "Same as the app (Ollama · bge-m3)"
+    assert (general.vault_model_of("zh"), general.vault_model_of("en")) == (MULTILINGUAL, None)
