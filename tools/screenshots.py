@@ -175,6 +175,12 @@ def main(argv: list[str] | None = None) -> int:
         ):
             dialog.show_page(kind)
             shot(dialog, name)
+        general = dialog.page(GeneralSettingsPanel)
+        own = general.vault_model.findData("multilingual")
+        if own >= 0:  # a vault's own model (the dialog is cancelled: nothing is saved)
+            dialog.show_page(GeneralSettingsPanel)
+            general.vault_model.setCurrentIndex(own)
+            shot(dialog, "06b-settings-vault-model")
         dialog.reject()
         finished.clear()
         controller.add_vault(_problem_vault(home / "problem-vault"))

