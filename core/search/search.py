@@ -1,7 +1,8 @@
 """Hybrid search over one or more vaults: BM25F list + vector list, fused by RRF.
 
 Both lists see the same filters before fusion. Every hit carries its ranks,
-raw scores and the named terms that add up to its final score.
+raw scores and the named terms that add up to its final score. What moves hits
+after fusion (re-scoring, per-note cap, snippets, guards) is in `core.search.rescore`.
 """
 
 from __future__ import annotations
@@ -34,29 +35,24 @@ from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk
 from core.index.link_graph import LinkGraph
 from core.search.feedback import search_with_feedback
 from core.search.fusion import Fused, RankedList, ScoredList, fuse_convex, fuse_rrf
-from core.search.guardrails import injection_risk, mask_secrets
 from core.search.language_preference import prefer_query_language
 from core.search.phrase_rank import lift_phrase_hits
 from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query
 from core.search.query_vectors import embed_query_cached
-from core.search.signals import link_share, terms_present
-from core.search.snippets import make_snippet
+from core.search.rescore import cap_per_note, guard, rescore, shortlist
 from core.search.title_boost import title_boosts
 from core.vault.language import query_language
 
 MODES = tuple(SearchMode)  # kept for callers that list the choices
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
 TITLE_BOOST_DEPTH = 3  # with a title boost, candidates looked at: k times this
-RISK_PENALTY = 0.5  # a chunk that reads like a prompt injection loses up to half its score
 # Weight of the vector list (on top of the profile's) when every searched embedder declares
 # languages and the query is in none of them: MiniLM's vectors for a Chinese query are noise.
 # Measured on the tldr golden sets (hybrid top-3, zh/ja): 1.0 → 0.30/0.60, see the commit.
 FOREIGN_QUERY_VECTOR_WEIGHT = 0.0
 NO_EXACT_MATCHES = "no exact matches; showing related notes"
 RESCORE_POOL = 30  # candidates that get the text signals (links, query words) before the final cut
-MORE_PER_NOTE = 5  # passages folded under a note's row, past the per-note cap
-EXACT_MARGIN = 1e-4  # how far above the best related-only hit an exact hit is lifted
 
 
 class VectorSearcher(Protocol):
@@ -220,7 +216,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         # Fetch stored fields only for what can be shown or re-scored: a vector-only candidate costs a
         # lookup. A title boost may lift a hit from a little below k, so it looks a little further.
         boosting = bool(settings.title_boost and settings.title_boost > 0)
-        fused = _shortlist(fused, max(request.k * (TITLE_BOOST_DEPTH if boosting else 1), RESCORE_POOL), settings.per_note_cap)
+        fused = shortlist(fused, max(request.k * (TITLE_BOOST_DEPTH if boosting else 1), RESCORE_POOL), settings.per_note_cap)
     stored = _stored_chunks(sides, keyword_hits, [f.chunk_id for f in fused])
     kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
     vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
@@ -234,13 +230,13 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     # Semantic mode never looks for the words, so it makes no claim about them.
     exact_matches = bool(keyword_hits) or not parsed.text.strip() or mode == SearchMode.SEMANTIC
     if parsed.text.strip():
-        hits = _rescore(prefer_query_language(hits, parsed.text), stems, stemmer)
+        hits = rescore(prefer_query_language(hits, parsed.text), stems, stemmer)
     if mode == SearchMode.HYBRID:
         hits = lift_phrase_hits(hits, parsed.phrases)
     if not exact_matches:
         warnings.append(NO_EXACT_MATCHES)
-    hits = _cap_per_note(hits, settings.per_note_cap)[: request.k]
-    hits = _guard(hits, stems, stemmer, resort=bool(parsed.text.strip()), phrases=parsed.phrases)
+    hits = cap_per_note(hits, settings.per_note_cap)[: request.k]
+    hits = guard(hits, stems, stemmer, resort=bool(parsed.text.strip()), phrases=parsed.phrases)
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
     return SearchResponse(
@@ -304,29 +300,6 @@ def _browse_order(keyword_hits: list[KeywordHit]) -> list[Fused]:
     ordered = sorted(keyword_hits, key=lambda h: id_order(h.chunk_id))
     ordered.sort(key=lambda h: (h.stored.date if h.stored else None) or "", reverse=True)  # stable: newest first
     return [Fused(h.chunk_id, 0.0, ()) for h in ordered]
-
-
-def _shortlist(fused: list[Fused], k: int, cap: int) -> list[Fused]:
-    """The first `k` rows after the per-note cap, in the final order, plus passages to fold into them.
-
-    Up to MORE_PER_NOTE further chunks of a note past its cap are kept too, so
-    the row can offer "n more passages in this note".
-    """
-    ordered = sorted(fused, key=lambda f: (-f.score, *id_order(f.chunk_id)))
-    counts: dict[tuple[str, str], int] = {}
-    out = []
-    rows = 0
-    for f in ordered:
-        rel, _, vault = id_order(f.chunk_id)
-        seen = counts[(vault, rel)] = counts.get((vault, rel), 0) + 1
-        if cap <= 0 or seen <= cap:
-            if rows >= k:
-                break
-            rows += 1
-            out.append(f)
-        elif seen <= cap + MORE_PER_NOTE:
-            out.append(f)
-    return out
 
 
 def _stored_chunks(sides: Sequence[VaultSearchSide], keyword_hits: list[KeywordHit], wanted_ids: list[str]) -> dict[str, StoredChunk]:
@@ -406,84 +379,3 @@ def _assemble(
     if not keep_order:  # a filter-only browse keeps its newest-first order
         hits.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
     return hits
-
-
-def _rescore(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer) -> list[Hit]:
-    """Text signals on the shortlist, each a named term: link-heavy chunks fall, exact hits rise.
-
-    * **Mostly links**: a chunk that is mostly links (a README index, a map of
-      content) is multiplied down (see :func:`link_share`), so it cannot crowd
-      out the notes it lists.
-    * **Exact beats vague**: a keyword hit holding every query word is lifted
-      just above the best vector-only hit that holds none of them, so a rare
-      word the user typed is never outranked by a merely related note.
-    """
-    out: list[Hit] = []
-    for h in hits:
-        links = link_share(h.text)
-        if links.factor < 1.0:
-            term = Term(links.label, h.score * (links.factor - 1.0))
-            h = replace(h, score=h.score + term.value, contributions=h.contributions + (term,))
-        out.append(h)
-    ceiling = _best_vague_score(out, stems, stemmer) if stems else None
-    if ceiling is not None:
-        for i, h in enumerate(out):
-            if h.bm25 is not None and h.score <= ceiling and terms_present(f"{h.title}\n{h.text}", stems, stemmer, need_all=True) == stems:
-                term = Term("has every query word → above related-only notes", ceiling - h.score + EXACT_MARGIN)
-                out[i] = replace(h, score=h.score + term.value, contributions=h.contributions + (term,))
-    out.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
-    return out
-
-
-def _best_vague_score(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer) -> float | None:
-    """The score of the best vector-only hit that holds none of the query's words, if any."""
-    for h in sorted((h for h in hits if h.bm25 is None), key=lambda h: -h.score):
-        if not terms_present(f"{h.title}\n{h.text}", stems, stemmer):
-            return h.score
-    return None
-
-
-def _guard(hits: list[Hit], stems: frozenset[str], stemmer: Stemmer, *, resort: bool, phrases: tuple[str, ...] = ()) -> list[Hit]:
-    """Snippets (secrets masked) for what is shown; injection-like chunks flagged and ranked down."""
-    out = []
-    for h in hits:
-        risk = injection_risk(h.text)
-        # Masked before the window is cut: a window inside a key block would miss its BEGIN line.
-        snippet = mask_secrets(make_snippet(mask_secrets(h.text).text, stems, stemmer, lang=h.lang or None, phrases=phrases)).text
-        if h.more:
-            more = tuple(
-                replace(m, snippet=mask_secrets(make_snippet(mask_secrets(m.text).text, stems, stemmer, lang=m.lang or None, phrases=phrases)).text)
-                for m in h.more
-            )
-            h = replace(h, more=more)
-        if risk.flags:
-            penalty = Term(f"injection risk penalty ({', '.join(risk.flags)}; risk {risk.score:.2f})", -RISK_PENALTY * risk.score * h.score)
-            h = replace(h, score=h.score + penalty.value, contributions=h.contributions + (penalty,), flags=risk.flags)
-        out.append(replace(h, snippet=snippet))
-    if resort:
-        out.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
-    return out
-
-
-def _cap_per_note(hits: list[Hit], cap: int) -> list[Hit]:
-    """Keep at most `cap` rows per note; the note's further passages ride along in its last row's `more`.
-
-    The app shows one row per note with "n more passages in this note" that
-    expands to them, so nothing found is lost by folding.
-    """
-    if cap <= 0:
-        return hits
-    rows: dict[tuple[str, str], list[int]] = {}
-    extra: dict[int, list[Hit]] = {}
-    out: list[Hit] = []
-    for h in hits:
-        key = (h.chunk.vault, h.chunk.rel_path)
-        kept = rows.setdefault(key, [])
-        if len(kept) < cap:
-            kept.append(len(out))
-            out.append(h)
-        else:
-            extra.setdefault(kept[-1], []).append(h)
-    for pos, more in extra.items():
-        out[pos] = replace(out[pos], more=tuple(more))
-    return out

@@ -2,7 +2,7 @@
 
 onnxruntime writes ~/.cache/Microsoft/DeveloperTools/.onnxruntime/ and queues
 telemetry when it is imported unless ORT_DISABLE_TELEMETRY is set first. The
-code sets it too (core/base/native.py, core/providers/embedding/onnx_minilm.py, desktop/app.py);
+code sets it too (core/base/native.py, core/providers/embedding/minilm_session.py, desktop/app.py);
 this makes it true for every frozen entry point, before the first import.
 """
 

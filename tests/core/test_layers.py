@@ -18,9 +18,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("core.vault", "core.providers"),
     ("core.index",),
     ("core.search",),
-    ("core.engine", "core.status", "core.semantic", "core.watcher", "core.serialize"),
+    ("core.engine", "core.engine_vaults", "core.status", "core.semantic", "core.watcher", "core.serialize"),
     ("core.answer",),
-    ("core.cli", "core.mcp_server", "core.eval"),
+    ("core.cli", "core.mcp_server", "core.mcp_wire", "core.eval"),
 )
 #: Peers inside the application and interface layers may use each other.
 OPEN_LAYERS = {4, 6}

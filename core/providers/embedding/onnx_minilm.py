@@ -6,6 +6,8 @@ corrupted or swapped file gives a clear error instead of silently different
 vectors. onnxruntime and tokenizers are imported only when the first text is
 embedded: importing `core.providers.embedding` must stay cheap for the CLI and the UI,
 and onnxruntime writes telemetry files on import unless told not to.
+Building the tokenizer and session and running one batch live in
+`core.providers.embedding.minilm_session`; this module schedules that work.
 """
 
 from __future__ import annotations
@@ -25,8 +27,15 @@ from core.providers.embedding.base import (
     EmbedderUnavailable,
     EmbeddingCancelled,
     ProgressCallback,
-    l2_normalise,
 )
+from core.providers.embedding.minilm_session import (
+    MAX_TOKENS,
+    length_batches,
+    load_session,
+    load_tokenizer,
+    run_batch,
+)
+from core.providers.embedding.minilm_session import mean_pool as mean_pool  # public here before the split
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -42,8 +51,7 @@ TOKENIZER_ASSET = "minilm-tokenizer.json"
 
 BUILTIN_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (int8 onnx)"
 DIMS = 384
-BATCH_CHARS = 1600  # about 2 chunks of the default size: see _batches
-MAX_TOKENS = 256
+BATCH_CHARS = 1600  # about 2 chunks of the default size: see length_batches
 # Measured: batches above 8 are slower with this file and need far more memory
 # (batch 64 is about 3 GB), because attention cost grows with padded length.
 MAX_BATCH_SIZE = 8
@@ -224,7 +232,7 @@ class MiniLMEmbedder:
             return out
         session, tokenizer = self._ensure_loaded()
         order = sorted(range(total), key=lambda i: len(texts[i]))
-        batches = _batches(order, texts, self._batch_size, BATCH_CHARS)
+        batches = length_batches(order, texts, self._batch_size, BATCH_CHARS)
         helpers = self._extra_sessions() if len(batches) >= 4 else []
         if helpers:
             return self._embed_side_by_side([session, *helpers], tokenizer, texts, batches, out, progress, cancel)
@@ -232,7 +240,7 @@ class MiniLMEmbedder:
         for idx in batches:
             if cancel is not None and cancel.is_set():
                 raise EmbeddingCancelled(f"Embedding cancelled after {done} of {total} texts")
-            out[idx] = _run_batch(session, tokenizer, [texts[i] for i in idx])
+            out[idx] = run_batch(session, tokenizer, [texts[i] for i in idx])
             done += len(idx)
             if progress is not None:
                 progress(done, total)
@@ -247,7 +255,7 @@ class MiniLMEmbedder:
     def _extra_sessions(self) -> list[Any]:
         with self._lock:
             while len(self._extra) < self._sessions - 1:
-                self._extra.append(_load_session(self.model_path, self._intra_op_threads))
+                self._extra.append(load_session(self.model_path, self._intra_op_threads))
             return list(self._extra)
 
     def _embed_side_by_side(
@@ -280,7 +288,7 @@ class MiniLMEmbedder:
         def work(session: Any) -> None:
             try:
                 while (idx := next_batch()) is not None:
-                    out[idx] = _run_batch(session, tokenizer, [texts[i] for i in idx])
+                    out[idx] = run_batch(session, tokenizer, [texts[i] for i in idx])
                     with lock:
                         state["done"] += len(idx)
             except BaseException as exc:  # noqa: BLE001 - handed to the calling thread below
@@ -292,7 +300,7 @@ class MiniLMEmbedder:
             t.start()
         try:
             while (idx := next_batch()) is not None:
-                out[idx] = _run_batch(sessions[0], tokenizer, [texts[i] for i in idx])
+                out[idx] = run_batch(sessions[0], tokenizer, [texts[i] for i in idx])
                 with lock:
                     state["done"] += len(idx)
                     done = state["done"]
@@ -327,7 +335,7 @@ class MiniLMEmbedder:
         if full or not _QUICK_QUERIES:
             return self.embed_documents([text])[0]
         session, tokenizer = self._ensure_quick()
-        return _run_batch(session, tokenizer, [text])[0]
+        return run_batch(session, tokenizer, [text])[0]
 
     def _ensure_quick(self) -> tuple[Any, Tokenizer]:
         with self._lock:
@@ -335,8 +343,8 @@ class MiniLMEmbedder:
                 return self._session, self._tokenizer
             if self._quick is None or self._tokenizer is None:
                 self.verify()
-                self._tokenizer = self._tokenizer or _load_tokenizer(self.tokenizer_path)
-                self._quick = _load_session(self.model_path, self._intra_op_threads, optimise=False)
+                self._tokenizer = self._tokenizer or load_tokenizer(self.tokenizer_path)
+                self._quick = load_session(self.model_path, self._intra_op_threads, optimise=False)
             return self._quick, self._tokenizer
 
     def _verify_file(self, path: Path, size: int, sha256: str, what: str) -> None:
@@ -364,112 +372,7 @@ class MiniLMEmbedder:
         with self._lock:
             if self._session is None or self._tokenizer is None:
                 self.verify()
-                self._tokenizer = self._tokenizer or _load_tokenizer(self.tokenizer_path)
-                self._session = _load_session(self.model_path, self._intra_op_threads)
+                self._tokenizer = self._tokenizer or load_tokenizer(self.tokenizer_path)
+                self._session = load_session(self.model_path, self._intra_op_threads)
                 self._quick = None  # the full session answers queries from now on
             return self._session, self._tokenizer
-
-
-def _load_tokenizer(path: Path) -> Tokenizer:
-    """Open the WordPiece tokenizer with MiniLM's limits and dynamic padding.
-
-    The shipped file pads every input to 128 tokens and truncates at 128;
-    sentence-transformers reads 256 tokens and pads to the longest in a batch,
-    so both settings are replaced here.
-    """
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(path))
-    tokenizer.enable_truncation(max_length=MAX_TOKENS)
-    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-    return tokenizer
-
-
-def _load_session(path: Path, intra_op_threads: int, *, optimise: bool = True) -> Any:
-    """Create the onnxruntime session, keeping onnxruntime's telemetry off.
-
-    `optimise=False` skips onnxruntime's graph optimisation: a session that starts in
-    ~0.05 s instead of ~0.22 s CPU and runs ~35 % slower, right for one query, wrong for
-    embedding a vault.
-
-    onnxruntime writes `~/.cache/Microsoft/DeveloperTools/.onnxruntime/` and
-    queues telemetry when it is imported, unless `ORT_DISABLE_TELEMETRY` is set
-    first; an offline notes app must not do either. `setdefault` leaves an
-    explicit user choice alone.
-    """
-    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = intra_op_threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    level = ort.GraphOptimizationLevel
-    options.graph_optimization_level = level.ORT_ENABLE_ALL if optimise else level.ORT_DISABLE_ALL
-    # onnxruntime's default: its threads spin briefly between operators. Turning that off
-    # cost ~12 % throughput and did not help the window: the stalls blamed on it were a
-    # full GC pass and GIL convoys (see desktop/app.py, core/index/manifest.py); with spinning
-    # the UI's largest gap while embedding 10k notes measured 20-21 ms (bench_ui.py).
-    options.log_severity_level = 3  # errors only: warnings here are not actionable
-    try:
-        return ort.InferenceSession(
-            str(path), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-    except Exception as exc:  # onnxruntime raises its own untyped errors
-        raise EmbedderUnavailable(
-            "model_checksum",
-            f"The built-in embedding model could not be loaded from {path}: {exc}",
-        ) from exc
-
-
-def _batches(order: list[int], texts: list[str], size: int, budget_chars: int) -> list[list[int]]:
-    """Batches of similar length whose padded size stays small.
-
-    With this model file, padding is pure cost and batching long texts buys
-    nothing (measured: ~210-token chunks embed as fast one by one as in eights),
-    while short texts do gain from batches. So a batch holds up to `size` texts
-    only while `count × longest` stays within `budget_chars`.
-    """
-    out: list[list[int]] = []
-    group: list[int] = []
-    for i in order:  # ascending length, so the newest text is the longest of its group
-        if group and (len(group) >= size or (len(group) + 1) * len(texts[i]) > budget_chars):
-            out.append(group)
-            group = []
-        group.append(i)
-    if group:
-        out.append(group)
-    return out
-
-
-def _run_batch(session: Any, tokenizer: Tokenizer, texts: list[str]) -> np.ndarray:
-    """Tokenize, run the encoder, mean-pool over real tokens, normalise."""
-    encodings = tokenizer.encode_batch(texts)
-    input_ids = np.array([e.ids for e in encodings], dtype=np.int64)
-    attention_mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-    token_type_ids = np.array([e.type_ids for e in encodings], dtype=np.int64)
-    (hidden,) = session.run(
-        ["last_hidden_state"],
-        {
-            "input_ids": input_ids,
-            "attention_mask": attention_mask,
-            "token_type_ids": token_type_ids,
-        },
-    )
-    return l2_normalise(mean_pool(hidden, attention_mask))
-
-
-def mean_pool(hidden: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
-    """Average token vectors, ignoring padding, as sentence-transformers does.
-
-    Args:
-        hidden: (batch, seq, dims) token embeddings.
-        attention_mask: (batch, seq), 1 for real tokens, 0 for padding.
-
-    Returns:
-        (batch, dims) float32 sentence embeddings (not yet normalised).
-    """
-    mask = attention_mask[:, :, None].astype(np.float32)
-    summed = (hidden.astype(np.float32) * mask).sum(axis=1)
-    counts = np.maximum(mask.sum(axis=1), np.float32(1e-9))
-    return summed / counts

@@ -1,0 +1,163 @@
+"""What the keyword index stores and how: the Whoosh schema, a note's rows, the filter query.
+
+Split from `core.index.keyword_index`, which keeps the index itself (opening,
+writing under its lock, searching, the CJK phrase side). This module is the
+contract between the index and the rest of Cairn: the fields a chunk is written
+with (`document_fields`), the typed view a hit is read back as (`StoredChunk`),
+and the filters spelled as those fields (`filter_query`). A change here changes
+what is on disk, so `ANALYZER_VERSION` (part of the index hash) lives with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from whoosh import query as wq
+from whoosh.analysis import Analyzer
+from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
+
+from core.base.models import Document, SearchFilters, chunk_id
+from core.index.analysis import build_analyzer
+from core.vault.language import detect_language
+
+ANALYZER_VERSION = "a3"  # part of the index hash: a change here rebuilds the index
+
+
+def analyzer() -> Analyzer:
+    """CJK bigrams, per-language stemming and accent folding (see `core.index.analysis`)."""
+    return build_analyzer()
+
+
+def build_schema() -> Schema:
+    ana = analyzer()
+    return Schema(
+        chunk_id=ID(unique=True, stored=True),
+        vault=ID(stored=True),
+        rel_path=ID(stored=True),
+        folders=KEYWORD(commas=True, lowercase=True),
+        ordinal=NUMERIC(stored=True),
+        title=TEXT(analyzer=ana, field_boost=2.0, stored=True),
+        aliases=TEXT(analyzer=ana, field_boost=1.5),
+        heading_path=TEXT(analyzer=ana, field_boost=1.5, stored=True),
+        tags=KEYWORD(commas=True, lowercase=True, scorable=True, stored=True),
+        body=TEXT(analyzer=ana, stored=True),
+        lang=ID(stored=True),  # the chunk's detected language: shown in Debug, filtered by `lang:`
+        date=ID(stored=True),
+        doc_type=ID(stored=True),
+        confidentiality=ID(stored=True),
+        document_version=ID(stored=True),
+        start_byte=STORED(),
+        end_byte=STORED(),
+        page=STORED(),  # a PDF chunk's page; absent for a note's
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChunk:
+    """A chunk as the keyword index stores it: enough to show a hit without re-reading the note.
+
+    The typed face of Whoosh's stored-fields dict, so no other module depends on its keys.
+    """
+
+    chunk_id: str
+    vault: str
+    rel_path: str
+    ordinal: int
+    title: str
+    heading_path: str
+    tags: tuple[str, ...]
+    body: str
+    date: str | None
+    doc_type: str | None
+    confidentiality: str
+    document_version: str
+    start_byte: int
+    end_byte: int
+    page: int | None = None  # 1-based page of a PDF's chunk; None for a note
+    lang: str = ""  # the chunk's detected language (ISO 639-1), "" when unknown
+
+    @classmethod
+    def from_fields(cls, f: Mapping[str, Any]) -> StoredChunk:
+        return cls(
+            chunk_id=str(f["chunk_id"]),
+            vault=str(f["vault"]),
+            rel_path=str(f["rel_path"]),
+            ordinal=int(f["ordinal"]),
+            title=str(f.get("title") or ""),
+            heading_path=str(f.get("heading_path") or ""),
+            tags=tuple(t for t in str(f.get("tags") or "").split(",") if t),
+            body=str(f.get("body") or ""),
+            date=f.get("date") or None,
+            doc_type=f.get("doc_type") or None,
+            confidentiality=str(f.get("confidentiality") or "internal"),
+            document_version=str(f.get("document_version") or ""),
+            start_byte=int(f["start_byte"]),
+            end_byte=int(f["end_byte"]),
+            page=stored_page(f.get("page")),
+            lang=str(f.get("lang") or ""),
+        )
+
+
+def stored_page(value: Any) -> int | None:
+    """A stored page number (absent, or -1 for a note's chunk, means none)."""
+    return None if value is None or int(value) < 1 else int(value)
+
+
+def folder_ancestors(rel_path: str) -> list[str]:
+    """'a/b/c.md' -> ['a', 'a/b']: lets `folder:a` match everything below a."""
+    parts = rel_path.split("/")[:-1]
+    return ["/".join(parts[: i + 1]).replace(",", " ") for i in range(len(parts))]
+
+
+def document_fields(doc: Document) -> list[dict[str, Any]]:
+    folders = ",".join(folder_ancestors(doc.rel_path))
+    tags = ",".join(doc.tags)
+    # A chunk too short to tell (a heading, a code block) takes the note's language.
+    note_lang = detect_language(" ".join(c.text for c in doc.chunks[:8])) or "en"
+    rows = []
+    for chunk in doc.chunks:
+        rows.append(
+            dict(
+                chunk_id=chunk_id(doc.vault, doc.rel_path, chunk.ordinal),
+                vault=doc.vault,
+                rel_path=doc.rel_path,
+                folders=folders,
+                ordinal=chunk.ordinal,
+                title=doc.title,
+                aliases=" ".join(doc.aliases),
+                heading_path=chunk.heading_path,
+                tags=tags,
+                body=chunk.text,
+                lang=detect_language(chunk.text) or note_lang,
+                date=doc.date or "",
+                doc_type=doc.doc_type or "",
+                confidentiality=doc.confidentiality,
+                document_version=doc.document_version,
+                start_byte=chunk.start_byte,
+                end_byte=chunk.end_byte,
+                **({"page": chunk.page} if chunk.page is not None else {}),
+            )
+        )
+    return rows
+
+
+def filter_query(filters: SearchFilters) -> wq.Query | None:
+    """Whoosh form of the filters (vault choice happens a level up: one index per vault)."""
+    parts: list[wq.Query] = []
+    if filters.folders:
+        # spelled as `folder_ancestors` indexed it (a comma would split the KEYWORD field)
+        parts.append(wq.Or([wq.Term("folders", f.strip("/").replace(",", " ").lower()) for f in filters.folders]))
+    if filters.tags:
+        terms = [wq.Term("tags", t.lower()) for t in filters.tags]
+        parts.append(wq.And(terms) if filters.tag_mode == "all" else wq.Or(terms))
+    if filters.doc_types:
+        parts.append(wq.Or([wq.Term("doc_type", t) for t in filters.doc_types]))
+    if filters.after or filters.before:
+        parts.append(wq.TermRange("date", filters.after or "0000-00-00", filters.before or "9999-99-99"))
+    if filters.languages:
+        parts.append(wq.Or([wq.Term("lang", lang.lower()) for lang in filters.languages]))
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else wq.And(parts)

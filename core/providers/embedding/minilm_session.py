@@ -1,0 +1,129 @@
+"""MiniLM on onnxruntime: building the tokenizer and session, and one batch's inference.
+
+Split from `core.providers.embedding.onnx_minilm`, which keeps the embedder (file
+checks, lazy loading, scheduling batches over sessions and threads). Here is what
+turns a list of texts into vectors: MiniLM's tokenizer limits, the session options
+(telemetry off, threads, optimisation), length-aware batching and mean pooling.
+onnxruntime and tokenizers are imported inside the functions, never at module
+import, so importing the embedding package stays cheap.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core.providers.embedding.base import EmbedderUnavailable, l2_normalise
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+MAX_TOKENS = 256
+
+
+def load_tokenizer(path: Path) -> Tokenizer:
+    """Open the WordPiece tokenizer with MiniLM's limits and dynamic padding.
+
+    The shipped file pads every input to 128 tokens and truncates at 128;
+    sentence-transformers reads 256 tokens and pads to the longest in a batch,
+    so both settings are replaced here.
+    """
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tokenizer
+
+
+def load_session(path: Path, intra_op_threads: int, *, optimise: bool = True) -> Any:
+    """Create the onnxruntime session, keeping onnxruntime's telemetry off.
+
+    `optimise=False` skips onnxruntime's graph optimisation: a session that starts in
+    ~0.05 s instead of ~0.22 s CPU and runs ~35 % slower, right for one query, wrong for
+    embedding a vault.
+
+    onnxruntime writes `~/.cache/Microsoft/DeveloperTools/.onnxruntime/` and
+    queues telemetry when it is imported, unless `ORT_DISABLE_TELEMETRY` is set
+    first; an offline notes app must not do either. `setdefault` leaves an
+    explicit user choice alone.
+    """
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = intra_op_threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    level = ort.GraphOptimizationLevel
+    options.graph_optimization_level = level.ORT_ENABLE_ALL if optimise else level.ORT_DISABLE_ALL
+    # onnxruntime's default: its threads spin briefly between operators. Turning that off
+    # cost ~12 % throughput and did not help the window: the stalls blamed on it were a
+    # full GC pass and GIL convoys (see desktop/app.py, core/index/manifest.py); with spinning
+    # the UI's largest gap while embedding 10k notes measured 20-21 ms (bench_ui.py).
+    options.log_severity_level = 3  # errors only: warnings here are not actionable
+    try:
+        return ort.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise EmbedderUnavailable(
+            "model_checksum",
+            f"The built-in embedding model could not be loaded from {path}: {exc}",
+        ) from exc
+
+
+def length_batches(order: list[int], texts: list[str], size: int, budget_chars: int) -> list[list[int]]:
+    """Batches of similar length whose padded size stays small.
+
+    With this model file, padding is pure cost and batching long texts buys
+    nothing (measured: ~210-token chunks embed as fast one by one as in eights),
+    while short texts do gain from batches. So a batch holds up to `size` texts
+    only while `count × longest` stays within `budget_chars`.
+    """
+    out: list[list[int]] = []
+    group: list[int] = []
+    for i in order:  # ascending length, so the newest text is the longest of its group
+        if group and (len(group) >= size or (len(group) + 1) * len(texts[i]) > budget_chars):
+            out.append(group)
+            group = []
+        group.append(i)
+    if group:
+        out.append(group)
+    return out
+
+
+def run_batch(session: Any, tokenizer: Tokenizer, texts: list[str]) -> np.ndarray:
+    """Tokenize, run the encoder, mean-pool over real tokens, normalise."""
+    encodings = tokenizer.encode_batch(texts)
+    input_ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    attention_mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    token_type_ids = np.array([e.type_ids for e in encodings], dtype=np.int64)
+    (hidden,) = session.run(
+        ["last_hidden_state"],
+        {
+            "input_ids": input_ids,
+            "attention_mask": attention_mask,
+            "token_type_ids": token_type_ids,
+        },
+    )
+    return l2_normalise(mean_pool(hidden, attention_mask))
+
+
+def mean_pool(hidden: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+    """Average token vectors, ignoring padding, as sentence-transformers does.
+
+    Args:
+        hidden: (batch, seq, dims) token embeddings.
+        attention_mask: (batch, seq), 1 for real tokens, 0 for padding.
+
+    Returns:
+        (batch, dims) float32 sentence embeddings (not yet normalised).
+    """
+    mask = attention_mask[:, :, None].astype(np.float32)
+    summed = (hidden.astype(np.float32) * mask).sum(axis=1)
+    counts = np.maximum(mask.sum(axis=1), np.float32(1e-9))
+    return summed / counts
