@@ -236,13 +236,14 @@ def _introduced_code(best: Scored, scored: Sequence[Scored], procedural: bool = 
     A code block always follows; for a how-to question, so does a sentence holding code typed
     without backticks, as PDF text has no fences.
     """
-    if best.unit.kind == CODE or procedural and has_code(best.unit):
+    if best.unit.kind == CODE:
         return None
+    wants_code_sentence = procedural and not has_code(best.unit)
     for s in scored:
         same_chunk = s.source.number == best.source.number and s.hit_index == best.hit_index
         if not same_chunk or s.unit.position != best.unit.position + 1:
             continue
-        if s.unit.kind == CODE or procedural and _CODE_LIKE.search(s.unit.text):
+        if s.unit.kind == CODE or wants_code_sentence and _CODE_LIKE.search(s.unit.text):
             return s
     return None
 
