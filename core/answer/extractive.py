@@ -49,6 +49,12 @@ PROCEDURAL = re.compile(
     r"|\b(command|syntax|snippet|recipe)\b"
 )
 _INLINE_CODE = re.compile(r"`[^`]+`")
+# Code in text without backticks (PDFs, plain text): a call `attach()` / `prod(svd(M)$d)`, an R
+# assignment `x <- f`, a `$` member, a long option `--with-blas`.
+_CODE_LIKE = re.compile(r"(?<![\w(])[A-Za-z_.][\w.]*\([^()\s]*(?:\([^()]*\)[^()\s]*)?\)|\s<<?-\s|\w\$\w|(?<!\S)--[a-z][\w-]+")
+# A question's operator or symbol ("the ... argument", "<<-"): no word stem carries it.
+_SYMBOL = re.compile(r"(?<!\S)[^\w\s]{2,}(?!\S)")
+TEMPLATE_PENALTY = 0.5
 _IDENT_SEP = re.compile(r"[_\W]+")
 _MNEMONIC = re.compile(r"(?<=\w)\[(\w{1,3})\]|\[(?=\w{1,3}\]\w)(\w{1,3})\]")
 
@@ -69,7 +75,24 @@ def _form_bonus(unit: Unit, procedural: bool) -> float:
         return 0.0
     if unit.kind == CODE:
         return 0.2
-    return 0.1 if _INLINE_CODE.search(unit.text) else 0.0
+    return 0.1 if has_code(unit) else 0.0
+
+
+def has_code(unit: Unit) -> bool:
+    """Code in the unit: a block, an inline span, or an expression typed without backticks (PDF text)."""
+    return unit.kind == CODE or bool(_INLINE_CODE.search(unit.text) or _CODE_LIKE.search(unit.text))
+
+
+def _templates(units: Sequence[tuple[Unit, Source, int]]) -> set[str]:
+    """Sentences found word for word in more than one source: a licence notice or footer, not an answer.
+
+    Manuals of one project share their front matter ("Permission is granted to copy ..."), which
+    matches any question about licences or copying better than the one sentence that answers it.
+    """
+    seen: dict[str, set[str]] = {}
+    for unit, source, _ in units:
+        seen.setdefault(unit.text, set()).add(source.rel_path)
+    return {text for text, paths in seen.items() if len(paths) > 1}
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,16 +154,24 @@ def score_units(
     weights = {t: weights.get(t, 1.0) for t in wanted}
     procedural = bool(PROCEDURAL.search(question))
     top_score = max((h.score for s in sources for h in s.hits), default=0.0) or 1.0
+    # An operator the question names is a key word as rare as its rarest word.
+    symbols = set(_SYMBOL.findall(question))
+    weights |= {sym: max(weights.values(), default=1.0) for sym in symbols}
+    templates = _templates(units)
     lexical: list[tuple[float, float, float]] = []  # (text coverage, coverage, words-only score)
     for unit, source, index in units:
         hit = source.hits[index]
         # A long code block's tail would cover any question: only its head and lead count as words.
-        own = _words(f"{unit.lead} {unit.intro} {unit.text[:LEXICAL_CHARS]}")
+        head = f"{unit.lead} {unit.intro} {unit.text[:LEXICAL_CHARS]}"
+        own = _words(head) | {sym for sym in symbols if sym in head}
         around = _words(f"{hit.title} {hit.chunk.heading_path}")
         text_cov = _coverage(own, weights)
         cov = _coverage(own | around, weights)
         prior = 0.15 * (hit.score / top_score)  # the retriever's judgement of the note
-        lexical.append((text_cov, cov, 0.5 * text_cov + 0.25 * cov + prior + _form_bonus(unit, procedural) - 0.002 * unit.position))
+        words = 0.5 * text_cov + 0.25 * cov + prior + _form_bonus(unit, procedural) - 0.002 * unit.position
+        if unit.text in templates:
+            words -= TEMPLATE_PENALTY
+        lexical.append((text_cov, cov, words))
     similarity = [0.0] * len(units)
     if embed is not None:
         # The model reads only the most promising units by words and rank: it is the slow part.
@@ -171,8 +202,13 @@ def answerable(best: Scored, has_embedder: bool) -> tuple[bool, str]:
     return False, f"key words covered {best.coverage:.0%}, similarity {best.similarity:.2f}"
 
 
-def pick(scored: Sequence[Scored]) -> list[Scored]:
-    """The best unit, plus close runners-up from the same note; another note only if nearly as good."""
+def pick(scored: Sequence[Scored], procedural: bool = False) -> list[Scored]:
+    """The best unit, plus close runners-up from the same note; another note only if nearly as good.
+
+    For a how-to question (`procedural`), a best sentence without code brings the next sentence
+    when that one shows the code: in a PDF "A useful facility would be ... visible as variables"
+    is followed by "The attach() function takes ...", the answer itself.
+    """
     best = scored[0]
     picked = [best]
     for s in scored[1:]:
@@ -184,7 +220,7 @@ def pick(scored: Sequence[Scored]) -> list[Scored]:
         if any(p.unit.text == s.unit.text for p in picked):
             continue
         picked.append(s)
-    follower = _introduced_code(best, scored)
+    follower = _introduced_code(best, scored, procedural)
     if follower is not None and follower not in picked:
         picked = [p for p in picked if p is not best] if len(picked) >= MAX_QUOTES else picked
         picked.append(follower)
@@ -194,13 +230,20 @@ def pick(scored: Sequence[Scored]) -> list[Scored]:
     return sorted(picked, key=lambda s: (s.source.number, s.hit_index, s.unit.position))
 
 
-def _introduced_code(best: Scored, scored: Sequence[Scored]) -> Scored | None:
-    """The code block right after the best sentence ("..., like this:"): the sentence alone is no answer."""
+def _introduced_code(best: Scored, scored: Sequence[Scored], procedural: bool = False) -> Scored | None:
+    """The code right after the best sentence ("..., like this:"): the sentence alone is no answer.
+
+    A code block always follows; for a how-to question, so does a sentence holding code typed
+    without backticks, as PDF text has no fences.
+    """
     if best.unit.kind == CODE:
         return None
+    wants_code_sentence = procedural and not has_code(best.unit)
     for s in scored:
         same_chunk = s.source.number == best.source.number and s.hit_index == best.hit_index
-        if same_chunk and s.unit.kind == CODE and s.unit.position == best.unit.position + 1:
+        if not same_chunk or s.unit.position != best.unit.position + 1:
+            continue
+        if s.unit.kind == CODE or wants_code_sentence and _CODE_LIKE.search(s.unit.text):
             return s
     return None
 
@@ -257,7 +300,7 @@ def extract(
     ok, why = answerable(best, embed is not None)
     if not ok:
         return Extracted(NOT_SAID, (), True, why, best)
-    quotes = tuple(to_quote(s) for s in pick(scored))
+    quotes = tuple(to_quote(s) for s in pick(scored, bool(PROCEDURAL.search(question))))
     return Extracted(render(quotes), quotes, False, why, best)
 
 
