@@ -108,13 +108,13 @@ class TreeSampler:
 
 
 def build(vault: Path, home: Path) -> dict[str, object]:
+    import resource
+
     from bench_query import fill_random_vectors
 
     from core.base.paths import AppPaths
     from core.engine import Engine
     from core.search.search import SearchRequest
-
-    import resource
 
     t0 = time.perf_counter()
     with TreeSampler() as sampler:
