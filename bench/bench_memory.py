@@ -51,7 +51,8 @@ def _proc_rss_mib(pid: int) -> tuple[str, int, float] | None:
         cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except (OSError, ValueError):
         return None
-    kind = "pool" if "multiprocessing" in cmd and "spawn_main" in cmd else fields["Name"].strip()
+    # The index child and a parser pool's worker both run spawn_main; the tracker is multiprocessing's own.
+    kind = "resource_tracker" if "resource_tracker" in cmd else "spawned" if "spawn_main" in cmd else fields["Name"].strip()
     return kind, int(fields["PPid"]), int(fields.get("VmRSS", "0 kB").split()[0]) / 1024
 
 
