@@ -8,7 +8,9 @@ one phase's heap does not inflate the other's:
   hybrid queries; RSS after them (VmRSS) and the peak (VmHWM).
 - **build**: the cold keyword index of the same vault plus its vectors (random unit
   vectors stand in for the model, which would take an hour at 100k chunks), saved, then
-  20 hybrid queries; the peak RSS of that process.
+  20 hybrid queries; the peak RSS of that process, and -- because the first keyword index
+  runs in a child process (with a parser pool of its own) -- the peak of each descendant
+  and of the whole process tree's summed RSS, sampled every 50 ms.
 
     python bench/bench_memory.py --notes 10000
 """
@@ -21,6 +23,8 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -40,26 +44,108 @@ def _status_mib(field: str) -> float | None:
     return None
 
 
+def _proc_rss_mib(pid: int) -> tuple[str, int, float] | None:
+    """(name, parent pid, RSS MiB) of one process, from /proc; None once it has gone."""
+    try:
+        fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except (OSError, ValueError):
+        return None
+    # The index child and a parser pool's worker both run spawn_main; the tracker is multiprocessing's own.
+    kind = "resource_tracker" if "resource_tracker" in cmd else "spawned" if "spawn_main" in cmd else fields["Name"].strip()
+    return kind, int(fields["PPid"]), int(fields.get("VmRSS", "0 kB").split()[0]) / 1024
+
+
+class TreeSampler:
+    """Peak RSS of this process, of each descendant and of the tree's sum, sampled on a thread.
+
+    VmHWM and RUSAGE_CHILDREN each see one process; the cold index runs in a spawned child
+    that may run a parser pool beside it, so what the machine must hold is the sum.
+    """
+
+    def __init__(self, period: float = 0.05) -> None:
+        self.period = period
+        self.peak_total = 0.0
+        self.peak_by_pid: dict[int, tuple[str, float]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> TreeSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        me = os.getpid()
+        while not self._stop.is_set():
+            procs = {}
+            for entry in os.listdir("/proc"):
+                if entry.isdigit() and (info := _proc_rss_mib(int(entry))) is not None:
+                    procs[int(entry)] = info
+            tree, frontier = {me}, [me]
+            while frontier:
+                parent = frontier.pop()
+                kids = [pid for pid, (_, ppid, _) in procs.items() if ppid == parent and pid not in tree]
+                tree.update(kids)
+                frontier.extend(kids)
+            total = 0.0
+            for pid in tree:
+                if pid in procs:
+                    kind, _, rss = procs[pid]
+                    total += rss
+                    if rss > self.peak_by_pid.get(pid, ("", 0.0))[1]:
+                        self.peak_by_pid[pid] = ("self" if pid == me else kind, rss)
+            self.peak_total = max(self.peak_total, total)
+            time.sleep(self.period)
+
+    def summary(self) -> dict[str, object]:
+        return {
+            "tree_peak_mib": round(self.peak_total, 1),
+            "process_peaks_mib": sorted(((k, round(v, 1)) for k, v in self.peak_by_pid.values()), key=lambda kv: -kv[1]),
+        }
+
+
 def build(vault: Path, home: Path) -> dict[str, object]:
+    import resource
+
     from bench_query import fill_random_vectors
 
     from core.base.paths import AppPaths
     from core.engine import Engine
     from core.search.search import SearchRequest
 
-    engine = Engine(AppPaths(home))
-    name = engine.add_vault(vault, name="bench").name
-    engine.sync([name], embed=False)
-    chunks = fill_random_vectors(engine, name)
-    vv = engine.vectors_for(name)
-    assert vv is not None
-    vv.dirty = True
-    engine.flush([name])
-    for _ in range(5):
-        for q in QUERIES:
-            engine.search(SearchRequest(q, mode="hybrid"))
-    engine.close()
-    return {"chunks": chunks, "rss_mib": _status_mib("VmRSS"), "peak_mib": _status_mib("VmHWM")}
+    t0 = time.perf_counter()
+    with TreeSampler() as sampler:
+        engine = Engine(AppPaths(home))
+        name = engine.add_vault(vault, name="bench").name
+        engine.sync([name], embed=False, bulk_in_child=True)  # as the app builds a new vault
+        after_sync = _status_mib("VmHWM")
+        t_sync = time.perf_counter() - t0
+        chunks = fill_random_vectors(engine, name)
+        vv = engine.vectors_for(name)
+        assert vv is not None
+        vv.dirty = True
+        engine.flush([name])
+        after_vectors = _status_mib("VmHWM")
+        for _ in range(5):
+            for q in QUERIES:
+                engine.search(SearchRequest(q, mode="hybrid"))
+        engine.close()
+    return {
+        "chunks": chunks,
+        "rss_mib": _status_mib("VmRSS"),
+        "peak_mib": _status_mib("VmHWM"),
+        "parent_peak_after_sync_mib": after_sync,
+        "parent_peak_after_vectors_mib": after_vectors,
+        # The largest descendant that was waited for (the index child or a parser of its pool).
+        "children_maxrss_mib": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+        "sync_s": round(t_sync, 1),
+        "total_s": round(time.perf_counter() - t0, 1),
+        **sampler.summary(),
+    }
 
 
 def open_vault(home: Path) -> dict[str, object]:
@@ -124,7 +210,8 @@ def main() -> int:
             opened = child("open", vault, home)
             results[f"{n}_notes"] = {"build": built, "open": opened}
             print(
-                f"{n} notes / {built['chunks']} chunks: build+query peak {built['peak_mib']} MiB; "
+                f"{n} notes / {built['chunks']} chunks: build+query peak {built['peak_mib']} MiB "
+                f"(index child {built['children_maxrss_mib']} MiB, process tree {built['tree_peak_mib']} MiB); "
                 f"open with model + watcher: RSS {opened['rss_mib']} MiB (anon {opened['anon_mib']}, file {opened['file_mib']}; "
                 f"peak {opened['peak_mib']} MiB, mode {opened['mode']})"
             )
