@@ -31,7 +31,7 @@ from whoosh.codec.whoosh3 import W3FieldWriter
 from whoosh.compat import dumps
 from whoosh.system import pack_uint
 from whoosh.util.numeric import byte_to_length, length_to_byte
-from whoosh.writing import SegmentWriter
+from whoosh.writing import PostingPool, SegmentWriter
 
 from core.index.analysis import ScriptTokenizer, TermFilter, language, pieces, terms_for
 
@@ -39,6 +39,8 @@ Item = tuple[bytes, int, float, bytes]  # (term bytes, frequency, weight, encode
 Posting = tuple[str, bytes, int, float, bytes | None]  # (field, term bytes, docnum, weight, value): Whoosh's pool item
 NOTE_FIELDS = frozenset({"title", "aliases", "folders", "tags"})  # the same for every chunk of a note
 MEMO_LIMIT = 4096  # note-level values remembered; a note's chunks arrive together, so this is plenty
+#: Rough bytes one posting costs in a `TermPool` (a 3-tuple in a list, its value bytes, the float).
+POSTING_BYTES = 128
 
 
 class TermPool:
@@ -51,9 +53,11 @@ class TermPool:
     def __init__(self) -> None:
         self.postings: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]] = {}
         self.fieldnames: set[str] = set()
+        self.count = 0
 
     def add(self, item: Posting) -> None:
         fieldname, tbytes, docnum, weight, vbytes = item
+        self.count += 1
         key = (fieldname, tbytes)
         found = self.postings.get(key)
         if found is None:
@@ -71,6 +75,7 @@ class TermPool:
 
     def cleanup(self) -> None:
         self.postings = {}
+        self.count = 0
 
 
 class _Lengths:
@@ -186,7 +191,8 @@ class FastSegmentWriter(SegmentWriter):
 
     def __init__(self, ix: Any, **kwargs: Any) -> None:
         super().__init__(ix, **kwargs)
-        self.pool = TermPool()
+        self._limitmb: int = kwargs.get("limitmb", 128)
+        self.pool: TermPool | PostingPool = TermPool()
         self._lengths: dict[tuple[int, str], int] = {}
         self._analyser = FieldAnalyser(self.schema)
 
@@ -225,13 +231,37 @@ class FastSegmentWriter(SegmentWriter):
         self._added = True
         self.docnum += 1
 
+    def add_postings_to_pool(self, reader: Any, startdoc: int, docmap: Any) -> None:
+        """Postings of a segment merged into this one (Whoosh's merge policy calls this).
+
+        The dict pool holds everything in memory; a merge can bring hundreds of MB of postings
+        (one merge of ~21 segments took the first index of 100k chunks to 1.1 GB). Past the
+        writer's `limitmb` the postings move to Whoosh's own pool, which spills sorted runs
+        to disk, so memory stays bounded whatever is merged.
+        """
+        limit = self._limitmb * 1024 * 1024 // POSTING_BYTES
+        add = self.pool.add
+        for item in self._process_posts(reader.iter_postings(), startdoc, docmap):
+            add(item)
+            pool = self.pool
+            if isinstance(pool, TermPool) and pool.count > limit:
+                self.pool = self._spilling_pool(pool)
+                add = self.pool.add
+
+    def _spilling_pool(self, pool: TermPool) -> PostingPool:
+        spilling = PostingPool(self._tempstorage, self.newsegment, limitmb=self._limitmb)
+        for item in pool.iter_postings():
+            spilling.add(item)
+        pool.cleanup()
+        return spilling
+
     def _flush_segment(self) -> None:
         self.perdocwriter.close()
         pdr = self.per_document_reader() if self.codec.length_stats else None
         scorable = frozenset(name for name, field in self.schema.items() if field.scorable)
         lengths = _Lengths(self._lengths, pdr, scorable) if pdr is not None else None
         fieldwriter = self.fieldwriter
-        if lengths is not None and isinstance(fieldwriter, W3FieldWriter):
+        if lengths is not None and isinstance(fieldwriter, W3FieldWriter) and isinstance(self.pool, TermPool):
             _write_postings(fieldwriter, self.schema, lengths, self.pool.postings)
         else:  # another codec: Whoosh's own loop
             fieldwriter.add_postings(self.schema, lengths, self.pool.iter_postings())

@@ -51,7 +51,7 @@ def _docs() -> list[Any]:
     return docs
 
 
-def _write(directory: Path, docs: list[Any], fast: bool, *, twice: bool = False) -> Any:
+def _write(directory: Path, docs: list[Any], fast: bool, *, twice: bool = False, optimize: bool = False) -> Any:
     ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
     rounds = [docs[: len(docs) // 2], docs[len(docs) // 2 :]] if twice else [docs]
     for batch in rounds:
@@ -63,7 +63,7 @@ def _write(directory: Path, docs: list[Any], fast: bool, *, twice: bool = False)
                 else:
                     with language(fields["lang"]):
                         writer.add_document(**fields)
-        writer.commit(merge=True)
+        writer.commit(merge=True, optimize=optimize)
     return ix
 
 
@@ -78,6 +78,29 @@ def test_the_fast_writer_writes_what_whoosh_writes(tmp_path: Path, twice: bool, 
     assert len(slow) > 500
     if copies > 1:
         assert max(len(v[0]) for k, v in slow.items() if not k.startswith(("doc", "lengths")) and ":" in k) > 2 * 128
+    assert slow.keys() == fast.keys()
+    for key in slow:
+        assert fast[key] == slow[key], key
+
+
+def test_a_merge_past_the_memory_limit_spills_to_whooshs_pool_and_writes_the_same_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import core.index.fast_writer as fast_writer
+
+    spilled: list[int] = []
+    original = FastSegmentWriter._spilling_pool
+
+    def spy(self: FastSegmentWriter, pool: Any) -> Any:
+        spilled.append(pool.count)
+        return original(self, pool)
+
+    monkeypatch.setattr(fast_writer, "POSTING_BYTES", 1024 * 1024 * 128 // 50)  # limit: 50 postings at limitmb=128
+    monkeypatch.setattr(FastSegmentWriter, "_spilling_pool", spy)
+    docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(3) for d in _docs()]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    slow = index_dump(_write(tmp_path / "a", docs, fast=False, twice=True, optimize=True))
+    fast = index_dump(_write(tmp_path / "b", docs, fast=True, twice=True, optimize=True))
+    assert spilled and spilled[0] > 50  # the merge moved the postings to the spilling pool
     assert slow.keys() == fast.keys()
     for key in slow:
         assert fast[key] == slow[key], key
