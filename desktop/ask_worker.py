@@ -19,7 +19,7 @@ from core.answer import Answerer, AskRequest, Turn
 from core.engine import Engine
 from core.providers.llm import ChatProvider, LLMError
 from desktop.settings import Settings
-from desktop.workers import JobRunner, _HomingWorker, user_message
+from desktop.workers import JobRunner, _HomingWorker, close_quietly, user_message
 
 #: Builds the chat model for one question from the settings; None means the offline extractive answer.
 ProviderFactory = Callable[[Settings], ChatProvider | None]
@@ -76,12 +76,7 @@ class AskWorker(_HomingWorker):
         else:
             self.finished.emit(response)
         finally:
-            close = getattr(provider, "close", None)
-            if callable(close):
-                try:
-                    close()
-                except Exception:  # a failing close must not hide the answer
-                    pass
+            close_quietly(provider)
             self._go_home()
 
 

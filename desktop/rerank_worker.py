@@ -19,7 +19,7 @@ from core.answer.rerank import RerankResult, RerankStatus, rerank
 from core.base.models import SearchResponse
 from desktop.ask_worker import ProviderFactory
 from desktop.settings import Settings
-from desktop.workers import JobRunner, _HomingWorker, user_message
+from desktop.workers import JobRunner, _HomingWorker, close_quietly, user_message
 
 
 def rerank_wanted(settings: Settings, response: SearchResponse) -> bool:
@@ -59,12 +59,7 @@ class RerankWorker(_HomingWorker):
         else:
             self.finished.emit(self._job.seq, result)
         finally:
-            close = getattr(provider, "close", None)
-            if callable(close):
-                try:
-                    close()
-                except Exception:  # a failing close must not hide the result
-                    pass
+            close_quietly(provider)
             self._go_home()
 
 

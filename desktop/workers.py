@@ -21,6 +21,16 @@ from core.search.search import SearchRequest
 from desktop.state import take_snapshot
 
 
+def close_quietly(provider: Any) -> None:
+    """Close a model client a worker made, if it can be closed; a failing close must not hide the result."""
+    close = getattr(provider, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:
+            logging.getLogger("cairn.desktop").debug("closing %r failed", provider, exc_info=True)
+
+
 def user_message(exc: BaseException) -> str:
     """A sentence for the status bar: the engine's own wording for its errors, the type otherwise.
 
