@@ -214,15 +214,7 @@ class AskPanel(QWidget):
         self.response = None
         self.history.clear()
         self.history.setVisible(False)
-        self.browser.clear_answer()
-        self.passage.show_hint()
-        self.sources.set_sources(())
-        self._set_notes([])
-        self._show_unverified("")
-        self.rewritten.setVisible(False)
-        self.copy_button.setEnabled(False)
-        self.save_button.setEnabled(False)
-        self.context_button.setEnabled(False)
+        self._clear_answer_view()
         self.status.setText("New conversation: answers come only from your notes, with the passages they cite.")
         self.focus_question()
 
@@ -282,11 +274,8 @@ class AskPanel(QWidget):
 
     # -- the runner's signals (GUI thread) -----------------------------------------------------
 
-    def _on_started(self, request: AskRequest) -> None:
-        self.request = request
-        self.response = None
-        self.error = None
-        self._stopped = False
+    def _clear_answer_view(self) -> None:
+        """Empty everything that shows one answer (a new question, or a new conversation)."""
         self.browser.clear_answer()
         self.passage.show_hint()
         self.sources.set_sources(())
@@ -296,6 +285,13 @@ class AskPanel(QWidget):
         self.copy_button.setEnabled(False)
         self.save_button.setEnabled(False)
         self.context_button.setEnabled(False)
+
+    def _on_started(self, request: AskRequest) -> None:
+        self.request = request
+        self.response = None
+        self.error = None
+        self._stopped = False
+        self._clear_answer_view()
         self.status.setText(f"Searching {html.escape(self.scope_label.text().removeprefix('In: '))} for passages…")
 
     def _on_delta(self, delta: str) -> None:
