@@ -28,3 +28,32 @@ def test_view_stream_copies_only_what_is_read() -> None:
     buf = bytearray(4)
     stream.seek(0)
     assert stream.readinto(buf) == 4 and stream.tell() == 4
+
+
+def test_created_files_count_their_position_like_the_os(tmp_path) -> None:
+    """Whoosh asks `tell()` per term and block; the counted position must be the file's."""
+    from array import array
+
+    from core.index.whoosh_storage import MappedStorage
+
+    storage = MappedStorage(str(tmp_path))
+    f = storage.create_file("part.pst")
+    assert type(f.file).__name__ == "_CountingWriter"  # not an lseek per call
+    positions = []
+    f.write(b"head")
+    f.write_varint(300)
+    f.write_int(-7)
+    f.write_array(array("I", [1, 2, 3]))
+    f.write_pickle({"term": b"x" * 50})
+    positions.append(f.tell())
+    f.seek(2)
+    positions.append(f.tell())
+    f.seek(0, 2)
+    positions.append(f.tell())
+    f.write(b"end")
+    positions.append(f.tell())
+    f.flush()
+    assert positions == [positions[0], 2, positions[0], positions[0] + 3]
+    assert positions[0] == 4 + 2 + 4 + 12 + len(pickle.dumps({"term": b"x" * 50}, -1))
+    f.close()
+    assert (tmp_path / "part.pst").stat().st_size == positions[-1]
