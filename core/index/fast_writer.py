@@ -22,7 +22,7 @@ Whoosh's own code, so the index Whoosh reads is the index Whoosh would write.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from whoosh import formats
@@ -247,6 +247,24 @@ class FastSegmentWriter(SegmentWriter):
             if isinstance(pool, TermPool) and pool.count > limit:
                 self.pool = self._spilling_pool(pool)
                 add = self.pool.add
+
+    def commit(self, mergetype: Any = None, optimize: Any = None, merge: Any = None, *, extra_segments: Sequence[Any] = ()) -> None:
+        """Whoosh's commit; `extra_segments`, finished elsewhere, join the new table of contents.
+
+        A segment another process built (`core.index.parallel_build`) enters the index like
+        this, without its postings being read and written again.
+        """
+        if not extra_segments:
+            super().commit(mergetype=mergetype, optimize=optimize, merge=merge)
+            return
+        self._check_state()
+        segments = self._merge_segments(mergetype, optimize, merge)
+        if self._added:
+            segments.append(self._finalize_segment())
+        else:
+            self._close_segment()
+        self._commit_toc([*segments, *extra_segments])
+        self._finish()
 
     def _spilling_pool(self, pool: TermPool) -> PostingPool:
         spilling = PostingPool(self._tempstorage, self.newsegment, limitmb=self._limitmb)

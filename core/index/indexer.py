@@ -10,8 +10,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,8 +18,9 @@ from core.base.atomic import make_private, write_bytes_atomic
 from core.base.config import EngineConfig, VaultConfig
 from core.base.models import Document, SkippedFile
 from core.base.paths import AppPaths
-from core.index.file_errors import check_storable, parse_error
-from core.index.index_open import IndexOpening, Recovery
+from core.index.file_errors import parse_error
+from core.index.index_open import Recovery
+from core.index.intake import NoteIntake
 from core.index.keyword_index import ANALYZER_VERSION
 from core.index.link_graph import LinkGraph
 from core.index.manifest import (
@@ -30,16 +30,13 @@ from core.index.manifest import (
     save_info,
     save_manifest,
 )
-from core.index.prefetch import Prefetch, Prepared, Row
-from core.index.records import record_for
+from core.index.parallel_build import BuiltJob, ParallelBuild
 from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, sync_stats, updated_info
 from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
-from core.vault.chunker import ChunkLimits, new_parser
-from core.vault.links import new_link_parser
-from core.vault.notes import document_version, parse_note
+from core.vault.chunker import ChunkLimits
 from core.vault.pdf import EXTRACTOR_VERSION
-from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path, read_note_bytes
+from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path
 
 __all__ = ["IGNORE_WARNING", "PARSER_VERSION", "Progress", "Recovery", "SyncStats", "VaultIndex", "chunking_hash"]
 
@@ -48,14 +45,14 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int, str], None]
 PARSER_VERSION = "chunker-3"  # 2: lone-CR line breaks; nested front matter values ignored. 3: attachments, chunk pages
-BATCH = 1000  # notes per Whoosh commit: fewer, larger segments make searches cheaper
+SCRATCH = "building"  # where the worker of a parallel build writes its segments: beside the index, not in it
 
 
 def chunking_hash(limits: ChunkLimits) -> str:
     return hashlib.sha256(f"{PARSER_VERSION};{EXTRACTOR_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
 
 
-class VaultIndex(IndexOpening):
+class VaultIndex(NoteIntake):
     """The keyword index, manifest and health record of one vault."""
 
     def __init__(self, vault: VaultConfig, paths: AppPaths, config: EngineConfig) -> None:
@@ -79,7 +76,6 @@ class VaultIndex(IndexOpening):
         make_private(self.dir, tree=True)  # an index written by an older version was 0644
         self.links = LinkGraph.load(self.dir / "links.json")
         self._parsers: tuple[MarkdownIt, MarkdownIt] | None = None  # made by the first parse: searching needs none
-        self._prepared: dict[str, list[Row]] = {}  # rel_path -> Whoosh rows a parser process analysed
 
     @property
     def dirty_path(self) -> Path:
@@ -231,49 +227,35 @@ class VaultIndex(IndexOpening):
 
         batch: list[Document] = []
         total = len(todo)
+        done = 0
         reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel)
         notes = [(e, self.files[e.rel_path].version if e.rel_path in self.files else None) for e in todo if attachment_kind(e.rel_path) is None]
-        prefetch = Prefetch.start(self.vault.name, notes, self.limits, self.max_bytes)
-        ahead = iter(prefetch) if prefetch is not None else None
+        build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH)
         try:
-            for i, entry in enumerate(todo):
+            for unit in self._units(build, todo):
                 if cancel is not None and cancel.is_set():
                     res.cancelled = True
                     break
-                old = self.files.get(entry.rel_path)
-                # The per-file error boundary: whatever one note or attachment does to the reader
-                # or parser, it becomes a skip with a reason in Index health, and the rest go in.
-                try:
-                    if ahead is not None and attachment_kind(entry.rel_path) is None:
-                        got = self._prepared_doc(next(ahead))  # parsed by the worker, in the same order
-                    else:
-                        got = self._read(entry, old, reading)
-                    if isinstance(got, Document):
-                        check_storable(got)
-                except Exception as exc:  # noqa: BLE001 - the per-file boundary
-                    got = parse_error(entry.rel_path, exc)
-                if cancel is not None and cancel.is_set():  # a PDF's extraction was cut short: not a skip
+                if isinstance(unit, BuiltJob):
+                    batch = self._take_built(unit, batch, res, removed, writing)
+                    done += len(unit.job)
+                    if progress is not None and done < total:
+                        progress(done, total, "keyword")
+                    continue
+                for entry in unit:
+                    if cancel is not None and cancel.is_set():
+                        break
+                    batch = self._one(entry, batch, res, removed, reading, writing, cancel)
+                    done += 1
+                    if progress is not None and done % 25 == 1 and done < total:
+                        progress(done, total, "keyword")
+                if cancel is not None and cancel.is_set():  # also a PDF's extraction cut short: not a skip
                     res.cancelled = True
                     break
-                if isinstance(got, SkippedFile):
-                    res.skipped.append(got)
-                    if entry.rel_path in self.files:
-                        removed.append(entry.rel_path)
-                    continue
-                if got is None:  # same content as indexed
-                    assert old is not None
-                    if (old.size, old.mtime_ns) != (entry.size, entry.mtime_ns):
-                        writing()
-                        self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
-                        res.touched = True  # only the manifest's stat record moves
-                    continue
-                batch = self._take(got, old, batch, res, writing)
-                if progress is not None and i % 25 == 0 and i < total - 1:
-                    progress(i + 1, total, "keyword")
         finally:
             reading.close()
-            if prefetch is not None:
-                prefetch.close()
+            if build is not None:
+                build.close()
         if progress is not None and total and not res.cancelled:
             progress(total, total, "keyword")  # here, not in the loop: the last note may be skipped
         removed = sorted(set(removed))
@@ -289,58 +271,15 @@ class VaultIndex(IndexOpening):
             self.links.save()
         return res
 
-    def _take(self, doc: Document, old: FileRecord | None, batch: list[Document], res: ProcessResult, writing: Callable[[], None]) -> list[Document]:
-        """Queue a parsed document; commit the batch when it is full. Returns the batch to go on with."""
-        res.warnings.extend(doc.warnings)
-        batch.append(doc)
-        if old is None:
-            res.added += 1
-        else:
-            res.changed += 1
-        # Attachments commit sooner: one PDF can hold thousands of chunks.
-        if len(batch) >= BATCH or (attachment_kind(doc.rel_path) and sum(len(d.chunks) for d in batch) >= 5 * BATCH):
-            writing()
-            res.reindexed.extend(self._commit_each(batch, [], res))
-            batch = []
-        return batch
-
-    def _read(self, entry: ScanEntry, old: FileRecord | None, reading: AttachmentReading) -> Document | SkippedFile | None:
-        """Parse a note or attachment; None when it holds what the index holds already.
-
-        `files` names what the keyword index holds (after a crash too: see `_open`), so the
-        same hash means the same chunks are indexed already.
-        """
-        if attachment_kind(entry.rel_path) is None:
-            raw = read_note_bytes(entry, self.max_bytes)
-            if isinstance(raw, SkippedFile):
-                return raw
-            if old is not None and old.version == document_version(raw):
-                return None
-            return self._parse(entry, raw)
-        indexed = (old.version, old.confidentiality) if old is not None else None
-        return reading.read(self.vault.name, entry.rel_path, entry.path, entry.size, entry.mtime_ns, indexed, self.limits, self.max_bytes)
-
-    def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
-        if self._parsers is None:
-            self._parsers = (new_parser(), new_link_parser())
-        parsers = self._parsers
-        return parse_note(
-            self.vault.name,
-            entry.rel_path,
-            raw,
-            size=entry.size,
-            mtime_ns=entry.mtime_ns,
-            limits=self.limits,
-            parser=parsers[0],
-            link_parser=parsers[1],
-        )
-
-    def _prepared_doc(self, got: Prepared | SkippedFile | None) -> Document | SkippedFile | None:
-        """A worker's outcome as `_read` gives it; the rows wait for the keyword writer."""
-        if isinstance(got, Prepared):
-            self._prepared[got.doc.rel_path] = got.rows
-            return got.doc
-        return got
+    @staticmethod
+    def _units(build: ParallelBuild | None, todo: list[ScanEntry]) -> Iterator[BuiltJob | list[ScanEntry]]:
+        """The work in pieces: everything in order, or the parallel build's jobs then the attachments."""
+        if build is None:
+            yield todo
+            return
+        for unit in build:
+            yield unit if isinstance(unit, BuiltJob) else [entry for entry, _ in unit]
+        yield [e for e in todo if attachment_kind(e.rel_path) is not None]
 
     def _heal_links(self) -> None:
         """Read the links of indexed notes the graph lacks (an index from before links, a crash)."""
@@ -349,40 +288,6 @@ class VaultIndex(IndexOpening):
         if stale:
             self.links.apply([], self.documents_for(stale))
         self.links.save()
-
-    def _commit_each(self, docs: list[Document], removed: list[str], res: ProcessResult) -> list[str]:
-        """Commit a batch; if the index refuses it, commit note by note so the one note it
-        refuses is skipped with the reason and the rest still go in. Returns what went in."""
-        try:
-            self._commit(docs, removed)
-            return [d.rel_path for d in docs]
-        except Exception:
-            if len(docs) <= 1 and not removed:
-                if docs:
-                    raise
-                return []
-        self._commit([], removed)
-        done: list[str] = []
-        for doc in docs:
-            try:
-                self._commit([doc], [])
-            except Exception as exc:  # noqa: BLE001 - the per-file boundary
-                res.skipped.append(parse_error(doc.rel_path, exc))
-                if doc.rel_path in self.files:
-                    self._commit([], [doc.rel_path])
-                    res.removed_paths.append(doc.rel_path)
-                continue
-            done.append(doc.rel_path)
-        return done
-
-    def _commit(self, docs: list[Document], removed: list[str]) -> None:
-        self.keyword.apply(removed, docs, self._prepared)
-        make_private(self.keyword.directory, tree=True)  # Whoosh creates its files 0644
-        self.links.apply(removed, docs)
-        for rel in removed:
-            self.files.pop(rel, None)
-        for doc in docs:
-            self.files[doc.rel_path] = record_for(doc)
 
     def _health_changed(self, skipped: Iterable[SkippedFile]) -> bool:
         return not self.info_path.exists() or set(skipped) != set(self.info.skipped)

@@ -8,12 +8,13 @@ The schema, a note's rows, `StoredChunk` and the filter query are in
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from whoosh import query as wq
 from whoosh.codec.whoosh3 import W3Codec
@@ -25,6 +26,7 @@ from core.index.analysis import Stemmer, cjk_runs, is_cjk, language, stem_langua
 from core.index.bm25_fast import FastBM25F
 from core.index.fast_writer import FastSegmentWriter
 from core.index.keyword_schema import ANALYZER_VERSION as ANALYZER_VERSION  # re-exported: importers predate the split
+from core.index.keyword_schema import INDEX_NAME as INDEX_NAME  # re-exported
 from core.index.keyword_schema import (
     StoredChunk,
     build_schema,
@@ -37,7 +39,9 @@ from core.index.keyword_schema import stored_page as stored_page  # re-exported
 from core.index.phrase_match import phrase_checks, scan, verified
 from core.index.whoosh_storage import MappedStorage
 
-INDEX_NAME = "chunks"
+if TYPE_CHECKING:
+    from core.index.parallel_build import BuiltSegment  # its worker imports the markdown parser: not for a search
+
 SEARCH_FIELDS = ("title", "aliases", "heading_path", "body", "tags")
 # Per-field weights on top of BM25. A chunk's body already holds its heading line (and the
 # first chunk the note's H1), so the title and heading fields only add a little; tuned on
@@ -112,12 +116,8 @@ class KeywordIndex:
         searcher = self._fresh_searcher()
         return {t: int(searcher.doc_frequency(field, t)) for t in terms}
 
-    def apply(self, removed: Iterable[str], added: Sequence[Document], prepared: dict[str, list[tuple[dict[str, Any], Any]]] | None = None) -> None:
-        """Delete every chunk of the `removed` notes, then add the chunks of `added`.
-
-        `prepared` holds, by rel_path, rows a parser process made already (`core.index.prefetch`):
-        the chunks' fields and their analysed postings. Those taken are removed from it.
-        """
+    def apply(self, removed: Iterable[str], added: Sequence[Document]) -> None:
+        """Delete every chunk of the `removed` notes, then add the chunks of `added`."""
         removed = list(removed)
         if not removed and not added:
             return
@@ -129,16 +129,33 @@ class KeywordIndex:
                     writer.delete_by_term("rel_path", rel)
                 for doc in added:
                     writer.delete_by_term("rel_path", doc.rel_path)
-                    rows = prepared.pop(doc.rel_path, None) if prepared is not None else None
-                    if rows is None:
-                        rows = [(fields, None) for fields in document_fields(doc)]
-                    for fields, analysed in rows:
-                        writer.add_document(**fields, _lang=fields["lang"], _analysed=analysed)  # each chunk is stemmed in its own language
+                    for fields in document_fields(doc):
+                        writer.add_document(**fields, _lang=fields["lang"])  # each chunk is stemmed in its own language
             except BaseException:
                 writer.cancel()
                 raise
             writer.commit(merge=True)  # MERGE_SMALL: without it every live edit leaves one more segment
         self._local.searcher = None  # reopened on this thread's next search; the others see up_to_date() fail
+
+    def add_built(self, built: BuiltSegment, replaced: Iterable[str]) -> None:
+        """List a segment another process built; the chunks of the `replaced` notes go first.
+
+        Its files move from the scratch folder into the index folder under the write lock,
+        just before the table of contents that names them (Whoosh deletes unnamed segment
+        files at every commit).
+        """
+        with self._write_lock:
+            writer = FastSegmentWriter(self._ix, codec=W3Codec(compression=0), limitmb=64)
+            try:
+                for rel in replaced:
+                    writer.delete_by_term("rel_path", rel)
+                for name in built.files:
+                    os.replace(Path(built.folder, name), self.directory / name)
+            except BaseException:
+                writer.cancel()
+                raise
+            writer.commit(merge=True, extra_segments=[built.segment])
+        self._local.searcher = None
 
     def search(
         self, parsed: ParsedQuery, filters: SearchFilters, limit: int, expansion: Mapping[str, float] | None = None

@@ -23,6 +23,7 @@ from core.index.analysis import build_analyzer
 from core.vault.language import detect_language
 
 ANALYZER_VERSION = "a3"  # part of the index hash: a change here rebuilds the index
+INDEX_NAME = "chunks"  # Whoosh's index name: its TOC and every segment file start with it
 
 
 def analyzer() -> Analyzer:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import core.index.indexer
+import core.index.intake
 from core.base.models import ChunkRef, Hit, Term
 from core.cli.main import main
 from core.search.fusion import rrf_term
@@ -235,7 +236,7 @@ def test_bad_vault_indexes_without_crashing_and_status_lists_every_skip(
             entry.path.unlink(missing_ok=True)
         return read_note_bytes(entry, *args)
 
-    monkeypatch.setattr(core.index.indexer, "read_note_bytes", vanish_then_read)
+    monkeypatch.setattr(core.index.intake, "read_note_bytes", vanish_then_read)
     (stats,) = run_json(capsys, "index", "--vault", str(bad_vault), "--no-embed", "--quiet")["vaults"]
     unreadable = 3 if CAN_LOCK_FILES else 2
     assert stats["skipped"] == {"binary": 1, "symlink_escape": 1, "symlink_loop": 3, "too_large": 1, "unreadable": unreadable}

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import core.index.indexer
+import core.index.intake
 from core.base.models import SearchFilters
 from core.base.paths import AppPaths
 from core.engine import Engine
@@ -167,8 +168,8 @@ def test_torn_manifest_is_rebuilt_from_the_keyword_index_and_nothing_is_reparsed
     data = manifest.read_bytes()
     manifest.write_bytes(data[: len(data) // 2])
     parsed: list[str] = []
-    real_parse = core.index.indexer.parse_note
-    monkeypatch.setattr(core.index.indexer, "parse_note", lambda vault, rel, *a, **k: parsed.append(rel) or real_parse(vault, rel, *a, **k))
+    real_parse = core.index.intake.parse_note
+    monkeypatch.setattr(core.index.intake, "parse_note", lambda vault, rel, *a, **k: parsed.append(rel) or real_parse(vault, rel, *a, **k))
     engine = bow_engine(built)
     vi = engine.index_for(VAULT)
     assert vi.recovery == "manifest_rebuilt"

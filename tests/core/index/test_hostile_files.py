@@ -128,7 +128,7 @@ def test_a_file_vanishing_mid_walk_is_left_out(vault: Path, monkeypatch: pytest.
 
 def test_any_exception_in_the_parser_becomes_a_skip_with_its_reason(engine: Engine, vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Not a list of caught types: whatever a parser bug raises stays inside its note."""
-    import core.index.indexer as indexer
+    import core.index.intake as indexer  # where notes are parsed in-process
 
     real = indexer.parse_note
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import core.index.indexer
+import core.index.intake
 from core.base.config import EngineConfig
 from core.base.models import SearchFilters, SkipReason
 from core.base.paths import AppPaths
@@ -142,15 +143,15 @@ def test_touching_mtime_without_changing_content_does_not_reparse(engine: Engine
     sync(engine)
     bump_mtime(vault / "Garden.md")
     parsed: list[str] = []
-    real_parse = core.index.indexer.parse_note
-    monkeypatch.setattr(core.index.indexer, "parse_note", lambda vault, rel, *a, **kw: parsed.append(rel) or real_parse(vault, rel, *a, **kw))
+    real_parse = core.index.intake.parse_note
+    monkeypatch.setattr(core.index.intake, "parse_note", lambda vault, rel, *a, **kw: parsed.append(rel) or real_parse(vault, rel, *a, **kw))
     stats = sync(engine)
     assert (stats.added, stats.changed, stats.removed) == (0, 0, 0)
     assert parsed == []
     assert found(engine, "zucchini") == ["Garden.md"]
     # and the new mtime was remembered: the next sync does not even read the file
     reads: list[str] = []
-    monkeypatch.setattr(core.index.indexer, "read_note_bytes", lambda entry, *a: reads.append(entry.rel_path) or read_note_bytes(entry, *a))
+    monkeypatch.setattr(core.index.intake, "read_note_bytes", lambda entry, *a: reads.append(entry.rel_path) or read_note_bytes(entry, *a))
     sync(engine)
     assert reads == []
 
@@ -228,7 +229,7 @@ def test_note_that_vanishes_between_scan_and_read_is_skipped_not_fatal(
             entry.path.unlink()
         return read_note_bytes(entry, *args)
 
-    monkeypatch.setattr(core.index.indexer, "read_note_bytes", vanish_then_read)
+    monkeypatch.setattr(core.index.intake, "read_note_bytes", vanish_then_read)
     stats = sync(engine)
     assert stats.documents == 2 and stats.skipped == {"unreadable": 1}
     (skip,) = engine.index_for("v").info.skipped

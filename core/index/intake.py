@@ -1,0 +1,203 @@
+"""How notes enter a vault's indexes: read here or built by the worker, then committed.
+
+Split from `core.index.indexer`, which keeps the passes (a full sync, the live path)
+that decide what to read. What is here takes one note at a time, or one job the
+parallel build's worker finished (`core.index.parallel_build`), into the keyword
+index, the link graph and the manifest, keeping the per-file error boundary: one
+note's failure becomes a skip with a reason, never a failed pass.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from core.base.atomic import make_private
+from core.base.config import VaultConfig
+from core.base.models import Document, SkippedFile
+from core.index.file_errors import check_storable, parse_error
+from core.index.index_open import IndexOpening
+from core.index.link_graph import LinkGraph
+from core.index.manifest import FileRecord
+from core.index.parallel_build import BuiltJob
+from core.index.records import record_for
+from core.index.sync_report import ProcessResult
+from core.vault.attachments import AttachmentReading, attachment_kind
+from core.vault.chunker import ChunkLimits, new_parser
+from core.vault.links import new_link_parser
+from core.vault.notes import document_version, parse_note
+from core.vault.scanner import ScanEntry, read_note_bytes
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+BATCH = 1000  # notes per Whoosh commit: fewer, larger segments make searches cheaper
+
+
+class NoteIntake(IndexOpening):
+    """The committing half of `VaultIndex`: a note, a batch or a built job into the indexes."""
+
+    vault: VaultConfig
+    limits: ChunkLimits
+    max_bytes: int
+    links: LinkGraph
+    _parsers: tuple[MarkdownIt, MarkdownIt] | None
+
+    def _one(
+        self,
+        entry: ScanEntry,
+        batch: list[Document],
+        res: ProcessResult,
+        removed: list[str],
+        reading: AttachmentReading,
+        writing: Callable[[], None],
+        cancel: threading.Event | None,
+    ) -> list[Document]:
+        """Read one note or attachment here and queue what it gives. Returns the batch to go on with."""
+        old = self.files.get(entry.rel_path)
+        # The per-file error boundary: whatever one note or attachment does to the reader
+        # or parser, it becomes a skip with a reason in Index health, and the rest go in.
+        try:
+            got = self._read(entry, old, reading)
+            if isinstance(got, Document):
+                check_storable(got)
+        except Exception as exc:  # noqa: BLE001 - the per-file boundary
+            got = parse_error(entry.rel_path, exc)
+        if cancel is not None and cancel.is_set():  # a PDF's extraction was cut short: neither a skip nor a note
+            return batch
+        if isinstance(got, Document):
+            return self._take(got, old, batch, res, writing)
+        self._not_indexed(entry, got, res, removed, writing)
+        return batch
+
+    def _not_indexed(self, entry: ScanEntry, got: SkippedFile | None, res: ProcessResult, removed: list[str], writing: Callable[[], None]) -> None:
+        """A note that adds no chunks: skipped (its old chunks go), or the same content as indexed."""
+        if isinstance(got, SkippedFile):
+            res.skipped.append(got)
+            if entry.rel_path in self.files:
+                removed.append(entry.rel_path)
+            return
+        old = self.files[entry.rel_path]
+        if (old.size, old.mtime_ns) != (entry.size, entry.mtime_ns):
+            writing()
+            self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
+            res.touched = True  # only the manifest's stat record moves
+
+    def _take_built(self, job: BuiltJob, batch: list[Document], res: ProcessResult, removed: list[str], writing: Callable[[], None]) -> list[Document]:
+        """Commit a job the worker built: its segment joins the index, its notes the manifest.
+
+        If the index refuses the segment, its notes (parsed already) go the in-process way,
+        note by note where need be. Returns the batch to go on with.
+        """
+        docs: list[Document] = []
+        for (entry, _), got in zip(job.job, job.outcomes, strict=True):
+            if isinstance(got, Document):
+                docs.append(got)
+            else:
+                self._not_indexed(entry, got, res, removed, writing)
+        if not docs:
+            return batch
+        writing()
+        replaced = [d.rel_path for d in docs if d.rel_path in self.files]
+        try:
+            if job.built is not None:
+                self.keyword.add_built(job.built, replaced)
+            elif replaced:  # notes that now hold no chunks
+                self.keyword.apply(replaced, [])
+        except Exception:  # noqa: BLE001 - the in-process path has the per-note boundary
+            for doc in docs:
+                batch = self._take(doc, self.files.get(doc.rel_path), batch, res, writing)
+            return batch
+        make_private(self.keyword.directory, tree=True)
+        self.links.apply([], docs)
+        for doc in docs:
+            res.warnings.extend(doc.warnings)
+            if doc.rel_path in self.files:
+                res.changed += 1
+            else:
+                res.added += 1
+            self.files[doc.rel_path] = record_for(doc)
+        res.reindexed.extend(d.rel_path for d in docs)
+        return batch
+
+    def _take(self, doc: Document, old: FileRecord | None, batch: list[Document], res: ProcessResult, writing: Callable[[], None]) -> list[Document]:
+        """Queue a parsed document; commit the batch when it is full. Returns the batch to go on with."""
+        res.warnings.extend(doc.warnings)
+        batch.append(doc)
+        if old is None:
+            res.added += 1
+        else:
+            res.changed += 1
+        # Attachments commit sooner: one PDF can hold thousands of chunks.
+        if len(batch) >= BATCH or (attachment_kind(doc.rel_path) and sum(len(d.chunks) for d in batch) >= 5 * BATCH):
+            writing()
+            res.reindexed.extend(self._commit_each(batch, [], res))
+            batch = []
+        return batch
+
+    def _read(self, entry: ScanEntry, old: FileRecord | None, reading: AttachmentReading) -> Document | SkippedFile | None:
+        """Parse a note or attachment; None when it holds what the index holds already.
+
+        `files` names what the keyword index holds (after a crash too: see `_open`), so the
+        same hash means the same chunks are indexed already.
+        """
+        if attachment_kind(entry.rel_path) is None:
+            raw = read_note_bytes(entry, self.max_bytes)
+            if isinstance(raw, SkippedFile):
+                return raw
+            if old is not None and old.version == document_version(raw):
+                return None
+            return self._parse(entry, raw)
+        indexed = (old.version, old.confidentiality) if old is not None else None
+        return reading.read(self.vault.name, entry.rel_path, entry.path, entry.size, entry.mtime_ns, indexed, self.limits, self.max_bytes)
+
+    def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
+        if self._parsers is None:
+            self._parsers = (new_parser(), new_link_parser())
+        parsers = self._parsers
+        return parse_note(
+            self.vault.name,
+            entry.rel_path,
+            raw,
+            size=entry.size,
+            mtime_ns=entry.mtime_ns,
+            limits=self.limits,
+            parser=parsers[0],
+            link_parser=parsers[1],
+        )
+
+    def _commit_each(self, docs: list[Document], removed: list[str], res: ProcessResult) -> list[str]:
+        """Commit a batch; if the index refuses it, commit note by note so the one note it
+        refuses is skipped with the reason and the rest still go in. Returns what went in."""
+        try:
+            self._commit(docs, removed)
+            return [d.rel_path for d in docs]
+        except Exception:
+            if len(docs) <= 1 and not removed:
+                if docs:
+                    raise
+                return []
+        self._commit([], removed)
+        done: list[str] = []
+        for doc in docs:
+            try:
+                self._commit([doc], [])
+            except Exception as exc:  # noqa: BLE001 - the per-file boundary
+                res.skipped.append(parse_error(doc.rel_path, exc))
+                if doc.rel_path in self.files:
+                    self._commit([], [doc.rel_path])
+                    res.removed_paths.append(doc.rel_path)
+                continue
+            done.append(doc.rel_path)
+        return done
+
+    def _commit(self, docs: list[Document], removed: list[str]) -> None:
+        self.keyword.apply(removed, docs)
+        make_private(self.keyword.directory, tree=True)  # Whoosh creates its files 0644
+        self.links.apply(removed, docs)
+        for rel in removed:
+            self.files.pop(rel, None)
+        for doc in docs:
+            self.files[doc.rel_path] = record_for(doc)
