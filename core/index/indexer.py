@@ -252,6 +252,10 @@ class VaultIndex(NoteIntake):
                 if cancel is not None and cancel.is_set():  # also a PDF's extraction cut short: not a skip
                     res.cancelled = True
                     break
+                if build is not None and batch:  # a job is a segment: committed now, the next job is weighed fairly
+                    writing()
+                    res.reindexed.extend(self._commit_each(batch, [], res))
+                    batch = []
         finally:
             reading.close()
             if build is not None:

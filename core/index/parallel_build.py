@@ -46,7 +46,12 @@ from core.vault.notes import document_version, parse_note
 from core.vault.scanner import ScanEntry, read_note_bytes
 
 MIN_NOTES = 400  # fewer notes than this are indexed in-process: starting a worker costs more
-JOB_NOTES = 400  # notes per job: one segment each; small enough that neither process waits long at the end
+# Notes per job: one Whoosh segment each, whichever process builds it. A job is ~1/12 of the notes:
+# small enough that neither process waits long for the other at the end, few enough segments
+# that Whoosh's merge policy leaves them alone (merging rewrites every posting again).
+JOBS = 12
+MIN_JOB_NOTES = 50
+MAX_JOB_NOTES = 1000
 JOB_TIMEOUT_S = 900.0  # a worker killed from outside never answers: its job is then indexed here
 AHEAD = 2  # jobs handed to the worker at a time; the rest wait for whichever process is free first
 
@@ -165,7 +170,8 @@ class ParallelBuild:
             pool = multiprocessing.get_context("spawn").Pool(1)
         except Exception:  # noqa: BLE001 - no worker: the caller indexes in-process
             return None
-        jobs = [list(notes[i : i + JOB_NOTES]) for i in range(0, len(notes), JOB_NOTES)]
+        size = max(MIN_JOB_NOTES, min(MAX_JOB_NOTES, -(-len(notes) // JOBS)))
+        jobs = [list(notes[i : i + size]) for i in range(0, len(notes), size)]
         return cls(pool, vault, jobs, limits, max_bytes, scratch)
 
     def _fill(self) -> None:

@@ -41,7 +41,8 @@ class Spy:
         self.local = 0
         self.builds: list[Any] = []
         monkeypatch.setattr(pb, "MIN_NOTES", 1 if worker else 10**9)
-        monkeypatch.setattr(pb, "JOB_NOTES", 7)  # several jobs, so both processes get some
+        monkeypatch.setattr(pb, "MIN_JOB_NOTES", 7)  # several jobs, so both processes get some
+        monkeypatch.setattr(pb, "MAX_JOB_NOTES", 7)
         monkeypatch.setattr(pb, "spare_core", lambda: True)  # whatever else runs on this machine
         real_iter = pb.ParallelBuild.__iter__
         spy = self
