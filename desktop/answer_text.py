@@ -1,7 +1,12 @@
-"""Text the Ask pane shows and copies, built by small pure functions so tests can check it without widgets."""
+"""Text the Ask pane shows and copies, built by small pure functions so tests can check it without widgets.
+
+The Ask panel (`desktop.panels.ask`) only places these strings: what its status line says
+about an answer, who wrote it, why there is none, and which model will answer are all here.
+"""
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -10,12 +15,17 @@ from core.answer import AskResponse, Quote, Source
 from core.answer.extractive import LABEL as EXTRACTIVE_LABEL
 from core.answer.pipeline import EXTRACTIVE
 from core.base.models import Hit, cited_path
+from core.providers.llm import default_llm_registry
 from core.vault.links import labelled_text
 from desktop.formatting import heading_trail
+from desktop.settings import Settings
 
 _GROUP = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)+\s*)\]")
 #: One citation as the pane shows it, after `split_markers`.
 MARKER = re.compile(r"\[(\d+)\]")
+
+#: The title of an answer the notes do not support (the pane says so instead of guessing).
+ABSTAIN_TITLE = "Your notes don't say"
 
 #: Guardrail flags (core.search.guardrails) in words; the model is told to ignore such text.
 FLAG_TEXT = {
@@ -128,3 +138,53 @@ def answer_markdown(response: AskResponse) -> str:
 def conversation_markdown(turns: Sequence[AskResponse]) -> str:
     """A whole conversation, turn after turn, for the clipboard or a file the user picks."""
     return "\n\n---\n\n".join(answer_markdown(t) for t in turns) + "\n"
+
+
+def answered_by(response: AskResponse) -> str:
+    """`provider · model` of a written answer; empty for an extractive one (no model wrote it)."""
+    if is_extractive(response):
+        return ""
+    return f"{response.provider} · {response.model}" if response.model else response.provider
+
+
+def status_text(response: AskResponse, *, stopped: bool) -> str:
+    """The status line (rich text) under the question once an answer is in; `stopped`: the user pressed Stop."""
+    if stopped:
+        return "<b>Stopped</b> — the answer below is incomplete."
+    if response.incomplete:
+        return "<b>The answer broke off</b> — what arrived is below, incomplete."
+    if is_extractive(response):
+        return (
+            "<b>Extractive answer</b> — no language model is configured, so these are the passages of your notes "
+            "that answer the question, quoted as written. Choose a model in Settings › Language model for written answers."
+        )
+    if response.unverified:
+        return (
+            "<b>Quoted from your notes</b> — the model's answer cited none of the sources, so these passages of your "
+            "notes are shown instead; its text is folded away below as unverified."
+        )
+    if response.error:
+        return "<b>The model did not answer.</b>"
+    first = f", first words after {response.first_token_ms / 1000:.1f} s" if response.first_token_ms else ""
+    return f"Answered by {html.escape(answered_by(response))}{first}."
+
+
+def abstain_text(response: AskResponse, where: str) -> str:
+    """Said under `ABSTAIN_TITLE`: nothing in `where` answers, then the closest notes or what to try instead."""
+    related = "".join(f"\n• {r.title or r.rel_path} ({r.rel_path})" for r in response.related)
+    return f"No passage in {where} answers the question." + (
+        f" The closest notes, which may be related:{related}" if related else " Try other words, a wider scope, or a plain search."
+    )
+
+
+def model_label(settings: Settings) -> tuple[str, str]:
+    """Who will write the answers, and its tooltip (where passages are sent), from the Language model settings."""
+    info = default_llm_registry().get(settings.llm_provider)
+    if info is None:
+        return "Answers: extractive (offline)", "No language model is configured: answers quote your notes. Settings › Language model"
+    allowed = "" if settings.allow_remote_llm or not info.remote else " (not allowed yet)"
+    routed = " · folders routed" if settings.route_folders else ""
+    tip = f"Passages are sent to {settings.llm_base_url or info.default_base_url}"
+    if routed:
+        tip += ". The model first picks the folders to search (the Debug tab shows its choice)"
+    return f"Answers: {info.id} · {settings.llm_model or info.default_model}{allowed}{routed}", tip

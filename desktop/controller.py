@@ -3,6 +3,11 @@
 Views receive the controller and connect to its signals (napari's `QtDims(dims)`
 pattern). Every signal here is emitted on the GUI thread, so tests can wait on
 them safely and views can update widgets from any slot.
+
+This module holds the writes and the app's life: the vaults, indexing, live updates,
+settings (which may replace the engine) and closing. The reads the query thread answers
+— vault snapshots and searches, with their newest-result-only rule and the rerank — are
+in `desktop.query_control`, which `AppController` inherits.
 """
 
 from __future__ import annotations
@@ -12,15 +17,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.base.config import EngineConfig, VaultConfig
 from core.base.errors import CairnError
-from core.base.models import Hit, SearchFilters, SearchResponse
 from core.base.paths import AppPaths
 from core.engine import Engine
 from core.providers.secrets import KeyStore
-from core.search.search import SearchRequest
 from core.watcher import LiveUpdate
 from desktop.actions import HitActions
 from desktop.app_state import Lifecycle, Scope, vaults_changed_message
@@ -30,19 +33,18 @@ from desktop.connection_tests import ConnectionTester
 from desktop.live import LiveIndexing
 from desktop.live_watch import LiveWatch
 from desktop.progress_board import ProgressBoard
+from desktop.query_control import QueryControl
 from desktop.rerank_worker import RerankRunner
 from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
-from desktop.state import VaultSnapshot
-from desktop.workers import IndexWorker, JobRunner, QueryWorker, SearchJob
+from desktop.workers import IndexWorker, JobRunner
 
 __all__ = ["AppController", "Lifecycle", "Scope"]
 
 _DEFAULT = object()
-ELSEWHERE_RETRY_MS = 3000  # how often the app looks again at a vault another process is indexing
 
 
-class AppController(QObject):
+class AppController(QueryControl):
     """Owns the engine and runs every slow call on a worker thread.
 
     Args:
@@ -59,25 +61,17 @@ class AppController(QObject):
     #: Pass as `embedder_factory` to get the app's own consent-checking factory (the default).
     DEFAULT_FACTORY = _DEFAULT
 
-    snapshotChanged = Signal(object)  # tuple[VaultSnapshot, ...]
-    searchStarted = Signal(int)
-    resultsReady = Signal(object)  # SearchResponse
-    resultsCleared = Signal()
-    searchFailed = Signal(str)
-    hitSelected = Signal(object)  # Hit | None
-    scopeChanged = Signal(object)  # Scope | None
+    # snapshotChanged, searchStarted, resultsReady, resultsCleared, searchFailed, hitSelected,
+    # scopeChanged and message come from `QueryControl`.
     indexStarted = Signal(object)  # list[str]
     indexProgress = Signal(str, int, int, str)
     indexFinished = Signal(object)  # list[SyncReport]
     indexFailed = Signal(str)
     settingsChanged = Signal(object)  # Settings
     connectionTested = Signal(str, bool, str)  # kind, ok, message
-    message = Signal(str)
     liveUpdated = Signal(object)  # core.watcher.LiveUpdate
     watchingChanged = Signal(object)  # tuple[str, ...]: the vaults followed live
     closeReady = Signal()  # begin_close() is done: indexing stopped, watcher stopped, indexes flushed
-    _searchRequested = Signal(int, object)
-    _snapshotRequested = Signal(object)
 
     def __init__(
         self,
@@ -94,7 +88,7 @@ class AppController(QObject):
         self.paths = paths
         self.store = store
         self.keys = keys if keys is not None else KeyStore()
-        self.settings: Settings = store.load()
+        self.settings = store.load()
         self.actions = actions if actions is not None else HitActions()
         if self.actions.on_failure is None:
             self.actions.on_failure = self.message.emit  # a failed open is said in the window
@@ -102,20 +96,11 @@ class AppController(QObject):
             embedder_factory = make_embedder_factory(self.keys, lambda: self.settings.allow_remote_embedding)
         self._embedder_factory = embedder_factory
         self.engine = Engine(paths, embedder_factory=embedder_factory)  # type: ignore[arg-type]
-        self.snapshot: tuple[VaultSnapshot, ...] = ()
-        self._elsewhere_retry = False  # a look-again is scheduled (see `_on_snapshot`)
-        self.scope: Scope | None = None
-        self.response: SearchResponse | None = None
-        self.selected: Hit | None = None
-        self._seq = 0
-        self._shown_seq = 0
-        self.stale_dropped = 0
         self._jobs = JobRunner(self)
         self._index_thread: QThread | None = None
         self._cancel = threading.Event()
         self._queued_index: list[str] = []
         self._pending_config: EngineConfig | None = None
-        self._last_search: tuple[str, str, SearchFilters] | None = None
         self.lifecycle = Lifecycle.RUNNING
         self._close_token: int | None = None  # the live stop whose end finishes closing
         self._start_query_thread()
@@ -143,19 +128,6 @@ class AppController(QObject):
         self.config_watch.changed.connect(self.reload_config)
 
     # -- lifecycle -------------------------------------------------------------------------
-
-    def _start_query_thread(self) -> None:
-        self._query_thread = QThread()
-        self._query_thread.setObjectName("QueryWorker")
-        self._query = QueryWorker(lambda: self._seq)
-        self._query.moveToThread(self._query_thread)
-        self._searchRequested.connect(self._query.search)
-        self._snapshotRequested.connect(self._query.snapshot)
-        self._query.searchDone.connect(self._on_search_done)
-        self._query.searchFailed.connect(self._on_search_failed)
-        self._query.snapshotReady.connect(self._on_snapshot)
-        self._query.snapshotFailed.connect(self.rerun_search)
-        self._query_thread.start()
 
     @property
     def closed(self) -> bool:
@@ -265,28 +237,6 @@ class AppController(QObject):
         self.refresh()
         self._sync_watch()
 
-    def refresh(self) -> None:
-        """Ask the query thread for a fresh snapshot; `snapshotChanged` follows."""
-        self._snapshotRequested.emit(self.engine)
-
-    @Slot(object)
-    def _on_snapshot(self, snap: tuple[VaultSnapshot, ...]) -> None:
-        self.snapshot = snap
-        self.snapshotChanged.emit(snap)
-        self.rerun_search()  # the index changed under the shown results
-        if any(s.status.elsewhere for s in snap) and not self._elsewhere_retry and self.running:
-            # Another Cairn process builds a vault's index: look again until it is done.
-            self._elsewhere_retry = True
-            QTimer.singleShot(ELSEWHERE_RETRY_MS, self, self._retry_elsewhere)
-
-    def _retry_elsewhere(self) -> None:
-        self._elsewhere_retry = False
-        if self.running:
-            self.refresh()
-
-    def vault_snapshot(self, name: str) -> VaultSnapshot | None:
-        return next((s for s in self.snapshot if s.name == name), None)
-
     # -- indexing --------------------------------------------------------------------------
 
     def is_indexing(self) -> bool:
@@ -378,83 +328,6 @@ class AppController(QObject):
 
     def test_llm(self, provider: str, base_url: str, key: str | None = None) -> None:
         self.connections.test_llm(provider, base_url, key)
-
-    # -- searching -------------------------------------------------------------------------
-
-    def search(self, text: str, mode: str, filters: SearchFilters = SearchFilters()) -> int:
-        """Start a search; returns its sequence number. Only the newest result is ever shown."""
-        self._seq += 1
-        self.reranks.cancel()  # the running rerank is for an older query
-        self._last_search = (text, mode, filters)
-        if self.scope is not None:
-            folders = (self.scope.folder,) if self.scope.folder else ()
-            filters = replace(filters, vaults=(self.scope.vault,), folders=folders + filters.folders)
-        has_filter = bool(filters.vaults or filters.folders or filters.tags or filters.doc_types or filters.languages or filters.after or filters.before)
-        if not text.strip() and not has_filter:
-            self._last_search = None
-            self._shown_seq = self._seq
-            self.response = None
-            self.select_hit(None)
-            self.resultsCleared.emit()
-            return self._seq
-        request = SearchRequest(query=text, mode=mode, k=self.settings.results_k, filters=filters)
-        self.searchStarted.emit(self._seq)
-        self._searchRequested.emit(self._seq, SearchJob(self.engine, request))
-        return self._seq
-
-    def rerun_search(self) -> None:
-        """Run the last query again (the index changed); the stale-result rules still apply."""
-        if self._last_search is not None and self.lifecycle is not Lifecycle.SHUT:
-            self.search(*self._last_search)
-
-    @Slot(int, object)
-    def _on_search_done(self, seq: int, response: SearchResponse) -> None:
-        if seq <= self._shown_seq:  # an older query finished late: never overwrite a newer one
-            self.stale_dropped += 1
-            return
-        self._shown_seq = seq
-        self._show(response)
-        if seq == self._seq and self.reranks.start(seq, response):  # the fused order shows now, the new order later
-            self.message.emit("Re-ranking the top 10 with the language model…")
-
-    def _show(self, response: SearchResponse) -> None:
-        self.response = response
-        self.resultsReady.emit(response)
-        previous = self.selected.chunk if self.selected is not None else None
-        keep = next((h for h in response.hits if h.chunk == previous), None)  # re-runs keep the user's place
-        self.select_hit(keep or (response.hits[0] if response.hits else None))
-
-    @Slot(int, object)
-    def _on_reranked(self, seq: int, response: SearchResponse) -> None:
-        if seq != self._shown_seq or seq != self._seq:  # a newer query is on its way or shown
-            return
-        self._show(response)
-        self.message.emit(f"Re-ranked by the language model in {response.timings_ms.get('llm_rerank', 0):.0f} ms")
-
-    @Slot(int, str)
-    def _on_rerank_failed(self, seq: int, message: str) -> None:
-        if seq == self._shown_seq == self._seq:
-            self.message.emit(message)
-
-    @Slot(int, str)
-    def _on_search_failed(self, seq: int, message: str) -> None:
-        if seq <= self._shown_seq:
-            return
-        self._shown_seq = seq
-        self.searchFailed.emit(message)
-
-    def select_hit(self, hit: Hit | None) -> None:
-        self.selected = hit
-        self.hitSelected.emit(hit)
-
-    def set_scope(self, scope: Scope | None) -> None:
-        if scope != self.scope:
-            self.scope = scope
-            self.scopeChanged.emit(scope)
-
-    def remember_query(self, text: str) -> None:
-        self.settings = replace(self.settings, last_query=text)
-        self.store.save_last_query(text)
 
     # -- settings --------------------------------------------------------------------------
 

@@ -7,6 +7,11 @@ why each passage was chosen. A follow-up question is asked with the earlier
 turns, rewritten to stand alone, and the rewritten form is shown. Nothing here
 blocks: the question runs on `AskRunner`'s worker thread and every slot below
 runs on the GUI thread.
+
+This module lays the pane out and wires it to the runner and the conversation; the
+widgets that show one answer are in `desktop.panels.answer_view`, and what the pane
+says (status lines, who answered, the abstain message, the model label) is worded in
+`desktop.answer_text`.
 """
 
 from __future__ import annotations
@@ -31,8 +36,16 @@ from PySide6.QtWidgets import (
 )
 
 from core.answer import AskRequest, AskResponse, Turn
-from core.providers.llm import default_llm_registry
-from desktop.answer_text import answer_body, conversation_markdown, is_extractive, source_line
+from desktop.answer_text import (
+    ABSTAIN_TITLE,
+    abstain_text,
+    answer_body,
+    answered_by,
+    conversation_markdown,
+    model_label,
+    source_line,
+    status_text,
+)
 from desktop.controller import AppController, Scope
 from desktop.dialogs.context_dialog import ContextSentDialog
 from desktop.panels.answer_view import SCROLL_MIN_H, AnswerBrowser, PassageView, SourcesView
@@ -40,7 +53,6 @@ from desktop.settings import Settings
 from desktop.theme import colours
 
 DETAILS = (("Brief answer", "brief"), ("Normal answer", "normal"), ("Detailed answer", "detailed"))
-ABSTAIN_TITLE = "Your notes don't say"
 MAX_HISTORY = 6  # earlier turns sent along with a follow-up
 
 
@@ -258,7 +270,7 @@ class AskPanel(QWidget):
     def show_context(self) -> None:
         if self.response is None:
             return
-        dialog = ContextSentDialog(self.response.context_sent, _answered_by(self.response), self)
+        dialog = ContextSentDialog(self.response.context_sent, answered_by(self.response), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.destroyed.connect(self._forget_dialog)
         self.context_dialog = dialog
@@ -326,17 +338,11 @@ class AskPanel(QWidget):
         self._show_unverified(response.unverified)
         notes: list[tuple[str, str]] = []
         if response.abstained:
-            where = self.scope_label.text().removeprefix("In: ")
-            related = "".join(f"\n• {r.title or r.rel_path} ({r.rel_path})" for r in response.related)
-            self.browser.set_message(
-                ABSTAIN_TITLE,
-                f"No passage in {where} answers the question."
-                + (f" The closest notes, which may be related:{related}" if related else " Try other words, a wider scope, or a plain search."),
-            )
+            self.browser.set_message(ABSTAIN_TITLE, abstain_text(response, self.scope_label.text().removeprefix("In: ")))
             self.status.setText(f"<b>{ABSTAIN_TITLE}.</b>")
         else:
             self.browser.set_answer(response.answer, {s.number: source_line(s) for s in response.sources})
-            self.status.setText(self._status_text(response))
+            self.status.setText(status_text(response, stopped=self._stopped))
         if response.error and not self._stopped:
             notes.append(("error", f"✗ {response.error}"))
         notes.extend(("warn", f"⚠ {w}") for w in response.warnings)
@@ -360,26 +366,6 @@ class AskPanel(QWidget):
         self.unverified_toggle.setVisible(bool(text))
         self.unverified.setVisible(False)
 
-    def _status_text(self, response: AskResponse) -> str:
-        if self._stopped:
-            return "<b>Stopped</b> — the answer below is incomplete."
-        if response.incomplete:
-            return "<b>The answer broke off</b> — what arrived is below, incomplete."
-        if is_extractive(response):
-            return (
-                "<b>Extractive answer</b> — no language model is configured, so these are the passages of your notes "
-                "that answer the question, quoted as written. Choose a model in Settings › Language model for written answers."
-            )
-        if response.unverified:
-            return (
-                "<b>Quoted from your notes</b> — the model's answer cited none of the sources, so these passages of your "
-                "notes are shown instead; its text is folded away below as unverified."
-            )
-        if response.error:
-            return "<b>The model did not answer.</b>"
-        first = f", first words after {response.first_token_ms / 1000:.1f} s" if response.first_token_ms else ""
-        return f"Answered by {html.escape(_answered_by(response))}{first}."
-
     def _apply_colours(self) -> None:
         self.model_label.setStyleSheet(f"color:{colours(self.palette()).dim}")
 
@@ -399,24 +385,10 @@ class AskPanel(QWidget):
         self.scope_label.setToolTip("Select a vault or folder in the tree on the left to ask only its notes")
 
     def _show_model(self, settings: Settings) -> None:
-        info = default_llm_registry().get(settings.llm_provider)
-        if info is None:
-            self.model_label.setText("Answers: extractive (offline)")
-            self.model_label.setToolTip("No language model is configured: answers quote your notes. Settings › Language model")
-            return
-        allowed = "" if settings.allow_remote_llm or not info.remote else " (not allowed yet)"
-        routed = " · folders routed" if settings.route_folders else ""
-        self.model_label.setText(f"Answers: {info.id} · {settings.llm_model or info.default_model}{allowed}{routed}")
-        tip = f"Passages are sent to {settings.llm_base_url or info.default_base_url}"
-        if routed:
-            tip += ". The model first picks the folders to search (the Debug tab shows its choice)"
+        text, tip = model_label(settings)
+        self.model_label.setText(text)
         self.model_label.setToolTip(tip)
 
     def _forget_dialog(self) -> None:
         self.context_dialog = None
 
-
-def _answered_by(response: AskResponse) -> str:
-    if is_extractive(response):
-        return ""
-    return f"{response.provider} · {response.model}" if response.model else response.provider

@@ -4,13 +4,15 @@ Links work as in Obsidian: a `[[wikilink]]` or a link to a local note opens that
 the heading or block it names), embeds show a collapsed excerpt or the image, web links open
 in the browser after asking. Back and Forward (Alt+Left / Alt+Right) walk the notes visited.
 Under the note: its backlinks, unlinked mentions and related notes (`LinksPanel`).
+
+This module shows notes and keeps the history; where a clicked link leads is decided in
+`desktop.panels.preview_links` (`LinkFollower`), which calls back `open_note`.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl
 from PySide6.QtGui import (
@@ -34,10 +36,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.base.models import Hit, LinkKind
+from core.base.models import Hit
 from core.index.pages import page_text
 from core.vault.attachments import attachment_kind
-from core.vault.links import is_attachment
 from desktop.actions import note_path
 from desktop.controller import AppController
 from desktop.formatting import heading_trail
@@ -46,9 +47,9 @@ from desktop.note_locator import NoteLocator
 from desktop.note_text import END, START, prepare, read_note
 from desktop.panels.hit_menu import hit_menu
 from desktop.panels.links_panel import LinksPanel
+from desktop.panels.preview_links import LinkFollower
 from desktop.theme import colours
 
-WEB_SCHEMES = ("http", "https", "mailto", "ftp")
 MAX_HISTORY = 100
 
 
@@ -63,6 +64,12 @@ class PreviewPanel(QWidget):
         self._at = -1  # index of the shown location in `_history`
         #: Asks before a web link leaves the app; replaced in tests.
         self.confirm_external: Callable[[str], bool] = self._ask_external
+        self._follower = LinkFollower(  # late-bound, so a replaced `confirm_external` or `open_note` is the one used
+            controller,
+            lambda: self.locator,
+            lambda vault, rel_path, anchor: self.open_note(vault, rel_path, anchor),
+            lambda address: self.confirm_external(address),
+        )
         self._hit: Hit | None = None
         self._shown: tuple[str, str, int, int, bytes] | None = None  # the chunk and note text on screen
         self.chunk_range: tuple[int, int] | None = None  # document positions of the highlighted chunk
@@ -165,79 +172,12 @@ class PreviewPanel(QWidget):
 
     def follow_link(self, url: QUrl) -> None:
         """A click on a link in the note: another note, a web page (after asking) or a file."""
-        if self._hit is None:
-            return
-        vault, source = self._hit.chunk.vault, self._hit.chunk.rel_path
-        text = url.toString()
-        wiki = parse_note_url(text)
-        if wiki is not None:
-            target, anchor = wiki
-            rel = self.locator.resolve(vault, source, target, anchor) if target else source
-            if rel is None:
-                self._controller.message.emit(f"No note named “{target}” in {vault} yet")
-            else:
-                self.open_note(vault, rel, anchor)
-            return
-        if url.scheme().lower() in WEB_SCHEMES:
-            self._open_web(url)
-            return
-        if url.isLocalFile() or not url.scheme():
-            self._follow_local(vault, source, url)
-            return
-        self._controller.message.emit(f"Cairn does not open {url.scheme()}: links")
+        if self._hit is not None:
+            self._follower.follow(url, self._hit.chunk.vault, self._hit.chunk.rel_path)
 
     def follow_link_anywhere(self, url: QUrl) -> bool:
         """A link with no note around it (in an answer): look in every vault. True if a note opened."""
-        if url.scheme().lower() in WEB_SCHEMES:
-            self._open_web(url)
-            return False
-        wiki = parse_note_url(url.toString())
-        target, anchor = wiki if wiki is not None else (url.path(), url.fragment())
-        kind = LinkKind.WIKI if wiki is not None else LinkKind.MARKDOWN
-        for vc in self._controller.engine.config.vaults:
-            rel = self.locator.resolve(vc.name, "", target, anchor, kind)
-            if rel is not None:
-                return self.open_note(vc.name, rel, anchor)
-        self._controller.message.emit(f"No note named “{target}” in any vault")
-        return False
-
-    def _open_web(self, url: QUrl) -> None:
-        if self.confirm_external(url.toDisplayString()):
-            self._controller.actions.open_url(url)  # a failure is said in the status line
-
-    def _follow_local(self, vault: str, source: str, url: QUrl) -> None:
-        anchor = url.fragment()
-        if url.isLocalFile():
-            vc = self._controller.engine.config.vault_named(vault)
-            path = Path(url.toLocalFile())
-            try:
-                href = path.resolve().relative_to(Path(vc.root).resolve()).as_posix() if vc else ""
-            except ValueError:
-                href = ""
-            if not href:
-                self._open_file(path)
-                return
-            href = "/" + href
-        else:
-            href = url.path()
-            if not href:  # `#Heading`: a place in this note
-                self.open_note(vault, source, anchor)
-                return
-        if is_attachment(href):
-            found = self.locator.attachment(vault, source, href.lstrip("/") if href.startswith("/") else href)
-            if found is not None:
-                self._open_file(found)
-            else:
-                self._controller.message.emit(f"{href} is not in the vault")
-            return
-        rel = self.locator.resolve(vault, source, href, anchor, LinkKind.MARKDOWN)
-        if rel is None:
-            self._controller.message.emit(f"No note at {href} in {vault}")
-        else:
-            self.open_note(vault, rel, anchor)
-
-    def _open_file(self, path: Path) -> None:
-        self._controller.actions.open_url(QUrl.fromLocalFile(str(path)))  # a failure is said in the status line
+        return self._follower.follow_anywhere(url)
 
     def _ask_external(self, address: str) -> bool:
         answer = QMessageBox.question(
@@ -345,6 +285,7 @@ class PreviewPanel(QWidget):
             self._highlight(doc, *self.chunk_range)
         self.scroll_to_chunk()
         QTimer.singleShot(0, self.scroll_to_chunk)
+
     def _dim_dead_links(self, doc: QTextDocument, vault: str, source: str) -> None:
         """Links to notes that do not exist yet look dimmer, as in Obsidian, and say so."""
         dim = QColor(colours(self.palette()).dim)

@@ -1,0 +1,181 @@
+"""The controller's read side: what the query thread answers — vault snapshots and searches.
+
+`AppController` inherits this. It is split off because these reads follow rules of their
+own that the rest of the controller (vaults, indexing, live updates, settings: the writes)
+never needs: every search gets a sequence number and only the newest result is ever shown,
+a re-run keeps the user's selected hit, the language model's rerank replaces the fused order
+only while its query is still the one on screen, and a snapshot that shows another process
+indexing a vault schedules a look again. Everything here runs on the GUI thread; the slow
+calls go to one long-lived `QueryWorker` thread through queued signals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+
+from core.base.models import Hit, SearchFilters, SearchResponse
+from core.engine import Engine
+from core.search.search import SearchRequest
+from desktop.app_state import Lifecycle, Scope
+from desktop.rerank_worker import RerankRunner
+from desktop.settings import Settings, SettingsStore
+from desktop.state import VaultSnapshot
+from desktop.workers import QueryWorker, SearchJob
+
+__all__ = ["ELSEWHERE_RETRY_MS", "QueryControl"]
+
+ELSEWHERE_RETRY_MS = 3000  # how often the app looks again at a vault another process is indexing
+
+
+class QueryControl(QObject):
+    """Snapshots and searches on the query thread, with the newest-result-only rule.
+
+    The subclass (`AppController`) sets the attributes annotated below before the first
+    request and calls `_start_query_thread`; searches read them when they start, so a
+    replaced engine or new settings apply from the next search on.
+    """
+
+    snapshotChanged = Signal(object)  # tuple[VaultSnapshot, ...]
+    searchStarted = Signal(int)
+    resultsReady = Signal(object)  # SearchResponse
+    resultsCleared = Signal()
+    searchFailed = Signal(str)
+    hitSelected = Signal(object)  # Hit | None
+    scopeChanged = Signal(object)  # Scope | None
+    message = Signal(str)  # a sentence for the status line (the whole controller's, not only searches')
+    _searchRequested = Signal(int, object)
+    _snapshotRequested = Signal(object)
+
+    engine: Engine
+    settings: Settings
+    store: SettingsStore
+    reranks: RerankRunner
+    lifecycle: Lifecycle
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.snapshot: tuple[VaultSnapshot, ...] = ()
+        self._elsewhere_retry = False  # a look-again is scheduled (see `_on_snapshot`)
+        self.scope: Scope | None = None
+        self.response: SearchResponse | None = None
+        self.selected: Hit | None = None
+        self._seq = 0
+        self._shown_seq = 0
+        self.stale_dropped = 0
+        self._last_search: tuple[str, str, SearchFilters] | None = None
+
+    def _start_query_thread(self) -> None:
+        self._query_thread = QThread()
+        self._query_thread.setObjectName("QueryWorker")
+        self._query = QueryWorker(lambda: self._seq)
+        self._query.moveToThread(self._query_thread)
+        self._searchRequested.connect(self._query.search)
+        self._snapshotRequested.connect(self._query.snapshot)
+        self._query.searchDone.connect(self._on_search_done)
+        self._query.searchFailed.connect(self._on_search_failed)
+        self._query.snapshotReady.connect(self._on_snapshot)
+        self._query.snapshotFailed.connect(self.rerun_search)
+        self._query_thread.start()
+
+    # -- snapshots -------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Ask the query thread for a fresh snapshot; `snapshotChanged` follows."""
+        self._snapshotRequested.emit(self.engine)
+
+    @Slot(object)
+    def _on_snapshot(self, snap: tuple[VaultSnapshot, ...]) -> None:
+        self.snapshot = snap
+        self.snapshotChanged.emit(snap)
+        self.rerun_search()  # the index changed under the shown results
+        if any(s.status.elsewhere for s in snap) and not self._elsewhere_retry and self.lifecycle is Lifecycle.RUNNING:
+            # Another Cairn process builds a vault's index: look again until it is done.
+            self._elsewhere_retry = True
+            QTimer.singleShot(ELSEWHERE_RETRY_MS, self, self._retry_elsewhere)
+
+    def _retry_elsewhere(self) -> None:
+        self._elsewhere_retry = False
+        if self.lifecycle is Lifecycle.RUNNING:
+            self.refresh()
+
+    def vault_snapshot(self, name: str) -> VaultSnapshot | None:
+        return next((s for s in self.snapshot if s.name == name), None)
+
+    # -- searching -------------------------------------------------------------------------
+
+    def search(self, text: str, mode: str, filters: SearchFilters = SearchFilters()) -> int:
+        """Start a search; returns its sequence number. Only the newest result is ever shown."""
+        self._seq += 1
+        self.reranks.cancel()  # the running rerank is for an older query
+        self._last_search = (text, mode, filters)
+        if self.scope is not None:
+            folders = (self.scope.folder,) if self.scope.folder else ()
+            filters = replace(filters, vaults=(self.scope.vault,), folders=folders + filters.folders)
+        has_filter = bool(filters.vaults or filters.folders or filters.tags or filters.doc_types or filters.languages or filters.after or filters.before)
+        if not text.strip() and not has_filter:
+            self._last_search = None
+            self._shown_seq = self._seq
+            self.response = None
+            self.select_hit(None)
+            self.resultsCleared.emit()
+            return self._seq
+        request = SearchRequest(query=text, mode=mode, k=self.settings.results_k, filters=filters)
+        self.searchStarted.emit(self._seq)
+        self._searchRequested.emit(self._seq, SearchJob(self.engine, request))
+        return self._seq
+
+    def rerun_search(self) -> None:
+        """Run the last query again (the index changed); the stale-result rules still apply."""
+        if self._last_search is not None and self.lifecycle is not Lifecycle.SHUT:
+            self.search(*self._last_search)
+
+    @Slot(int, object)
+    def _on_search_done(self, seq: int, response: SearchResponse) -> None:
+        if seq <= self._shown_seq:  # an older query finished late: never overwrite a newer one
+            self.stale_dropped += 1
+            return
+        self._shown_seq = seq
+        self._show(response)
+        if seq == self._seq and self.reranks.start(seq, response):  # the fused order shows now, the new order later
+            self.message.emit("Re-ranking the top 10 with the language model…")
+
+    def _show(self, response: SearchResponse) -> None:
+        self.response = response
+        self.resultsReady.emit(response)
+        previous = self.selected.chunk if self.selected is not None else None
+        keep = next((h for h in response.hits if h.chunk == previous), None)  # re-runs keep the user's place
+        self.select_hit(keep or (response.hits[0] if response.hits else None))
+
+    @Slot(int, object)
+    def _on_reranked(self, seq: int, response: SearchResponse) -> None:
+        if seq != self._shown_seq or seq != self._seq:  # a newer query is on its way or shown
+            return
+        self._show(response)
+        self.message.emit(f"Re-ranked by the language model in {response.timings_ms.get('llm_rerank', 0):.0f} ms")
+
+    @Slot(int, str)
+    def _on_rerank_failed(self, seq: int, message: str) -> None:
+        if seq == self._shown_seq == self._seq:
+            self.message.emit(message)
+
+    @Slot(int, str)
+    def _on_search_failed(self, seq: int, message: str) -> None:
+        if seq <= self._shown_seq:
+            return
+        self._shown_seq = seq
+        self.searchFailed.emit(message)
+
+    def select_hit(self, hit: Hit | None) -> None:
+        self.selected = hit
+        self.hitSelected.emit(hit)
+
+    def set_scope(self, scope: Scope | None) -> None:
+        if scope != self.scope:
+            self.scope = scope
+            self.scopeChanged.emit(scope)
+
+    def remember_query(self, text: str) -> None:
+        self.settings = replace(self.settings, last_query=text)
+        self.store.save_last_query(text)
