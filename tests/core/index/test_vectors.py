@@ -101,6 +101,29 @@ def test_changes_to_a_loaded_index_keep_every_vector(tmp_path: Path) -> None:
     np.testing.assert_allclose(loaded.vector(49), vecs[49], atol=2e-3)
 
 
+def test_a_loaded_index_maps_its_file_and_copies_it_on_the_first_change(tmp_path: Path) -> None:
+    """Opening maps the usearch file (no heap copy); a change works on a private copy, never on the file."""
+    rng = np.random.default_rng(8)
+    vecs = unit(rng, 300, 16)
+    vi = VectorIndex(16, exact_below=100)
+    vi.add(range(300), vecs)
+    path = tmp_path / "v.usearch"
+    vi.save(path)
+    before = path.read_bytes()
+    loaded = VectorIndex.load(path, exact_below=100, mapped=True)
+    assert loaded._mapped
+    assert loaded.search(vecs[7], 1)[0][0] == 7
+    loaded.add([1000], unit(rng, 1, 16))
+    loaded.remove([7])
+    assert not loaded._mapped
+    assert 7 not in [k for k, _ in loaded.search(vecs[7], 3)]
+    assert path.read_bytes() == before  # the mapped file was never written
+    path.unlink()  # replaced or removed by another process: this copy is its own
+    assert loaded.search(vecs[8], 1)[0][0] == 8
+    loaded.save(tmp_path / "again.usearch")
+    assert len(VectorIndex.load(tmp_path / "again.usearch", mapped=True)) == 300
+
+
 def test_mask_limits_results_to_allowed_rows() -> None:
     rng = np.random.default_rng(4)
     vi = VectorIndex(8)
