@@ -10,8 +10,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from core.base.config import VaultConfig
 from core.base.errors import IndexBusyError
@@ -20,21 +19,23 @@ from core.index.embed_text import embedding_input
 from core.index.indexer import Progress, VaultIndex
 from core.index.manifest import FileRecord
 from core.index.vault_lock import BUSY_STATE, SYNC_WAIT_S
-from core.index.vector_store import EmbedStats, VaultVectors
-from core.providers.embedding import (
-    Embedder,
-    EmbedderUnavailable,
-    EmbeddingCancelled,
-    create_embedder,
-    default_registry,
-)
 from core.search.search import VaultSearchSide
 from core.status import SEMANTIC_OFF
 
-EmbedderFactory = Callable[[VaultConfig], Embedder]
+if TYPE_CHECKING:
+    import numpy as np
+
+    from core.index.vector_store import EmbedStats, VaultVectors
+    from core.providers.embedding import Embedder
+
+# The vector store, numpy and the embedding providers are imported where they are used: a
+# keyword search (a keyword `cairn search` process above all) never loads any of them.
+EmbedderFactory = Callable[[VaultConfig], "Embedder"]
 
 
 def default_embedder_factory(vault: VaultConfig) -> Embedder:
+    from core.providers.embedding import create_embedder, default_registry
+
     info = default_registry().get(vault.embedder)
     key = info.api_key() if info is not None else None
     return create_embedder(vault.embedder, model=vault.embed_model, base_url=vault.embed_base_url, api_key=key)
@@ -42,6 +43,8 @@ def default_embedder_factory(vault: VaultConfig) -> Embedder:
 
 def embeddable_files(vc: VaultConfig, files: dict[str, FileRecord]) -> dict[str, FileRecord]:
     """Restricted notes never leave the machine: a remote embedder does not see them."""
+    from core.providers.embedding import default_registry
+
     info = default_registry().get(vc.embedder)
     if info is not None and info.remote:
         return {rel: rec for rel, rec in files.items() if rec.confidentiality != "restricted"}
@@ -66,6 +69,8 @@ class EmbedderPool:
         if self._factory is None:
             self._problems[vc.name] = SEMANTIC_OFF
             return None
+        from core.providers.embedding import EmbedderUnavailable
+
         key = (vc.embedder, vc.embed_model, vc.embed_base_url)
         with self._lock:
             emb = self._embedders.get(key)
@@ -122,6 +127,9 @@ def embed_vectors(
     not while it is embedded: a live edit may change the manifest in between, and the
     batch drops what it changed (see `VaultVectors.sync`).
     """
+    from core.index.vector_store import EmbedStats
+    from core.providers.embedding import EmbedderUnavailable, EmbeddingCancelled
+
     name = vc.name
     problem: str | None = None
 
