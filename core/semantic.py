@@ -98,14 +98,19 @@ class EmbedderPool:
 
 
 class BoundVectors:
-    """A vault's vectors bound to its manifest records, as `search` expects."""
+    """A vault's vectors bound to its manifest records, as `search` expects.
 
-    def __init__(self, vectors: VaultVectors, files: dict[str, FileRecord]) -> None:
+    The manifest is read only for a filter that needs it (folders, tags, types, dates):
+    restricted notes are left out by the keyword index's word for it (see `VaultVectors.search`).
+    """
+
+    def __init__(self, vectors: VaultVectors, vi: VaultIndex) -> None:
         self._vectors = vectors
-        self._files = files
+        self._vi = vi
 
     def search(self, query: np.ndarray, filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
-        return self._vectors.search(query, filters, limit, self._files)
+        vi = self._vi
+        return self._vectors.search(query, filters, limit, lambda: vi.files, vi.keyword.restricted_chunk_ids)
 
 
 def embed_vectors(
@@ -198,4 +203,4 @@ def vault_side(
     note = None
     if vv.fraction_complete < 1.0:  # the same number the status bar shows for this vault
         note = f"{name}: semantic index {int(vv.fraction_complete * 100)}% complete"
-    return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi.files), emb, semantic_note=note, links=vi.links)
+    return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi), emb, semantic_note=note, links=vi.links)
