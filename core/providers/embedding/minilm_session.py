@@ -10,7 +10,9 @@ import, so importing the embedding package stays cheap.
 
 from __future__ import annotations
 
+import ctypes
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +76,23 @@ def load_session(path: Path, intra_op_threads: int, *, optimise: bool = True) ->
             "model_checksum",
             f"The built-in embedding model could not be loaded from {path}: {exc}",
         ) from exc
+
+
+def release_free_heap() -> None:
+    """Hand memory the C heap holds but no longer uses back to the OS (glibc only; elsewhere a no-op).
+
+    Creating the optimised session dequantises the int8 weights and frees its scratch
+    afterwards, but glibc keeps the freed pages: measured with 10k notes open, RSS after
+    the model loaded was 345 MiB, 281 MiB after `malloc_trim(0)` (64 MiB that nothing used),
+    and trimming before the load lowered the peak during it from 377 to 371 MiB. A
+    few milliseconds, done only when a long-lived session is made or let go.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        pass
 
 
 def length_batches(order: list[int], texts: list[str], size: int, budget_chars: int) -> list[list[int]]:

@@ -33,6 +33,7 @@ from core.providers.embedding.minilm_session import (
     length_batches,
     load_session,
     load_tokenizer,
+    release_free_heap,
     run_batch,
 )
 from core.providers.embedding.minilm_session import mean_pool as mean_pool  # public here before the split
@@ -250,7 +251,10 @@ class MiniLMEmbedder:
         """Let go of the sessions beyond the first (~85 MB RSS) once a bulk embed is over:
         searching and live edits need one, and the next bulk embed loads them again."""
         with self._lock:
+            had = bool(self._extra)
             self._extra = []
+        if had:
+            release_free_heap()
 
     def _extra_sessions(self) -> list[Any]:
         with self._lock:
@@ -373,6 +377,8 @@ class MiniLMEmbedder:
             if self._session is None or self._tokenizer is None:
                 self.verify()
                 self._tokenizer = self._tokenizer or load_tokenizer(self.tokenizer_path)
+                release_free_heap()  # a lower floor under the load's own peak
                 self._session = load_session(self.model_path, self._intra_op_threads)
                 self._quick = None  # the full session answers queries from now on
+                release_free_heap()  # what the optimisation freed (see release_free_heap)
             return self._session, self._tokenizer
