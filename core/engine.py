@@ -82,7 +82,7 @@ class Engine(VaultRegistry):
         self._indexes: dict[str, VaultIndex] = {}
         self._vectors: dict[str, VaultVectors] = {}
         self._lock = threading.RLock()
-        self._embedders = EmbedderPool(embedder_factory, self._lock)
+        self._embedders = EmbedderPool(embedder_factory, self._lock, paths.cache_dir / "models")
         self._write_locks: dict[str, threading.RLock] = {}
         self._admission = Admission(max_concurrent_searches)
         self.child_sync_problem: str | None = None  # why the last bulk index ran in-process

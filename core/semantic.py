@@ -10,6 +10,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.base.config import VaultConfig
@@ -58,9 +59,10 @@ class EmbedderPool:
     else in the engine changes, exactly as when this lived inside `Engine`.
     """
 
-    def __init__(self, factory: EmbedderFactory | None, lock: threading.RLock) -> None:
+    def __init__(self, factory: EmbedderFactory | None, lock: threading.RLock, models_dir: Path | None = None) -> None:
         self._factory = factory
         self._lock = lock
+        self._models_dir = models_dir  # where an embedder may keep a prepared copy of its model
         self._embedders: dict[tuple[str, str | None, str | None], Embedder] = {}
         self._problems: dict[str, str] = {}
 
@@ -78,6 +80,9 @@ class EmbedderPool:
                 try:
                     emb = self._factory(vc)
                     _ = emb.model_hash  # verifies the model file now, not mid-search
+                    prepare = getattr(emb, "prepare_in", None)  # the built-in model (see MiniLMEmbedder.prepare_in)
+                    if self._models_dir is not None and callable(prepare):
+                        prepare(self._models_dir)
                 except EmbedderUnavailable as exc:
                     self._problems[vc.name] = f"{exc.reason}: {exc}"
                     return None

@@ -282,3 +282,33 @@ def test_a_long_lived_process_queries_on_the_full_session() -> None:
     emb = MiniLMEmbedder()
     emb.embed_query("sourdough")
     assert emb._session is not None and emb._quick is None
+
+
+def test_a_prepared_copy_of_the_model_gives_the_same_vectors_and_is_made_once(tmp_path: Path, embedder: MiniLMEmbedder) -> None:
+    """The engine keeps an already-optimised copy in its cache: same vectors, no optimising on the next start."""
+    prepared = MiniLMEmbedder()
+    prepared.prepare_in(tmp_path / "models")
+    got = prepared.embed_documents(MIXED_TEXTS)
+    want = embedder.embed_documents(MIXED_TEXTS)
+    assert float(np.min(np.sum(got * want, axis=1))) > 0.99999
+    (folder,) = (tmp_path / "models").iterdir()
+    weights = folder / "weights.bin"
+    assert (folder / "model.onnx").is_file() and weights.stat().st_size > 50_000_000  # float32 weights, outside the graph
+    stamp = weights.stat().st_mtime_ns
+    again = MiniLMEmbedder()
+    again.prepare_in(tmp_path / "models")
+    np.testing.assert_allclose(again.embed_query(MIXED_TEXTS[0]), want[0], atol=1e-5)
+    assert weights.stat().st_mtime_ns == stamp  # loaded, not made again
+
+
+def test_a_damaged_prepared_copy_falls_back_to_the_model_and_is_made_again(tmp_path: Path, embedder: MiniLMEmbedder) -> None:
+    first = MiniLMEmbedder()
+    first.prepare_in(tmp_path / "models")
+    first.load()
+    (folder,) = (tmp_path / "models").iterdir()
+    with (folder / "weights.bin").open("r+b") as fh:
+        fh.truncate(1000)
+    damaged = MiniLMEmbedder()
+    damaged.prepare_in(tmp_path / "models")
+    np.testing.assert_allclose(damaged.embed_query("bread"), embedder.embed_query("bread"), atol=1e-5)
+    assert not folder.exists()  # set aside: the next start makes it again
