@@ -15,6 +15,7 @@ import logging
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,7 +67,9 @@ def load_session(path: Path, intra_op_threads: int, *, optimise: bool = True) ->
         ) from exc
 
 
-def prepared_session(path: Path, model_sha256: str, directory: Path, intra_op_threads: int) -> Any | None:
+def prepared_session(
+    path: Path, model_sha256: str, directory: Path, intra_op_threads: int, check_model: Callable[[], None]
+) -> Any | None:
     """A session on a copy of the model that onnxruntime has already optimised, kept in `directory`.
 
     Optimising the int8 model at load time turns its weights into float32 (~90 MB) and costs
@@ -75,15 +78,19 @@ def prepared_session(path: Path, model_sha256: str, directory: Path, intra_op_th
     above the process instead of ~210, it holds ~70 MiB instead of ~100, and it runs as fast
     (the same vectors: cosine 1.000000). Only the basic, hardware-independent optimisations
     are saved; the rest are applied at load as before. Keyed by the model's sha256 and the
-    onnxruntime version. None if it cannot be made or loaded: the caller uses the model itself.
+    onnxruntime version. `check_model` runs before the copy is made from the model (it raises
+    on a damaged model). None if it cannot be made or loaded: the caller uses the model itself.
     """
     ort = _onnxruntime()
     folder = directory / f"minilm-{model_sha256[:16]}-ort{ort.__version__}-v{PREPARED_FORMAT}"
     graph = folder / "model.onnx"
     try:
         if not graph.is_file() or not (folder / PREPARED_WEIGHTS).is_file():
+            check_model()
             _prepare(ort, path, folder, intra_op_threads)
         return ort.InferenceSession(str(graph), sess_options=_options(ort, intra_op_threads), providers=["CPUExecutionProvider"])
+    except EmbedderUnavailable:
+        raise  # a damaged model: no copy is made, and the model itself cannot be used either
     except Exception:  # noqa: BLE001 - onnxruntime raises its own untyped errors; the model itself still works
         logging.getLogger(__name__).warning("pre-optimised model in %s unusable; loading the model itself", folder, exc_info=True)
         shutil.rmtree(folder, ignore_errors=True)  # made again on the next start

@@ -258,11 +258,19 @@ class MiniLMEmbedder:
         self._prepared_dir = directory
 
     def _new_session(self) -> Any:
-        """An optimised session: from the prepared copy when there is a folder for it, else the model."""
+        """An optimised session: from the prepared copy when there is a folder for it, else the model.
+
+        The model file is checked against its sha256 before anything reads it (to load it or to
+        make the copy); a session on the copy does not read it, so it skips hashing 23 MB (~15 ms).
+        """
+        def check_model() -> None:
+            self._verify_file(self.model_path, MODEL_SIZE, MODEL_SHA256, "model")
+
         if self._prepared_dir is not None:
-            session = prepared_session(self.model_path, self.model_hash, self._prepared_dir, self._intra_op_threads)
+            session = prepared_session(self.model_path, self.model_hash, self._prepared_dir, self._intra_op_threads, check_model)
             if session is not None:
                 return session
+        check_model()
         return load_session(self.model_path, self._intra_op_threads)
 
     def trim(self) -> None:
@@ -395,7 +403,7 @@ class MiniLMEmbedder:
     def _ensure_loaded(self) -> tuple[Any, Tokenizer]:
         with self._lock:
             if self._session is None or self._tokenizer is None:
-                self.verify()
+                self._verify_file(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")  # the model: in _new_session
                 self._tokenizer = self._tokenizer or load_tokenizer(self.tokenizer_path)
                 release_free_heap()  # a lower floor under the load's own peak
                 self._session = self._new_session()

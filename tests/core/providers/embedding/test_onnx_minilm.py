@@ -312,3 +312,19 @@ def test_a_damaged_prepared_copy_falls_back_to_the_model_and_is_made_again(tmp_p
     damaged.prepare_in(tmp_path / "models")
     np.testing.assert_allclose(damaged.embed_query("bread"), embedder.embed_query("bread"), atol=1e-5)
     assert not folder.exists()  # set aside: the next start makes it again
+
+
+def test_a_damaged_model_is_rejected_before_any_copy_is_made_of_it(tmp_path: Path) -> None:
+    damaged = tmp_path / "model.onnx"
+    shutil.copyfile(onnx_minilm.default_model_path(), damaged)
+    with damaged.open("r+b") as fh:
+        fh.seek(1_000_000)
+        byte = fh.read(1)
+        fh.seek(1_000_000)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+    emb = MiniLMEmbedder(model_path=damaged)
+    emb.prepare_in(tmp_path / "models")
+    with pytest.raises(EmbedderUnavailable) as info:
+        emb.embed_documents(["hello"])
+    assert info.value.reason == "model_checksum"
+    assert not any((tmp_path / "models").glob("*/weights.bin"))
