@@ -118,6 +118,9 @@ def _prepare(ort: Any, path: Path, folder: Path, intra_op_threads: int) -> None:
         except OSError:  # another process put its copy in place first: keep that one
             if not (folder / "model.onnx").is_file():
                 raise
+        for old in folder.parent.glob("minilm-*"):  # copies for another onnxruntime: 90 MB each, never read again
+            if old != folder and old.is_dir() and ".tmp-" not in old.name:
+                shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -328,3 +328,14 @@ def test_a_damaged_model_is_rejected_before_any_copy_is_made_of_it(tmp_path: Pat
         emb.embed_documents(["hello"])
     assert info.value.reason == "model_checksum"
     assert not any((tmp_path / "models").glob("*/weights.bin"))
+
+
+def test_making_a_prepared_copy_removes_copies_made_for_another_onnxruntime(tmp_path: Path) -> None:
+    stale = tmp_path / "models" / "minilm-0000000000000000-ort0.0.1-v1"
+    stale.mkdir(parents=True)
+    (stale / "weights.bin").write_bytes(b"old")
+    emb = MiniLMEmbedder()
+    emb.prepare_in(tmp_path / "models")
+    emb.load()
+    assert not stale.exists()
+    assert len(list((tmp_path / "models").iterdir())) == 1  # only this onnxruntime's copy
