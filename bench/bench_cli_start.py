@@ -18,6 +18,11 @@ the model and the vector index, which is what a cold hybrid search pays).
 
     python bench/bench_cli_start.py --runs 9
     python bench/bench_cli_start.py --home /tmp/cairn-home --runs 9   # builds it on the first run
+    git archive main | tar -x -C /tmp/main-copy
+    python bench/bench_cli_start.py --home /tmp/cairn-home --baseline /tmp/main-copy   # same runs, interleaved
+
+With `--baseline`, every search is run from that checkout too, right after this one's, on the
+same home (its code must read this checkout's index files), and reported as `base:<mode>`.
 
 The vault is generated beside the home (`/tmp/cairn-home-vault`), never inside it.
 """
@@ -44,14 +49,14 @@ FLOOR = "import numpy, whoosh.index, whoosh.query, whoosh.scoring"
 QUERIES = ("database backup schedule", "release roadmap review", "garden recipe", "kernel driver patch")
 
 
-def _env(home: Path) -> dict[str, str]:
+def _env(home: Path, repo: Path = REPO) -> dict[str, str]:
     """The child's environment: bytecode cached as in an installed Cairn.
 
     pip writes .pyc files at install time; a shell with PYTHONDONTWRITEBYTECODE set
     would instead compile every module from source on every run (~0.2 s of a cold
     search here), so the children keep their bytecode, outside the source tree.
     """
-    env = {**os.environ, "CAIRN_HOME": str(home), "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "CAIRN_HOME": str(home), "PYTHONPATH": str(repo)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "cairn-bench-pycache")
     return env
@@ -61,14 +66,14 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "core.cli.main", *args]
 
 
-def measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+def measured(cmd: list[str], env: dict[str, str], cwd: Path = REPO) -> tuple[float, float]:
     """(wall, CPU) seconds of `cmd` from spawn to exit; fails loudly on a non-zero exit.
 
     CPU time (user + system, from `os.wait4`) is reported beside wall time because it
     barely moves when other work shares the machine, while wall time can double.
     """
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
@@ -108,6 +113,7 @@ def main() -> int:
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=9, help="runs per mode (interleaved)")
     ap.add_argument("--embed-seconds", type=float, default=0.0, help="embed for at most this long when building")
+    ap.add_argument("--baseline", type=Path, default=None, help="another checkout (e.g. a git archive of main) run interleaved")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="cairn-cli-start-") as tmp:
@@ -119,17 +125,20 @@ def main() -> int:
         # one asked before, whose vector `cairn search` keeps on disk (no model at all).
         modes = {"keyword": "keyword", "hybrid": "hybrid", "hybrid-repeat": "hybrid"}
         floors = {"python": [sys.executable, "-c", "pass"], "numpy+whoosh": [sys.executable, "-c", FLOOR]}
-        times: dict[str, list[tuple[float, float]]] = {name: [] for name in (*floors, *modes)}
+        repos = {"": REPO} if args.baseline is None else {"": REPO, "base:": args.baseline.resolve()}
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in (*floors, *(p + m for p in repos for m in modes))}
         stamp = time.time_ns()  # fresh words per run of the bench, so "hybrid" never meets a cached vector
-        for mode in dict.fromkeys(modes.values()):  # a warm-up each: the OS file cache, not our code, is what a first run measures
-            measured(_cli("search", "--mode", mode, QUERIES[0]), env)
+        for repo in repos.values():
+            for mode in dict.fromkeys(modes.values()):  # a warm-up each: the OS file cache, not our code, is what a first run measures
+                measured(_cli("search", "--mode", mode, QUERIES[0]), _env(home, repo), repo)
         for i in range(args.runs):
             query = QUERIES[i % len(QUERIES)]
             for name, cmd in floors.items():
                 times[name].append(measured(cmd, env))
             for name, mode in modes.items():
-                text = f"{query} n{stamp}x{i}" if name == "hybrid" else query
-                times[name].append(measured(_cli("search", "--mode", mode, "-k", "10", text), env))
+                for prefix, repo in repos.items():
+                    text = f"{query} n{stamp}x{i}{prefix}" if name == "hybrid" else query
+                    times[prefix + name].append(measured(_cli("search", "--mode", mode, "-k", "10", text), _env(home, repo), repo))
         status = subprocess.run(_cli("status"), env=env, cwd=REPO, capture_output=True, text=True, check=False).stdout
 
     result = {
@@ -142,8 +151,10 @@ def main() -> int:
         for name, v in times.items()
     }
     for name, r in result.items():
-        print(f"{name:12} wall median {r['median_s']:.3f} s (min {r['min_s']:.3f})  CPU median {r['cpu_median_s']:.3f} s  n={r['runs']}")
-    path = write_result("cli_start", {"notes": args.notes, "status": status.strip(), "results": result})
+        print(f"{name:19} wall median {r['median_s']:.3f} s (min {r['min_s']:.3f})  CPU median {r['cpu_median_s']:.3f} s  n={r['runs']}")
+    load = [round(x, 2) for x in os.getloadavg()]
+    print(f"load average {load[0]} / {load[1]} / {load[2]}")
+    path = write_result("cli_start", {"notes": args.notes, "status": status.strip(), "results": result, "load_average": load})
     print(f"wrote {path}")
     return 0
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.base.config import (
     EngineConfig,
@@ -26,7 +27,9 @@ from core.base.config import (
 from core.base.errors import IndexBusyError, UsageError
 from core.base.paths import AppPaths
 from core.index.indexer import VaultIndex
-from core.index.vector_store import VaultVectors
+
+if TYPE_CHECKING:
+    from core.index.vector_store import VaultVectors  # numpy and usearch: not for a keyword search
 
 
 class VaultRegistry:

@@ -10,8 +10,8 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-
-import numpy as np
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.base.config import VaultConfig
 from core.base.errors import IndexBusyError
@@ -20,21 +20,23 @@ from core.index.embed_text import embedding_input
 from core.index.indexer import Progress, VaultIndex
 from core.index.manifest import FileRecord
 from core.index.vault_lock import BUSY_STATE, SYNC_WAIT_S
-from core.index.vector_store import EmbedStats, VaultVectors
-from core.providers.embedding import (
-    Embedder,
-    EmbedderUnavailable,
-    EmbeddingCancelled,
-    create_embedder,
-    default_registry,
-)
 from core.search.search import VaultSearchSide
 from core.status import SEMANTIC_OFF
 
-EmbedderFactory = Callable[[VaultConfig], Embedder]
+if TYPE_CHECKING:
+    import numpy as np
+
+    from core.index.vector_store import EmbedStats, VaultVectors
+    from core.providers.embedding import Embedder
+
+# The vector store, numpy and the embedding providers are imported where they are used: a
+# keyword search (a keyword `cairn search` process above all) never loads any of them.
+EmbedderFactory = Callable[[VaultConfig], "Embedder"]
 
 
 def default_embedder_factory(vault: VaultConfig) -> Embedder:
+    from core.providers.embedding import create_embedder, default_registry
+
     info = default_registry().get(vault.embedder)
     key = info.api_key() if info is not None else None
     return create_embedder(vault.embedder, model=vault.embed_model, base_url=vault.embed_base_url, api_key=key)
@@ -42,6 +44,8 @@ def default_embedder_factory(vault: VaultConfig) -> Embedder:
 
 def embeddable_files(vc: VaultConfig, files: dict[str, FileRecord]) -> dict[str, FileRecord]:
     """Restricted notes never leave the machine: a remote embedder does not see them."""
+    from core.providers.embedding import default_registry
+
     info = default_registry().get(vc.embedder)
     if info is not None and info.remote:
         return {rel: rec for rel, rec in files.items() if rec.confidentiality != "restricted"}
@@ -55,9 +59,10 @@ class EmbedderPool:
     else in the engine changes, exactly as when this lived inside `Engine`.
     """
 
-    def __init__(self, factory: EmbedderFactory | None, lock: threading.RLock) -> None:
+    def __init__(self, factory: EmbedderFactory | None, lock: threading.RLock, models_dir: Path | None = None) -> None:
         self._factory = factory
         self._lock = lock
+        self._models_dir = models_dir  # where an embedder may keep a prepared copy of its model
         self._embedders: dict[tuple[str, str | None, str | None], Embedder] = {}
         self._problems: dict[str, str] = {}
 
@@ -66,6 +71,8 @@ class EmbedderPool:
         if self._factory is None:
             self._problems[vc.name] = SEMANTIC_OFF
             return None
+        from core.providers.embedding import EmbedderUnavailable
+
         key = (vc.embedder, vc.embed_model, vc.embed_base_url)
         with self._lock:
             emb = self._embedders.get(key)
@@ -73,6 +80,9 @@ class EmbedderPool:
                 try:
                     emb = self._factory(vc)
                     _ = emb.model_hash  # verifies the model file now, not mid-search
+                    prepare = getattr(emb, "prepare_in", None)  # the built-in model (see MiniLMEmbedder.prepare_in)
+                    if self._models_dir is not None and callable(prepare):
+                        prepare(self._models_dir)
                 except EmbedderUnavailable as exc:
                     self._problems[vc.name] = f"{exc.reason}: {exc}"
                     return None
@@ -93,14 +103,19 @@ class EmbedderPool:
 
 
 class BoundVectors:
-    """A vault's vectors bound to its manifest records, as `search` expects."""
+    """A vault's vectors bound to its manifest records, as `search` expects.
 
-    def __init__(self, vectors: VaultVectors, files: dict[str, FileRecord]) -> None:
+    The manifest is read only for a filter that needs it (folders, tags, types, dates):
+    restricted notes are left out by the keyword index's word for it (see `VaultVectors.search`).
+    """
+
+    def __init__(self, vectors: VaultVectors, vi: VaultIndex) -> None:
         self._vectors = vectors
-        self._files = files
+        self._vi = vi
 
     def search(self, query: np.ndarray, filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
-        return self._vectors.search(query, filters, limit, self._files)
+        vi = self._vi
+        return self._vectors.search(query, filters, limit, lambda: vi.files, vi.keyword.restricted_chunk_ids)
 
 
 def embed_vectors(
@@ -122,6 +137,9 @@ def embed_vectors(
     not while it is embedded: a live edit may change the manifest in between, and the
     batch drops what it changed (see `VaultVectors.sync`).
     """
+    from core.index.vector_store import EmbedStats
+    from core.providers.embedding import EmbedderUnavailable, EmbeddingCancelled
+
     name = vc.name
     problem: str | None = None
 
@@ -190,4 +208,4 @@ def vault_side(
     note = None
     if vv.fraction_complete < 1.0:  # the same number the status bar shows for this vault
         note = f"{name}: semantic index {int(vv.fraction_complete * 100)}% complete"
-    return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi.files), emb, semantic_note=note, links=vi.links)
+    return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi), emb, semantic_note=note, links=vi.links)

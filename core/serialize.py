@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.base.models import Hit, RankedScore, SearchResponse
 from core.engine import SyncReport, VaultStatus
 from core.search.profiles import fusion_text
-from core.search.related import NoteLinks
+
+if TYPE_CHECKING:
+    from core.search.related import NoteLinks  # numpy and the vector index: not for `cairn search --json`
 
 
 def ranked(rs: RankedScore | None) -> dict[str, Any] | None:

@@ -7,14 +7,17 @@ user reads, when to suggest the multilingual model) live in one small place.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from core.base.config import VaultConfig
 from core.base.vault_state import Phase, SemanticState, VaultProgress
 from core.index.indexer import VaultIndex
 from core.index.manifest import IndexInfo
 from core.index.vault_lock import BUSY_STATE
-from core.index.vector_store import VaultVectors
 from core.vault.attachments import AttachmentCount, count_attachments
+
+if TYPE_CHECKING:
+    from core.index.vector_store import VaultVectors  # numpy: not for a keyword search
 
 SEMANTIC_OFF = "semantic search is turned off"
 

@@ -19,14 +19,15 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING, Any
 
 from core.base.atomic import read_json, write_json_atomic
 from core.base.errors import ConfigError
 from core.base.models import Fusion, SearchSettings, Vault
 from core.base.paths import AppPaths
+
+if TYPE_CHECKING:
+    from filelock import FileLock  # imported by the writers only: reading the config (every search) never locks
 
 SCHEMA_VERSION = 1
 
@@ -94,6 +95,8 @@ class LoadedConfig:
 
 def config_lock(paths: AppPaths) -> FileLock:
     """The cross-process lock every config writer holds around its read-modify-write."""
+    from filelock import FileLock
+
     paths.data_dir.mkdir(parents=True, exist_ok=True)
     return FileLock(str(paths.config_file.with_name(paths.config_file.name + ".lock")), timeout=LOCK_TIMEOUT_S)
 
@@ -116,6 +119,8 @@ def read_config(paths: AppPaths) -> LoadedConfig:
     try:
         return LoadedConfig(_parse(paths))
     except _Damaged as first:
+        from filelock import Timeout
+
         try:
             with config_lock(paths):
                 try:
@@ -134,6 +139,8 @@ def modify_config(paths: AppPaths, change: Callable[[EngineConfig], EngineConfig
     Raises:
         ConfigError: Another process held the lock for `LOCK_TIMEOUT_S`.
     """
+    from filelock import Timeout
+
     try:
         with config_lock(paths):
             current = read_config(paths)

@@ -7,19 +7,16 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from core.base.errors import IndexNotBuiltError, UsageError
-from core.base.models import Document, SearchFilters, SkippedFile, cited_path
+from core.base.errors import UsageError
+from core.base.models import Document, SkippedFile
 from core.base.paths import AppPaths
 from core.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, print_json, resolve_path
 from core.cli.progress import ProgressLine
+from core.cli.search_cmd import cmd_search as cmd_search  # noqa: F401 - its home before the split
+from core.cli.search_cmd import filters_from_args as filters_from_args  # noqa: F401
 from core.engine import Engine
 from core.providers.embedding import default_registry
-from core.providers.embedding.onnx_minilm import quick_queries
-from core.search.profiles import fusion_text
-from core.search.query import parse_date
-from core.search.query_vectors import use_disk_cache
-from core.search.search import SearchRequest
-from core.serialize import search_json, status_json, sync_json
+from core.serialize import status_json, sync_json
 from core.vault.attachments import (
     AttachmentSource,
     attachment_kind,
@@ -101,89 +98,6 @@ def set_embedder(engine: Engine, names: list[str], provider_id: str) -> None:
     vaults = tuple(replace(v, embedder=provider_id, embed_model=None, embed_base_url=None) if v.name in names and v.embedder != provider_id else v
                    for v in engine.config.vaults)  # fmt: skip
     engine.update_config(replace(engine.config, vaults=vaults))
-
-
-def filters_from_args(args: argparse.Namespace) -> SearchFilters:
-    for label in ("after", "before"):
-        value = getattr(args, label)
-        if value and parse_date(value) is None:
-            raise UsageError(f"--{label} {value!r} is not a date (use YYYY-MM-DD)")
-    return SearchFilters(
-        vaults=tuple(args.vault),
-        folders=tuple(f.strip("/") for f in args.folder),
-        tags=tuple(t.lstrip("#").lower() for t in args.tag),
-        tag_mode=args.tag_mode,
-        doc_types=tuple(t.lower() for t in args.doc_type),
-        after=parse_date(args.after) if args.after else None,
-        before=parse_date(args.before) if args.before else None,
-        allow_restricted=args.allow_restricted,
-    )
-
-
-def cmd_search(args: argparse.Namespace) -> int:
-    if args.k <= 0:
-        raise UsageError("-k must be a positive number")
-    engine = open_engine()
-    if not engine.vaults:
-        raise IndexNotBuiltError("No vaults indexed yet — run `cairn index --vault PATH` first")
-    if args.keyword_weight is not None and not 0.0 <= args.keyword_weight <= 1.0:
-        raise UsageError("--keyword-weight must be between 0 and 1")
-    if args.rrf_k is not None and args.rrf_k < 1:
-        raise UsageError("--rrf-k must be a positive number")
-    request = SearchRequest(
-        args.query,
-        mode=args.mode,
-        k=args.k,
-        filters=filters_from_args(args),
-        profile=args.profile,
-        fusion=args.fusion,
-        keyword_share=args.keyword_weight,
-        rrf_k=args.rrf_k,
-    )
-    # Each `cairn search` is a new process that embeds one query: a query asked before skips
-    # onnxruntime and the model, and a new one runs on a session that starts fast.
-    # Switched back afterwards: `main` also runs inside longer-lived processes (tests, scripts).
-    use_disk_cache(engine.paths.cache_dir / "query-vectors")
-    quick_queries()
-    try:
-        resp = engine.search(request)
-    except KeyError as exc:
-        raise UsageError(str(exc.args[0])) from exc
-    finally:
-        use_disk_cache(None)
-        quick_queries(False)
-    fmt = "json" if args.json else (getattr(args, "format", None) or "text")
-    if fmt == "json":
-        print_json(search_json(resp))
-        return EXIT_OK
-    if fmt == "llm":
-        from core.answer.evidence import build_llm_pack
-
-        sys.stdout.write(build_llm_pack(resp).render() + "\n")
-        return EXIT_OK
-    for w in resp.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    if args.explain:
-        print(f"fusion: {fusion_text(resp.settings, resp.mode)}")
-    if not resp.hits:
-        print("No matches.")
-    for i, h in enumerate(resp.hits, 1):
-        where = f" › {h.chunk.heading_path}" if h.chunk.heading_path else ""
-        cited = h.chunk.rel_path if h.page is None else f"{cited_path(h.chunk.rel_path, h.page)} · "
-        ref = f"{h.chunk.vault}/{cited}#{h.chunk.ordinal}"
-        print(f"{i:>2}. {h.title}{where}  [{ref}]  score {h.score:.4f}")
-        print(f"    {h.snippet}")
-        if h.more:
-            print(f"    (+{len(h.more)} more passage{'s' if len(h.more) != 1 else ''} in this note)")
-        if args.explain:
-            bm = f"rank {h.bm25.rank}, score {h.bm25.score:.3f}" if h.bm25 else "not a candidate"
-            vec = f"rank {h.vector.rank}, cosine {h.vector.score:.3f}" if h.vector else "not a candidate"
-            print(f"    BM25: {bm}; vector: {vec}")
-            for t in h.contributions:
-                print(f"      + {t.value:.5f}  {t.name}")
-            print(f"      = {h.score:.5f}")
-    print(f"({resp.mode} search, {resp.timings_ms.get('total', 0):.1f} ms)", file=sys.stderr)
-    return EXIT_OK
 
 
 def cmd_similar(args: argparse.Namespace) -> int:

@@ -187,11 +187,14 @@ def dashed_text_as_positional(parser: argparse.ArgumentParser, argv: list[str]) 
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "search":  # the one command people time: it imports only what it needs
+        from core.cli import search_cmd
+
+        return search_cmd.cmd_search(args)
     from core.cli import commands
 
     handler = {
         "index": commands.cmd_index,
-        "search": commands.cmd_search,
         "similar": commands.cmd_similar,
         "chunk": commands.cmd_chunk,
         "status": commands.cmd_status,

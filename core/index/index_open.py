@@ -58,6 +58,11 @@ class IndexOpening:
         self._files = value
 
     @property
+    def manifest_read(self) -> bool:
+        """Whether the manifest is in memory (so `files` and `recovery` cost nothing to ask)."""
+        return not self._manifest_pending
+
+    @property
     def recovery(self) -> Recovery | None:
         """What opening found and repaired; knowing it means reading the manifest."""
         if self._manifest_pending:

@@ -303,6 +303,11 @@ class KeywordIndex:
             return wq.AndMaybe(base, wq.Or(clauses)) if clauses else base
         return wq.Or(clauses)
 
+    def restricted_chunk_ids(self) -> list[str]:
+        """Chunks of notes marked confidentiality: restricted (usually none), for the vector side's mask."""
+        searcher = self._fresh_searcher()
+        return [self._chunk_id(searcher, d) for d in searcher.docs_for_query(wq.Term("confidentiality", "restricted"))]
+
     def stored(self, chunk_ids: Iterable[str]) -> dict[str, StoredChunk]:
         """The stored chunks of these ids (used to show vector-only hits); unknown ids are left out."""
         searcher = self._fresh_searcher()

@@ -8,12 +8,14 @@ kept as a float32 matrix for that path and for filtered searches.
 A loaded index makes that matrix only when something needs it (an exact or
 filtered search, a change, `vector`): a big vault searched through HNSW alone
 never holds the float32 copy (45 MB at 30k chunks) nor pays for reading it out
-of usearch on every start (a cold hybrid `cairn search`).
+of usearch on every start (a cold hybrid `cairn search`). The usearch file itself
+is mapped, not read, until something changes it (see MAP_ON_LOAD).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -31,6 +33,11 @@ def _usearch_index() -> Any:
 
 EXACT_BELOW = 10_000
 KEY_MASK = (1 << 63) - 1
+# A loaded file is memory-mapped (usearch's read-only view) rather than copied: opening takes
+# ~3 ms instead of ~40 ms, and its pages belong to the OS's file cache instead of the heap
+# (~27 MB at 30k chunks). The first change makes a private copy. Not on Windows, where a
+# mapped file cannot be replaced, and another Cairn process saves it by replacing it.
+MAP_ON_LOAD = os.name != "nt"
 
 
 def key_for(chunk_id: str) -> int:
@@ -43,6 +50,7 @@ class VectorIndex:
         self.dims = dims
         self.exact_below = exact_below
         self._usearch: Any = None  # made on first add/search: an empty or unused index never loads usearch
+        self._mapped = False  # _usearch is a read-only view of a file: copied before the first change
         self._keys = np.zeros(0, dtype=np.uint64)
         # None: not made yet, the vectors are only in usearch (see `_rows`).
         self._matrix: np.ndarray | None = np.zeros((0, dims), dtype=np.float32)
@@ -73,7 +81,7 @@ class VectorIndex:
         if present:
             self.remove(present)
         matrix = self._rows()  # before the add: usearch must not hold rows the matrix lacks
-        self._hnsw().add(keys, vectors)
+        self._writable().add(keys, vectors)
         n = len(self._row)
         matrix = self._grow(n + len(keys))
         self._keys[n : n + len(keys)] = keys
@@ -93,7 +101,7 @@ class VectorIndex:
             row = self._row.pop(key, None)
             if row is None:
                 continue
-            self._hnsw().remove(key)
+            self._writable().remove(key)
             last = len(self._row)  # index of the last live row after the pop
             if row != last:
                 moved = int(self._keys[last])
@@ -125,17 +133,17 @@ class VectorIndex:
         if n:
             fresh.add(self._keys[:n], self._rows()[:n])
         fresh.save(str(path))
-        self._usearch = fresh
+        self._usearch, self._mapped = fresh, False
 
     @classmethod
-    def load(cls, path: Path, *, exact_below: int = EXACT_BELOW) -> VectorIndex:
-        restored = _usearch_index().restore(str(path))
+    def load(cls, path: Path, *, exact_below: int = EXACT_BELOW, mapped: bool = MAP_ON_LOAD) -> VectorIndex:
+        restored = _usearch_index().restore(str(path), view=mapped)
         if restored is None:
             raise ValueError(f"{path} is not a usearch index")
         vi = cls(restored.ndim, exact_below=exact_below)
         keys = np.asarray(restored.keys, dtype=np.uint64)
         if len(keys):
-            vi._usearch = restored
+            vi._usearch, vi._mapped = restored, mapped
             vi._keys = keys.copy()
             vi._matrix = None  # read out of usearch when first needed (see the module docstring)
             vi._row = {int(k): i for i, k in enumerate(keys.tolist())}
@@ -174,6 +182,12 @@ class VectorIndex:
         if self._usearch is None:
             self._usearch = self._new_usearch()
         return self._usearch
+
+    def _writable(self) -> Any:
+        """The usearch index, made a private in-memory copy first if it is a view of a file (~30 ms at 30k)."""
+        if self._mapped:
+            self._usearch, self._mapped = self._usearch.copy(), False
+        return self._hnsw()
 
     def _new_usearch(self) -> Any:
         return _usearch_index()(ndim=self.dims, metric="cos", dtype="f16", expansion_add=64)

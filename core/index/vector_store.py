@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from enum import StrEnum
@@ -76,6 +76,8 @@ class VaultVectors:
         self._rows_to_chunk: dict[int, tuple[str, int]] = {}
         self._mask_cache: tuple[object, np.ndarray] | None = None
         self._keys: dict[tuple[str, int], int] = {}  # (rel_path, ordinal) -> key, hashed once
+        self.rows_from_file = False  # `_rows_to_chunk` came with the vector file: no manifest needed to search
+        self.saved_chunks = -1  # desired + skipped when the file was saved: the vault's chunk count then
         self._load()
 
     def _key(self, rel: str, ordinal: int) -> int:
@@ -173,6 +175,7 @@ class VaultVectors:
         with self._lock:
             self.desired = len(wanted)
             self._rows_to_chunk = {k: (rel, o) for k, (rel, o, _) in wanted.items()}
+            self.rows_from_file = False
             stale = [k for k, h in self.key_hash.items() if k not in wanted or wanted[k][2] != h]
             self.index.remove(stale)
             for k in stale:
@@ -217,21 +220,45 @@ class VaultVectors:
         """Learn which key is which chunk from the manifest (after a load, before a search)."""
         with self._lock:
             rows = {}
+            skipped = 0
             for rel, rec in list(files.items()):
                 for c in rec.chunks:
                     if not c.text_hash.startswith(NO_VECTOR):
                         rows[self._key(rel, c.ordinal)] = (rel, c.ordinal)
+                    else:
+                        skipped += 1
             self._rows_to_chunk = rows
-            if not self.desired:
+            self.skipped = skipped
+            if not self.desired or self.rows_from_file:
                 self.desired = len(rows)
+            self.rows_from_file = False
 
-    def search(self, query: np.ndarray, filters: SearchFilters, limit: int, files: dict[str, FileRecord]) -> list[tuple[str, float]]:
+    def search(
+        self,
+        query: np.ndarray,
+        filters: SearchFilters,
+        limit: int,
+        files: dict[str, FileRecord] | Callable[[], dict[str, FileRecord]],
+        restricted: Callable[[], Iterable[str]] | None = None,
+    ) -> list[tuple[str, float]]:
+        """Top `limit` (chunk id, cosine) pairs the filters allow.
+
+        `files` (the manifest, or a function that reads it) decides the folder, tag, type and
+        date filters. Without those, only restricted notes are left out, and `restricted`
+        (the chunk ids the keyword index marks restricted, usually none) decides that
+        without reading the manifest: ~0.2 s of a cold hybrid `cairn search` on 10k notes.
+        """
         with self._lock:
             allowed = None
             keys = self.index.keys()
-            if is_active(filters) or not filters.allow_restricted:
-                mask = self._mask(keys, filters, files)
+            if is_active(filters) or (not filters.allow_restricted and restricted is None):
+                mask = self._mask(keys, filters, files() if callable(files) else files)
                 allowed = None if mask.all() else mask
+            elif not filters.allow_restricted and restricted is not None:
+                banned = [key_for(cid) for cid in restricted()]
+                if banned:
+                    mask = ~np.isin(keys, np.asarray(banned, dtype=np.uint64))
+                    allowed = None if mask.all() else mask
             found = self.index.search(query, limit, allowed)
             out = []
             for k, score in found:
@@ -264,18 +291,22 @@ class VaultVectors:
             self.index.save(tmp)
             digest = _sha256(tmp)
             tmp.replace(self.index_path)
-            write_json_atomic(
-                self.manifest_path,
-                {
-                    "model_id": self.model.model_id,
-                    "model_hash": self.model.model_hash,
-                    "dims": self.model.dims,
-                    "count": len(self.index),
-                    "usearch_sha256": digest,
-                    "keys": {str(k): h for k, h in self.key_hash.items()},
-                },
-                compact=True,
-            )
+            meta: dict[str, object] = {
+                "model_id": self.model.model_id,
+                "model_hash": self.model.model_hash,
+                "dims": self.model.dims,
+                "count": len(self.index),
+                "usearch_sha256": digest,
+                "keys": {str(k): h for k, h in self.key_hash.items()},
+            }
+            rows = [self._rows_to_chunk.get(k) for k in self.key_hash]
+            if self.desired and all(r is not None for r in rows):
+                # Which chunk each key is (keys are hashes of chunk ids): a search can then map its
+                # hits without reading the manifest. Valid while the vault still has as many chunks.
+                meta["rows"] = [[rel, ordinal] for rel, ordinal in rows]  # type: ignore[misc]
+                meta["desired"] = self.desired
+                meta["chunks"] = self.desired + self.skipped
+            write_json_atomic(self.manifest_path, meta, compact=True)
             self.dirty = False
 
     def _load(self) -> None:
@@ -294,8 +325,23 @@ class VaultVectors:
             self.index = VectorIndex.load(self.index_path)
             self.key_hash = key_hash
             self.status = VectorStatus.OK
+            self._load_rows(meta)
         except (OSError, ValueError, RuntimeError):
             self._rebuild_from_cache(key_hash)
+
+    def _load_rows(self, meta: dict[str, object]) -> None:
+        """Which chunk each key is, as saved with the file (see `save`); absent in older files."""
+        rows, chunks, desired = meta.get("rows"), meta.get("chunks"), meta.get("desired")
+        if not isinstance(rows, list) or len(rows) != len(self.key_hash) or not isinstance(chunks, int) or not isinstance(desired, int):
+            return
+        try:
+            self._rows_to_chunk = {k: (str(rel), int(o)) for k, (rel, o) in zip(self.key_hash, rows)}
+        except (TypeError, ValueError):
+            self._rows_to_chunk = {}
+            return
+        self.desired = desired  # until `bind` or a sync counts the vault's chunks again
+        self.saved_chunks = chunks
+        self.rows_from_file = True
 
     def _rebuild_from_cache(self, key_hash: dict[int, str]) -> None:
         """A torn or corrupted vector file: restore every vector the cache still holds."""

@@ -11,9 +11,7 @@ import datetime as dt
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from core.base.models import (
     Candidate,
@@ -39,10 +37,12 @@ from core.search.language_preference import prefer_query_language
 from core.search.phrase_rank import lift_phrase_hits
 from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query
-from core.search.query_vectors import embed_query_cached
 from core.search.rescore import cap_per_note, guard, rescore, shortlist
 from core.search.title_boost import title_boosts
 from core.vault.language import query_language
+
+if TYPE_CHECKING:
+    import numpy as np  # the vector side's; a keyword search never imports it
 
 MODES = tuple(SearchMode)  # kept for callers that list the choices
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
@@ -187,6 +187,8 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
 
     vector_hits: list[tuple[str, float]] = []
     if mode in (SearchMode.HYBRID, SearchMode.SEMANTIC):
+        from core.search.query_vectors import embed_query_cached
+
         qvecs: dict[int, np.ndarray] = {}
         for side in vector_ready:
             assert side.vectors is not None and side.embedder is not None

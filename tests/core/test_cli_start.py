@@ -2,7 +2,8 @@
 
 Every `cairn search` is a new process, so each import it does not need is paid
 on every call: httpx (remote embedders), onnxruntime and usearch (vectors),
-markdown-it and PyYAML (parsing notes) cost ~0.5 s together on this machine.
+markdown-it and PyYAML (parsing notes) cost ~0.5 s together on this machine, and
+numpy ~0.07 s (a keyword search scores in plain Python, `core.index.bm25_python`).
 The probe runs the real CLI in a fresh interpreter over a real index with
 vectors and reports which of those modules ended up in `sys.modules`.
 """
@@ -21,7 +22,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 # shared/ sits beside the checkout (/work/main) or one level above it (a worktree).
 TIL = next((p for d in (REPO.parent, REPO.parent.parent) if (p := d / "shared" / "data" / "vaults" / "simonw-til").is_dir()), REPO / "missing")
-HEAVY = ("httpx", "onnxruntime", "usearch", "markdown_it", "yaml", "pathspec", "tokenizers")
+HEAVY = ("httpx", "onnxruntime", "usearch", "markdown_it", "yaml", "pathspec", "tokenizers", "numpy")
 
 PROBE = """
 import json, runpy, sys

@@ -74,3 +74,31 @@ def test_expansion_terms_add_their_weighted_share_of_whoosh_scores(keyword_index
     assert set(expanded) >= set(plain) and set(expanded) - set(plain), "the expansion word should find new chunks"
     for cid, score in expanded.items():
         assert score == pytest.approx(plain.get(cid, 0.0) + 0.5 * body_only.get(cid, 0.0), rel=1e-5)
+
+
+@pytest.mark.parametrize("text", QUERIES)
+def test_plain_python_path_ranks_and_scores_as_the_numpy_path(keyword_index, text: str) -> None:  # type: ignore[no-untyped-def]
+    """A process without numpy (a keyword `cairn search`) scores in plain Python: same list, same scores."""
+    parsed = parse_query(text).query
+    with_numpy = keyword_index.search(parsed, parsed.filters, 50)
+    keyword_index._fast.force_python = True
+    try:
+        plain = keyword_index.search(parsed, parsed.filters, 50)
+    finally:
+        keyword_index._fast.force_python = False
+    assert [h.chunk_id for h in plain] == [h.chunk_id for h in with_numpy]
+    for a, b in zip(plain, with_numpy):
+        assert a.score == pytest.approx(b.score, rel=1e-6)
+
+
+def test_plain_python_path_gives_way_to_numpy_past_its_budget(keyword_index) -> None:  # type: ignore[no-untyped-def]
+    from core.index import bm25_python
+    from core.index.bm25_fast import _leaf_readers
+
+    searcher = keyword_index._fresh_searcher()
+    readers = _leaf_readers(searcher.ixreader)
+    parsed = parse_query("backup schedule sourdough").query
+    clauses = keyword_index._clauses(parsed)
+    args = (searcher, readers, clauses, 10, 0.9, 0.4, bm25_python.LengthCache())
+    assert bm25_python.top(*args, budget=None)
+    assert bm25_python.top(*args, budget=1) is None

@@ -101,6 +101,29 @@ def test_changes_to_a_loaded_index_keep_every_vector(tmp_path: Path) -> None:
     np.testing.assert_allclose(loaded.vector(49), vecs[49], atol=2e-3)
 
 
+def test_a_loaded_index_maps_its_file_and_copies_it_on_the_first_change(tmp_path: Path) -> None:
+    """Opening maps the usearch file (no heap copy); a change works on a private copy, never on the file."""
+    rng = np.random.default_rng(8)
+    vecs = unit(rng, 300, 16)
+    vi = VectorIndex(16, exact_below=100)
+    vi.add(range(300), vecs)
+    path = tmp_path / "v.usearch"
+    vi.save(path)
+    before = path.read_bytes()
+    loaded = VectorIndex.load(path, exact_below=100, mapped=True)
+    assert loaded._mapped
+    assert loaded.search(vecs[7], 1)[0][0] == 7
+    loaded.add([1000], unit(rng, 1, 16))
+    loaded.remove([7])
+    assert not loaded._mapped
+    assert 7 not in [k for k, _ in loaded.search(vecs[7], 3)]
+    assert path.read_bytes() == before  # the mapped file was never written
+    path.unlink()  # replaced or removed by another process: this copy is its own
+    assert loaded.search(vecs[8], 1)[0][0] == 8
+    loaded.save(tmp_path / "again.usearch")
+    assert len(VectorIndex.load(tmp_path / "again.usearch", mapped=True)) == 300
+
+
 def test_mask_limits_results_to_allowed_rows() -> None:
     rng = np.random.default_rng(4)
     vi = VectorIndex(8)
@@ -298,3 +321,37 @@ def test_most_recently_edited_notes_are_embedded_first(tmp_path: Path, small_vau
     embedded = {rel for rel, _ in (vv._rows_to_chunk[k] for k in vv.key_hash)}
     assert "work/zz-today.md" in embedded
     assert fresh.relative_to(small_vault).as_posix() not in embedded
+
+
+def test_a_reopened_vault_searches_its_vectors_without_reading_the_manifest(tmp_path: Path, small_vault: Path) -> None:
+    """The vector file names its chunks; the manifest (~0.2 s at 10k notes) waits for a filter that needs it."""
+    engine, name = make_engine(tmp_path / "home", small_vault, BagOfWordsEmbedder())
+    engine.sync([name])
+    expected = engine.search(SearchRequest("sourdough salary loaf", mode="semantic"))
+    engine.close()
+    again, _ = make_engine(tmp_path / "home", small_vault, BagOfWordsEmbedder())
+    resp = again.search(SearchRequest("sourdough salary loaf", mode="semantic"))
+    vi = again.index_for(name)
+    assert not vi.manifest_read
+    assert [h.chunk for h in resp.hits] == [h.chunk for h in expected.hits]
+    assert "work/secret.md" not in {h.chunk.rel_path for h in resp.hits}  # restricted, told by the keyword index
+    allowed = again.search(SearchRequest("salary", mode="semantic", filters=SearchFilters(allow_restricted=True)))
+    assert any(h.chunk.rel_path == "work/secret.md" for h in allowed.hits)
+    assert not vi.manifest_read
+    folder = again.search(SearchRequest("sourdough", mode="semantic", filters=SearchFilters(folders=("food",))))
+    assert folder.hits and all(h.chunk.rel_path.startswith("food/") for h in folder.hits)
+    assert vi.manifest_read  # a folder filter reads the manifest's records
+
+
+def test_a_vault_with_new_chunks_since_the_vector_file_binds_from_the_manifest(tmp_path: Path, small_vault: Path) -> None:
+    """New notes indexed without embedding: the saved counts no longer hold, so coverage comes from the manifest."""
+    engine, name = make_engine(tmp_path / "home", small_vault, BagOfWordsEmbedder())
+    engine.sync([name])
+    engine.close()
+    (small_vault / "food" / "stew.md").write_text("# Stew\n\nBeans simmer for an hour.\n")
+    keyword_only = Engine(AppPaths(tmp_path / "home"), embedder_factory=None)
+    keyword_only.sync([name], embed=False)
+    keyword_only.close()
+    again, _ = make_engine(tmp_path / "home", small_vault, BagOfWordsEmbedder())
+    vv = again.vectors_for(name)
+    assert vv is not None and not vv.rows_from_file and vv.fraction_complete < 1.0

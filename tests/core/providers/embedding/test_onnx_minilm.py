@@ -282,3 +282,60 @@ def test_a_long_lived_process_queries_on_the_full_session() -> None:
     emb = MiniLMEmbedder()
     emb.embed_query("sourdough")
     assert emb._session is not None and emb._quick is None
+
+
+def test_a_prepared_copy_of_the_model_gives_the_same_vectors_and_is_made_once(tmp_path: Path, embedder: MiniLMEmbedder) -> None:
+    """The engine keeps an already-optimised copy in its cache: same vectors, no optimising on the next start."""
+    prepared = MiniLMEmbedder()
+    prepared.prepare_in(tmp_path / "models")
+    got = prepared.embed_documents(MIXED_TEXTS)
+    want = embedder.embed_documents(MIXED_TEXTS)
+    assert float(np.min(np.sum(got * want, axis=1))) > 0.99999
+    (folder,) = (tmp_path / "models").iterdir()
+    weights = folder / "weights.bin"
+    assert (folder / "model.onnx").is_file() and weights.stat().st_size > 50_000_000  # float32 weights, outside the graph
+    stamp = weights.stat().st_mtime_ns
+    again = MiniLMEmbedder()
+    again.prepare_in(tmp_path / "models")
+    np.testing.assert_allclose(again.embed_query(MIXED_TEXTS[0]), want[0], atol=1e-5)
+    assert weights.stat().st_mtime_ns == stamp  # loaded, not made again
+
+
+def test_a_damaged_prepared_copy_falls_back_to_the_model_and_is_made_again(tmp_path: Path, embedder: MiniLMEmbedder) -> None:
+    first = MiniLMEmbedder()
+    first.prepare_in(tmp_path / "models")
+    first.load()
+    (folder,) = (tmp_path / "models").iterdir()
+    with (folder / "weights.bin").open("r+b") as fh:
+        fh.truncate(1000)
+    damaged = MiniLMEmbedder()
+    damaged.prepare_in(tmp_path / "models")
+    np.testing.assert_allclose(damaged.embed_query("bread"), embedder.embed_query("bread"), atol=1e-5)
+    assert not folder.exists()  # set aside: the next start makes it again
+
+
+def test_a_damaged_model_is_rejected_before_any_copy_is_made_of_it(tmp_path: Path) -> None:
+    damaged = tmp_path / "model.onnx"
+    shutil.copyfile(onnx_minilm.default_model_path(), damaged)
+    with damaged.open("r+b") as fh:
+        fh.seek(1_000_000)
+        byte = fh.read(1)
+        fh.seek(1_000_000)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+    emb = MiniLMEmbedder(model_path=damaged)
+    emb.prepare_in(tmp_path / "models")
+    with pytest.raises(EmbedderUnavailable) as info:
+        emb.embed_documents(["hello"])
+    assert info.value.reason == "model_checksum"
+    assert not any((tmp_path / "models").glob("*/weights.bin"))
+
+
+def test_making_a_prepared_copy_removes_copies_made_for_another_onnxruntime(tmp_path: Path) -> None:
+    stale = tmp_path / "models" / "minilm-0000000000000000-ort0.0.1-v1"
+    stale.mkdir(parents=True)
+    (stale / "weights.bin").write_bytes(b"old")
+    emb = MiniLMEmbedder()
+    emb.prepare_in(tmp_path / "models")
+    emb.load()
+    assert not stale.exists()
+    assert len(list((tmp_path / "models").iterdir())) == 1  # only this onnxruntime's copy

@@ -1,0 +1,158 @@
+"""Whoosh's BM25F in plain Python, for a process that has not loaded numpy.
+
+`core.index.bm25_fast` scores with numpy arrays; a one-query process (a keyword
+`cairn search`) would spend more on importing numpy (~70 ms) than on scoring a
+typical query here (a few thousand postings at ~0.4 us each). The formula, idf,
+average and per-document field lengths are the same as there (field lengths as
+float32, as Whoosh's byte codes decode there), and so is the order: score
+descending, then document number. Past a budget of postings `top` gives up and
+the caller scores with numpy, so a query with huge posting lists is never slow.
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+from array import array
+from collections.abc import Sequence
+from typing import Any
+
+NAN = float("nan")
+
+
+class _Lengths:
+    """One segment's field lengths by document number, decoded lazily from Whoosh's byte column."""
+
+    __slots__ = ("codes", "table", "reader", "field")
+
+    def __init__(self, codes: bytes | None, table: Sequence[float] | None, reader: Any = None, field: str = "") -> None:
+        self.codes = codes
+        self.table = table
+        self.reader = reader  # the slow public way, when the column is not laid out as expected
+        self.field = field
+
+    def get(self, docnum: int) -> float:
+        if self.table is None:
+            return float(self.reader.doc_field_length(docnum, self.field, 1))
+        if self.codes is None:
+            return 1.0  # no lengths column: what doc_field_length(i, field, 1) gives
+        return self.table[self.codes[docnum]] if docnum < len(self.codes) else self.table[0]
+
+
+class LengthCache:
+    """Decoded length columns per (segment, field); segments are immutable, so this outlives commits."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._items: dict[tuple[str, int, str], _Lengths] = {}
+        self._lock = threading.Lock()
+
+    def lengths(self, reader: Any, field: str) -> _Lengths:
+        key = (reader.segment().segment_id(), reader.doc_count_all(), field)
+        with self._lock:
+            got = self._items.get(key)
+        if got is None:
+            got = _read_lengths(reader, field)
+            with self._lock:
+                if len(self._items) >= self._size:
+                    self._items.clear()
+                self._items[key] = got
+        return got
+
+
+def _read_lengths(reader: Any, field: str) -> _Lengths:
+    """The byte codes of one field's length column, as `bm25_fast._bulk_field_lengths` reads them."""
+    try:
+        from whoosh.codec.whoosh3 import LENGTHS_COLUMN, _lenfield
+        from whoosh.util.numeric import _length_byte_cache
+
+        column = reader._perdoc._cached_reader(_lenfield(field), LENGTHS_COLUMN)
+        table = array("f", _length_byte_cache)  # float32, as the numpy path decodes them
+        table[0] = NAN  # a 0 byte: no tokens (such a document has no postings to score)
+        if column is None:
+            return _Lengths(None, table)
+        if column._fixedlen != 1:
+            return _Lengths(None, None, reader, field)
+        stored = min(column._count, reader.doc_count_all())
+        codes = bytes(column._dbfile.get(column._basepos, stored)) if stored else b""
+        return _Lengths(codes, table)
+    except (AttributeError, ImportError, TypeError, ValueError):
+        return _Lengths(None, None, reader, field)
+
+
+def _postings(reader: Any, field: str, text: str) -> tuple[list[int], list[float]] | None:
+    """(document numbers, term weights) of one term in one segment, block by block."""
+    if (field, text) not in reader:
+        return None
+    fmt = reader.schema[field].format
+    raw = reader._terms.matcher(field, reader._text_to_bytes(field, text), fmt)  # no deletion filter: masked later
+    ids: list[int] = []
+    weights: list[float] = []
+    if all(hasattr(raw, a) for a in ("_read_ids", "_read_weights", "_lastblock", "_goto", "_nextoffset")):
+        while True:
+            raw._read_ids()
+            raw._read_weights()
+            ids.extend(raw._ids)
+            weights.extend(raw._weights)
+            if raw._lastblock:
+                break
+            raw._goto(raw._nextoffset)
+    else:  # the public, slower way
+        while raw.is_active():
+            ids.append(raw.id())
+            weights.append(raw.weight())
+            raw.next()
+    return ids, weights
+
+
+def top(
+    searcher: Any,
+    readers: Sequence[tuple[Any, int]],
+    clauses: Sequence[tuple[str, str]],
+    limit: int,
+    k1: float,
+    b: float,
+    lengths: LengthCache,
+    *,
+    field_weights: dict[str, float] | None = None,
+    exclude: set[int] | frozenset[int] = frozenset(),
+    include: set[int] | frozenset[int] | None = None,
+    clause_weights: Sequence[float] | None = None,
+    budget: int | None = None,
+) -> list[tuple[int, float]] | None:
+    """Top `limit` (docnum, score) pairs, as `FastBM25F.top`; None once more than `budget` postings were read."""
+    scores: dict[int, float] = {}
+    read = 0
+    for i, (field, text) in enumerate(clauses):
+        weight = 1.0 if field_weights is None else field_weights.get(field, 1.0)
+        if clause_weights is not None:
+            weight *= clause_weights[i]
+        if weight == 0.0:
+            continue
+        idf = weight * searcher.idf(field, text)
+        avgfl = searcher.avg_field_length(field) or 1
+        lift = idf * (k1 + 1)
+        for reader, offset in readers:
+            posting = _postings(reader, field, text)
+            if posting is None:
+                continue
+            ids, tfs = posting
+            read += len(ids)
+            if budget is not None and read > budget:
+                return None
+            fl = lengths.lengths(reader, field).get
+            get = scores.get
+            for docnum, tf in zip(ids, tfs):
+                d = docnum + offset
+                scores[d] = get(d, 0.0) + lift * tf / (tf + k1 * ((1 - b) + b * fl(docnum) / avgfl))
+    for reader, offset in readers:
+        deleted = reader.deleted_docs_set if hasattr(reader, "deleted_docs_set") else ()
+        for d in deleted or ():
+            scores.pop(d + offset, None)
+    for d in exclude:
+        scores.pop(d, None)
+    if include is not None:
+        scores = {d: s for d, s in scores.items() if d in include}
+    # `s > 0` also drops NaN, as the numpy path's `scores > 0` does.
+    best = heapq.nsmallest(limit, ((-s, d) for d, s in scores.items() if s > 0))
+    return [(d, -neg) for neg, d in best]
