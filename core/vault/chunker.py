@@ -8,7 +8,6 @@ from in the raw file, which is what citations and the preview point at.
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,7 @@ from core.base.models import Chunk
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
     from markdown_it.token import Token
 
 DEFAULT_SOFT_CHARS = 1000
@@ -52,23 +52,33 @@ class ChunkedBody:
 
 
 def new_parser() -> MarkdownIt:
+    """CommonMark with tables, whose inline pass runs only on the text a `#tag` can come from.
+
+    The chunker reads blocks, headings' source text and the tags in inline text; only the
+    tags need the inline pass, and it was ~35 % of parsing a note. Each inline token is
+    parsed on its own anyway (with the note's link references), so parsing just those
+    whose source could make a tag gives the same tags, and the same tokens for them.
+    """
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark").enable("table")
+    md = MarkdownIt("commonmark").enable("table")
+    md.core.ruler.at("inline", _tag_inline)
+    return md
 
 
-_BLOCK_PARSERS = threading.local()
 # A tag in an inline text node needs "#" and a letter in the source, perhaps with a backslash
 # between them (`#\_x` is the text "#_x"); an entity (`&#35;`) can also make a "#", hence the `&` test.
 _MAYBE_TAG = re.compile(r"#\\?[^\W\d]", re.UNICODE)
 
 
-def _block_parser() -> MarkdownIt:
-    """This thread's parser without the inline pass (markdown-it parsers are reused, not shared)."""
-    found = getattr(_BLOCK_PARSERS, "parser", None)
-    if found is None:
-        found = _BLOCK_PARSERS.parser = new_parser().disable("inline")
-    return found
+def _tag_inline(state: StateCore) -> None:
+    """markdown-it's core "inline" rule, for the inline tokens whose source could hold a tag."""
+    md, env = state.md, state.env
+    for token in state.tokens:
+        if token.type == "inline" and (_MAYBE_TAG.search(token.content) is not None or "&" in token.content):
+            if token.children is None:
+                token.children = []
+            md.inline.parse(token.content, md, env, token.children)
 
 
 def chunk_markdown(
@@ -78,12 +88,7 @@ def chunk_markdown(
     body_bytes = raw[body_start:]
     text = body_bytes.decode("utf-8", "replace")
     line_starts = _line_starts(raw, body_start)
-    if _MAYBE_TAG.search(text) is None and "&" not in text:
-        # No `#tag` can come out of the inline pass, and headings keep their inline source
-        # (`content`) without it: the block pass alone gives the same chunks, ~35 % sooner.
-        tokens = _block_parser().parse(text)
-    else:
-        tokens = (parser or new_parser()).parse(text)
+    tokens = (parser or new_parser()).parse(text)
     blocks, first_h1, tags = _blocks(tokens, line_starts, len(raw))
     chunks: list[Chunk] = []
     stack: list[tuple[int, str]] = []
