@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.base.models import Chunk
+from core.vault.simple_blocks import SimpleBlock, simple_blocks
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
@@ -88,8 +89,12 @@ def chunk_markdown(
     body_bytes = raw[body_start:]
     text = body_bytes.decode("utf-8", "replace")
     line_starts = _line_starts(raw, body_start)
-    tokens = (parser or new_parser()).parse(text)
-    blocks, first_h1, tags = _blocks(tokens, line_starts, len(raw))
+    simple = simple_blocks(text)
+    if simple is None:
+        tokens = (parser or new_parser()).parse(text)
+        blocks, first_h1, tags = _blocks(tokens, line_starts, len(raw))
+    else:
+        blocks, first_h1, tags = _from_simple(*simple, line_starts, len(raw), parser)
     chunks: list[Chunk] = []
     stack: list[tuple[int, str]] = []
     pending: list[Block] = []
@@ -144,11 +149,7 @@ def _blocks(tokens: list[Token], line_starts: list[int], size: int) -> tuple[lis
     heading_level = 0
     for tok in tokens:
         if tok.type == "inline" and tok.children:
-            for child in tok.children:
-                if child.type == "text":
-                    for m in _TAG.finditer(child.content):
-                        tag = m.group(1).lower()
-                        tags.setdefault(tag, None)
+            _tags_of(tok.children, tags)
         if tok.level != 0 or tok.map is None or tok.nesting == -1:
             if tok.type == "inline" and heading_level and tok.level == 1:
                 text = tok.content.strip()
@@ -162,6 +163,38 @@ def _blocks(tokens: list[Token], line_starts: list[int], size: int) -> tuple[lis
         heading_level = int(tok.tag[1]) if tok.type == "heading_open" else 0
         blocks.append(Block(start, end, heading_level, ""))
     return blocks, first_h1, tuple(tags)
+
+
+def _from_simple(
+    simple: list[SimpleBlock], inline: list[str], line_starts: list[int], size: int, parser: MarkdownIt | None
+) -> tuple[list[Block], str | None, tuple[str, ...]]:
+    """What `_blocks` makes of markdown-it's tokens, from a plainly written note's blocks."""
+    blocks = [Block(_offset(line_starts, b.start_line, size), _offset(line_starts, b.end_line, size), b.heading_level, b.heading_text.strip()) for b in simple]
+    first_h1 = next((b.heading_text for b in blocks if b.heading_level == 1 and b.heading_text), None)
+    tags: dict[str, None] = {}
+    maybe = [content for content in inline if _MAYBE_TAG.search(content) is not None or "&" in content]
+    if maybe:
+        from markdown_it.rules_core import StateCore
+        from markdown_it.rules_core.text_join import text_join
+        from markdown_it.token import Token
+
+        md = parser or new_parser()
+        tokens = []
+        for content in maybe:  # markdown-it's inline and text_join rules, on just these texts
+            children: list[Token] = []
+            md.inline.parse(content, md, {}, children)
+            tokens.append(Token("inline", "", 0, content=content, children=children))
+        text_join(StateCore("", md, {}, tokens))
+        for tok in tokens:
+            _tags_of(tok.children or [], tags)
+    return blocks, first_h1, tuple(tags)
+
+
+def _tags_of(children: list[Token], tags: dict[str, None]) -> None:
+    for child in children:
+        if child.type == "text":
+            for m in _TAG.finditer(child.content):
+                tags.setdefault(m.group(1).lower(), None)
 
 
 def _emit(raw: bytes, start: int, end: int, heading_path: str, limits: ChunkLimits, out: list[Chunk]) -> None:

@@ -1,0 +1,113 @@
+"""The plain-note block scanner gives exactly what markdown-it's tokens give, or steps aside."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from core.vault import chunker
+from core.vault.chunker import ChunkLimits, chunk_markdown, new_parser
+from core.vault.frontmatter import parse_front_matter
+from core.vault.scanner import Scanner, read_note_bytes
+from core.vault.simple_blocks import simple_blocks
+
+VAULTS = next((p / "shared/data/vaults" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults/tldr").is_dir()), Path("/nonexistent"))
+
+
+def _by_markdown_it(text: str) -> tuple[list[chunker.Block], str | None, tuple[str, ...]]:
+    raw = text.encode("utf-8")
+    return chunker._blocks(new_parser().parse(text), chunker._line_starts(raw, 0), len(raw))
+
+
+def _by_scanner(text: str) -> tuple[list[chunker.Block], str | None, tuple[str, ...]] | None:
+    simple = simple_blocks(text)
+    if simple is None:
+        return None
+    raw = text.encode("utf-8")
+    return chunker._from_simple(*simple, chunker._line_starts(raw, 0), len(raw), None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# ranger\n\n> Console file manager.\n> More information: <https://x.org>.\n\n- Launch ranger:\n\n`ranger`\n\n- Show #dirs &amp; more:\n\n`ranger --x`\n",
+        "# Title #\n## Sub ##   \n###\n# #\n#tag line\nand #more\n\n####### seven\n",
+        "para one\nstill one\n# heading\npara two  \n\n- a\n\n\n- b\n\n\n",
+        "**bold** start\n_it_ start\n2024 was a year\n+1 to that\n\\# escaped &#35;tag\n",
+        "",
+        "\n\n\n",
+        "> quote #tag\n> more\n\n> second quote",
+    ],
+)
+def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
+    assert _by_scanner(text) == _by_markdown_it(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "para\n- item",  # a list interrupting a paragraph
+        "- item\nlazy line",  # a lazy continuation
+        "> quote\nlazy line",
+        "para\n---",  # a setext heading
+        "para\n===",
+        "a | b\n--|--\n1 | 2",  # a table
+        "```\ncode\n```",
+        "    indented code",
+        "[a]: /url\n\n[a]",
+        "<div>\nhtml\n</div>",
+        "1. ordered",
+        "* star item",
+        "***",
+        "tab\there",
+        "cr\r\nlf",
+    ],
+)
+def test_anything_else_is_left_to_markdown_it(text: str) -> None:
+    assert simple_blocks(text) is None
+
+
+# Lines chosen to sit on every boundary the scanner draws: what it accepts, and its near misses.
+_LINES = [
+    "", " ", "   ", "plain text", "plain with #tag and &amp;", "text &#35;entity", "ends with hashes ##",
+    "# h1", "# h1 #", "# h1 # x", "#", "##", "## h2 ##  ", "###### h6", "####### seven", "#tag", "#\\_x", "# #",
+    "> quote", "> quote #q", ">", "> ", ">  two spaces", ">no space", "> > nested", "> - list in quote", "> # heading",
+    "- item", "- item #t", "-", "- ", "-  two spaces", "-item", "- - nested", "- > quote", "- # heading", "--", "---", "- - -",
+    "* item", "*emph*", "**bold**", "***", "* * *", "+ item", "+1", "_x_", "___", "__init__",
+    "1. one", "1) one", "2. two", "2024 was", "1234567890. long", "1.5 is a number",
+    "===", "=x", "| a | b |", "|--|--|", ":--", "a | b", "<div>", "<https://x>", "[ref]: /url", "[link](x.md)", "[x]",
+    "`code`", "``two``", "```", "```py", "~~~", "~x", "    indented", "  two", "\\# escaped", "\\", "a\u00a0b", "\u00a0lead",
+    "trailing  ", "ümlaut #tág", "中文 #标签", "tab\tin", "&", "#&#97;b",
+]
+
+
+def test_generated_notes_agree_with_markdown_it() -> None:
+    rng = random.Random(21)
+    taken = 0
+    for _ in range(6000):
+        lines = [rng.choice(_LINES) for _ in range(rng.randint(1, 9))]
+        text = "\n".join(lines) + rng.choice(["", "\n", "\n\n"])
+        got = _by_scanner(text)
+        if got is not None:
+            taken += 1
+            assert got == _by_markdown_it(text), repr(text)
+    assert taken > 300  # the scanner really was exercised, not just declined
+
+
+@pytest.mark.skipif(not VAULTS.is_dir(), reason="needs the shared real vaults")
+@pytest.mark.parametrize(("vault", "least_share"), [("tldr", 0.95), ("simonw-til", 0.0)])
+def test_every_real_note_chunks_alike_either_way(vault: str, least_share: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    notes = []
+    for entry in Scanner(VAULTS / vault).scan().entries:
+        raw = read_note_bytes(entry)
+        assert isinstance(raw, bytes)
+        notes.append((raw, parse_front_matter(raw).end_byte))
+    parser = new_parser()
+    fast = [chunk_markdown(raw, start, ChunkLimits(), parser) for raw, start in notes]
+    taken = sum(simple_blocks(raw[start:].decode("utf-8", "replace")) is not None for raw, start in notes)
+    monkeypatch.setattr(chunker, "simple_blocks", lambda text: None)
+    slow = [chunk_markdown(raw, start, ChunkLimits(), parser) for raw, start in notes]
+    assert fast == slow
+    assert taken >= least_share * len(notes)
