@@ -27,6 +27,7 @@ from dataclasses import dataclass
 # unless it makes a heading; "[" unless a reference definition ("]:") is anywhere.
 _PLAIN_FIRST = re.compile(r"[^\s>\-=|:<`~]|`(?!``)|~(?!~~)")
 _LIST_OR_RULE = re.compile(r"[*+](?: |\Z)|\d{1,9}[.)](?: |\Z)|(?:\*[ ]*){3,}\Z|(?:_[ ]*){3,}\Z")
+_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)\Z", re.DOTALL)  # at the first column only
 _HEADING = re.compile(r"(#{1,6})(?: (.*))?\Z")
 _NOT_SIMPLE = re.compile(r"[\t\r\x00\x0b\x0c\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
 _MD_TRIM = " \n"  # markdown-it trims inline text by CommonMark's whitespace: only these two are let in
@@ -53,68 +54,171 @@ def simple_blocks(text: str) -> tuple[list[SimpleBlock], list[str]] | None:
         token markdown-it would make, in document order (where tags are read from); None
         when the note is not in the simple shapes and markdown-it must parse it.
     """
-    if _NOT_SIMPLE.search(text) is not None:
-        return None  # tabs, carriage returns, unusual whitespace: markdown-it knows them best
+    if "\r" in text:
+        return None  # markdown-it makes line breaks of lone CRs
     lines = text.split("\n")
-    if text.endswith("\n") or not lines[-1].strip(" "):
+    if text.endswith("\n") or not lines[-1].strip(" \t"):
         # markdown-it's lines: none after the last line break, nor a last line of only spaces
         lines.pop()
-    refs = "]:" in text
-    n = len(lines)
-    blocks: list[SimpleBlock] = []
-    inline: list[str] = []
-    i = 0
-    while i < n:
-        line = lines[i]
-        if not line.strip(" "):
-            i += 1
-            continue
-        first = line[0]
-        if first == "#":
-            m = _HEADING.match(line)
-            if m is not None:
-                level = len(m.group(1))
-                content = _heading_content(m.group(2))
-                blocks.append(SimpleBlock(i, i + 1, level, content))
-                inline.append(content)
+    scan = _Scan(lines, strict=_NOT_SIMPLE.search(text) is not None, refs="]:" in text)
+    return scan.run()
+
+
+class _Scan:
+    """One pass over a note's lines; each `_block` method returns where its block ends, or None."""
+
+    def __init__(self, lines: list[str], *, strict: bool, refs: bool) -> None:
+        self.lines = lines
+        self.strict = strict  # tabs or unusual whitespace somewhere: allowed only in code
+        self.refs = refs  # a reference definition may exist: "[" cannot begin plain text
+        self.blocks: list[SimpleBlock] = []
+        self.inline: list[str] = []
+
+    def run(self) -> tuple[list[SimpleBlock], list[str]] | None:
+        lines, n, i = self.lines, len(self.lines), 0
+        while i < n:
+            line = lines[i]
+            if not line.strip(" \t"):
                 i += 1
                 continue
-        if first in ">-":
-            j = i
-            marker = first + " "
-            while j < n and lines[j].startswith(marker) and _plain(lines[j][2:], refs):
-                inline.append(lines[j][2:].strip(_MD_TRIM))
-                if first == "-":  # one-line items, each followed by a blank line or the end
-                    if j + 1 < n and lines[j + 1].strip(" "):
-                        return None
-                    j += 1
-                    while j < n and not lines[j].strip(" "):
-                        j += 1
-                else:
-                    j += 1
-            if j == i:
+            first = line[0]
+            if first in " \t":
+                end = self._code(i)
+            elif first in "`~" and _FENCE_OPEN.match(line):
+                end = _fence_end(lines, i)
+                if end is not None:
+                    self.blocks.append(SimpleBlock(i, end, 0, ""))
+            elif first == "#" and _HEADING.match(line) and not self._odd(line):
+                end = self._heading(i)
+            elif first == ">":
+                end = self._quote(i)
+            elif _item(line) is not None:
+                end = self._list(i)
+            else:
+                end = self._paragraph(i)
+            if end is None:
                 return None
-            if first == ">":
-                if j < n and lines[j].strip(" "):
-                    return None  # a lazy continuation line, or a block right after the quote
-                # One paragraph: markdown-it gives it one inline token of all the lines.
-                content = "\n".join(lines[k][2:] for k in range(i, j)).strip(_MD_TRIM)
-                del inline[len(inline) - (j - i) :]
-                inline.append(content)
-            blocks.append(SimpleBlock(i, j, 0, ""))
-            i = j
-            continue
-        j = i
-        while j < n and lines[j].strip(" ") and _plain(lines[j], refs) and not _is_heading(lines[j]):
+            i = end
+        return self.blocks, self.inline
+
+    def _odd(self, line: str) -> bool:
+        return self.strict and _NOT_SIMPLE.search(line) is not None
+
+    def _text(self, line: str) -> bool:
+        """Whether `line`, at a block's first column, can only be paragraph text."""
+        return _plain(line, self.refs) and not self._odd(line)
+
+    def _heading(self, i: int) -> int:
+        m = _HEADING.match(self.lines[i])
+        assert m is not None
+        content = _heading_content(m.group(2))
+        self.blocks.append(SimpleBlock(i, i + 1, len(m.group(1)), content))
+        self.inline.append(content)
+        return i + 1
+
+    def _paragraph(self, i: int) -> int | None:
+        lines, n, j = self.lines, len(self.lines), i
+        while j < n and self._text(lines[j]):
             j += 1
         if j == i:
             return None
-        if j < n and lines[j].strip(" ") and not _is_heading(lines[j]):
-            return None  # something other than a blank line or a heading interrupts the paragraph
-        blocks.append(SimpleBlock(i, j, 0, ""))
-        inline.append("\n".join(lines[i:j]).strip(_MD_TRIM))
-        i = j
-    return blocks, inline
+        if j < n and lines[j].strip(" ") and not _is_heading(lines[j]) and not _FENCE_OPEN.match(lines[j]):
+            return None  # only a blank line, a heading or a fence may end a paragraph here
+        self.blocks.append(SimpleBlock(i, j, 0, ""))
+        self.inline.append("\n".join(lines[i:j]).strip(_MD_TRIM))
+        return j
+
+    def _quote(self, i: int) -> int | None:
+        """`>` lines of plain text (paragraphs split by empty `>` lines), then a blank line or the end."""
+        lines, n, j = self.lines, len(self.lines), i
+        paragraph: list[str] = []
+        while j < n and lines[j].startswith(">"):
+            rest = lines[j][1:]
+            rest = rest[1:] if rest.startswith(" ") else rest
+            if not rest.strip(" "):
+                self._flush(paragraph)
+            elif self._text(rest):
+                paragraph.append(rest)
+            else:
+                return None
+            j += 1
+        if not paragraph:
+            return None  # a quote ending in an empty `>` line: markdown-it's map runs on past it
+        self._flush(paragraph)
+        if j < n and lines[j].strip(" "):
+            return None  # a lazy continuation line, or a block right after the quote
+        self.blocks.append(SimpleBlock(i, j, 0, ""))
+        return j
+
+    def _flush(self, paragraph: list[str]) -> None:
+        if paragraph:  # markdown-it gives a paragraph one inline token of all its lines
+            self.inline.append("\n".join(paragraph).strip(_MD_TRIM))
+            paragraph.clear()
+
+    def _list(self, i: int) -> int | None:
+        """Items of one line each with the same marker, tight or apart; the list's end line."""
+        lines, n, j = self.lines, len(self.lines), i
+        marker = _item(lines[i])
+        while True:
+            content = lines[j][len(marker or "") + 1 :]
+            if not self._text(content):
+                return None
+            self.inline.append(content.strip(_MD_TRIM))
+            j += 1
+            if j < n and lines[j].strip(" "):  # straight on: another item, or a lazy line
+                following = _item(lines[j])
+                if following is None:
+                    return None
+            else:
+                while j < n and not lines[j].strip(" "):
+                    j += 1
+                if j < n and lines[j][0] in " \t":
+                    return None  # indented after a blank line: more of the last item
+                following = _item(lines[j]) if j < n else None
+            if following is None or following[-1] != marker[-1]:
+                break  # another kind of list (or none) begins here: "-", "*", "+", "1." and "1)" differ
+            marker = following
+        self.blocks.append(SimpleBlock(i, j, 0, ""))
+        return j
+
+    def _code(self, i: int) -> int | None:
+        """An indented code block: markdown-it ends it after its last non-blank indented line."""
+        lines, n = self.lines, len(self.lines)
+        if _indent(lines[i]) < 4:
+            return None
+        j = last = i + 1
+        while j < n:
+            if not lines[j].strip(" \t"):
+                j += 1
+            elif _indent(lines[j]) >= 4:
+                j += 1
+                last = j
+            else:
+                break
+        self.blocks.append(SimpleBlock(i, last, 0, ""))
+        return last
+
+
+_ITEM = re.compile(r"([-*+]|\d{1,9}[.)]) (?! )")
+
+
+def _item(line: str) -> str | None:
+    """The list marker `line` starts with (followed by one space and more), else None."""
+    m = _ITEM.match(line)
+    return m.group(1) if m is not None and len(line) > m.end() else None
+
+
+def _indent(line: str) -> int:
+    """Leading whitespace as markdown-it counts it (a tab to the next multiple of 4)."""
+    offset = 0
+    for ch in line:
+        if ch == " ":
+            offset += 1
+        elif ch == "\t":
+            offset += 4 - offset % 4
+        else:
+            break
+    return offset
 
 
 def _plain(line: str, refs: bool) -> bool:
@@ -127,6 +231,25 @@ def _plain(line: str, refs: bool) -> bool:
     if first == "[" and refs:
         return False
     return not (first == "#" and _HEADING.match(line) is not None)
+
+
+def _fence_end(lines: list[str], start: int) -> int | None:
+    """The line after the fence opened at `start` (markdown-it's `map` end), or None if it is no fence."""
+    opening = _FENCE_OPEN.match(lines[start])
+    assert opening is not None
+    marker, info = opening.groups()
+    if marker[0] == "`" and "`" in info:
+        return None  # not a fence but a paragraph starting with code
+    char = marker[0]
+    for j in range(start + 1, len(lines)):
+        line = lines[j]
+        lead = len(line) - len(line.lstrip(" "))
+        if lead > 3 or line[lead : lead + 1] != char:
+            continue  # indented 4+ (a tab counts as 4) or not the fence's character
+        rest = line[lead:].lstrip(char)
+        if len(line) - lead - len(rest) >= len(marker) and not rest.strip(" \t"):
+            return j + 1
+    return len(lines)  # an unclosed fence runs to the end of the note
 
 
 def _is_heading(line: str) -> bool:

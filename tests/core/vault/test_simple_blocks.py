@@ -39,6 +39,9 @@ def _by_scanner(text: str) -> tuple[list[chunker.Block], str | None, tuple[str, 
         "",
         "\n\n\n",
         "> quote #tag\n> more\n\n> second quote",
+        "1. one\n2. two\n\n3) other kind\n- bullets\n* star\n\n+ plus\n\n# Code\n    indented code\n\n\tmore\n\nafter",
+        "> a\n>\n> b #t\n\n    code\n# h",
+        "Some code:\n```py\nx = 1\n\tindented # not a heading\n  ```\n# After\n~~~\nunclosed ```\n",
     ],
 )
 def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
@@ -54,15 +57,16 @@ def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
         "para\n---",  # a setext heading
         "para\n===",
         "a | b\n--|--\n1 | 2",  # a table
-        "```\ncode\n```",
-        "    indented code",
+        "- item\n\n    more of the item",  # indented after a blank line: still the item's
+        "> quote\n>\n\nafter",  # an empty last quote line
         "[a]: /url\n\n[a]",
         "<div>\nhtml\n</div>",
-        "1. ordered",
-        "* star item",
+        "1. ordered\n2. tight\nlazy line",
+        "* item\n  - nested",
         "***",
         "tab\there",
         "cr\r\nlf",
+        "``` a`b\ncode",  # a code span, not a fence, and then a lazy line
     ],
 )
 def test_anything_else_is_left_to_markdown_it(text: str) -> None:
@@ -80,6 +84,7 @@ _LINES = [
     "===", "=x", "| a | b |", "|--|--|", ":--", "a | b", "<div>", "<https://x>", "[ref]: /url", "[link](x.md)", "[x]",
     "`code`", "``two``", "```", "```py", "~~~", "~x", "    indented", "  two", "\\# escaped", "\\", "a\u00a0b", "\u00a0lead",
     "trailing  ", "ümlaut #tág", "中文 #标签", "tab\tin", "&", "#&#97;b",
+    "````", "``` a`b", "   ```", "    ```", "\t```", "``` \t", "~~~ ```", "~~~~", "```\tinfo", "\t", "code\u00a0in fence",
 ]
 
 
