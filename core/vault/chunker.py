@@ -68,15 +68,16 @@ def new_parser() -> MarkdownIt:
 
 
 # A tag in an inline text node needs "#" and a letter in the source, perhaps with a backslash
-# between them (`#\_x` is the text "#_x"); an entity (`&#35;`) can also make a "#", hence the `&` test.
-_MAYBE_TAG = re.compile(r"#\\?[^\W\d]", re.UNICODE)
+# between them (`#\\_x` is the text "#_x"), or an entity making either: "#" only comes of
+# `&#35;`, `&#x23;` or `&num;`, and a letter after a "#" written out needs "#&".
+_MAYBE_TAG = re.compile(r"#\\?[^\W\d]|#&|&#(?:0*35|[xX]0*23);|&num;", re.UNICODE)
 
 
 def _tag_inline(state: StateCore) -> None:
     """markdown-it's core "inline" rule, for the inline tokens whose source could hold a tag."""
     md, env = state.md, state.env
     for token in state.tokens:
-        if token.type == "inline" and (_MAYBE_TAG.search(token.content) is not None or "&" in token.content):
+        if token.type == "inline" and _MAYBE_TAG.search(token.content) is not None:
             if token.children is None:
                 token.children = []
             md.inline.parse(token.content, md, env, token.children)
@@ -172,7 +173,7 @@ def _from_simple(
     blocks = [Block(_offset(line_starts, b.start_line, size), _offset(line_starts, b.end_line, size), b.heading_level, b.heading_text.strip()) for b in simple]
     first_h1 = next((b.heading_text for b in blocks if b.heading_level == 1 and b.heading_text), None)
     tags: dict[str, None] = {}
-    maybe = [content for content in inline if _MAYBE_TAG.search(content) is not None or "&" in content]
+    maybe = [content for content in inline if _MAYBE_TAG.search(content) is not None]
     if maybe:
         from markdown_it.rules_core import StateCore
         from markdown_it.rules_core.text_join import text_join
