@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.base.models import Chunk
-from core.vault.simple_blocks import SimpleBlock, simple_blocks
+from core.vault.simple_blocks import InlineText, SimpleBlock, simple_blocks
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
@@ -50,6 +50,9 @@ class ChunkedBody:
     first_h1: str | None
     inline_tags: tuple[str, ...]
     truncated: bool
+    # The inline texts when the plain-note scanner read the note (links are read from them
+    # without parsing its blocks again); None when markdown-it parsed it.
+    inline: tuple[InlineText, ...] | None = None
 
 
 def new_parser() -> MarkdownIt:
@@ -131,7 +134,7 @@ def chunk_markdown(
     truncated = len(chunks) > limits.max_chunks
     kept = chunks[: limits.max_chunks]
     numbered = tuple(Chunk(i, c.heading_path, c.start_byte, c.end_byte, c.text) for i, c in enumerate(kept))
-    return ChunkedBody(numbered, first_h1, tags, truncated)
+    return ChunkedBody(numbered, first_h1, tags, truncated, None if simple is None else tuple(simple[1]))
 
 
 def chunk_text(raw: bytes, start: int, end: int) -> str:
@@ -167,13 +170,13 @@ def _blocks(tokens: list[Token], line_starts: list[int], size: int) -> tuple[lis
 
 
 def _from_simple(
-    simple: list[SimpleBlock], inline: list[str], line_starts: list[int], size: int, parser: MarkdownIt | None
+    simple: list[SimpleBlock], inline: list[InlineText], line_starts: list[int], size: int, parser: MarkdownIt | None
 ) -> tuple[list[Block], str | None, tuple[str, ...]]:
     """What `_blocks` makes of markdown-it's tokens, from a plainly written note's blocks."""
     blocks = [Block(_offset(line_starts, b.start_line, size), _offset(line_starts, b.end_line, size), b.heading_level, b.heading_text.strip()) for b in simple]
     first_h1 = next((b.heading_text for b in blocks if b.heading_level == 1 and b.heading_text), None)
     tags: dict[str, None] = {}
-    maybe = [content for content in inline if _MAYBE_TAG.search(content) is not None]
+    maybe = [text.content for text in inline if _MAYBE_TAG.search(text.content) is not None]
     if maybe:
         from markdown_it.rules_core import StateCore
         from markdown_it.rules_core.text_join import text_join

@@ -34,6 +34,14 @@ _MD_TRIM = " \n"  # markdown-it trims inline text by CommonMark's whitespace: on
 
 
 @dataclass(frozen=True, slots=True)
+class InlineText:
+    """An inline token's source text (`content`) and the line its block starts on (`map[0]`)."""
+
+    content: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
 class SimpleBlock:
     """A top-level block as line numbers (markdown-it's `map`), its heading level and text."""
 
@@ -43,16 +51,17 @@ class SimpleBlock:
     heading_text: str
 
 
-def simple_blocks(text: str) -> tuple[list[SimpleBlock], list[str]] | None:
+def simple_blocks(text: str) -> tuple[list[SimpleBlock], list[InlineText]] | None:
     """The top-level blocks and the inline texts (in order) of a plainly written note, or None.
 
     Args:
         text: The note's body, decoded.
 
     Returns:
-        (blocks, inline_texts) where the inline texts are the `content` of every inline
-        token markdown-it would make, in document order (where tags are read from); None
-        when the note is not in the simple shapes and markdown-it must parse it.
+        (blocks, inline_texts) where the inline texts are the `content` and first line of
+        every inline token markdown-it would make, in document order (tags and links are
+        read from them); None when the note is not in the simple shapes and markdown-it
+        must parse it.
     """
     if "\r" in text:
         return None  # markdown-it makes line breaks of lone CRs
@@ -72,9 +81,9 @@ class _Scan:
         self.strict = strict  # tabs or unusual whitespace somewhere: allowed only in code
         self.refs = refs  # a reference definition may exist: "[" cannot begin plain text
         self.blocks: list[SimpleBlock] = []
-        self.inline: list[str] = []
+        self.inline: list[InlineText] = []
 
-    def run(self) -> tuple[list[SimpleBlock], list[str]] | None:
+    def run(self) -> tuple[list[SimpleBlock], list[InlineText]] | None:
         lines, n, i = self.lines, len(self.lines), 0
         while i < n:
             line = lines[i]
@@ -113,7 +122,7 @@ class _Scan:
         assert m is not None
         content = _heading_content(m.group(2))
         self.blocks.append(SimpleBlock(i, i + 1, len(m.group(1)), content))
-        self.inline.append(content)
+        self.inline.append(InlineText(content, i))
         return i + 1
 
     def _paragraph(self, i: int) -> int | None:
@@ -125,34 +134,37 @@ class _Scan:
         if j < n and lines[j].strip(" ") and not _is_heading(lines[j]) and not _FENCE_OPEN.match(lines[j]):
             return None  # only a blank line, a heading or a fence may end a paragraph here
         self.blocks.append(SimpleBlock(i, j, 0, ""))
-        self.inline.append("\n".join(lines[i:j]).strip(_MD_TRIM))
+        self.inline.append(InlineText("\n".join(lines[i:j]).strip(_MD_TRIM), i))
         return j
 
     def _quote(self, i: int) -> int | None:
         """`>` lines of plain text (paragraphs split by empty `>` lines), then a blank line or the end."""
         lines, n, j = self.lines, len(self.lines), i
         paragraph: list[str] = []
+        first = i  # the line the current paragraph starts on
         while j < n and lines[j].startswith(">"):
             rest = lines[j][1:]
             rest = rest[1:] if rest.startswith(" ") else rest
             if not rest.strip(" "):
-                self._flush(paragraph)
+                self._flush(paragraph, first)
             elif self._text(rest):
+                if not paragraph:
+                    first = j
                 paragraph.append(rest)
             else:
                 return None
             j += 1
         if not paragraph:
             return None  # a quote ending in an empty `>` line: markdown-it's map runs on past it
-        self._flush(paragraph)
+        self._flush(paragraph, first)
         if j < n and lines[j].strip(" "):
             return None  # a lazy continuation line, or a block right after the quote
         self.blocks.append(SimpleBlock(i, j, 0, ""))
         return j
 
-    def _flush(self, paragraph: list[str]) -> None:
+    def _flush(self, paragraph: list[str], first: int) -> None:
         if paragraph:  # markdown-it gives a paragraph one inline token of all its lines
-            self.inline.append("\n".join(paragraph).strip(_MD_TRIM))
+            self.inline.append(InlineText("\n".join(paragraph).strip(_MD_TRIM), first))
             paragraph.clear()
 
     def _list(self, i: int) -> int | None:
@@ -163,7 +175,7 @@ class _Scan:
             content = lines[j][len(marker or "") + 1 :]
             if not self._text(content):
                 return None
-            self.inline.append(content.strip(_MD_TRIM))
+            self.inline.append(InlineText(content.strip(_MD_TRIM), j))
             j += 1
             if j < n and lines[j].strip(" "):  # straight on: another item, or a lazy line
                 following = _item(lines[j])

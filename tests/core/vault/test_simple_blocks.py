@@ -10,7 +10,9 @@ from markdown_it import MarkdownIt
 
 from core.vault import chunker
 from core.vault.chunker import ChunkLimits, chunk_markdown, new_parser
+from core.base.models import Link
 from core.vault.frontmatter import parse_front_matter
+from core.vault.links import extract_links
 from core.vault.scanner import Scanner, read_note_bytes
 from core.vault.simple_blocks import simple_blocks
 
@@ -35,6 +37,12 @@ def _by_scanner(text: str) -> tuple[list[chunker.Block], str | None, tuple[str, 
     return chunker._from_simple(*simple, chunker._line_starts(raw, 0), len(raw), None)
 
 
+def _links_by_scanner(text: str) -> tuple[Link, ...]:
+    simple = simple_blocks(text)
+    assert simple is not None
+    return extract_links(text, inline=simple[1])
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -47,11 +55,13 @@ def _by_scanner(text: str) -> tuple[list[chunker.Block], str | None, tuple[str, 
         "> quote #tag\n> more\n\n> second quote",
         "1. one\n2. two\n\n3) other kind\n- bullets\n* star\n\n+ plus\n\n# Code\n    indented code\n\n\tmore\n\nafter",
         "> a\n>\n> b #t\n\n    code\n# h",
+        "# Links [[Home]]\n\nSee [[a#H|label]], ![[pic.png]] and [t](../c.md#h).\n\n> quoted [[q]]\n> on two lines [x](y.md)\n\n- [[item]]\n",
         "Some code:\n```py\nx = 1\n\tindented # not a heading\n  ```\n# After\n~~~\nunclosed ```\n",
     ],
 )
 def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
     assert _by_scanner(text) == _by_markdown_it(text)
+    assert _links_by_scanner(text) == extract_links(text)
 
 
 @pytest.mark.parametrize(
@@ -91,6 +101,8 @@ _LINES = [
     "`code`", "``two``", "```", "```py", "~~~", "~x", "    indented", "  two", "\\# escaped", "\\", "a\u00a0b", "\u00a0lead",
     "trailing  ", "ümlaut #tág", "中文 #标签", "tab\tin", "&", "#&#97;b",
     "&#35;x", "&#x23;y", "&#X0023;z", "&num;w", "&NUM;no", "#&auml;", "&#0035;q", "#\\&x", "\\#x", "[#in](link) #out",
+    "[[Wiki note]]", "![[image.png]]", "see [[a#H|label]] and [t](../c.md#h)", "[md](note.md)", "> quote [[q]]",
+    "- item [[i]]", "# Heading [[h]]", "[[broken", "text ![alt](pic.png) more", "[web](https://x.org)",
     "````", "``` a`b", "   ```", "    ```", "\t```", "``` \t", "~~~ ```", "~~~~", "```\tinfo", "\t", "code\u00a0in fence",
 ]
 
@@ -107,6 +119,7 @@ def test_generated_notes_agree_with_markdown_it() -> None:
         if got is not None:
             taken += 1
             assert got == expected, repr(text)
+            assert _links_by_scanner(text) == extract_links(text), repr(text)
     assert taken > 300  # the scanner really was exercised, not just declined
 
 
@@ -120,8 +133,13 @@ def test_every_real_note_chunks_alike_either_way(vault: str, least_share: float,
         notes.append((raw, parse_front_matter(raw).end_byte))
     parser = new_parser()
     fast = [chunk_markdown(raw, start, ChunkLimits(), parser) for raw, start in notes]
-    taken = sum(simple_blocks(raw[start:].decode("utf-8", "replace")) is not None for raw, start in notes)
+    texts = [raw[start:].decode("utf-8", "replace") for raw, start in notes]
+    scanned = [(text, simple_blocks(text)) for text in texts]
+    taken = sum(simple is not None for _, simple in scanned)
+    linked = [(text, simple) for text, simple in scanned if simple is not None and "[" in text]
+    assert [extract_links(text, inline=simple[1]) for text, simple in linked] == [extract_links(text) for text, _ in linked]
     monkeypatch.setattr(chunker, "simple_blocks", lambda text: None)
     slow = [chunk_markdown(raw, start, ChunkLimits(), parser) for raw, start in notes]
-    assert fast == slow
+    assert [(b.chunks, b.first_h1, b.inline_tags, b.truncated) for b in fast] == [(b.chunks, b.first_h1, b.inline_tags, b.truncated) for b in slow]
+    assert all(b.inline is None for b in slow)
     assert taken >= least_share * len(notes)
