@@ -1,8 +1,9 @@
 """Split a note into heading-aware chunks with exact byte ranges.
 
 Blocks come from markdown-it-py's CommonMark tokens, so a `#` inside a code
-fence is code, not a heading. Every chunk remembers the byte range it came
-from in the raw file, which is what citations and the preview point at.
+fence is code, not a heading; a plainly written note gets the same blocks for less
+from a line scanner (`core.vault.simple_blocks`). Every chunk remembers the byte
+range it came from in the raw file, which is what citations and the preview point at.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.base.models import Chunk
-from core.vault.simple_blocks import InlineText, SimpleBlock, simple_blocks
+from core.vault.simple_blocks import InlineText, SimpleBlock, parse_inline, simple_blocks
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
@@ -173,24 +174,15 @@ def _from_simple(
     simple: list[SimpleBlock], inline: list[InlineText], line_starts: list[int], size: int, parser: MarkdownIt | None
 ) -> tuple[list[Block], str | None, tuple[str, ...]]:
     """What `_blocks` makes of markdown-it's tokens, from a plainly written note's blocks."""
-    blocks = [Block(_offset(line_starts, b.start_line, size), _offset(line_starts, b.end_line, size), b.heading_level, b.heading_text.strip()) for b in simple]
+    blocks = [
+        Block(_offset(line_starts, b.start_line, size), _offset(line_starts, b.end_line, size), b.heading_level, b.heading_text.strip())
+        for b in simple
+    ]
     first_h1 = next((b.heading_text for b in blocks if b.heading_level == 1 and b.heading_text), None)
     tags: dict[str, None] = {}
-    maybe = [text.content for text in inline if _MAYBE_TAG.search(text.content) is not None]
-    if maybe:
-        from markdown_it.rules_core import StateCore
-        from markdown_it.rules_core.text_join import text_join
-        from markdown_it.token import Token
-
-        md = parser or new_parser()
-        tokens = []
-        for content in maybe:  # markdown-it's inline and text_join rules, on just these texts
-            children: list[Token] = []
-            md.inline.parse(content, md, {}, children)
-            tokens.append(Token("inline", "", 0, content=content, children=children))
-        text_join(StateCore("", md, {}, tokens))
-        for tok in tokens:
-            _tags_of(tok.children or [], tags)
+    maybe = [text for text in inline if _MAYBE_TAG.search(text.content) is not None]
+    for tok in parse_inline(parser or new_parser(), maybe) if maybe else ():
+        _tags_of(tok.children or [], tags)
     return blocks, first_h1, tuple(tags)
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from core.base.models import Link, LinkKind
-from core.vault.simple_blocks import InlineText
+from core.vault.simple_blocks import InlineText, parse_inline
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
@@ -116,7 +116,7 @@ def extract_links(
     if inline is None:
         tokens = [tok for tok in md.parse(text) if tok.type == "inline" and tok.children and tok.map is not None]
     else:
-        tokens = _inline_tokens(md, [t for t in inline if _MAYBE_LINK.search(t.content)])
+        tokens = [tok for tok in parse_inline(md, [t for t in inline if _MAYBE_LINK.search(t.content)]) if tok.children]
     for tok in tokens:
         children, start = tok.children or [], tok.map[0] if tok.map else 0
         cursor = 0  # search position in tok.content, for links the parser gives no position
@@ -130,24 +130,6 @@ def extract_links(
             context = lines[row].strip() if row < len(lines) else ""
             out.append(Link(link.kind, link.target, link.anchor, link.label, first_line + row, _trim(context)))
     return tuple(out)
-
-
-def _inline_tokens(md: MarkdownIt, texts: Sequence[InlineText]) -> list[Token]:
-    """Inline tokens of these texts as `md.parse` would make them (inline and text_join rules).
-
-    A note the scanner reads has no reference definitions, so the texts need no `env`.
-    """
-    from markdown_it.rules_core import StateCore
-    from markdown_it.rules_core.text_join import text_join
-    from markdown_it.token import Token
-
-    tokens = []
-    for text in texts:
-        children: list[Token] = []
-        md.inline.parse(text.content, md, {}, children)
-        tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))
-    text_join(StateCore("", md, {}, tokens))
-    return [tok for tok in tokens if tok.children]
 
 
 def _link_from(child: Token, content: str, cursor: int) -> tuple[Link | None, int]:

@@ -18,7 +18,13 @@ the real vaults and on generated notes.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 # What can begin a paragraph line (in a block's first column) and nothing else. Left out:
 # space (indented code, lazy lines), ">" (quote), "-" "=" "|" ":" (lists, rules, setext
@@ -101,8 +107,8 @@ class _Scan:
                 end = self._heading(i)
             elif first == ">":
                 end = self._quote(i)
-            elif _item(line) is not None:
-                end = self._list(i)
+            elif (marker := _item(line)) is not None:
+                end = self._list(i, marker)
             else:
                 end = self._paragraph(i)
             if end is None:
@@ -167,12 +173,11 @@ class _Scan:
             self.inline.append(InlineText("\n".join(paragraph).strip(_MD_TRIM), first))
             paragraph.clear()
 
-    def _list(self, i: int) -> int | None:
+    def _list(self, i: int, marker: str) -> int | None:
         """Items of one line each with the same marker, tight or apart; the list's end line."""
         lines, n, j = self.lines, len(self.lines), i
-        marker = _item(lines[i])
         while True:
-            content = lines[j][len(marker or "") + 1 :]
+            content = lines[j][len(marker) + 1 :]
             if not self._text(content):
                 return None
             self.inline.append(InlineText(content.strip(_MD_TRIM), j))
@@ -231,6 +236,24 @@ def _indent(line: str) -> int:
         else:
             break
     return offset
+
+
+def parse_inline(md: MarkdownIt, texts: Sequence[InlineText]) -> list[Token]:
+    """The inline tokens of these texts as `md.parse` would make them (its inline and text_join rules).
+
+    A note the scanner accepts has no reference definitions, so the texts need no `env`.
+    """
+    from markdown_it.rules_core import StateCore
+    from markdown_it.rules_core.text_join import text_join
+    from markdown_it.token import Token
+
+    tokens = []
+    for text in texts:
+        children: list[Token] = []
+        md.inline.parse(text.content, md, {}, children)
+        tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))
+    text_join(StateCore("", md, {}, tokens))
+    return tokens
 
 
 def _plain(line: str, refs: bool) -> bool:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from core.base.models import Link
 from core.vault import chunker
 from core.vault.chunker import ChunkLimits, chunk_markdown, new_parser
-from core.base.models import Link
 from core.vault.frontmatter import parse_front_matter
 from core.vault.links import extract_links
 from core.vault.scanner import Scanner, read_note_bytes
@@ -46,7 +46,8 @@ def _links_by_scanner(text: str) -> tuple[Link, ...]:
 @pytest.mark.parametrize(
     "text",
     [
-        "# ranger\n\n> Console file manager.\n> More information: <https://x.org>.\n\n- Launch ranger:\n\n`ranger`\n\n- Show #dirs &amp; more:\n\n`ranger --x`\n",
+        "# ranger\n\n> Console file manager.\n> More information: <https://x.org>.\n\n"
+        "- Launch ranger:\n\n`ranger`\n\n- Show #dirs &amp; more:\n\n`ranger --x`\n",
         "# Title #\n## Sub ##   \n###\n# #\n#tag line\nand #more\n\n####### seven\n",
         "para one\nstill one\n# heading\npara two  \n\n- a\n\n\n- b\n\n\n",
         "**bold** start\n_it_ start\n2024 was a year\n+1 to that\n\\# escaped &#35;tag\n",
