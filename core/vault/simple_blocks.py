@@ -174,27 +174,42 @@ class _Scan:
             paragraph.clear()
 
     def _list(self, i: int, marker: str) -> int | None:
-        """Items of one line each with the same marker, tight or apart; the list's end line."""
+        """Items of one line each, tight or apart, nested by spaces; the list's end line.
+
+        A nested item sits exactly under its parent's text (a child; an ordered one numbered 1,
+        as only those interrupt the parent's paragraph) or exactly under an open nested item's
+        marker (its sibling). Anything else indented is left to markdown-it.
+        """
         lines, n, j = self.lines, len(self.lines), i
+        kind = marker[-1]  # "-", "*", "+", "." or ")": another kind ends the list
+        levels = [(0, len(marker) + 1)]  # (marker column, text column) of the open items
+        depth = 0  # the current item's marker column
         while True:
-            content = lines[j][len(marker) + 1 :]
+            content = lines[j][depth + len(marker) + 1 :]
             if not self._text(content):
                 return None
             self.inline.append(InlineText(content.strip(_MD_TRIM), j))
             j += 1
             if j < n and lines[j].strip(" "):  # straight on: another item, or a lazy line
-                following = _item(lines[j])
+                depth = len(lines[j]) - len(lines[j].lstrip(" "))
+                following = _item(lines[j][depth:])
                 if following is None:
                     return None
+                if depth:
+                    nested = _nest(levels, depth, following)
+                    if nested is None:
+                        return None
+                    levels, marker = nested, following
+                    continue
             else:
                 while j < n and not lines[j].strip(" "):
                     j += 1
                 if j < n and lines[j][0] in " \t":
                     return None  # indented after a blank line: more of the last item
                 following = _item(lines[j]) if j < n else None
-            if following is None or following[-1] != marker[-1]:
-                break  # another kind of list (or none) begins here: "-", "*", "+", "1." and "1)" differ
-            marker = following
+            if following is None or following[-1] != kind:
+                break  # another kind of list (or none) begins here
+            marker, depth, levels = following, 0, [(0, len(following) + 1)]
         self.blocks.append(SimpleBlock(i, j, 0, ""))
         return j
 
@@ -214,6 +229,19 @@ class _Scan:
                 break
         self.blocks.append(SimpleBlock(i, last, 0, ""))
         return last
+
+
+def _nest(levels: list[tuple[int, int]], depth: int, marker: str) -> list[tuple[int, int]] | None:
+    """The open items after an item marked `marker` at column `depth` (> 0), or None if unsure."""
+    item = (depth, depth + len(marker) + 1)
+    if depth == levels[-1][1]:  # under the last item's text: its first child
+        if marker[-1] in ".)" and int(marker[:-1]) != 1:
+            return None  # not a list: more of the parent's paragraph
+        return [*levels, item]
+    for k in range(1, len(levels)):
+        if levels[k][0] == depth:  # under a nested item's marker: its sibling (or a new list there)
+            return [*levels[:k], item]
+    return None
 
 
 _ITEM = re.compile(r"([-*+]|\d{1,9}[.)]) (?! )")
