@@ -67,21 +67,23 @@ def vector_worthy(body: str) -> bool:
     cleaned = "\n".join(kept)
     if "://" in cleaned or "data:" in cleaned or "](" in cleaned:  # what every `_URL` match holds
         cleaned = _URL.sub(" ", cleaned)
-    if any(len(line) >= 80 for line in kept):  # base64 runs are 80+ characters on one line
+    longest = max(map(len, cleaned.split()), default=0)  # the longest run without a space
+    if longest >= 80:  # base64 runs are 80+ characters without one
         cleaned = _BASE64.sub(" ", cleaned)
     visible = sum(map(len, lines)) - sum(map(len, kept)) + len(cleaned)
     visible -= cleaned.count(" ") + cleaned.count("\t") + cleaned.count("\n")
-    return _letters(cleaned) >= max(MIN_LETTER_SHARE * max(visible, 1), 1)
+    return _letters(cleaned, longest) >= max(MIN_LETTER_SHARE * max(visible, 1), 1)
 
 
-def _letters(text: str) -> int:
+def _letters(text: str, longest: int) -> int:
     """Letters in words of 2-39 letters (longer runs are blobs, not words).
 
     Counted from lengths, not from a list of the words, and with an ASCII pattern for ASCII
     text: this ran for every chunk of a first index and was a tenth of parsing a note.
+    `longest` is at least the longest run of `text` without a space.
     """
     word = _ASCII_WORD if text.isascii() else _WORD
     letters = len(text) - len(word.sub("", text))
-    if any(len(token) >= 40 for token in text.split()):  # a 40-letter run needs a 40-character token
+    if longest >= 40:  # a 40-letter word needs 40 characters without a space
         letters -= sum(len(w) for w in word.findall(text) if len(w) >= 40)
     return letters
