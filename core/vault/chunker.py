@@ -73,8 +73,10 @@ def new_parser() -> MarkdownIt:
 
 # A tag in an inline text node needs "#" and a letter in the source, perhaps with a backslash
 # between them (`#\\_x` is the text "#_x"), or an entity making either: "#" only comes of
-# `&#35;`, `&#x23;` or `&num;`, and a letter after a "#" written out needs "#&".
-_MAYBE_TAG = re.compile(r"#\\?[^\W\d]|#&|&#(?:0*35|[xX]0*23);|&num;", re.UNICODE)
+# `&#35;`, `&#x23;` or `&num;`, and a letter after a "#" written out needs "#&". A letter,
+# digit, "/", "#" or "&" just before the "#" is literal text before it in the same text node,
+# where `_TAG` refuses it ("_" is not: it may close emphasis), so URL fragments need no pass.
+_MAYBE_TAG = re.compile(r"(?<![^\W_]|[/#&])#\\?[^\W\d]|#&|&#(?:0*35|[xX]0*23);|&num;", re.UNICODE)
 
 
 def _tag_inline(state: StateCore) -> None:
@@ -116,18 +118,20 @@ def chunk_markdown(
             _emit(raw, pending[0].start, pending[-1].end, _path(stack), limits, chunks)
         pending.clear()
 
+    has_content = False  # whether `pending` holds more than headings
     for block in blocks:
         if block.heading_level:
             flush()
+            has_content = False
             while stack and stack[-1][0] >= block.heading_level:
                 stack.pop()
             stack.append((block.heading_level, block.heading_text))
             pending.append(block)
             continue
-        has_content = any(not b.heading_level for b in pending)
         if has_content and _chars(raw, pending[0].start, block.end) > limits.soft_chars:
             flush()
         pending.append(block)
+        has_content = True
     flush()
     if not chunks:
         for start, end, path in headings_only:

@@ -103,6 +103,8 @@ _LINES = [
     "===", "=x", "| a | b |", "|--|--|", ":--", "a | b", "<div>", "<https://x>", "[ref]: /url", "[link](x.md)", "[x]",
     "`code`", "``two``", "```", "```py", "~~~", "~x", "    indented", "  two", "\\# escaped", "\\", "a\u00a0b", "\u00a0lead",
     "trailing  ", "ümlaut #tág", "中文 #标签", "tab\tin", "&", "#&#97;b",
+    "_a_#tag", "__b__#t", "x#no", "a/#no", "`c`#t", "[a](u)#t", "<b>#t", "**b**#t", "see https://x.org/p#frag", "&amp;#t", "\\##t",
+    "*e*#t", "a\\_#t", "[[w]]#t", "1#no", "é#no", "#t#u", "(#t)",
     "&#35;x", "&#x23;y", "&#X0023;z", "&num;w", "&NUM;no", "#&auml;", "&#0035;q", "#\\&x", "\\#x", "[#in](link) #out",
     "[[Wiki note]]", "![[image.png]]", "see [[a#H|label]] and [t](../c.md#h)", "[md](note.md)", "> quote [[q]]",
     "- item [[i]]", "# Heading [[h]]", "[[broken", "text ![alt](pic.png) more", "[web](https://x.org)",
