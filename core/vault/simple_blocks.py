@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search n
 # unless it makes a heading; "[" unless a reference definition ("]:") is anywhere.
 _PLAIN_FIRST = re.compile(r"[^\s>\-=|:<`~]|`(?!``)|~(?!~~)")
 _LIST_OR_RULE = re.compile(r"[*+](?: |\Z)|\d{1,9}[.)](?: |\Z)|(?:\*[ ]*){3,}\Z|(?:_[ ]*){3,}\Z")
+_NEWLINES = re.compile(r"\r\n?")
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)\Z", re.DOTALL)  # at the first column only
 _HEADING = re.compile(r"(#{1,6})(?: (.*))?\Z")
 _NOT_SIMPLE = re.compile(r"[\t\r\x00\x0b\x0c\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
@@ -69,8 +70,10 @@ def simple_blocks(text: str) -> tuple[list[SimpleBlock], list[InlineText]] | Non
         read from them); None when the note is not in the simple shapes and markdown-it
         must parse it.
     """
-    if "\r" in text:
-        return None  # markdown-it makes line breaks of lone CRs
+    if "\r" in text:  # markdown-it's own normalising: CRLF (Windows) and a lone CR are line breaks
+        text = _NEWLINES.sub("\n", text)
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
     lines = text.split("\n")
     if text.endswith("\n") or not lines[-1].strip(" \t"):
         # markdown-it's lines: none after the last line break, nor a last line of only spaces
