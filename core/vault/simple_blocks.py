@@ -177,29 +177,30 @@ class _Scan:
             paragraph.clear()
 
     def _list(self, i: int, marker: str) -> int | None:
-        """Items of one line each, tight or apart, nested by spaces; the list's end line.
+        """Items of one line each, tight or apart, nested by spaces or tabs; the list's end line.
 
-        A nested item sits exactly under its parent's text (a child; an ordered one numbered 1,
-        as only those interrupt the parent's paragraph) or exactly under an open nested item's
-        marker (its sibling). Anything else indented is left to markdown-it.
+        A nested item's marker sits under its parent's text or up to 3 columns further (a
+        child; an ordered one numbered 1, as only those interrupt the parent's paragraph), or
+        exactly under an open nested item's marker (its sibling); a tab reaches the next
+        multiple of 4 columns, as in markdown-it. Anything else indented is left to it.
         """
         lines, n, j = self.lines, len(self.lines), i
         kind = marker[-1]  # "-", "*", "+", "." or ")": another kind ends the list
         levels = [(0, len(marker) + 1)]  # (marker column, text column) of the open items
-        depth = 0  # the current item's marker column
+        lead = 0  # the current item's leading spaces and tabs
         while True:
-            content = lines[j][depth + len(marker) + 1 :]
+            content = lines[j][lead + len(marker) + 1 :]
             if not self._text(content):
                 return None
             self.inline.append(InlineText(content.strip(_MD_TRIM), j))
             j += 1
             if j < n and lines[j].strip(" "):  # straight on: another item, or a lazy line
-                depth = len(lines[j]) - len(lines[j].lstrip(" "))
-                following = _item(lines[j][depth:])
+                lead = len(lines[j]) - len(lines[j].lstrip(" \t"))
+                following = _item(lines[j][lead:])
                 if following is None:
                     return None
-                if depth:
-                    nested = _nest(levels, depth, following)
+                if lead:
+                    nested = _nest(levels, _indent(lines[j]), following)
                     if nested is None:
                         return None
                     levels, marker = nested, following
@@ -212,7 +213,7 @@ class _Scan:
                 following = _item(lines[j]) if j < n else None
             if following is None or following[-1] != kind:
                 break  # another kind of list (or none) begins here
-            marker, depth, levels = following, 0, [(0, len(following) + 1)]
+            marker, lead, levels = following, 0, [(0, len(following) + 1)]
         self.blocks.append(SimpleBlock(i, j, 0, ""))
         return j
 
@@ -237,7 +238,7 @@ class _Scan:
 def _nest(levels: list[tuple[int, int]], depth: int, marker: str) -> list[tuple[int, int]] | None:
     """The open items after an item marked `marker` at column `depth` (> 0), or None if unsure."""
     item = (depth, depth + len(marker) + 1)
-    if depth == levels[-1][1]:  # under the last item's text: its first child
+    if levels[-1][1] <= depth <= levels[-1][1] + 3:  # under the last item's text: its first child
         if marker[-1] in ".)" and int(marker[:-1]) != 1:
             return None  # not a list: more of the parent's paragraph
         return [*levels, item]

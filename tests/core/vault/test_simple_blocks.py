@@ -56,6 +56,7 @@ def _links_by_scanner(text: str) -> tuple[Link, ...]:
         "> quote #tag\n> more\n\n> second quote",
         "1. one\n2. two\n\n3) other kind\n- bullets\n* star\n\n+ plus\n\n# Code\n    indented code\n\n\tmore\n\nafter",
         "> a\n>\n> b #t\n\n    code\n# h",
+        "- Obsidian indents with tabs\n\t- child #t\n\t\t- grandchild [[g]]\n\t- sibling\n- top\n",
         "- top #t\n  - child [[c]]\n    1. grandchild\n    2. sibling\n  * new list\n- top again\n\n- after a gap\n",
         "# Links [[Home]]\n\nSee [[a#H|label]], ![[pic.png]] and [t](../c.md#h).\n\n> quoted [[q]]\n> on two lines [x](y.md)\n\n- [[item]]\n",
         "# Windows\r\n\r\nA note saved with CRLF #crlf\r\n\r\n- item [[link]]\r\n\r\n```\r\ncode\r\n```\r\nold Mac\rline\r",
@@ -153,7 +154,7 @@ def test_every_real_note_chunks_alike_either_way(vault: str, least_share: float,
 
 
 def test_generated_lists_agree_with_markdown_it() -> None:
-    """Nesting by 0-9 spaces under every kind of marker, with lazy lines and blanks between."""
+    """Nesting by spaces and tabs under every kind of marker, with lazy lines and blanks between."""
     rng = random.Random(7)
     marks = ["-", "-", "*", "+", "1.", "2.", "1)", "10."]
     texts = ["a", "b #t", "[[l]]", "x [m](n.md)", "", "- y", "# h", "`c`"]
@@ -164,7 +165,8 @@ def test_generated_lists_agree_with_markdown_it() -> None:
             if rng.random() < 0.15:
                 lines.append(rng.choice(["", "para", "> q", "    code", "  cont"]))
             else:
-                lines.append(" " * rng.choice([0, 0, 0, 1, 2, 2, 3, 4, 5, 6, 8]) + rng.choice(marks) + rng.choice([" ", " ", "  "]) + rng.choice(texts))
+                indent = rng.choice(["", "", "", " ", "  ", "   ", "    ", "      ", "\t", "\t\t", " \t", "\t  "])
+                lines.append(indent + rng.choice(marks) + rng.choice([" ", " ", "  "]) + rng.choice(texts))
         text = "\n".join(lines)
         got = _by_scanner(text)
         if got is not None:
