@@ -16,6 +16,7 @@ _LINK_LINE = re.compile(
 _URL = re.compile(r"(?:https?|ftp)://\S+|data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]+|\]\([^)\n]*\)")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{80,}={0,2}")
 _WORD = re.compile(r"[^\W\d_]{2,}")
+_ASCII_WORD = re.compile(r"[A-Za-z]{2,}")  # `_WORD` on ASCII text
 MIN_LETTER_SHARE = 0.25  # letters in words, as a share of the chunk's visible characters
 MINIFIED_LINE = 400  # a line this long with almost no spaces is minified code or a blob
 MIN_SPACE_SHARE = 0.06  # prose has ~15 % spaces, code ~10-20 %, minified JavaScript ~3-5 %
@@ -63,8 +64,26 @@ def vector_worthy(body: str) -> bool:
     # Minified lines carry no words; base64 and URLs are neither words nor text to weigh them by
     # (a sentence around a long link keeps its vector).
     kept = [line for line in lines if len(line) < MINIFIED_LINE or line.count(" ") >= MIN_SPACE_SHARE * len(line)]
-    cleaned = _BASE64.sub(" ", _URL.sub(" ", "\n".join(kept)))
-    visible = sum(len(lines[i]) for i in range(len(lines))) - sum(len(line) for line in kept) + len(cleaned)
+    cleaned = "\n".join(kept)
+    if "://" in cleaned or "data:" in cleaned or "](" in cleaned:  # what every `_URL` match holds
+        cleaned = _URL.sub(" ", cleaned)
+    longest = max(map(len, cleaned.split()), default=0)  # the longest run without a space
+    if longest >= 80:  # base64 runs are 80+ characters without one
+        cleaned = _BASE64.sub(" ", cleaned)
+    visible = sum(map(len, lines)) - sum(map(len, kept)) + len(cleaned)
     visible -= cleaned.count(" ") + cleaned.count("\t") + cleaned.count("\n")
-    letters = sum(len(w) for w in _WORD.findall(cleaned) if len(w) < 40)
-    return letters > 0 and letters >= MIN_LETTER_SHARE * max(visible, 1)
+    return _letters(cleaned, longest) >= max(MIN_LETTER_SHARE * max(visible, 1), 1)
+
+
+def _letters(text: str, longest: int) -> int:
+    """Letters in words of 2-39 letters (longer runs are blobs, not words).
+
+    Counted from lengths, not from a list of the words, and with an ASCII pattern for ASCII
+    text: this ran for every chunk of a first index and was a tenth of parsing a note.
+    `longest` is at least the longest run of `text` without a space.
+    """
+    word = _ASCII_WORD if text.isascii() else _WORD
+    letters = len(text) - len(word.sub("", text))
+    if longest >= 40:  # a 40-letter word needs 40 characters without a space
+        letters -= sum(len(w) for w in word.findall(text) if len(w) >= 40)
+    return letters

@@ -115,10 +115,17 @@ def folder_ancestors(rel_path: str) -> list[str]:
 def document_fields(doc: Document) -> list[dict[str, Any]]:
     folders = ",".join(folder_ancestors(doc.rel_path))
     tags = ",".join(doc.tags)
-    # A chunk too short to tell (a heading, a code block) takes the note's language.
-    note_lang = detect_language(" ".join(c.text for c in doc.chunks[:8])) or "en"
+    note_lang = ""  # worked out only when a chunk needs it: most chunks say their own language
+    aliases = " ".join(doc.aliases)
     rows = []
     for chunk in doc.chunks:
+        lang = detect_language(chunk.text)
+        if not lang:
+            # A chunk too short to tell (a heading, a code block) takes the note's language.
+            if not note_lang:
+                many = len(doc.chunks) > 1  # a note of one chunk says no more than that chunk
+                note_lang = (many and detect_language(" ".join(c.text for c in doc.chunks[:8]))) or "en"
+            lang = note_lang
         rows.append(
             dict(
                 chunk_id=chunk_id(doc.vault, doc.rel_path, chunk.ordinal),
@@ -127,11 +134,11 @@ def document_fields(doc: Document) -> list[dict[str, Any]]:
                 folders=folders,
                 ordinal=chunk.ordinal,
                 title=doc.title,
-                aliases=" ".join(doc.aliases),
+                aliases=aliases,
                 heading_path=chunk.heading_path,
                 tags=tags,
                 body=chunk.text,
-                lang=detect_language(chunk.text) or note_lang,
+                lang=lang,
                 date=doc.date or "",
                 doc_type=doc.doc_type or "",
                 confidentiality=doc.confidentiality,

@@ -1,21 +1,23 @@
 """Split a note into heading-aware chunks with exact byte ranges.
 
 Blocks come from markdown-it-py's CommonMark tokens, so a `#` inside a code
-fence is code, not a heading. Every chunk remembers the byte range it came
-from in the raw file, which is what citations and the preview point at.
+fence is code, not a heading; a plainly written note gets the same blocks for less
+from a line scanner (`core.vault.simple_blocks`). Every chunk remembers the byte
+range it came from in the raw file, which is what citations and the preview point at.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.base.models import Chunk
+from core.vault.simple_blocks import InlineText, SimpleBlock, parse_inline, simple_blocks
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
     from markdown_it.token import Token
 
 DEFAULT_SOFT_CHARS = 1000
@@ -49,26 +51,42 @@ class ChunkedBody:
     first_h1: str | None
     inline_tags: tuple[str, ...]
     truncated: bool
+    # The inline texts when the plain-note scanner read the note (links are read from them
+    # without parsing its blocks again); None when markdown-it parsed it.
+    inline: tuple[InlineText, ...] | None = None
 
 
 def new_parser() -> MarkdownIt:
+    """CommonMark with tables, whose inline pass runs only on the text a `#tag` can come from.
+
+    The chunker reads blocks, headings' source text and the tags in inline text; only the
+    tags need the inline pass, and it was ~35 % of parsing a note. Each inline token is
+    parsed on its own anyway (with the note's link references), so parsing just those
+    whose source could make a tag gives the same tags, and the same tokens for them.
+    """
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark").enable("table")
+    md = MarkdownIt("commonmark").enable("table")
+    md.core.ruler.at("inline", _tag_inline)
+    return md
 
 
-_BLOCK_PARSERS = threading.local()
 # A tag in an inline text node needs "#" and a letter in the source, perhaps with a backslash
-# between them (`#\_x` is the text "#_x"); an entity (`&#35;`) can also make a "#", hence the `&` test.
-_MAYBE_TAG = re.compile(r"#\\?[^\W\d]", re.UNICODE)
+# between them (`#\\_x` is the text "#_x"), or an entity making either: "#" only comes of
+# `&#35;`, `&#x23;` or `&num;`, and a letter after a "#" written out needs "#&". A letter,
+# digit, "/", "#" or "&" just before the "#" is literal text before it in the same text node,
+# where `_TAG` refuses it ("_" is not: it may close emphasis), so URL fragments need no pass.
+_MAYBE_TAG = re.compile(r"(?<![^\W_]|[/#&])#\\?[^\W\d]|#&|&#(?:0*35|[xX]0*23);|&num;", re.UNICODE)
 
 
-def _block_parser() -> MarkdownIt:
-    """This thread's parser without the inline pass (markdown-it parsers are reused, not shared)."""
-    found = getattr(_BLOCK_PARSERS, "parser", None)
-    if found is None:
-        found = _BLOCK_PARSERS.parser = new_parser().disable("inline")
-    return found
+def _tag_inline(state: StateCore) -> None:
+    """markdown-it's core "inline" rule, for the inline tokens whose source could hold a tag."""
+    md, env = state.md, state.env
+    for token in state.tokens:
+        if token.type == "inline" and _MAYBE_TAG.search(token.content) is not None:
+            if token.children is None:
+                token.children = []
+            md.inline.parse(token.content, md, env, token.children)
 
 
 def chunk_markdown(
@@ -78,13 +96,12 @@ def chunk_markdown(
     body_bytes = raw[body_start:]
     text = body_bytes.decode("utf-8", "replace")
     line_starts = _line_starts(raw, body_start)
-    if _MAYBE_TAG.search(text) is None and "&" not in text:
-        # No `#tag` can come out of the inline pass, and headings keep their inline source
-        # (`content`) without it: the block pass alone gives the same chunks, ~35 % sooner.
-        tokens = _block_parser().parse(text)
-    else:
+    simple = simple_blocks(text)
+    if simple is None:
         tokens = (parser or new_parser()).parse(text)
-    blocks, first_h1, tags = _blocks(tokens, line_starts, len(raw))
+        blocks, first_h1, tags = _blocks(tokens, line_starts, len(raw))
+    else:
+        blocks, first_h1, tags = _from_simple(*simple, line_starts, len(raw), parser)
     chunks: list[Chunk] = []
     stack: list[tuple[int, str]] = []
     pending: list[Block] = []
@@ -101,18 +118,20 @@ def chunk_markdown(
             _emit(raw, pending[0].start, pending[-1].end, _path(stack), limits, chunks)
         pending.clear()
 
+    has_content = False  # whether `pending` holds more than headings
     for block in blocks:
         if block.heading_level:
             flush()
+            has_content = False
             while stack and stack[-1][0] >= block.heading_level:
                 stack.pop()
             stack.append((block.heading_level, block.heading_text))
             pending.append(block)
             continue
-        has_content = any(not b.heading_level for b in pending)
         if has_content and _chars(raw, pending[0].start, block.end) > limits.soft_chars:
             flush()
         pending.append(block)
+        has_content = True
     flush()
     if not chunks:
         for start, end, path in headings_only:
@@ -120,7 +139,7 @@ def chunk_markdown(
     truncated = len(chunks) > limits.max_chunks
     kept = chunks[: limits.max_chunks]
     numbered = tuple(Chunk(i, c.heading_path, c.start_byte, c.end_byte, c.text) for i, c in enumerate(kept))
-    return ChunkedBody(numbered, first_h1, tags, truncated)
+    return ChunkedBody(numbered, first_h1, tags, truncated, None if simple is None else tuple(simple[1]))
 
 
 def chunk_text(raw: bytes, start: int, end: int) -> str:
@@ -139,11 +158,7 @@ def _blocks(tokens: list[Token], line_starts: list[int], size: int) -> tuple[lis
     heading_level = 0
     for tok in tokens:
         if tok.type == "inline" and tok.children:
-            for child in tok.children:
-                if child.type == "text":
-                    for m in _TAG.finditer(child.content):
-                        tag = m.group(1).lower()
-                        tags.setdefault(tag, None)
+            _tags_of(tok.children, tags)
         if tok.level != 0 or tok.map is None or tok.nesting == -1:
             if tok.type == "inline" and heading_level and tok.level == 1:
                 text = tok.content.strip()
@@ -157,6 +172,29 @@ def _blocks(tokens: list[Token], line_starts: list[int], size: int) -> tuple[lis
         heading_level = int(tok.tag[1]) if tok.type == "heading_open" else 0
         blocks.append(Block(start, end, heading_level, ""))
     return blocks, first_h1, tuple(tags)
+
+
+def _from_simple(
+    simple: list[SimpleBlock], inline: list[InlineText], line_starts: list[int], size: int, parser: MarkdownIt | None
+) -> tuple[list[Block], str | None, tuple[str, ...]]:
+    """What `_blocks` makes of markdown-it's tokens, from a plainly written note's blocks."""
+    blocks = [
+        Block(_offset(line_starts, b.start_line, size), _offset(line_starts, b.end_line, size), b.heading_level, b.heading_text.strip())
+        for b in simple
+    ]
+    first_h1 = next((b.heading_text for b in blocks if b.heading_level == 1 and b.heading_text), None)
+    tags: dict[str, None] = {}
+    maybe = [text for text in inline if _MAYBE_TAG.search(text.content) is not None]
+    for tok in parse_inline(parser or new_parser(), maybe) if maybe else ():
+        _tags_of(tok.children or [], tags)
+    return blocks, first_h1, tuple(tags)
+
+
+def _tags_of(children: list[Token], tags: dict[str, None]) -> None:
+    for child in children:
+        if child.type == "text":
+            for m in _TAG.finditer(child.content):
+                tags.setdefault(m.group(1).lower(), None)
 
 
 def _emit(raw: bytes, start: int, end: int, heading_path: str, limits: ChunkLimits, out: list[Chunk]) -> None:

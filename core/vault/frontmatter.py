@@ -45,8 +45,10 @@ def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
         return FrontMatter(end_byte=offset)
     import yaml
 
+    data = _load_with_libyaml(yaml_text)
     try:
-        data = yaml.load(yaml_text, Loader=_loader())
+        if data is _NOT_LOADED:
+            data = yaml.load(yaml_text, Loader=_loader())
     except yaml.YAMLError as exc:
         first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
         return FrontMatter(end_byte=body_start, error=f"front matter is not valid YAML: {first}")
@@ -79,6 +81,43 @@ def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
         end_byte=body_start,
         error="; ".join(errors) or None,
     )
+
+
+_NOT_LOADED = object()
+
+
+def _load_with_libyaml(yaml_text: str) -> Any:
+    """The front matter read by libyaml (~7x faster than PyYAML's own parser), or `_NOT_LOADED`.
+
+    Only where both parsers agree: not with a tab anywhere (libyaml takes tabs PyYAML's parser
+    rejects), and never for an error, which PyYAML's parser then reports as it always did.
+    Compared on generated front matter in the tests: the same values wherever libyaml loads.
+    """
+    loader = _c_loader()
+    if loader is None or "\t" in yaml_text:
+        return _NOT_LOADED
+    import yaml
+
+    try:
+        return yaml.load(yaml_text, Loader=loader)
+    except Exception:  # noqa: BLE001 - any failure: the pure parser reads it and says why
+        return _NOT_LOADED
+
+
+@functools.cache
+def _c_loader() -> type[yaml.SafeLoader] | None:
+    """`_loader` on libyaml (PyYAML's wheels carry it), or None where it is missing."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", None)
+    if base is None:
+        return None
+
+    class _CLoader(base):  # type: ignore[misc, valid-type]
+        pass
+
+    _CLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+    return _CLoader
 
 
 @functools.cache

@@ -40,6 +40,11 @@ _FUNCTION_WORDS: dict[str, frozenset[str]] = {
         "sv": "och att det är som en på för med av inte till den jag har om ett",
     }.items()
 }
+# word -> the languages it is a function word of, in `_FUNCTION_WORDS` order (so ties break alike)
+_WORD_LANGS: dict[str, tuple[str, ...]] = {
+    word: tuple(lang for lang, stops in _FUNCTION_WORDS.items() if word in stops)
+    for word in frozenset().union(*_FUNCTION_WORDS.values())
+}
 
 
 def query_language(text: str) -> str:
@@ -49,7 +54,10 @@ def query_language(text: str) -> str:
 
 def prose(text: str) -> str:
     """`text` without fenced code, inline code, URLs and `{{placeholders}}`."""
-    return _CODE.sub(" ", _FENCE.sub(" ", text[:SAMPLE_CHARS]))
+    sample = text[:SAMPLE_CHARS]
+    if "```" in sample or "~~~" in sample:
+        sample = _FENCE.sub(" ", sample)
+    return _CODE.sub(" ", sample)
 
 
 def detect_language(text: str, min_words: int = MIN_WORDS) -> str:
@@ -64,11 +72,15 @@ def detect_language(text: str, min_words: int = MIN_WORDS) -> str:
         text holds fewer than `MIN_WORDS` words of prose.
     """
     sample = prose(text)
-    han = len(_HAN.findall(sample))
-    kana = len(_KANA.findall(sample))
-    hangul = len(_HANGUL.findall(sample))
     latin = _LATIN_WORD.findall(sample)
-    cyrillic = _CYRILLIC_WORD.findall(sample)
+    if sample.isascii():  # most notes: no CJK or Cyrillic to count (three regex passes saved)
+        han = kana = hangul = 0
+        cyrillic: list[str] = []
+    else:
+        han = len(_HAN.findall(sample))
+        kana = len(_KANA.findall(sample))
+        hangul = len(_HANGUL.findall(sample))
+        cyrillic = _CYRILLIC_WORD.findall(sample)
     cjk_words = (han + kana + hangul) / 2  # about two CJK characters to a word
     words = cjk_words + len(latin) + len(cyrillic)
     if words < min_words:
@@ -81,10 +93,8 @@ def detect_language(text: str, min_words: int = MIN_WORDS) -> str:
         return "uk" if _UKRAINIAN.search(sample) else "ru"
     counts: Counter[str] = Counter()
     for word in latin:
-        low = word.lower()
-        for lang, stops in _FUNCTION_WORDS.items():
-            if low in stops:
-                counts[lang] += 1
+        for lang in _WORD_LANGS.get(word.lower(), ()):
+            counts[lang] += 1
     if not counts:
         return "en"
     best, n = counts.most_common(1)[0]

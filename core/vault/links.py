@@ -15,12 +15,13 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from core.base.models import Link, LinkKind
+from core.vault.simple_blocks import InlineText, parse_inline
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
@@ -99,23 +100,33 @@ def split_wikilink(inner: str) -> tuple[str, str, str]:
     return target, anchor, label
 
 
-def extract_links(text: str, *, first_line: int = 1, parser: MarkdownIt | None = None) -> tuple[Link, ...]:
-    """Every link in a note body. `first_line` is the file line the body starts on (after front matter)."""
+def extract_links(
+    text: str, *, first_line: int = 1, parser: MarkdownIt | None = None, inline: Sequence[InlineText] | None = None
+) -> tuple[Link, ...]:
+    """Every link in a note body. `first_line` is the file line the body starts on (after front matter).
+
+    `inline` are the note's inline texts when the chunker's plain-note scanner read it: only
+    those that can hold a link are parsed, instead of the whole note a second time.
+    """
     if not _MAYBE_LINK.search(text):
         return ()  # most notes of a code-heavy vault link only to the web: skip the second parse
+    md = parser or new_link_parser()
     lines = text.splitlines()
     out: list[Link] = []
-    for tok in (parser or new_link_parser()).parse(text):
-        if tok.type != "inline" or not tok.children or tok.map is None:
-            continue
+    if inline is None:
+        tokens = [tok for tok in md.parse(text) if tok.type == "inline" and tok.children and tok.map is not None]
+    else:
+        tokens = [tok for tok in parse_inline(md, [t for t in inline if _MAYBE_LINK.search(t.content)]) if tok.children]
+    for tok in tokens:
+        children, start = tok.children or [], tok.map[0] if tok.map else 0
         cursor = 0  # search position in tok.content, for links the parser gives no position
-        for i, child in enumerate(tok.children):
+        for i, child in enumerate(children):
             link, cursor = _link_from(child, tok.content, cursor)
             if link is None:
                 continue
             if link.kind is LinkKind.MARKDOWN:
-                link = Link(link.kind, link.target, link.anchor, _text_until_close(tok.children, i + 1))
-            row = tok.map[0] + tok.content.count("\n", 0, cursor)
+                link = Link(link.kind, link.target, link.anchor, _text_until_close(children, i + 1))
+            row = start + tok.content.count("\n", 0, cursor)
             context = lines[row].strip() if row < len(lines) else ""
             out.append(Link(link.kind, link.target, link.anchor, link.label, first_line + row, _trim(context)))
     return tuple(out)

@@ -62,7 +62,8 @@ def parse_note(
     if not chunks and fm.end_byte > offset:
         chunks = _front_matter_chunk(raw, offset, fm.end_byte, limits.hard_chars)
     first_line = raw.count(b"\n", 0, fm.end_byte) + 1
-    links = extract_links(raw[fm.end_byte :].decode("utf-8", "replace"), first_line=first_line, parser=link_parser or new_link_parser())
+    text = raw[fm.end_byte :].decode("utf-8", "replace")
+    links = extract_links(text, first_line=first_line, parser=link_parser or new_link_parser(), inline=body.inline)
     return Document(
         vault=vault,
         rel_path=rel_path,

@@ -65,3 +65,31 @@ def test_a_link_list_is_keyword_searchable_but_not_embedded_and_coverage_is_whol
     assert engine.sync([name])[0].embedding.embedded == 0  # type: ignore[union-attr]  # left out stays left out, not retried
     assert engine.status()[0].semantic_fraction == 1.0  # a left-out chunk is not "still to embed"
     engine.close()
+
+
+def _reference_vector_worthy(body: str) -> bool:
+    """The rule written plainly (as it was before its passes were skipped where they cannot match)."""
+    from core.index import embed_text as et
+
+    lines = [line for line in body.splitlines() if line.strip()]
+    if not lines:
+        return True
+    if all(et._LINK_LINE.fullmatch(line) for line in lines):
+        return False
+    kept = [line for line in lines if len(line) < et.MINIFIED_LINE or line.count(" ") >= et.MIN_SPACE_SHARE * len(line)]
+    cleaned = et._BASE64.sub(" ", et._URL.sub(" ", "\n".join(kept)))
+    visible = sum(len(line) for line in lines) - sum(len(line) for line in kept) + len(cleaned)
+    visible -= cleaned.count(" ") + cleaned.count("\t") + cleaned.count("\n")
+    letters = sum(len(w) for w in et._WORD.findall(cleaned) if len(w) < 40)
+    return letters > 0 and letters >= et.MIN_LETTER_SHARE * max(visible, 1)
+
+
+def test_the_fast_rule_decides_as_the_plain_one() -> None:
+    import random
+
+    rng = random.Random(4)
+    pieces = ["word", "Größe", "中文字", "12", "x", "a" * 45, "Q" * 90, "ab/+" * 30, "https://x.org/p", "[t](u.md)", "data:x/y;base64,QUJD",
+              "- [a](b)", "|", "3.5", " ", "  ", "\n", "\t", "_", "==", "é" * 41]
+    for _ in range(3000):
+        body = "".join(rng.choice(pieces) + rng.choice([" ", "", "\n"]) for _ in range(rng.randint(0, 30)))
+        assert vector_worthy(body) == _reference_vector_worthy(body), repr(body)

@@ -1,0 +1,335 @@
+"""The top-level blocks of a plainly written note, without markdown-it's block pass.
+
+Most notes are written in a handful of shapes: ATX headings, paragraphs, one-line
+`- ` items and `> ` quotes set apart by blank lines (every tldr page is exactly that).
+For such a note the CommonMark blocks follow from each line's first characters, and
+finding them here is ~10x cheaper than markdown-it's block pass, which tries a dozen
+rules at every line and was the largest cost of parsing a note.
+
+`simple_blocks` accepts a note only when every line is one of those shapes in an
+arrangement where CommonMark leaves no choice (no lazy continuation, no indentation,
+no construct that could begin a fence, table, HTML block, reference definition,
+setext heading, rule or ordered list); anything else returns None and the chunker
+parses with markdown-it as before. The line numbers and inline texts it returns are
+exactly those markdown-it's tokens carry: a test compares the two on every note of
+the real vaults and on generated notes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+# What can begin a paragraph line (in a block's first column) and nothing else. Left out:
+# space (indented code, lazy lines), ">" (quote), "-" "=" "|" ":" (lists, rules, setext
+# underlines, table delimiter rows), "<" (HTML blocks); "`" and "~" begin fences only three
+# at a time; "*" "+" "_" and digits are let in below unless they make a list or a rule; "#"
+# unless it makes a heading; "[" unless a reference definition ("]:") is anywhere.
+_PLAIN_FIRST = re.compile(r"[^\s>\-=|:<`~]|`(?!``)|~(?!~~)")
+_LIST_OR_RULE = re.compile(r"[*+](?: |\Z)|\d{1,9}[.)](?: |\Z)|(?:\*[ ]*){3,}\Z|(?:_[ ]*){3,}\Z")
+_NEWLINES = re.compile(r"\r\n?")
+_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)\Z", re.DOTALL)  # at the first column only
+_HEADING = re.compile(r"(#{1,6})(?: (.*))?\Z")
+_NOT_SIMPLE = re.compile(r"[\t\r\x00\x0b\x0c\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
+_MD_TRIM = " \n"  # markdown-it trims inline text by CommonMark's whitespace: only these two are let in
+
+
+@dataclass(frozen=True, slots=True)
+class InlineText:
+    """An inline token's source text (`content`) and the line its block starts on (`map[0]`)."""
+
+    content: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleBlock:
+    """A top-level block as line numbers (markdown-it's `map`), its heading level and text."""
+
+    start_line: int
+    end_line: int
+    heading_level: int  # 0 for a paragraph, quote or list
+    heading_text: str
+
+
+def simple_blocks(text: str) -> tuple[list[SimpleBlock], list[InlineText]] | None:
+    """The top-level blocks and the inline texts (in order) of a plainly written note, or None.
+
+    Args:
+        text: The note's body, decoded.
+
+    Returns:
+        (blocks, inline_texts) where the inline texts are the `content` and first line of
+        every inline token markdown-it would make, in document order (tags and links are
+        read from them); None when the note is not in the simple shapes and markdown-it
+        must parse it.
+    """
+    if "\r" in text:  # markdown-it's own normalising: CRLF (Windows) and a lone CR are line breaks
+        text = _NEWLINES.sub("\n", text)
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    lines = text.split("\n")
+    if text.endswith("\n") or not lines[-1].strip(" \t"):
+        # markdown-it's lines: none after the last line break, nor a last line of only spaces
+        lines.pop()
+    scan = _Scan(lines, strict=_NOT_SIMPLE.search(text) is not None, refs="]:" in text)
+    return scan.run()
+
+
+class _Scan:
+    """One pass over a note's lines; each `_block` method returns where its block ends, or None."""
+
+    def __init__(self, lines: list[str], *, strict: bool, refs: bool) -> None:
+        self.lines = lines
+        self.strict = strict  # tabs or unusual whitespace somewhere: allowed only in code
+        self.refs = refs  # a reference definition may exist: "[" cannot begin plain text
+        self.blocks: list[SimpleBlock] = []
+        self.inline: list[InlineText] = []
+
+    def run(self) -> tuple[list[SimpleBlock], list[InlineText]] | None:
+        lines, n, i = self.lines, len(self.lines), 0
+        while i < n:
+            line = lines[i]
+            if not line.strip(" \t"):
+                i += 1
+                continue
+            first = line[0]
+            if first in " \t":
+                end = self._code(i)
+            elif first in "`~" and _FENCE_OPEN.match(line):
+                end = _fence_end(lines, i)
+                if end is not None:
+                    self.blocks.append(SimpleBlock(i, end, 0, ""))
+            elif first == "#" and _HEADING.match(line) and not self._odd(line):
+                end = self._heading(i)
+            elif first == ">":
+                end = self._quote(i)
+            elif (marker := _item(line)) is not None:
+                end = self._list(i, marker)
+            else:
+                end = self._paragraph(i)
+            if end is None:
+                return None
+            i = end
+        return self.blocks, self.inline
+
+    def _odd(self, line: str) -> bool:
+        return self.strict and _NOT_SIMPLE.search(line) is not None
+
+    def _text(self, line: str) -> bool:
+        """Whether `line`, at a block's first column, can only be paragraph text."""
+        return _plain(line, self.refs) and not self._odd(line)
+
+    def _heading(self, i: int) -> int:
+        m = _HEADING.match(self.lines[i])
+        assert m is not None
+        content = _heading_content(m.group(2))
+        self.blocks.append(SimpleBlock(i, i + 1, len(m.group(1)), content))
+        self.inline.append(InlineText(content, i))
+        return i + 1
+
+    def _paragraph(self, i: int) -> int | None:
+        lines, n, j = self.lines, len(self.lines), i
+        while j < n and self._text(lines[j]):
+            j += 1
+        if j == i:
+            return None
+        if j < n and lines[j].strip(" ") and not _is_heading(lines[j]) and not _FENCE_OPEN.match(lines[j]):
+            return None  # only a blank line, a heading or a fence may end a paragraph here
+        self.blocks.append(SimpleBlock(i, j, 0, ""))
+        self.inline.append(InlineText("\n".join(lines[i:j]).strip(_MD_TRIM), i))
+        return j
+
+    def _quote(self, i: int) -> int | None:
+        """`>` lines of plain text (paragraphs split by empty `>` lines), then a blank line or the end."""
+        lines, n, j = self.lines, len(self.lines), i
+        paragraph: list[str] = []
+        first = i  # the line the current paragraph starts on
+        while j < n and lines[j].startswith(">"):
+            rest = lines[j][1:]
+            rest = rest[1:] if rest.startswith(" ") else rest
+            if not rest.strip(" "):
+                self._flush(paragraph, first)
+            elif self._text(rest):
+                if not paragraph:
+                    first = j
+                paragraph.append(rest)
+            else:
+                return None
+            j += 1
+        if not paragraph:
+            return None  # a quote ending in an empty `>` line: markdown-it's map runs on past it
+        self._flush(paragraph, first)
+        if j < n and lines[j].strip(" "):
+            return None  # a lazy continuation line, or a block right after the quote
+        self.blocks.append(SimpleBlock(i, j, 0, ""))
+        return j
+
+    def _flush(self, paragraph: list[str], first: int) -> None:
+        if paragraph:  # markdown-it gives a paragraph one inline token of all its lines
+            self.inline.append(InlineText("\n".join(paragraph).strip(_MD_TRIM), first))
+            paragraph.clear()
+
+    def _list(self, i: int, marker: str) -> int | None:
+        """Items of one line each, tight or apart, nested by spaces or tabs; the list's end line.
+
+        A nested item's marker sits under its parent's text or up to 3 columns further (a
+        child; an ordered one numbered 1, as only those interrupt the parent's paragraph), or
+        exactly under an open nested item's marker (its sibling); a tab reaches the next
+        multiple of 4 columns, as in markdown-it. Anything else indented is left to it.
+        """
+        lines, n, j = self.lines, len(self.lines), i
+        kind = marker[-1]  # "-", "*", "+", "." or ")": another kind ends the list
+        levels = [(0, len(marker) + 1)]  # (marker column, text column) of the open items
+        lead = 0  # the current item's leading spaces and tabs
+        while True:
+            content = lines[j][lead + len(marker) + 1 :]
+            if not self._text(content):
+                return None
+            self.inline.append(InlineText(content.strip(_MD_TRIM), j))
+            j += 1
+            if j < n and lines[j].strip(" "):  # straight on: another item, or a lazy line
+                lead = len(lines[j]) - len(lines[j].lstrip(" \t"))
+                following = _item(lines[j][lead:])
+                if following is None:
+                    return None
+                if lead:
+                    nested = _nest(levels, _indent(lines[j]), following)
+                    if nested is None:
+                        return None
+                    levels, marker = nested, following
+                    continue
+            else:
+                while j < n and not lines[j].strip(" "):
+                    j += 1
+                if j < n and lines[j][0] in " \t":
+                    return None  # indented after a blank line: more of the last item
+                following = _item(lines[j]) if j < n else None
+            if following is None or following[-1] != kind:
+                break  # another kind of list (or none) begins here
+            marker, lead, levels = following, 0, [(0, len(following) + 1)]
+        self.blocks.append(SimpleBlock(i, j, 0, ""))
+        return j
+
+    def _code(self, i: int) -> int | None:
+        """An indented code block: markdown-it ends it after its last non-blank indented line."""
+        lines, n = self.lines, len(self.lines)
+        if _indent(lines[i]) < 4:
+            return None
+        j = last = i + 1
+        while j < n:
+            if not lines[j].strip(" \t"):
+                j += 1
+            elif _indent(lines[j]) >= 4:
+                j += 1
+                last = j
+            else:
+                break
+        self.blocks.append(SimpleBlock(i, last, 0, ""))
+        return last
+
+
+def _nest(levels: list[tuple[int, int]], depth: int, marker: str) -> list[tuple[int, int]] | None:
+    """The open items after an item marked `marker` at column `depth` (> 0), or None if unsure."""
+    item = (depth, depth + len(marker) + 1)
+    if levels[-1][1] <= depth <= levels[-1][1] + 3:  # under the last item's text: its first child
+        if marker[-1] in ".)" and int(marker[:-1]) != 1:
+            return None  # not a list: more of the parent's paragraph
+        return [*levels, item]
+    for k in range(1, len(levels)):
+        if levels[k][0] == depth:  # under a nested item's marker: its sibling (or a new list there)
+            return [*levels[:k], item]
+    return None
+
+
+_ITEM = re.compile(r"([-*+]|\d{1,9}[.)]) (?! )")
+
+
+def _item(line: str) -> str | None:
+    """The list marker `line` starts with (followed by one space and more), else None."""
+    m = _ITEM.match(line)
+    return m.group(1) if m is not None and len(line) > m.end() else None
+
+
+def _indent(line: str) -> int:
+    """Leading whitespace as markdown-it counts it (a tab to the next multiple of 4)."""
+    offset = 0
+    for ch in line:
+        if ch == " ":
+            offset += 1
+        elif ch == "\t":
+            offset += 4 - offset % 4
+        else:
+            break
+    return offset
+
+
+def parse_inline(md: MarkdownIt, texts: Sequence[InlineText]) -> list[Token]:
+    """The inline tokens of these texts as `md.parse` would make them (its inline and text_join rules).
+
+    A note the scanner accepts has no reference definitions, so the texts need no `env`.
+    """
+    from markdown_it.rules_core import StateCore
+    from markdown_it.rules_core.text_join import text_join
+    from markdown_it.token import Token
+
+    tokens = []
+    for text in texts:
+        children: list[Token] = []
+        md.inline.parse(text.content, md, {}, children)
+        tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))
+    text_join(StateCore("", md, {}, tokens))
+    return tokens
+
+
+def _plain(line: str, refs: bool) -> bool:
+    """Whether `line` (at a block's first column) can only be paragraph text."""
+    if not line or _PLAIN_FIRST.match(line) is None:
+        return False
+    first = line[0]
+    if first in "*+_0123456789" and _LIST_OR_RULE.match(line) is not None:
+        return False
+    if first == "[" and refs:
+        return False
+    return not (first == "#" and _HEADING.match(line) is not None)
+
+
+def _fence_end(lines: list[str], start: int) -> int | None:
+    """The line after the fence opened at `start` (markdown-it's `map` end), or None if it is no fence."""
+    opening = _FENCE_OPEN.match(lines[start])
+    assert opening is not None
+    marker, info = opening.groups()
+    if marker[0] == "`" and "`" in info:
+        return None  # not a fence but a paragraph starting with code
+    char = marker[0]
+    for j in range(start + 1, len(lines)):
+        line = lines[j]
+        lead = len(line) - len(line.lstrip(" "))
+        if lead > 3 or line[lead : lead + 1] != char:
+            continue  # indented 4+ (a tab counts as 4) or not the fence's character
+        rest = line[lead:].lstrip(char)
+        if len(line) - lead - len(rest) >= len(marker) and not rest.strip(" \t"):
+            return j + 1
+    return len(lines)  # an unclosed fence runs to the end of the note
+
+
+def _is_heading(line: str) -> bool:
+    return line.startswith("#") and _HEADING.match(line) is not None
+
+
+def _heading_content(rest: str | None) -> str:
+    """markdown-it's heading text: trailing spaces, then a closing run of #s after a space, cut."""
+    src = "" if rest is None else " " + rest  # from just after the #s, as markdown-it reads it
+    end = len(src.rstrip(" "))
+    tmp = end
+    while tmp > 0 and src[tmp - 1] == "#":
+        tmp -= 1
+    if 0 < tmp < end and src[tmp - 1] == " ":
+        end = tmp
+    return src[:end].strip(_MD_TRIM)

@@ -1,0 +1,176 @@
+"""The plain-note block scanner gives exactly what markdown-it's tokens give, or steps aside."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from core.base.models import Link
+from core.vault import chunker
+from core.vault.chunker import ChunkLimits, chunk_markdown, new_parser
+from core.vault.frontmatter import parse_front_matter
+from core.vault.links import extract_links
+from core.vault.scanner import Scanner, read_note_bytes
+from core.vault.simple_blocks import simple_blocks
+
+VAULTS = next((p / "shared/data/vaults" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults/tldr").is_dir()), Path("/nonexistent"))
+
+
+def _by_markdown_it(text: str, parser: MarkdownIt | None = None) -> tuple[list[chunker.Block], str | None, tuple[str, ...]]:
+    raw = text.encode("utf-8")
+    return chunker._blocks((parser or new_parser()).parse(text), chunker._line_starts(raw, 0), len(raw))
+
+
+def _by_full_parse(text: str) -> tuple[list[chunker.Block], str | None, tuple[str, ...]]:
+    """markdown-it with its inline pass over every token: what the tag filter must agree with."""
+    return _by_markdown_it(text, MarkdownIt("commonmark").enable("table"))
+
+
+def _by_scanner(text: str) -> tuple[list[chunker.Block], str | None, tuple[str, ...]] | None:
+    simple = simple_blocks(text)
+    if simple is None:
+        return None
+    raw = text.encode("utf-8")
+    return chunker._from_simple(*simple, chunker._line_starts(raw, 0), len(raw), None)
+
+
+def _links_by_scanner(text: str) -> tuple[Link, ...]:
+    simple = simple_blocks(text)
+    assert simple is not None
+    return extract_links(text, inline=simple[1])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# ranger\n\n> Console file manager.\n> More information: <https://x.org>.\n\n"
+        "- Launch ranger:\n\n`ranger`\n\n- Show #dirs &amp; more:\n\n`ranger --x`\n",
+        "# Title #\n## Sub ##   \n###\n# #\n#tag line\nand #more\n\n####### seven\n",
+        "para one\nstill one\n# heading\npara two  \n\n- a\n\n\n- b\n\n\n",
+        "**bold** start\n_it_ start\n2024 was a year\n+1 to that\n\\# escaped &#35;tag\n",
+        "",
+        "\n\n\n",
+        "> quote #tag\n> more\n\n> second quote",
+        "1. one\n2. two\n\n3) other kind\n- bullets\n* star\n\n+ plus\n\n# Code\n    indented code\n\n\tmore\n\nafter",
+        "> a\n>\n> b #t\n\n    code\n# h",
+        "- Obsidian indents with tabs\n\t- child #t\n\t\t- grandchild [[g]]\n\t- sibling\n- top\n",
+        "- top #t\n  - child [[c]]\n    1. grandchild\n    2. sibling\n  * new list\n- top again\n\n- after a gap\n",
+        "# Links [[Home]]\n\nSee [[a#H|label]], ![[pic.png]] and [t](../c.md#h).\n\n> quoted [[q]]\n> on two lines [x](y.md)\n\n- [[item]]\n",
+        "# Windows\r\n\r\nA note saved with CRLF #crlf\r\n\r\n- item [[link]]\r\n\r\n```\r\ncode\r\n```\r\nold Mac\rline\r",
+        "Some code:\n```py\nx = 1\n\tindented # not a heading\n  ```\n# After\n~~~\nunclosed ```\n",
+    ],
+)
+def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
+    assert _by_scanner(text) == _by_markdown_it(text)
+    assert _links_by_scanner(text) == extract_links(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "para\n- item",  # a list interrupting a paragraph
+        "- item\nlazy line",  # a lazy continuation
+        "> quote\nlazy line",
+        "para\n---",  # a setext heading
+        "para\n===",
+        "a | b\n--|--\n1 | 2",  # a table
+        "- item\n\n    more of the item",  # indented after a blank line: still the item's
+        "> quote\n>\n\nafter",  # an empty last quote line
+        "[a]: /url\n\n[a]",
+        "<div>\nhtml\n</div>",
+        "1. ordered\n2. tight\nlazy line",
+        "* item\n - one space in: CommonMark's sibling, not modelled",
+        "- item\n  2. an ordered child must start at 1",
+        "***",
+        "tab\there",
+        "``` a`b\ncode",  # a code span, not a fence, and then a lazy line
+    ],
+)
+def test_anything_else_is_left_to_markdown_it(text: str) -> None:
+    assert simple_blocks(text) is None
+
+
+# Lines chosen to sit on every boundary the scanner draws: what it accepts, and its near misses.
+_LINES = [
+    "", " ", "   ", "plain text", "plain with #tag and &amp;", "text &#35;entity", "ends with hashes ##",
+    "# h1", "# h1 #", "# h1 # x", "#", "##", "## h2 ##  ", "###### h6", "####### seven", "#tag", "#\\_x", "# #",
+    "> quote", "> quote #q", ">", "> ", ">  two spaces", ">no space", "> > nested", "> - list in quote", "> # heading",
+    "- item", "- item #t", "-", "- ", "-  two spaces", "-item", "- - nested", "- > quote", "- # heading", "--", "---", "- - -",
+    "* item", "*emph*", "**bold**", "***", "* * *", "+ item", "+1", "_x_", "___", "__init__",
+    "1. one", "1) one", "2. two", "2024 was", "1234567890. long", "1.5 is a number",
+    "===", "=x", "| a | b |", "|--|--|", ":--", "a | b", "<div>", "<https://x>", "[ref]: /url", "[link](x.md)", "[x]",
+    "`code`", "``two``", "```", "```py", "~~~", "~x", "    indented", "  two", "\\# escaped", "\\", "a\u00a0b", "\u00a0lead",
+    "trailing  ", "ümlaut #tág", "中文 #标签", "tab\tin", "&", "#&#97;b",
+    "_a_#tag", "__b__#t", "x#no", "a/#no", "`c`#t", "[a](u)#t", "<b>#t", "**b**#t", "see https://x.org/p#frag", "&amp;#t", "\\##t",
+    "*e*#t", "a\\_#t", "[[w]]#t", "1#no", "é#no", "#t#u", "(#t)",
+    "&#35;x", "&#x23;y", "&#X0023;z", "&num;w", "&NUM;no", "#&auml;", "&#0035;q", "#\\&x", "\\#x", "[#in](link) #out",
+    "[[Wiki note]]", "![[image.png]]", "see [[a#H|label]] and [t](../c.md#h)", "[md](note.md)", "> quote [[q]]",
+    "- item [[i]]", "# Heading [[h]]", "[[broken", "text ![alt](pic.png) more", "[web](https://x.org)",
+    "  - sub", "    - subsub", "  * star sub", "  1. osub", "   1. osub3", "  2. osub", "   - three", " - one", "      - deep",
+    "\t- tab sub", "  - [[link]] #tag", "  -", "  - ", "   2) x", "  - - x", "  > q", "  text",
+    "````", "``` a`b", "   ```", "    ```", "\t```", "``` \t", "~~~ ```", "~~~~", "```\tinfo", "\t", "code\u00a0in fence",
+]
+
+
+def test_generated_notes_agree_with_markdown_it() -> None:
+    rng = random.Random(21)
+    taken = 0
+    for _ in range(6000):
+        lines = [rng.choice(_LINES) for _ in range(rng.randint(1, 9))]
+        text = rng.choice(["\n", "\n", "\r\n", "\r"]).join(lines) + rng.choice(["", "\n", "\n\n", "\r\n"])
+        expected = _by_full_parse(text)
+        assert _by_markdown_it(text) == expected, repr(text)  # the inline pass only where tags can be
+        got = _by_scanner(text)
+        if got is not None:
+            taken += 1
+            assert got == expected, repr(text)
+            assert _links_by_scanner(text) == extract_links(text), repr(text)
+    assert taken > 300  # the scanner really was exercised, not just declined
+
+
+@pytest.mark.skipif(not VAULTS.is_dir(), reason="needs the shared real vaults")
+@pytest.mark.parametrize(("vault", "least_share"), [("tldr", 0.95), ("simonw-til", 0.0)])
+def test_every_real_note_chunks_alike_either_way(vault: str, least_share: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    notes = []
+    for entry in Scanner(VAULTS / vault).scan().entries:
+        raw = read_note_bytes(entry)
+        assert isinstance(raw, bytes)
+        notes.append((raw, parse_front_matter(raw).end_byte))
+    parser = new_parser()
+    fast = [chunk_markdown(raw, start, ChunkLimits(), parser) for raw, start in notes]
+    texts = [raw[start:].decode("utf-8", "replace") for raw, start in notes]
+    scanned = [(text, simple_blocks(text)) for text in texts]
+    taken = sum(simple is not None for _, simple in scanned)
+    linked = [(text, simple) for text, simple in scanned if simple is not None and "[" in text]
+    assert [extract_links(text, inline=simple[1]) for text, simple in linked] == [extract_links(text) for text, _ in linked]
+    monkeypatch.setattr(chunker, "simple_blocks", lambda text: None)
+    slow = [chunk_markdown(raw, start, ChunkLimits(), parser) for raw, start in notes]
+    assert [(b.chunks, b.first_h1, b.inline_tags, b.truncated) for b in fast] == [(b.chunks, b.first_h1, b.inline_tags, b.truncated) for b in slow]
+    assert all(b.inline is None for b in slow)
+    assert taken >= least_share * len(notes)
+
+
+def test_generated_lists_agree_with_markdown_it() -> None:
+    """Nesting by spaces and tabs under every kind of marker, with lazy lines and blanks between."""
+    rng = random.Random(7)
+    marks = ["-", "-", "*", "+", "1.", "2.", "1)", "10."]
+    texts = ["a", "b #t", "[[l]]", "x [m](n.md)", "", "- y", "# h", "`c`"]
+    taken = 0
+    for _ in range(4000):
+        lines = []
+        for _ in range(rng.randint(1, 10)):
+            if rng.random() < 0.15:
+                lines.append(rng.choice(["", "para", "> q", "    code", "  cont"]))
+            else:
+                indent = rng.choice(["", "", "", " ", "  ", "   ", "    ", "      ", "\t", "\t\t", " \t", "\t  "])
+                lines.append(indent + rng.choice(marks) + rng.choice([" ", " ", "  "]) + rng.choice(texts))
+        text = "\n".join(lines)
+        got = _by_scanner(text)
+        if got is not None:
+            taken += 1
+            assert got == _by_full_parse(text), repr(text)
+            assert _links_by_scanner(text) == extract_links(text), repr(text)
+    assert taken > 200
