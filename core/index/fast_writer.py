@@ -21,7 +21,6 @@ Whoosh's own code, so the index Whoosh reads is the index Whoosh would write.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,6 +33,7 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 from whoosh.writing import PostingPool, SegmentWriter
 
 from core.index.analysis import ScriptTokenizer, TermFilter, language, pieces, terms_for
+from core.index.w3_postings import supported, write_terms
 
 Item = tuple[bytes, int, float, bytes]  # (term bytes, frequency, weight, encoded value), as `field.index` yields
 Posting = tuple[str, bytes, int, float, bytes | None]  # (field, term bytes, docnum, weight, value): Whoosh's pool item
@@ -81,13 +81,13 @@ class TermPool:
 class _Lengths:
     """Field lengths as the segment stores them, remembered on the way in (falls back to the column)."""
 
-    def __init__(self, known: dict[tuple[int, str], int], reader: Any, scorable: frozenset[str]) -> None:
+    def __init__(self, known: dict[str, dict[int, int]], reader: Any, scorable: frozenset[str]) -> None:
         self.known = known
         self.reader = reader
         self.scorable = scorable
 
     def doc_field_length(self, docnum: int, fieldname: str, default: int = 0) -> int:
-        found = self.known.get((docnum, fieldname))
+        found = self.known.get(fieldname, {}).get(docnum)
         if found is not None:
             return found
         if fieldname not in self.scorable:  # no length column: asking Whoosh costs a file-exists check
@@ -193,7 +193,7 @@ class FastSegmentWriter(SegmentWriter):
         super().__init__(ix, **kwargs)
         self._limitmb: int = kwargs.get("limitmb", 128)
         self.pool: TermPool | PostingPool = TermPool()
-        self._lengths: dict[tuple[int, str], int] = {}
+        self._lengths: dict[str, dict[int, int]] = {name: {} for name, field in self.schema.items() if field.scorable}
         self._analyser = FieldAnalyser(self.schema)
 
     def add_document(self, **fields: Any) -> None:
@@ -219,7 +219,7 @@ class FastSegmentWriter(SegmentWriter):
                     for tbytes, _, weight, vbytes in items:
                         postings.add((fieldname, tbytes, docnum, weight, vbytes))
                     if length:
-                        self._lengths[(docnum, fieldname)] = byte_to_length(length_to_byte(length))
+                        self._lengths[fieldname][docnum] = byte_to_length(length_to_byte(length))
                 perdocwriter.add_field(fieldname, field, value if field.stored else None, length)
                 column = field.column_type
                 if column:
@@ -261,54 +261,11 @@ class FastSegmentWriter(SegmentWriter):
         scorable = frozenset(name for name, field in self.schema.items() if field.scorable)
         lengths = _Lengths(self._lengths, pdr, scorable) if pdr is not None else None
         fieldwriter = self.fieldwriter
-        if lengths is not None and isinstance(fieldwriter, W3FieldWriter) and isinstance(self.pool, TermPool):
-            _write_postings(fieldwriter, self.schema, lengths, self.pool.postings)
+        if lengths is not None and isinstance(fieldwriter, W3FieldWriter) and isinstance(self.pool, TermPool) and supported(fieldwriter):
+            write_terms(fieldwriter, self.schema, self.pool.postings, self._lengths, pdr.doc_field_length)
         else:  # another codec: Whoosh's own loop
             fieldwriter.add_postings(self.schema, lengths, self.pool.iter_postings())
         fieldwriter.close()
         if pdr is not None:
             pdr.close()
 
-
-def _write_postings(fw: Any, schema: Any, lengths: _Lengths, postings: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]]) -> None:
-    """Whoosh's `add_postings` for the W3 codec, a block at a time instead of a posting at a time.
-
-    Fills the postings writer's block buffers exactly as `W3PostingsWriter.add_posting` would
-    (ids, weights, non-empty values, min/max length and weight), then lets Whoosh write the
-    blocks, term infos and term table itself.
-    """
-    lastfield: str | None = None
-    pw: Any = None
-    limit = 0
-    for fieldname, tbytes in sorted(postings):
-        if fieldname != lastfield:
-            if lastfield is not None:
-                fw.finish_field()
-            fw.start_field(fieldname, schema[fieldname])
-            lastfield = fieldname
-            pw = fw._postwriter
-            limit = pw._blocklimit
-            if pw._byteids:  # not a W3 layout this loop knows
-                raise TypeError("byte ids")
-        fw.start_term(tbytes)
-        rows = postings[(fieldname, tbytes)]
-        known = lengths.known
-        for start in range(0, len(rows), limit):
-            if start:
-                pw._write_block()  # add_posting writes a full block when the next posting comes
-            block = rows[start : start + limit]
-            ids = array("I", [d for d, _, _ in block])
-            weights = array("f", [w for _, w, _ in block])
-            pw._ids = ids
-            pw._weights = weights
-            pw._values = [v for _, _, v in block if v]
-            maxweight = max(w for _, w, _ in block)  # compared before float32 rounding, as add_posting does
-            pw._maxweight = maxweight if maxweight > 0 else 0
-            lens = [n for n in (known.get((d, fieldname)) for d in ids) if n] if fieldname in lengths.scorable else []
-            if fieldname in lengths.scorable and len(lens) < len(ids):  # a merged segment's document
-                lens = [n for n in (lengths.doc_field_length(d, fieldname) for d in ids) if n]
-            pw._minlength = min(lens) if lens else None
-            pw._maxlength = max(lens) if lens else 0
-        fw.finish_term()
-    if lastfield is not None:
-        fw.finish_field()
