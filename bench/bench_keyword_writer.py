@@ -67,12 +67,13 @@ def main() -> None:
                 kw.apply([], docs[i : i + BATCH], prepared)
             apply_s.append(time.process_time() - t0)
             kw.close()
+            size = sum(p.stat().st_size for p in Path(tmp).rglob("*") if p.is_file())
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"{args.vault.name}: {len(docs)} notes, {nchunks} chunks, pickled rows {len(blob) / 1e6:.1f} MB; "
         f"analyse {statistics.median(analyse_s):.2f} s CPU (min {min(analyse_s):.2f}), "
         f"pickle round trip {statistics.median(bytes_s):.2f} s, "
-        f"apply {statistics.median(apply_s):.2f} s CPU (min {min(apply_s):.2f}); load {load:.2f}"
+        f"apply {statistics.median(apply_s):.2f} s CPU (min {min(apply_s):.2f}), index {size / 1e6:.1f} MB; load {load:.2f}"
     )
 
 

@@ -26,14 +26,15 @@ from typing import Any
 
 from whoosh import formats
 from whoosh.analysis.analyzers import CompositeAnalyzer
+from whoosh.analysis.tokenizers import IDTokenizer
 from whoosh.codec.whoosh3 import W3FieldWriter
 from whoosh.compat import dumps
 from whoosh.system import pack_uint
 from whoosh.util.numeric import byte_to_length, length_to_byte
 from whoosh.writing import PostingPool, SegmentWriter
 
-from core.index.analysis import ScriptTokenizer, TermFilter, language, pieces, terms_for
-from core.index.w3_postings import supported, write_terms
+from core.index.analysis import ScriptTokenizer, TermFilter, has_cjk, language, pieces, plain_words, terms_for
+from core.index.w3_postings import Rows, supported, write_terms
 
 Item = tuple[bytes, int, float, bytes]  # (term bytes, frequency, weight, encoded value), as `field.index` yields
 Posting = tuple[str, bytes, int, float, bytes | None]  # (field, term bytes, docnum, weight, value): Whoosh's pool item
@@ -44,34 +45,52 @@ POSTING_BYTES = 128
 
 
 class TermPool:
-    """Whoosh's posting pool, as a dict of posting lists instead of one big list to sort.
+    """Whoosh's posting pool, as dicts of posting lists instead of one big list to sort.
 
     Postings arrive in ascending docnum order (new documents, then merged segments
     after them), so each list is already sorted; `iter_postings` sorts the keys only.
     """
 
     def __init__(self) -> None:
-        self.postings: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]] = {}
+        self.postings: dict[str, dict[bytes, Rows]] = {}  # field -> term bytes -> postings
         self.fieldnames: set[str] = set()
         self.count = 0
 
     def add(self, item: Posting) -> None:
         fieldname, tbytes, docnum, weight, vbytes = item
         self.count += 1
-        key = (fieldname, tbytes)
-        found = self.postings.get(key)
-        if found is None:
-            self.postings[key] = [(docnum, weight, vbytes)]
+        terms = self.postings.get(fieldname)
+        if terms is None:
+            terms = self.postings[fieldname] = {}
             self.fieldnames.add(fieldname)
+        found = terms.get(tbytes)
+        if found is None:
+            terms[tbytes] = [(docnum, weight, vbytes)]
         else:
             found.append((docnum, weight, vbytes))
 
+    def add_items(self, fieldname: str, docnum: int, items: list[Item]) -> None:
+        """A document's analysed items of one field: `add` without a tuple and a call per posting."""
+        if not items:  # a field without terms must not reach the segment's field map
+            return
+        terms = self.postings.get(fieldname)
+        if terms is None:
+            terms = self.postings[fieldname] = {}
+            self.fieldnames.add(fieldname)
+        get = terms.get
+        for tbytes, _, weight, vbytes in items:
+            found = get(tbytes)
+            if found is None:
+                terms[tbytes] = [(docnum, weight, vbytes)]
+            else:
+                found.append((docnum, weight, vbytes))
+        self.count += len(items)
+
     def iter_postings(self) -> Iterator[Posting]:
-        postings = self.postings
-        for key in sorted(postings):
-            fieldname, tbytes = key
-            for docnum, weight, vbytes in postings[key]:
-                yield fieldname, tbytes, docnum, weight, vbytes
+        for fieldname, terms in sorted(self.postings.items()):
+            for tbytes in sorted(terms):
+                for docnum, weight, vbytes in terms[tbytes]:
+                    yield fieldname, tbytes, docnum, weight, vbytes
 
     def cleanup(self) -> None:
         self.postings = {}
@@ -112,30 +131,59 @@ def text_items(value: str, lang: str, field_boost: float) -> list[Item]:
 
     Mirrors ScriptTokenizer | TermFilter | Positions.word_values: a term's positions count
     kept tokens, except that the first kept token keeps its raw position (TermFilter's
-    renumbering starts from it).
+    renumbering starts from it). Text without CJK (most chunks) is cut by one `findall`.
     """
-    term = terms_for(lang).term
+    terms = terms_for(lang)
+    cache = terms.cache
+    term = terms.term
+    words = words_of(value)
     poses: dict[str, list[int]] = {}
-    pos = -1
-    first = True
-    for raw_pos, (_, _, word) in enumerate(pieces(value)):
-        text = term(word)
+    get = poses.get
+    offset = -1  # raw position of the first kept word
+    kept = 0
+    for raw_pos, word in enumerate(words):
+        text = cache.get(word, "")
+        if text == "":
+            text = term(word)
         if text is None:
             continue
-        if first:
-            pos, first = raw_pos, False
-        else:
-            pos += 1
-        found = poses.get(text)
+        if offset < 0:
+            offset = raw_pos
+        pos = offset + kept
+        kept += 1
+        found = get(text)
         if found is None:
             poses[text] = [pos]
         else:
             found.append(pos)
+    single = _SINGLE
     out = []
     for text, plist in poses.items():
-        deltas = [plist[0]] + [b - a for a, b in zip(plist, plist[1:], strict=False)]
-        out.append((text.encode("utf-8"), len(plist), float(len(plist)) * field_boost, pack_uint(len(deltas)) + dumps(deltas, 2)))
+        n = len(plist)
+        if n == 1:
+            p = plist[0]
+            vbytes = single.get(p)
+            if vbytes is None:
+                vbytes = single[p] = _encode_positions([p])
+        else:
+            vbytes = _encode_positions([plist[0]] + [b - a for a, b in zip(plist, plist[1:], strict=False)])
+        out.append((text.encode("utf-8"), n, float(n) * field_boost, vbytes))
     return out
+
+
+_SINGLE: dict[int, bytes] = {}  # a lone position's encoding: most terms occur once in a chunk
+
+
+def _encode_positions(deltas: list[int]) -> bytes:
+    """Positions.encode for position deltas."""
+    return pack_uint(len(deltas)) + dumps(deltas, 2)
+
+
+def words_of(value: str) -> list[str]:
+    """The raw tokens of `value`, as `analysis.pieces` cuts them."""
+    if not has_cjk(value):
+        return plain_words(value)
+    return [word for _, _, word in pieces(value)]
 
 
 Analysed = dict[str, tuple[list[Item], int]]  # field -> (items, scorable length)
@@ -151,24 +199,29 @@ class FieldAnalyser:
     def __init__(self, schema: Any) -> None:
         self.schema = schema
         self.fast = {name: is_fast_text(field) for name, field in schema.items()}
-        self.memo: dict[tuple[str, str, str], tuple[list[Item], int]] = {}
+        self.plain_id = {name: is_plain_id(field) for name, field in schema.items()}
+        self.indexed = frozenset(name for name, field in schema.items() if field.indexed)
+        self.memo: dict[tuple[str, Any, str], tuple[list[Item], int]] = {}
 
     def analyse(self, fields: dict[str, Any], lang: str) -> Analysed:
-        schema = self.schema
-        return {
-            name: self.items(name, schema[name], value, lang)
-            for name, value in fields.items()
-            if not name.startswith("_") and value is not None and name in schema and schema[name].indexed
-        }
+        indexed = self.indexed
+        return {name: self.items(name, value, lang) for name, value in fields.items() if name in indexed and value is not None}
 
-    def items(self, fieldname: str, field: Any, value: Any, lang: str) -> tuple[list[Item], int]:
+    def items(self, fieldname: str, value: Any, lang: str) -> tuple[list[Item], int]:
         """(items, scorable length) of one field value, remembered for a note's own fields."""
-        key = (fieldname, value, lang) if fieldname in NOTE_FIELDS and isinstance(value, str) else None
+        field = self.schema[fieldname]
+        fast = self.fast[fieldname] and isinstance(value, str)
+        if self.plain_id[fieldname] and isinstance(value, str):  # the value is the term (a path, an id)
+            return [(value.encode("utf-8"), 1, field.format.field_boost, b"")], 0
+        if fast:  # text analysed in the chunk's language: a note's own fields are remembered
+            key = (fieldname, value, lang) if fieldname in NOTE_FIELDS else None
+        else:  # a keyword or number field: the language does not matter, values recur (ordinals, folders)
+            key = (fieldname, value, "") if isinstance(value, (str, int)) else None
         if key is not None:
             found = self.memo.get(key)
             if found is not None:
                 return found
-        if self.fast[fieldname] and isinstance(value, str):
+        if fast:
             items = text_items(value, lang, field.format.field_boost)
         else:
             with language(lang):
@@ -180,6 +233,11 @@ class FieldAnalyser:
                 self.memo.clear()
             self.memo[key] = (items, length)
         return items, length
+
+
+def is_plain_id(field: Any) -> bool:
+    """An ID field that indexes its value whole and as is: its one term is the value."""
+    return type(field.format) is formats.Existence and type(getattr(field, "analyzer", None)) is IDTokenizer and not field.scorable
 
 
 class FastSegmentWriter(SegmentWriter):
@@ -201,7 +259,8 @@ class FastSegmentWriter(SegmentWriter):
         perdocwriter = self.perdocwriter
         schema = self.schema
         docnum = self.docnum
-        postings = self.pool
+        pool = self.pool
+        add_items = pool.add_items if isinstance(pool, TermPool) else None
         lang = str(fields.get("_lang") or "en")
         analysed: Analysed = fields.get("_analysed") or self._analyser.analyse(fields, lang)
         names = sorted(name for name in fields if not name.startswith("_"))
@@ -216,8 +275,11 @@ class FastSegmentWriter(SegmentWriter):
                 length = 0
                 if field.indexed:
                     items, length = analysed[fieldname]
-                    for tbytes, _, weight, vbytes in items:
-                        postings.add((fieldname, tbytes, docnum, weight, vbytes))
+                    if add_items is not None:
+                        add_items(fieldname, docnum, items)
+                    else:
+                        for tbytes, _, weight, vbytes in items:
+                            pool.add((fieldname, tbytes, docnum, weight, vbytes))
                     if length:
                         self._lengths[fieldname][docnum] = byte_to_length(length_to_byte(length))
                 perdocwriter.add_field(fieldname, field, value if field.stored else None, length)

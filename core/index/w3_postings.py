@@ -61,7 +61,7 @@ class _Lengths:
 def write_terms(
     fieldwriter: Any,
     schema: Any,
-    postings: Mapping[tuple[str, bytes], Rows],
+    postings: Mapping[str, Mapping[bytes, Rows]],
     lengths: Mapping[str, Mapping[int, int]],
     fallback: Any,
 ) -> None:
@@ -84,107 +84,136 @@ def write_terms(
     tout = bytearray()
     tbase = tfile.tell()
     to_byte: dict[int | None, int] = {}
+    f32: dict[float, float] = {}  # a weight as float32 holds it
     lastkey = b""
-    lastfield = None
-    scorable = False
     fixed: int | None = None
     field_lengths: _Lengths | None = None
     prefix = b""
-    for key in sorted(postings):
-        fieldname, tbytes = key
-        if fieldname != lastfield:
-            field = schema[fieldname]
-            fieldmap[fieldname] = len(fieldmap)
-            prefix = _FIELD_ID.pack(fieldmap[fieldname])
-            fixed = field.format.fixed_value_size()
-            scorable = field.scorable
-            field_lengths = _Lengths(fieldname, lengths.get(fieldname, {}), fallback) if scorable else None
-            lastfield = fieldname
-        rows = postings[key]
-        start = base + len(out)
-        out += WHOOSH3_HEADER_MAGIC
-        total_weight: float = 0
-        minlength: int | None = None
-        maxlength = 0
-        term_maxweight: float = 0
-        n = len(rows)
-        for first in range(0, n, limit):
-            block = rows[first : first + limit] if n > limit else rows
-            ids = [d for d, _, _ in block]
-            weights = array("f", [w for _, w, _ in block])
-            raw_max = max(w for _, w, _ in block)  # add_posting compares the weights before float32 rounding
-            maxweight = raw_max if raw_max > 0 else 0
-            if field_lengths is not None:
-                lens = [x for x in map(field_lengths.of, ids) if x]
-                bmin = min(lens) if lens else None
-                bmax = max(lens) if lens else 0
+    for fieldname, terms in sorted(postings.items()):
+        field = schema[fieldname]
+        fieldmap[fieldname] = len(fieldmap)
+        prefix = _FIELD_ID.pack(fieldmap[fieldname])
+        fixed = field.format.fixed_value_size()
+        field_lengths = _Lengths(fieldname, lengths.get(fieldname, {}), fallback) if field.scorable else None
+        for tbytes in sorted(terms):
+            rows = terms[tbytes]
+            start = base + len(out)
+            n = len(rows)
+            if n == 1:  # most terms: one posting, one block, no loops
+                docnum, weight, vbytes = rows[0]
+                rounded = f32.get(weight)
+                if rounded is None:
+                    rounded = f32[weight] = array("f", [weight])[0]
+                length = field_lengths.of(docnum) if field_lengths is not None else 0
+                maxbyte = to_byte.get(length)
+                if maxbyte is None:
+                    maxbyte = to_byte[length] = length_to_byte(length)
+                minbyte = maxbyte if length else 0
+                total_weight: float = rounded
+                term_maxweight: float = weight if weight > 0 else 0
+                if fixed is None or fixed < 0:
+                    mini_values: Any = (vbytes,) if vbytes else ()
+                else:
+                    mini_values = None if fixed == 0 else vbytes or b""
+                data = dumps(((docnum,), None if rounded == 1.0 else rounded, mini_values), 2)
+                if comp:
+                    data = zlib.compress(data, comp)
+                info = dumps((1, docnum, term_maxweight, comp, minbyte, maxbyte), 2)
+                out += WHOOSH3_HEADER_MAGIC
+                out += _INT.pack(-len(info) - len(data))
+                out += info
+                out += data
             else:
-                bmin, bmax = None, 0
-            # The terminfo's running statistics, as W3TermInfo.add_block keeps them.
-            total_weight += sum(weights)
-            if minlength is None:
-                minlength = bmin
-            elif bmin is not None:
-                minlength = min(minlength, bmin)
-            maxlength = max(maxlength, bmax)
-            term_maxweight = max(term_maxweight, maxweight)
-            # The block: W3PostingsWriter._write_block with _mini_ids, _mini_weights, _mini_values.
-            w0 = weights[0]
-            if all(w == 1.0 for w in weights):
-                mini_weights: Any = None
-            elif all(w == w0 for w in weights):
-                mini_weights = w0
-            else:
-                mini_weights = tuple(weights)
-            values = [v for _, _, v in block if v]
-            if fixed is None or fixed < 0:
-                mini_values: Any = tuple(values)
-            elif fixed == 0:
-                mini_values = None
-            else:
-                mini_values = b"".join(values)
-            deltas = tuple(b - a for a, b in zip([0, *ids], ids, strict=False))
-            data = dumps((deltas, mini_weights, mini_values), 2)
-            if comp:
-                data = zlib.compress(data, comp)
-            bmin_byte = to_byte.get(bmin)
-            if bmin_byte is None:
-                bmin_byte = to_byte[bmin] = length_to_byte(bmin)
-            bmax_byte = to_byte.get(bmax)
-            if bmax_byte is None:
-                bmax_byte = to_byte[bmax] = length_to_byte(bmax)
-            info = dumps((len(ids), ids[-1], maxweight, comp, bmin_byte, bmax_byte), 2)
-            size = len(info) + len(data)
-            out += _INT.pack(-size if first + limit >= n else size)
-            out += info
-            out += data
-        # The term table row: W3TermInfo.to_bytes, then OrderedHashWriter.add.
-        tkey = prefix + tbytes
-        if tkey <= lastkey:
-            raise ValueError(f"Keys must increase: {lastkey!r}..{tkey!r}")
-        lastkey = tkey
-        minbyte = 0 if minlength is None else to_byte.get(minlength, None)
-        if minbyte is None:
-            minbyte = to_byte[minlength] = length_to_byte(minlength)  # type: ignore[index]
-        maxbyte = to_byte.get(maxlength)
-        if maxbyte is None:
-            maxbyte = to_byte[maxlength] = length_to_byte(maxlength)
-        value = _TERMINFO.pack(0, total_weight, n, minbyte, maxbyte, term_maxweight, rows[0][0], rows[-1][0], start, base + len(out) - start)
-        pos = tbase + len(tout)
-        index_append(pos)
-        tout += _KEYVAL_LENGTHS.pack(len(tkey), len(value))
-        tout += tkey
-        tout += value
-        h = int.from_bytes(md5(tkey, usedforsecurity=False).digest()[-4:], "big")  # md5_hash, without the hex round trip
-        buckets[h & 255].append((h, pos))
-        if len(out) > FLUSH_BYTES:
-            postfile.write(out)
-            base += len(out)
-            out = bytearray()
-        if len(tout) > FLUSH_BYTES:
-            tfile.write(tout)
-            tbase += len(tout)
-            tout = bytearray()
+                out += WHOOSH3_HEADER_MAGIC
+                total_weight, term_maxweight, minbyte, maxbyte = _blocks(out, rows, limit, comp, fixed, field_lengths, to_byte)
+            # The term table row: W3TermInfo.to_bytes, then OrderedHashWriter.add.
+            tkey = prefix + tbytes
+            if tkey <= lastkey:
+                raise ValueError(f"Keys must increase: {lastkey!r}..{tkey!r}")
+            lastkey = tkey
+            value = _TERMINFO.pack(0, total_weight, n, minbyte, maxbyte, term_maxweight, rows[0][0], rows[-1][0], start, base + len(out) - start)
+            pos = tbase + len(tout)
+            index_append(pos)
+            tout += _KEYVAL_LENGTHS.pack(len(tkey), len(value))
+            tout += tkey
+            tout += value
+            h = int.from_bytes(md5(tkey, usedforsecurity=False).digest()[-4:], "big")  # md5_hash, without the hex round trip
+            buckets[h & 255].append((h, pos))
+            if len(out) > FLUSH_BYTES:
+                postfile.write(out)
+                base += len(out)
+                out = bytearray()
+            if len(tout) > FLUSH_BYTES:
+                tfile.write(tout)
+                tbase += len(tout)
+                tout = bytearray()
     postfile.write(out)
     tfile.write(tout)
     tindex.lastkey = lastkey
+
+
+def _blocks(
+    out: bytearray, rows: Rows, limit: int, comp: int, fixed: int | None, field_lengths: _Lengths | None, to_byte: dict[int | None, int]
+) -> tuple[float, float, int, int]:
+    """Append a term's blocks of `limit` postings to `out`, as W3PostingsWriter writes them.
+
+    Returns the term info's statistics as W3TermInfo.add_block keeps them: total weight,
+    maximum weight, and the minimum and maximum length bytes.
+    """
+    total_weight: float = 0
+    minlength: int | None = None
+    maxlength = 0
+    term_maxweight: float = 0
+    n = len(rows)
+    for first in range(0, n, limit):
+        block = rows[first : first + limit] if n > limit else rows
+        ids = [d for d, _, _ in block]
+        weights = array("f", [w for _, w, _ in block])
+        raw_max = max(w for _, w, _ in block)  # add_posting compares the weights before float32 rounding
+        maxweight = raw_max if raw_max > 0 else 0
+        if field_lengths is not None:
+            lens = [x for x in map(field_lengths.of, ids) if x]
+            bmin = min(lens) if lens else None
+            bmax = max(lens) if lens else 0
+        else:
+            bmin, bmax = None, 0
+        total_weight += sum(weights)
+        if minlength is None:
+            minlength = bmin
+        elif bmin is not None:
+            minlength = min(minlength, bmin)
+        maxlength = max(maxlength, bmax)
+        term_maxweight = max(term_maxweight, maxweight)
+        # _mini_ids, _mini_weights and _mini_values, pickled as _write_block does.
+        w0 = weights[0]
+        if all(w == 1.0 for w in weights):
+            mini_weights: Any = None
+        elif all(w == w0 for w in weights):
+            mini_weights = w0
+        else:
+            mini_weights = tuple(weights)
+        values = [v for _, _, v in block if v]
+        if fixed is None or fixed < 0:
+            mini_values: Any = tuple(values)
+        elif fixed == 0:
+            mini_values = None
+        else:
+            mini_values = b"".join(values)
+        deltas = tuple(b - a for a, b in zip([0, *ids], ids, strict=False))
+        data = dumps((deltas, mini_weights, mini_values), 2)
+        if comp:
+            data = zlib.compress(data, comp)
+        info = dumps((len(ids), ids[-1], maxweight, comp, _byte(to_byte, bmin), _byte(to_byte, bmax)), 2)
+        size = len(info) + len(data)
+        out += _INT.pack(-size if first + limit >= n else size)
+        out += info
+        out += data
+    return total_weight, term_maxweight, _byte(to_byte, minlength), _byte(to_byte, maxlength)
+
+
+def _byte(cache: dict[int | None, int], length: int | None) -> int:
+    """length_to_byte, remembered (a bisect per call otherwise)."""
+    found = cache.get(length)
+    if found is None:
+        found = cache[length] = length_to_byte(length)
+    return found

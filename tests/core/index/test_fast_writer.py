@@ -142,9 +142,15 @@ def _segment_files(directory: Path, docs: list[Any], fast: bool) -> dict[str, by
 def test_the_fast_writer_writes_whooshs_term_table_and_postings_byte_for_byte(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import core.index.fast_writer as fast_writer
 
-    # A note's title items are shared by its chunks: pickle then writes a repeated value as a
-    # back-reference (same postings, fewer bytes). Unshared, the bytes must be Whoosh's own.
+    # A note's title items are shared by its chunks, and a lone position's encoding by every
+    # term holding it: pickle then writes a repeated value as a back-reference (the same
+    # postings in fewer bytes). Unshared, the bytes must be Whoosh's own.
+    class Forget(dict[int, bytes]):
+        def get(self, key: int, default: Any = None) -> Any:
+            return default
+
     monkeypatch.setattr(fast_writer, "NOTE_FIELDS", frozenset())
+    monkeypatch.setattr(fast_writer, "_SINGLE", Forget())
     docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(12) for d in _docs()]  # long lists: several blocks
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -154,3 +160,33 @@ def test_the_fast_writer_writes_whooshs_term_table_and_postings_byte_for_byte(tm
     assert len(slow[".pst"]) > 100_000
     assert fast[".trm"] == slow[".trm"]
     assert fast[".pst"] == slow[".pst"]
+
+
+def test_plain_words_cut_text_without_cjk_as_pieces_does() -> None:
+    from core.index.analysis import has_cjk, pieces, plain_words
+
+    for rel in SAMPLES:
+        path = VAULTS / rel
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            if not has_cjk(text):
+                assert plain_words(text) == [w for _, _, w in pieces(text)], rel
+    text = "Ünïcode wörds, snake_case 3.14 os.path. end. ½ x² ٣ ok"
+    assert plain_words(text) == [w for _, _, w in pieces(text)]
+
+
+def test_the_analyser_gives_each_field_what_whoosh_gives_it() -> None:
+    from core.index.fast_writer import FieldAnalyser
+
+    schema = build_schema()
+    analyser = FieldAnalyser(schema)
+    for doc in _docs():
+        for fields in document_fields(doc):
+            lang = fields["lang"]
+            got = analyser.analyse(fields, lang)
+            with language(lang):
+                want = {name: sorted(schema[name].index(value)) for name, value in fields.items() if schema[name].indexed}
+            assert {name: sorted(items) for name, (items, _) in got.items()} == want
+            analyser.analyse(fields, lang)  # the memo answers the second time
+            assert {name: sorted(items) for name, (items, _) in analyser.analyse(fields, lang).items()} == want
+    assert [name for name in schema.names() if analyser.plain_id[name]]  # the fast ID path ran
