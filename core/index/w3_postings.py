@@ -15,7 +15,10 @@ import zlib
 from array import array
 from collections.abc import Mapping
 from hashlib import md5
+from itertools import starmap
+from operator import sub
 from struct import Struct
+from types import MethodType
 from typing import Any
 
 from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC
@@ -29,6 +32,7 @@ FLUSH_BYTES = 1 << 20  # buffered output written to the file past this size
 _TERMINFO = Struct("!BfIBBfIIqi")  # W3TermInfo._struct, then the extent: pack_long(offset) + pack_int(length)
 _INT = Struct("!i")  # StructFile.write_int: a block's length, negative for a term's last block
 _KEYVAL_LENGTHS = Struct("!ii")  # filetables._lengths: before each key/value pair of the term table
+_POINTER = Struct("!Iq")  # filetables._pointer: a hash table slot (hash, position of the key)
 _FIELD_ID = Struct("!H")  # pack_ushort: the field's number, before the term's bytes in a term table key
 
 
@@ -56,6 +60,12 @@ class _Lengths:
     def of(self, docnum: int) -> int:
         found = self.known.get(docnum)
         return found if found is not None else self.fallback(docnum, self.fieldname)
+
+    def many(self, docnums: tuple[int, ...]) -> list[int]:
+        found = list(map(self.known.get, docnums))
+        if None in found:
+            found = [x if x is not None else self.fallback(d, self.fieldname) for d, x in zip(docnums, found, strict=True)]
+        return found
 
 
 def write_terms(
@@ -95,6 +105,7 @@ def write_terms(
         prefix = _FIELD_ID.pack(fieldmap[fieldname])
         fixed = field.format.fixed_value_size()
         field_lengths = _Lengths(fieldname, lengths.get(fieldname, {}), fallback) if field.scorable else None
+        known_get = field_lengths.known.get if field_lengths is not None else None
         for tbytes in sorted(terms):
             rows = terms[tbytes]
             start = base + len(out)
@@ -104,7 +115,9 @@ def write_terms(
                 rounded = f32.get(weight)
                 if rounded is None:
                     rounded = f32[weight] = array("f", [weight])[0]
-                length = field_lengths.of(docnum) if field_lengths is not None else 0
+                length = known_get(docnum) if known_get is not None else 0
+                if length is None:
+                    length = field_lengths.of(docnum)  # type: ignore[union-attr]
                 maxbyte = to_byte.get(length)
                 if maxbyte is None:
                     maxbyte = to_byte[length] = length_to_byte(length)
@@ -150,6 +163,24 @@ def write_terms(
     postfile.write(out)
     tfile.write(tout)
     tindex.lastkey = lastkey
+    tindex._write_hashes = MethodType(_write_hashes, tindex)  # at close: the same tables, a write per table
+
+
+def _write_hashes(tindex: Any) -> None:
+    """HashWriter._write_hashes, with each of the 256 tables packed in one go (not a write per slot)."""
+    dbfile = tindex.dbfile
+    null = (0, 0)
+    for entries in tindex.buckets:
+        numslots = 2 * len(entries)
+        tindex.directory.append((dbfile.tell(), numslots))
+        table: list[tuple[int, int]] = [null] * numslots
+        for entry in entries:
+            slot = (entry[0] >> 8) % numslots
+            while table[slot] is not null:  # linear probing, as Whoosh's
+                slot = (slot + 1) % numslots
+            table[slot] = entry
+        if table:
+            dbfile.write(b"".join(starmap(_POINTER.pack, table)))
 
 
 def _blocks(
@@ -167,12 +198,12 @@ def _blocks(
     n = len(rows)
     for first in range(0, n, limit):
         block = rows[first : first + limit] if n > limit else rows
-        ids = [d for d, _, _ in block]
-        weights = array("f", [w for _, w, _ in block])
-        raw_max = max(w for _, w, _ in block)  # add_posting compares the weights before float32 rounding
+        ids, raw_weights, raw_values = zip(*block)
+        weights = array("f", raw_weights)
+        raw_max = max(raw_weights)  # add_posting compares the weights before float32 rounding
         maxweight = raw_max if raw_max > 0 else 0
         if field_lengths is not None:
-            lens = [x for x in map(field_lengths.of, ids) if x]
+            lens = [x for x in field_lengths.many(ids) if x]
             bmin = min(lens) if lens else None
             bmax = max(lens) if lens else 0
         else:
@@ -185,21 +216,22 @@ def _blocks(
         maxlength = max(maxlength, bmax)
         term_maxweight = max(term_maxweight, maxweight)
         # _mini_ids, _mini_weights and _mini_values, pickled as _write_block does.
+        count = len(ids)
         w0 = weights[0]
-        if all(w == 1.0 for w in weights):
+        if weights.count(1.0) == count:
             mini_weights: Any = None
-        elif all(w == w0 for w in weights):
+        elif weights.count(w0) == count:
             mini_weights = w0
         else:
             mini_weights = tuple(weights)
-        values = [v for _, _, v in block if v]
+        values = [v for v in raw_values if v]
         if fixed is None or fixed < 0:
             mini_values: Any = tuple(values)
         elif fixed == 0:
             mini_values = None
         else:
             mini_values = b"".join(values)
-        deltas = tuple(b - a for a, b in zip([0, *ids], ids, strict=False))
+        deltas = (ids[0], *map(sub, ids[1:], ids))
         data = dumps((deltas, mini_weights, mini_values), 2)
         if comp:
             data = zlib.compress(data, comp)
