@@ -194,3 +194,32 @@ def test_the_analyser_gives_each_field_what_whoosh_gives_it() -> None:
                     assert sorted(zip(terms, weights, values, strict=True)) == sorted((t, w, v) for t, _, w, v in want[name]), name
                     assert length == (sum(f for _, f, _, _ in want[name]) if schema[name].scorable else 0), name
     assert [name for name in schema.names() if analyser.plain_id[name]]  # the fast ID path ran
+
+
+def test_a_bulk_batch_is_written_with_the_collector_paused_and_it_runs_again_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from core.index.keyword_index import BULK_NOTES, KeywordIndex
+
+    seen: list[bool] = []
+    original = FastSegmentWriter.add_document
+
+    def spy(self: FastSegmentWriter, **fields: Any) -> None:
+        seen.append(gc.isenabled())
+        original(self, **fields)
+
+    monkeypatch.setattr(FastSegmentWriter, "add_document", spy)
+    docs = _docs()
+    bulk = [replace(docs[i % len(docs)], rel_path=f"c{i}/{docs[i % len(docs)].rel_path}") for i in range(BULK_NOTES)]
+    index = KeywordIndex(tmp_path / "ix")
+    index.apply([], docs[:2])  # a live edit: the collector keeps running
+    assert seen and all(seen)
+    seen.clear()
+    index.apply([], bulk)
+    assert seen and not any(seen)
+    assert gc.isenabled()
+    monkeypatch.setattr(FastSegmentWriter, "add_document", lambda self, **fields: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        index.apply([], bulk)
+    assert gc.isenabled()  # also after a failed batch
+    assert index.doc_count() == sum(len(d.chunks) for d in docs[:2]) + sum(len(d.chunks) for d in bulk)
