@@ -155,6 +155,7 @@ def test_the_fast_writer_writes_whooshs_term_table_and_postings_byte_for_byte(tm
     monkeypatch.setattr(fast_writer, "NOTE_FIELDS", frozenset())
     monkeypatch.setattr(fast_writer, "_SINGLE", Forget())
     monkeypatch.setattr(w3_postings, "BLOCK_PROTOCOL", 2)  # Whoosh's (see BLOCK_PROTOCOL for why not ours)
+    monkeypatch.setattr(w3_postings, "FLUSH_BYTES", 4096)  # many flushes of both buffers
     docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(12) for d in _docs()]  # long lists: several blocks
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
