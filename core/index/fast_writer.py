@@ -27,7 +27,7 @@ from typing import Any
 from whoosh import formats
 from whoosh.analysis.analyzers import CompositeAnalyzer
 from whoosh.analysis.tokenizers import IDTokenizer
-from whoosh.codec.whoosh3 import W3FieldWriter
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3FieldWriter, W3PerDocWriter, _lenfield
 from whoosh.compat import dumps
 from whoosh.system import pack_uint
 from whoosh.util.numeric import byte_to_length, length_to_byte
@@ -266,27 +266,34 @@ class FastSegmentWriter(SegmentWriter):
         self.pool: TermPool | PostingPool = TermPool()
         self._lengths: dict[str, dict[int, int]] = {name: {} for name, field in self.schema.items() if field.scorable}
         self._analyser = FieldAnalyser(self.schema)
+        #: field -> (field, indexed, stored, column type, length column name), looked up once per chunk field
+        self._plan = {
+            name: (field, field.indexed, field.stored, field.column_type, _lenfield(name)) for name, field in self.schema.items()
+        }
 
     def add_document(self, **fields: Any) -> None:
         self._check_state()
         perdocwriter = self.perdocwriter
-        schema = self.schema
         docnum = self.docnum
         pool = self.pool
         add_items = pool.add_items if isinstance(pool, TermPool) else None
         lang = str(fields.get("_lang") or "en")
         analysed: Analysed = fields.get("_analysed") or self._analyser.analyse(fields, lang)
         names = sorted(name for name in fields if not name.startswith("_"))
-        self._check_fields(schema, names)
+        if not self._plan.keys() >= set(names):
+            self._check_fields(self.schema, names)  # raises Whoosh's UnknownFieldError
+        # W3PerDocWriter.add_field, inlined (17 calls a chunk): the stored value, the length byte.
+        w3 = type(perdocwriter) is W3PerDocWriter
         perdocwriter.start_doc(docnum)
+        stored = perdocwriter._storedfields if w3 else None
         try:
             for fieldname in names:
                 value = fields[fieldname]
                 if value is None:
                     continue
-                field = schema[fieldname]
+                field, indexed, is_stored, column, lenfield = self._plan[fieldname]
                 length = 0
-                if field.indexed:
+                if indexed:
                     items = analysed[fieldname]
                     length = items[3]
                     if add_items is not None:
@@ -294,10 +301,18 @@ class FastSegmentWriter(SegmentWriter):
                     else:
                         for tbytes, weight, vbytes in zip(*items[:3], strict=True):
                             pool.add((fieldname, tbytes, docnum, weight, vbytes))
+                if stored is None:
+                    perdocwriter.add_field(fieldname, field, value if is_stored else None, length)
                     if length:
                         self._lengths[fieldname][docnum] = byte_to_length(length_to_byte(length))
-                perdocwriter.add_field(fieldname, field, value if field.stored else None, length)
-                column = field.column_type
+                else:
+                    if is_stored:
+                        stored[fieldname] = value
+                    if length:
+                        lb = length_to_byte(length)
+                        perdocwriter.add_column_value(lenfield, LENGTHS_COLUMN, lb)
+                        perdocwriter._fieldlengths[fieldname] += length
+                        self._lengths[fieldname][docnum] = byte_to_length(lb)
                 if column:
                     perdocwriter.add_column_value(fieldname, column, field.to_column_value(value))
         except Exception:
