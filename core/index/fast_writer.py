@@ -352,7 +352,7 @@ class FastSegmentWriter(SegmentWriter):
         scorable = frozenset(name for name, field in self.schema.items() if field.scorable)
         lengths = _Lengths(self._lengths, pdr, scorable) if pdr is not None else None
         fieldwriter = self.fieldwriter
-        if lengths is not None and isinstance(fieldwriter, W3FieldWriter) and isinstance(self.pool, TermPool) and supported(fieldwriter):
+        if pdr is not None and isinstance(fieldwriter, W3FieldWriter) and isinstance(self.pool, TermPool) and supported(fieldwriter):
             write_terms(fieldwriter, self.schema, self.pool.postings, self._lengths, pdr.doc_field_length)
         else:  # another codec: Whoosh's own loop
             fieldwriter.add_postings(self.schema, lengths, self.pool.iter_postings())

@@ -69,9 +69,9 @@ class _Lengths:
 
     def many(self, docnums: tuple[int, ...]) -> list[int]:
         found = list(map(self.known.get, docnums))
-        if None in found:
-            found = [x if x is not None else self.fallback(d, self.fieldname) for d, x in zip(docnums, found, strict=True)]
-        return found
+        if None in found:  # a merged segment's documents
+            return [x if x is not None else self.fallback(d, self.fieldname) for d, x in zip(docnums, found, strict=True)]
+        return found  # type: ignore[return-value]  # no None left
 
 
 def write_terms(
