@@ -125,10 +125,10 @@ def test_a_field_with_another_analyzer_is_not_taken_for_ours() -> None:
     assert not is_fast_text(build_schema()["tags"])
 
 
-def _segment_files(directory: Path, docs: list[Any], fast: bool) -> dict[str, bytes]:
+def _segment_files(directory: Path, docs: list[Any], fast: bool, compression: int = 0) -> dict[str, bytes]:
     """The term table and postings of one uncompounded segment, by extension."""
     ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
-    codec = W3Codec(compression=0)
+    codec = W3Codec(compression=compression)
     writer = FastSegmentWriter(ix, codec=codec, compound=False) if fast else ix.writer(codec=codec, compound=False)
     for doc in docs:
         for fields in document_fields(doc):
@@ -141,7 +141,8 @@ def _segment_files(directory: Path, docs: list[Any], fast: bool) -> dict[str, by
     return {p.suffix: p.read_bytes() for p in directory.iterdir() if p.suffix in (".trm", ".pst")}
 
 
-def test_the_fast_writer_writes_whooshs_term_table_and_postings_byte_for_byte(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("compression", [0, 3], ids=["plain", "zlib"])
+def test_the_fast_writer_writes_whooshs_term_table_and_postings_byte_for_byte(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compression: int) -> None:
     import core.index.fast_writer as fast_writer
     import core.index.w3_postings as w3_postings
 
@@ -159,8 +160,8 @@ def test_the_fast_writer_writes_whooshs_term_table_and_postings_byte_for_byte(tm
     docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(12) for d in _docs()]  # long lists: several blocks
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    slow = _segment_files(tmp_path / "a", docs, fast=False)
-    fast = _segment_files(tmp_path / "b", docs, fast=True)
+    slow = _segment_files(tmp_path / "a", docs, fast=False, compression=compression)
+    fast = _segment_files(tmp_path / "b", docs, fast=True, compression=compression)
     assert set(slow) == {".trm", ".pst"}
     assert len(slow[".pst"]) > 100_000
     assert fast[".trm"] == slow[".trm"]
