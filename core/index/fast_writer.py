@@ -34,7 +34,7 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 from whoosh.writing import PostingPool, SegmentWriter
 
 from core.index.analysis import ScriptTokenizer, TermFilter, has_cjk, language, pieces, plain_words, terms_for
-from core.index.w3_postings import Rows, supported, write_terms
+from core.index.w3_postings import Rows, segment_postings, supported, write_terms
 
 #: A field's analysed value: its terms, their weights and encoded values (parallel tuples: ~3x cheaper to
 #: unpickle in the writer than a tuple per term), and its scorable length.
@@ -332,7 +332,8 @@ class FastSegmentWriter(SegmentWriter):
         """
         limit = self._limitmb * 1024 * 1024 // POSTING_BYTES
         add = self.pool.add
-        for item in self._process_posts(reader.iter_postings(), startdoc, docmap):
+        items = segment_postings(reader)  # block by block: ~4x cheaper than Whoosh's matcher per term
+        for item in self._process_posts(items if items is not None else reader.iter_postings(), startdoc, docmap):
             add(item)
             pool = self.pool
             if isinstance(pool, TermPool) and pool.count > limit:

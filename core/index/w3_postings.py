@@ -12,17 +12,19 @@ postings equal to Whoosh's, and with protocol 2 the files equal byte for byte.
 
 from __future__ import annotations
 
+import io
+import pickle
 import zlib
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from hashlib import md5
-from itertools import starmap
+from itertools import accumulate, starmap
 from operator import sub
 from struct import Struct
 from types import MethodType
 from typing import Any
 
-from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC
+from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC, W3TermsReader
 from whoosh.compat import dumps
 from whoosh.filedb.filetables import md5_hash
 from whoosh.util.numeric import length_to_byte
@@ -58,19 +60,21 @@ def supported(fieldwriter: Any) -> bool:
 class _Lengths:
     """A field's length byte and quantised length per document, looked up once per docnum."""
 
-    def __init__(self, fieldname: str, known: Mapping[int, int], fallback: Any) -> None:
+    def __init__(self, fieldname: str, known: dict[int, int], fallback: Any) -> None:
         self.fieldname = fieldname
         self.known = known
         self.fallback = fallback  # (docnum, fieldname) -> length, for a merged segment's document
 
     def of(self, docnum: int) -> int:
         found = self.known.get(docnum)
-        return found if found is not None else self.fallback(docnum, self.fieldname)
+        if found is None:  # a merged segment's document: read once, then remembered
+            found = self.known[docnum] = self.fallback(docnum, self.fieldname)
+        return found
 
     def many(self, docnums: tuple[int, ...]) -> list[int]:
         found = list(map(self.known.get, docnums))
         if None in found:  # a merged segment's documents
-            return [x if x is not None else self.fallback(d, self.fieldname) for d, x in zip(docnums, found, strict=True)]
+            return [x if x is not None else self.of(d) for d, x in zip(docnums, found, strict=True)]
         return found  # type: ignore[return-value]  # no None left
 
 
@@ -78,7 +82,7 @@ def write_terms(
     fieldwriter: Any,
     schema: Any,
     postings: Mapping[str, Mapping[bytes, Rows]],
-    lengths: Mapping[str, Mapping[int, int]],
+    lengths: dict[str, dict[int, int]],
     fallback: Any,
 ) -> None:
     """Write every (field, term)'s postings and term info, as `FieldWriter.add_postings` would.
@@ -110,7 +114,7 @@ def write_terms(
         fieldmap[fieldname] = len(fieldmap)
         prefix = _FIELD_ID.pack(fieldmap[fieldname])
         fixed = field.format.fixed_value_size()
-        field_lengths = _Lengths(fieldname, lengths.get(fieldname, {}), fallback) if field.scorable else None
+        field_lengths = _Lengths(fieldname, lengths.setdefault(fieldname, {}), fallback) if field.scorable else None
         known_get = field_lengths.known.get if field_lengths is not None else None
         for tbytes in sorted(terms):
             rows = terms[tbytes]
@@ -255,3 +259,73 @@ def _byte(cache: dict[int | None, int], length: int | None) -> int:
     if found is None:
         found = cache[length] = length_to_byte(length)
     return found
+
+
+def segment_postings(reader: Any) -> Iterator[tuple[str, bytes, int, float, bytes | None]] | None:
+    """Every live posting of a W3 segment, as `reader.iter_postings()` yields them, read block by block.
+
+    Whoosh's own iteration opens a matcher per term (a hashed term lookup, a block header
+    unpickled through many small file reads): merging tldr's 7 segments took 14 s against
+    3 s to write them. Here the term table is walked in order and each term's blocks are
+    decoded straight from its bytes. None when the reader is not a plain W3 segment.
+    """
+    terms = getattr(reader, "_terms", None)
+    if not isinstance(terms, W3TermsReader) or not hasattr(reader, "deleted_docs_set"):
+        return None
+    return _segment_postings(reader, terms)
+
+
+def _segment_postings(reader: Any, terms: Any) -> Iterator[tuple[str, bytes, int, float, bytes | None]]:
+    postfile = terms._postfile
+    deleted = reader.deleted_docs_set
+    schema = reader.schema
+    fixed_by_field: dict[str, int | None] = {}
+    for (fieldname, tbytes), info in terms.items():
+        if fieldname not in schema:  # as SegmentReader.all_terms
+            continue
+        fixed = fixed_by_field.get(fieldname, -2)
+        if fixed == -2:
+            fixed = fixed_by_field[fieldname] = schema[fieldname].format.fixed_value_size()
+        if info.is_inlined():
+            ids, weights, values = info.inlined_postings()
+            rows: Iterable[tuple[int, float, Any]] = zip(ids, weights, values, strict=False)
+        else:
+            offset, length = info.extent()
+            if isinstance(length, tuple):  # W3TermInfo.from_bytes keeps struct.unpack's tuple
+                length = length[0]
+            rows = _decoded(bytes(postfile.get(offset, length)), fixed)
+        for docnum, weight, value in rows:
+            if docnum not in deleted:
+                yield fieldname, tbytes, docnum, weight, value
+
+
+def _decoded(raw: bytes, fixed: int | None) -> Iterator[tuple[int, float, Any]]:
+    """(docnum, weight, value) of each posting in a term's blocks, as W3LeafMatcher reads them."""
+    if raw[:4] != WHOOSH3_HEADER_MAGIC:
+        raise ValueError("not a W3 posting list")
+    stream = io.BytesIO(raw)
+    pos = 4
+    end = len(raw)
+    while pos < end:
+        size = _INT.unpack_from(raw, pos)[0]
+        last = size < 0
+        stop = pos + 4 + abs(size)
+        stream.seek(pos + 4)
+        count, _, _, comp, _, _ = pickle.load(stream)  # the block header
+        data = raw[stream.tell() : stop]
+        deltas, weights, values = pickle.loads(zlib.decompress(data) if comp else data)
+        ids = list(accumulate(deltas))
+        if weights is None:
+            weights = [1.0] * count
+        elif isinstance(weights, float):
+            weights = [weights] * count
+        if fixed is None or fixed < 0:
+            pass
+        elif fixed == 0:
+            values = [None] * count
+        else:
+            values = [values[i : i + fixed] for i in range(0, len(values), fixed)]
+        yield from zip(ids, weights, values, strict=False)
+        if last:
+            break
+        pos = stop
