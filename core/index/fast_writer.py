@@ -34,7 +34,8 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 from whoosh.writing import PostingPool, SegmentWriter
 
 from core.index.analysis import ScriptTokenizer, TermFilter, has_cjk, language, pieces, plain_words, terms_for
-from core.index.w3_postings import Rows, segment_postings, supported, write_terms
+from core.index.segment_merge import segment_postings, write_per_doc
+from core.index.w3_postings import Rows, supported, write_terms
 
 #: A field's analysed value: its terms, their weights and encoded values (parallel tuples: ~3x cheaper to
 #: unpickle in the writer than a tuple per term), and its scorable length.
@@ -339,6 +340,10 @@ class FastSegmentWriter(SegmentWriter):
             if isinstance(pool, TermPool) and pool.count > limit:
                 self.pool = self._spilling_pool(pool)
                 add = self.pool.add
+
+    def write_per_doc(self, fieldnames: set[str], reader: Any) -> dict[int, int] | None:
+        """A merged segment's documents (see `segment_merge.write_per_doc`)."""
+        return write_per_doc(self, fieldnames, reader)
 
     def _spilling_pool(self, pool: TermPool) -> PostingPool:
         spilling = PostingPool(self._tempstorage, self.newsegment, limitmb=self._limitmb)

@@ -12,19 +12,17 @@ postings equal to Whoosh's, and with protocol 2 the files equal byte for byte.
 
 from __future__ import annotations
 
-import io
-import pickle
 import zlib
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from hashlib import md5
-from itertools import accumulate, starmap
+from itertools import starmap
 from operator import sub
 from struct import Struct
 from types import MethodType
 from typing import Any
 
-from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC, W3TermsReader
+from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC
 from whoosh.compat import dumps
 from whoosh.filedb.filetables import md5_hash
 from whoosh.util.numeric import length_to_byte
@@ -38,7 +36,7 @@ FLUSH_BYTES = 1 << 20  # buffered output written to the file past this size
 BLOCK_PROTOCOL = 4
 
 _TERMINFO = Struct("!BfIBBfIIqi")  # W3TermInfo._struct, then the extent: pack_long(offset) + pack_int(length)
-_INT = Struct("!i")  # StructFile.write_int: a block's length, negative for a term's last block
+INT = Struct("!i")  # StructFile.write_int: a block's length, negative for a term's last block
 _KEYVAL_LENGTHS = Struct("!ii")  # filetables._lengths: before each key/value pair of the term table
 _POINTER = Struct("!Iq")  # filetables._pointer: a hash table slot (hash, position of the key)
 _FIELD_ID = Struct("!H")  # pack_ushort: the field's number, before the term's bytes in a term table key
@@ -143,7 +141,7 @@ def write_terms(
                     data = zlib.compress(data, comp)
                 info = dumps((1, docnum, term_maxweight, comp, minbyte, maxbyte), 2)
                 out += WHOOSH3_HEADER_MAGIC
-                out += _INT.pack(-len(info) - len(data))
+                out += INT.pack(-len(info) - len(data))
                 out += info
                 out += data
             else:
@@ -247,7 +245,7 @@ def _blocks(
             data = zlib.compress(data, comp)
         info = dumps((len(ids), ids[-1], maxweight, comp, _byte(to_byte, bmin), _byte(to_byte, bmax)), 2)
         size = len(info) + len(data)
-        out += _INT.pack(-size if first + limit >= n else size)
+        out += INT.pack(-size if first + limit >= n else size)
         out += info
         out += data
     return total_weight, term_maxweight, _byte(to_byte, minlength), _byte(to_byte, maxlength)
@@ -260,72 +258,3 @@ def _byte(cache: dict[int | None, int], length: int | None) -> int:
         found = cache[length] = length_to_byte(length)
     return found
 
-
-def segment_postings(reader: Any) -> Iterator[tuple[str, bytes, int, float, bytes | None]] | None:
-    """Every live posting of a W3 segment, as `reader.iter_postings()` yields them, read block by block.
-
-    Whoosh's own iteration opens a matcher per term (a hashed term lookup, a block header
-    unpickled through many small file reads): merging tldr's 7 segments took 14 s against
-    3 s to write them. Here the term table is walked in order and each term's blocks are
-    decoded straight from its bytes. None when the reader is not a plain W3 segment.
-    """
-    terms = getattr(reader, "_terms", None)
-    if not isinstance(terms, W3TermsReader) or not hasattr(reader, "deleted_docs_set"):
-        return None
-    return _segment_postings(reader, terms)
-
-
-def _segment_postings(reader: Any, terms: Any) -> Iterator[tuple[str, bytes, int, float, bytes | None]]:
-    postfile = terms._postfile
-    deleted = reader.deleted_docs_set
-    schema = reader.schema
-    fixed_by_field: dict[str, int | None] = {}
-    for (fieldname, tbytes), info in terms.items():
-        if fieldname not in schema:  # as SegmentReader.all_terms
-            continue
-        fixed = fixed_by_field.get(fieldname, -2)
-        if fixed == -2:
-            fixed = fixed_by_field[fieldname] = schema[fieldname].format.fixed_value_size()
-        if info.is_inlined():
-            ids, weights, values = info.inlined_postings()
-            rows: Iterable[tuple[int, float, Any]] = zip(ids, weights, values, strict=False)
-        else:
-            offset, length = info.extent()
-            if isinstance(length, tuple):  # W3TermInfo.from_bytes keeps struct.unpack's tuple
-                length = length[0]
-            rows = _decoded(bytes(postfile.get(offset, length)), fixed)
-        for docnum, weight, value in rows:
-            if docnum not in deleted:
-                yield fieldname, tbytes, docnum, weight, value
-
-
-def _decoded(raw: bytes, fixed: int | None) -> Iterator[tuple[int, float, Any]]:
-    """(docnum, weight, value) of each posting in a term's blocks, as W3LeafMatcher reads them."""
-    if raw[:4] != WHOOSH3_HEADER_MAGIC:
-        raise ValueError("not a W3 posting list")
-    stream = io.BytesIO(raw)
-    pos = 4
-    end = len(raw)
-    while pos < end:
-        size = _INT.unpack_from(raw, pos)[0]
-        last = size < 0
-        stop = pos + 4 + abs(size)
-        stream.seek(pos + 4)
-        count, _, _, comp, _, _ = pickle.load(stream)  # the block header
-        data = raw[stream.tell() : stop]
-        deltas, weights, values = pickle.loads(zlib.decompress(data) if comp else data)
-        ids = list(accumulate(deltas))
-        if weights is None:
-            weights = [1.0] * count
-        elif isinstance(weights, float):
-            weights = [weights] * count
-        if fixed is None or fixed < 0:
-            pass
-        elif fixed == 0:
-            values = [None] * count
-        else:
-            values = [values[i : i + fixed] for i in range(0, len(values), fixed)]
-        yield from zip(ids, weights, values, strict=False)
-        if last:
-            break
-        pos = stop

@@ -227,3 +227,32 @@ def test_a_bulk_batch_is_written_with_the_collector_paused_and_it_runs_again_aft
         index.apply([], bulk)
     assert gc.isenabled()  # also after a failed batch
     assert index.doc_count() == sum(len(d.chunks) for d in docs[:2]) + sum(len(d.chunks) for d in bulk)
+
+
+def test_a_merge_of_segments_with_deleted_documents_writes_what_whoosh_writes(tmp_path: Path) -> None:
+    docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(3) for d in _docs()]
+    first, second = docs[: len(docs) // 2], docs[len(docs) // 2 :]
+    changed = first[:4]  # written again in the second round: their old chunks are deleted
+
+    def write(directory: Path, fast: bool) -> Any:
+        directory.mkdir()
+        ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
+        for batch, optimize in ((first, False), (second + changed, True)):
+            writer = FastSegmentWriter(ix, codec=W3Codec(compression=0)) if fast else ix.writer(codec=W3Codec(compression=0))
+            for doc in batch:
+                writer.delete_by_term("rel_path", doc.rel_path)
+                for fields in document_fields(doc):
+                    if fast:
+                        writer.add_document(**fields, _lang=fields["lang"])
+                    else:
+                        with language(fields["lang"]):
+                            writer.add_document(**fields)
+            writer.commit(optimize=True) if optimize else writer.commit(merge=False)
+        return ix
+
+    slow = index_dump(write(tmp_path / "a", fast=False))
+    fast = index_dump(write(tmp_path / "b", fast=True))
+    assert sum(1 for k in slow if k[3:].isdigit()) == sum(len(d.chunks) for d in docs)  # merged: the deleted are gone
+    assert slow.keys() == fast.keys()
+    for key in slow:
+        assert fast[key] == slow[key], key
