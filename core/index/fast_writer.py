@@ -35,7 +35,7 @@ from whoosh.writing import PostingPool, SegmentWriter
 
 from core.index.analysis import ScriptTokenizer, TermFilter, has_cjk, language, pieces, plain_words, terms_for
 from core.index.segment_merge import segment_postings, write_per_doc
-from core.index.w3_postings import Rows, supported, write_terms
+from core.index.w3_postings import Rows, supported, write_pool, write_terms
 
 #: A field's analysed value: its terms, their weights and encoded values (parallel tuples: ~3x cheaper to
 #: unpickle in the writer than a tuple per term), and its scorable length.
@@ -358,8 +358,11 @@ class FastSegmentWriter(SegmentWriter):
         scorable = frozenset(name for name, field in self.schema.items() if field.scorable)
         lengths = _Lengths(self._lengths, pdr, scorable) if pdr is not None else None
         fieldwriter = self.fieldwriter
-        if pdr is not None and isinstance(fieldwriter, W3FieldWriter) and isinstance(self.pool, TermPool) and supported(fieldwriter):
-            write_terms(fieldwriter, self.schema, self.pool.postings, self._lengths, pdr.doc_field_length)
+        fallback = pdr.doc_field_length if pdr is not None and isinstance(fieldwriter, W3FieldWriter) and supported(fieldwriter) else None
+        if fallback is not None and isinstance(self.pool, TermPool):
+            write_terms(fieldwriter, self.schema, self.pool.postings, self._lengths, fallback)
+        elif fallback is not None and isinstance(self.pool, PostingPool):  # a big merge spilled: its sorted runs, a term at a time
+            write_pool(fieldwriter, self.schema, self.pool.iter_postings(), self._lengths, fallback)
         else:  # another codec: Whoosh's own loop
             fieldwriter.add_postings(self.schema, lengths, self.pool.iter_postings())
         fieldwriter.close()

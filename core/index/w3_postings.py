@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import zlib
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from hashlib import md5
-from itertools import starmap
-from operator import sub
+from itertools import groupby, starmap
+from operator import itemgetter, sub
 from struct import Struct
 from types import MethodType
 from typing import Any
@@ -28,6 +28,7 @@ from whoosh.filedb.filetables import md5_hash
 from whoosh.util.numeric import length_to_byte
 
 Rows = list[tuple[int, float, bytes | None]]  # (docnum, weight, value) in ascending docnum order
+Posting = tuple[str, bytes, int, float, bytes | None]  # (field, term bytes, docnum, weight, value): Whoosh's pool item
 FLUSH_BYTES = 1 << 20  # buffered output written to the file past this size
 #: Pickle protocol of a block's (ids, weights, values) tuple. Whoosh uses 2, which in Python 3
 #: spells every bytes value as a call to `_codecs.encode` on a latin-1 string: a full block of
@@ -88,6 +89,18 @@ def write_terms(
     `lengths` holds, by field, the quantised length of each new document's field (absent
     fields have none); `fallback(docnum, fieldname)` answers for documents merged in.
     """
+    ordered = ((fieldname, tbytes, terms[tbytes]) for fieldname, terms in sorted(postings.items()) for tbytes in sorted(terms))
+    write_stream(fieldwriter, schema, ordered, lengths, fallback)
+
+
+def write_pool(fieldwriter: Any, schema: Any, postings: Iterator[Posting], lengths: dict[str, dict[int, int]], fallback: Any) -> None:
+    """`write_terms` for postings that arrive one by one in (field, term, docnum) order: Whoosh's spilling pool."""
+    grouped = ((fieldname, tbytes, [(d, w, v) for _, _, d, w, v in group]) for (fieldname, tbytes), group in groupby(postings, key=itemgetter(0, 1)))
+    write_stream(fieldwriter, schema, grouped, lengths, fallback)
+
+
+def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes, Rows]], lengths: dict[str, dict[int, int]], fallback: Any) -> None:
+    """The loop of `write_terms`, over (field, term bytes, postings) in that order."""
     codec = fieldwriter._codec
     limit: int = codec._blocklimit
     comp: int = codec._compression
@@ -107,67 +120,69 @@ def write_terms(
     fixed: int | None = None
     field_lengths: _Lengths | None = None
     prefix = b""
-    for fieldname, terms in sorted(postings.items()):
-        field = schema[fieldname]
-        fieldmap[fieldname] = len(fieldmap)
-        prefix = _FIELD_ID.pack(fieldmap[fieldname])
-        fixed = field.format.fixed_value_size()
-        field_lengths = _Lengths(fieldname, lengths.setdefault(fieldname, {}), fallback) if field.scorable else None
-        known_get = field_lengths.known.get if field_lengths is not None else None
-        for tbytes in sorted(terms):
-            rows = terms[tbytes]
-            start = base + len(out)
-            n = len(rows)
-            if n == 1:  # most terms: one posting, one block, no loops
-                docnum, weight, vbytes = rows[0]
-                rounded = f32.get(weight)
-                if rounded is None:
-                    rounded = f32[weight] = array("f", [weight])[0]
-                length = known_get(docnum) if known_get is not None else 0
-                if length is None:
-                    length = field_lengths.of(docnum)  # type: ignore[union-attr]
-                maxbyte = to_byte.get(length)
-                if maxbyte is None:
-                    maxbyte = to_byte[length] = length_to_byte(length)
-                minbyte = maxbyte if length else 0
-                total_weight: float = rounded
-                term_maxweight: float = weight if weight > 0 else 0
-                if fixed is None or fixed < 0:
-                    mini_values: Any = (vbytes,) if vbytes else ()
-                else:
-                    mini_values = None if fixed == 0 else vbytes or b""
-                data = dumps(((docnum,), None if rounded == 1.0 else rounded, mini_values), BLOCK_PROTOCOL)
-                if comp:
-                    data = zlib.compress(data, comp)
-                info = dumps((1, docnum, term_maxweight, comp, minbyte, maxbyte), 2)
-                out += WHOOSH3_HEADER_MAGIC
-                out += INT.pack(-len(info) - len(data))
-                out += info
-                out += data
+    lastfield = None
+    known_get = None
+    for fieldname, tbytes, rows in terms:
+        if fieldname != lastfield:
+            field = schema[fieldname]
+            fieldmap[fieldname] = len(fieldmap)
+            prefix = _FIELD_ID.pack(fieldmap[fieldname])
+            fixed = field.format.fixed_value_size()
+            field_lengths = _Lengths(fieldname, lengths.setdefault(fieldname, {}), fallback) if field.scorable else None
+            known_get = field_lengths.known.get if field_lengths is not None else None
+            lastfield = fieldname
+        start = base + len(out)
+        n = len(rows)
+        if n == 1:  # most terms: one posting, one block, no loops
+            docnum, weight, vbytes = rows[0]
+            rounded = f32.get(weight)
+            if rounded is None:
+                rounded = f32[weight] = array("f", [weight])[0]
+            length = known_get(docnum) if known_get is not None else 0
+            if length is None:
+                length = field_lengths.of(docnum)  # type: ignore[union-attr]
+            maxbyte = to_byte.get(length)
+            if maxbyte is None:
+                maxbyte = to_byte[length] = length_to_byte(length)
+            minbyte = maxbyte if length else 0
+            total_weight: float = rounded
+            term_maxweight: float = weight if weight > 0 else 0
+            if fixed is None or fixed < 0:
+                mini_values: Any = (vbytes,) if vbytes else ()
             else:
-                out += WHOOSH3_HEADER_MAGIC
-                total_weight, term_maxweight, minbyte, maxbyte = _blocks(out, rows, limit, comp, fixed, field_lengths, to_byte)
-            # The term table row: W3TermInfo.to_bytes, then OrderedHashWriter.add.
-            tkey = prefix + tbytes
-            if tkey <= lastkey:
-                raise ValueError(f"Keys must increase: {lastkey!r}..{tkey!r}")
-            lastkey = tkey
-            value = _TERMINFO.pack(0, total_weight, n, minbyte, maxbyte, term_maxweight, rows[0][0], rows[-1][0], start, base + len(out) - start)
-            pos = tbase + len(tout)
-            index_append(pos)
-            tout += _KEYVAL_LENGTHS.pack(len(tkey), len(value))
-            tout += tkey
-            tout += value
-            h = int.from_bytes(md5(tkey, usedforsecurity=False).digest()[-4:], "big")  # md5_hash, without the hex round trip
-            buckets[h & 255].append((h, pos))
-            if len(out) > FLUSH_BYTES:
-                postfile.write(out)
-                base += len(out)
-                out = bytearray()
-            if len(tout) > FLUSH_BYTES:
-                tfile.write(tout)
-                tbase += len(tout)
-                tout = bytearray()
+                mini_values = None if fixed == 0 else vbytes or b""
+            data = dumps(((docnum,), None if rounded == 1.0 else rounded, mini_values), BLOCK_PROTOCOL)
+            if comp:
+                data = zlib.compress(data, comp)
+            info = dumps((1, docnum, term_maxweight, comp, minbyte, maxbyte), 2)
+            out += WHOOSH3_HEADER_MAGIC
+            out += INT.pack(-len(info) - len(data))
+            out += info
+            out += data
+        else:
+            out += WHOOSH3_HEADER_MAGIC
+            total_weight, term_maxweight, minbyte, maxbyte = _blocks(out, rows, limit, comp, fixed, field_lengths, to_byte)
+        # The term table row: W3TermInfo.to_bytes, then OrderedHashWriter.add.
+        tkey = prefix + tbytes
+        if tkey <= lastkey:
+            raise ValueError(f"Keys must increase: {lastkey!r}..{tkey!r}")
+        lastkey = tkey
+        value = _TERMINFO.pack(0, total_weight, n, minbyte, maxbyte, term_maxweight, rows[0][0], rows[-1][0], start, base + len(out) - start)
+        pos = tbase + len(tout)
+        index_append(pos)
+        tout += _KEYVAL_LENGTHS.pack(len(tkey), len(value))
+        tout += tkey
+        tout += value
+        h = int.from_bytes(md5(tkey, usedforsecurity=False).digest()[-4:], "big")  # md5_hash, without the hex round trip
+        buckets[h & 255].append((h, pos))
+        if len(out) > FLUSH_BYTES:
+            postfile.write(out)
+            base += len(out)
+            out = bytearray()
+        if len(tout) > FLUSH_BYTES:
+            tfile.write(tout)
+            tbase += len(tout)
+            tout = bytearray()
     postfile.write(out)
     tfile.write(tout)
     tindex.lastkey = lastkey
