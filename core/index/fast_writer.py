@@ -6,19 +6,20 @@ token generators, is sized and appended to a pool of 390k tuples that is sorted
 whole at commit, and for each posting written the document's field length is
 read back from the length column just written. None of that is needed here:
 
-- text fields are analysed in one loop over `analysis.pieces` through the same
-  word -> term memo the analyzer uses (a test holds the postings identical to
-  Whoosh's own `field.index`), and a note's title, aliases, folders and tags,
-  the same for each of its chunks, are analysed once per note and language;
-- postings go into a dict keyed by (field, term), so commit sorts the distinct
-  terms only (docnums arrive ascending);
+- text fields are analysed in one loop over the words (`analysis.plain_words`, or
+  `pieces` for CJK) through the same word -> term memo the analyzer uses (a test
+  holds the postings identical to Whoosh's own `field.index`), and a note's title,
+  aliases, folders and tags are analysed once per note and language;
+- postings go into dicts by field and term, so commit sorts the distinct terms
+  only (docnums arrive ascending), and `w3_postings` writes blocks, term infos and
+  the term table in one loop, the same bytes as Whoosh's W3 codec;
 - field lengths are remembered as they are written, quantised as Whoosh stores
-  them, instead of being read back per posting.
+  them, instead of being read back per posting;
+- a merged segment is streamed into the new one at flush (`segment_merge`), not pooled.
 
-Everything else (stored fields, columns, segment files, merging, the TOC) is
-Whoosh's own code, so the index Whoosh reads is the index Whoosh would write.
+Stored fields, columns, segment files, the merge policy and the TOC are Whoosh's
+own code, so the index Whoosh reads is the index Whoosh would write.
 """
-
 from __future__ import annotations
 
 import heapq
