@@ -81,6 +81,14 @@ def pieces(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+# Without CJK characters `_TOKEN` matches exactly these words: one `findall`, no match objects.
+_PLAIN_WORD = re.compile(r"\w+(?:\.\w+)*")
+has_cjk: Callable[[str], Any] = _IS_CJK.search
+
+
+def plain_words(text: str) -> list[str]:
+    """The raw tokens of `text`, which holds no CJK character (see `has_cjk`), as `pieces` cuts them."""
+    return _PLAIN_WORD.findall(text)
 
 
 def cjk_runs(text: str) -> list[str]:

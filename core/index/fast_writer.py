@@ -6,36 +6,43 @@ token generators, is sized and appended to a pool of 390k tuples that is sorted
 whole at commit, and for each posting written the document's field length is
 read back from the length column just written. None of that is needed here:
 
-- text fields are analysed in one loop over `analysis.pieces` through the same
-  word -> term memo the analyzer uses (a test holds the postings identical to
-  Whoosh's own `field.index`), and a note's title, aliases, folders and tags,
-  the same for each of its chunks, are analysed once per note and language;
-- postings go into a dict keyed by (field, term), so commit sorts the distinct
-  terms only (docnums arrive ascending);
+- text fields are analysed in one loop over the words (`analysis.plain_words`, or
+  `pieces` for CJK) through the same word -> term memo the analyzer uses (a test
+  holds the postings identical to Whoosh's own `field.index`), and a note's title,
+  aliases, folders and tags are analysed once per note and language;
+- postings go into dicts by field and term, so commit sorts the distinct terms
+  only (docnums arrive ascending), and `w3_postings` writes blocks, term infos and
+  the term table in one loop, the same bytes as Whoosh's W3 codec;
 - field lengths are remembered as they are written, quantised as Whoosh stores
-  them, instead of being read back per posting.
+  them, instead of being read back per posting;
+- a merged segment is streamed into the new one at flush (`segment_merge`), not pooled.
 
-Everything else (stored fields, columns, segment files, merging, the TOC) is
-Whoosh's own code, so the index Whoosh reads is the index Whoosh would write.
+Stored fields, columns, segment files, the merge policy and the TOC are Whoosh's
+own code, so the index Whoosh reads is the index Whoosh would write.
 """
-
 from __future__ import annotations
 
-from array import array
+import heapq
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from whoosh import formats
 from whoosh.analysis.analyzers import CompositeAnalyzer
-from whoosh.codec.whoosh3 import W3FieldWriter
+from whoosh.analysis.tokenizers import IDTokenizer
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3FieldWriter, W3PerDocWriter, _lenfield
 from whoosh.compat import dumps
+from whoosh.reading import SegmentReader
 from whoosh.system import pack_uint
 from whoosh.util.numeric import byte_to_length, length_to_byte
 from whoosh.writing import PostingPool, SegmentWriter
 
-from core.index.analysis import ScriptTokenizer, TermFilter, language, pieces, terms_for
+from core.index.analysis import ScriptTokenizer, TermFilter, has_cjk, language, pieces, plain_words, terms_for
+from core.index.segment_merge import segment_postings, write_per_doc
+from core.index.w3_postings import Rows, supported, write_pool, write_terms
 
-Item = tuple[bytes, int, float, bytes]  # (term bytes, frequency, weight, encoded value), as `field.index` yields
+#: A field's analysed value: its terms, their weights and encoded values (parallel tuples: ~3x cheaper to
+#: unpickle in the writer than a tuple per term), and its scorable length.
+FieldItems = tuple[tuple[bytes, ...], tuple[float, ...], tuple[bytes, ...], int]
 Posting = tuple[str, bytes, int, float, bytes | None]  # (field, term bytes, docnum, weight, value): Whoosh's pool item
 NOTE_FIELDS = frozenset({"title", "aliases", "folders", "tags"})  # the same for every chunk of a note
 MEMO_LIMIT = 4096  # note-level values remembered; a note's chunks arrive together, so this is plenty
@@ -44,34 +51,53 @@ POSTING_BYTES = 128
 
 
 class TermPool:
-    """Whoosh's posting pool, as a dict of posting lists instead of one big list to sort.
+    """Whoosh's posting pool, as dicts of posting lists instead of one big list to sort.
 
     Postings arrive in ascending docnum order (new documents, then merged segments
     after them), so each list is already sorted; `iter_postings` sorts the keys only.
     """
 
     def __init__(self) -> None:
-        self.postings: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]] = {}
+        self.postings: dict[str, dict[bytes, Rows]] = {}  # field -> term bytes -> postings
         self.fieldnames: set[str] = set()
         self.count = 0
 
     def add(self, item: Posting) -> None:
         fieldname, tbytes, docnum, weight, vbytes = item
         self.count += 1
-        key = (fieldname, tbytes)
-        found = self.postings.get(key)
-        if found is None:
-            self.postings[key] = [(docnum, weight, vbytes)]
+        terms = self.postings.get(fieldname)
+        if terms is None:
+            terms = self.postings[fieldname] = {}
             self.fieldnames.add(fieldname)
+        found = terms.get(tbytes)
+        if found is None:
+            terms[tbytes] = [(docnum, weight, vbytes)]
         else:
             found.append((docnum, weight, vbytes))
 
+    def add_items(self, fieldname: str, docnum: int, items: FieldItems) -> None:
+        """A document's analysed items of one field: `add` without a tuple and a call per posting."""
+        terms_, weights, values, _ = items
+        if not terms_:  # a field without terms must not reach the segment's field map
+            return
+        terms = self.postings.get(fieldname)
+        if terms is None:
+            terms = self.postings[fieldname] = {}
+            self.fieldnames.add(fieldname)
+        get = terms.get
+        for tbytes, weight, vbytes in zip(terms_, weights, values, strict=True):
+            found = get(tbytes)
+            if found is None:
+                terms[tbytes] = [(docnum, weight, vbytes)]
+            else:
+                found.append((docnum, weight, vbytes))
+        self.count += len(terms_)
+
     def iter_postings(self) -> Iterator[Posting]:
-        postings = self.postings
-        for key in sorted(postings):
-            fieldname, tbytes = key
-            for docnum, weight, vbytes in postings[key]:
-                yield fieldname, tbytes, docnum, weight, vbytes
+        for fieldname, terms in sorted(self.postings.items()):
+            for tbytes in sorted(terms):
+                for docnum, weight, vbytes in terms[tbytes]:
+                    yield fieldname, tbytes, docnum, weight, vbytes
 
     def cleanup(self) -> None:
         self.postings = {}
@@ -81,13 +107,13 @@ class TermPool:
 class _Lengths:
     """Field lengths as the segment stores them, remembered on the way in (falls back to the column)."""
 
-    def __init__(self, known: dict[tuple[int, str], int], reader: Any, scorable: frozenset[str]) -> None:
+    def __init__(self, known: dict[str, dict[int, int]], reader: Any, scorable: frozenset[str]) -> None:
         self.known = known
         self.reader = reader
         self.scorable = scorable
 
     def doc_field_length(self, docnum: int, fieldname: str, default: int = 0) -> int:
-        found = self.known.get((docnum, fieldname))
+        found = self.known.get(fieldname, {}).get(docnum)
         if found is not None:
             return found
         if fieldname not in self.scorable:  # no length column: asking Whoosh costs a file-exists check
@@ -107,38 +133,69 @@ def is_fast_text(field: Any) -> bool:
     )
 
 
-def text_items(value: str, lang: str, field_boost: float) -> list[Item]:
+def text_items(value: str, lang: str, field_boost: float) -> FieldItems:
     """What `field.index(value)` yields for a positions field with Cairn's analyzer, in `lang`.
 
     Mirrors ScriptTokenizer | TermFilter | Positions.word_values: a term's positions count
     kept tokens, except that the first kept token keeps its raw position (TermFilter's
-    renumbering starts from it).
+    renumbering starts from it). Text without CJK (most chunks) is cut by one `findall`.
     """
-    term = terms_for(lang).term
+    terms = terms_for(lang)
+    cache = terms.cache
+    term = terms.term
+    words = words_of(value)
     poses: dict[str, list[int]] = {}
-    pos = -1
-    first = True
-    for raw_pos, (_, _, word) in enumerate(pieces(value)):
-        text = term(word)
+    get = poses.get
+    offset = -1  # raw position of the first kept word
+    kept = 0
+    for raw_pos, word in enumerate(words):
+        text = cache.get(word, "")
+        if text == "":
+            text = term(word)
         if text is None:
             continue
-        if first:
-            pos, first = raw_pos, False
-        else:
-            pos += 1
-        found = poses.get(text)
+        if offset < 0:
+            offset = raw_pos
+        pos = offset + kept
+        kept += 1
+        found = get(text)
         if found is None:
             poses[text] = [pos]
         else:
             found.append(pos)
-    out = []
-    for text, plist in poses.items():
-        deltas = [plist[0]] + [b - a for a, b in zip(plist, plist[1:], strict=False)]
-        out.append((text.encode("utf-8"), len(plist), float(len(plist)) * field_boost, pack_uint(len(deltas)) + dumps(deltas, 2)))
-    return out
+    single = _SINGLE
+    weights = []
+    values = []
+    for plist in poses.values():
+        n = len(plist)
+        if n == 1:
+            p = plist[0]
+            vbytes = single.get(p)
+            if vbytes is None:
+                vbytes = single[p] = _encode_positions([p])
+        else:
+            vbytes = _encode_positions([plist[0]] + [b - a for a, b in zip(plist, plist[1:], strict=False)])
+        weights.append(float(n) * field_boost)
+        values.append(vbytes)
+    return tuple(text.encode("utf-8") for text in poses), tuple(weights), tuple(values), kept
 
 
-Analysed = dict[str, tuple[list[Item], int]]  # field -> (items, scorable length)
+_SINGLE: dict[int, bytes] = {}  # a lone position's encoding: most terms occur once in a chunk
+
+
+def _encode_positions(deltas: list[int]) -> bytes:
+    """Positions.encode for position deltas."""
+    return pack_uint(len(deltas)) + dumps(deltas, 2)
+
+
+def words_of(value: str) -> list[str]:
+    """The raw tokens of `value`, as `analysis.pieces` cuts them."""
+    if not has_cjk(value):
+        return plain_words(value)
+    return [word for _, _, word in pieces(value)]
+
+
+Analysed = dict[str, FieldItems]  # field -> its terms, weights, values and scorable length
 
 
 class FieldAnalyser:
@@ -151,35 +208,53 @@ class FieldAnalyser:
     def __init__(self, schema: Any) -> None:
         self.schema = schema
         self.fast = {name: is_fast_text(field) for name, field in schema.items()}
-        self.memo: dict[tuple[str, str, str], tuple[list[Item], int]] = {}
+        self.plain_id = {name: is_plain_id(field) for name, field in schema.items()}
+        self.indexed = frozenset(name for name, field in schema.items() if field.indexed)
+        self.memo: dict[tuple[str, Any, str], FieldItems] = {}
 
     def analyse(self, fields: dict[str, Any], lang: str) -> Analysed:
-        schema = self.schema
-        return {
-            name: self.items(name, schema[name], value, lang)
-            for name, value in fields.items()
-            if not name.startswith("_") and value is not None and name in schema and schema[name].indexed
-        }
+        indexed = self.indexed
+        return {name: self.items(name, value, lang) for name, value in fields.items() if name in indexed and value is not None}
 
-    def items(self, fieldname: str, field: Any, value: Any, lang: str) -> tuple[list[Item], int]:
-        """(items, scorable length) of one field value, remembered for a note's own fields."""
-        key = (fieldname, value, lang) if fieldname in NOTE_FIELDS and isinstance(value, str) else None
+    def items(self, fieldname: str, value: Any, lang: str) -> FieldItems:
+        """One field value's terms, weights, values and scorable length, remembered for a note's own fields."""
+        field = self.schema[fieldname]
+        fast = self.fast[fieldname] and isinstance(value, str)
+        if self.plain_id[fieldname] and isinstance(value, str):  # the value is the term (a path, an id)
+            return (value.encode("utf-8"),), (field.format.field_boost,), (b"",), 0
+        if fast:  # text analysed in the chunk's language: a note's own fields are remembered
+            key = (fieldname, value, lang) if fieldname in NOTE_FIELDS else None
+        else:  # a keyword or number field: the language does not matter, values recur (ordinals, folders)
+            key = (fieldname, value, "") if isinstance(value, (str, int)) else None
         if key is not None:
             found = self.memo.get(key)
             if found is not None:
                 return found
-        if self.fast[fieldname] and isinstance(value, str):
+        if fast:
             items = text_items(value, lang, field.format.field_boost)
+            if not field.scorable:
+                items = (*items[:3], 0)
         else:
             with language(lang):
-                items = list(field.index(value))
+                found_items = list(field.index(value))
+            length = sum(freq for _, freq, _, _ in found_items) if field.scorable else 0
+            items = (
+                tuple(t for t, _, _, _ in found_items),
+                tuple(w for _, _, w, _ in found_items),
+                tuple(v for _, _, _, v in found_items),
+                length,
+            )
         # Whoosh multiplies weights by the document's and field's boost: both 1 here (no `_boost` arguments).
-        length = sum(freq for _, freq, _, _ in items) if field.scorable else 0
         if key is not None:
             if len(self.memo) >= MEMO_LIMIT:
                 self.memo.clear()
-            self.memo[key] = (items, length)
-        return items, length
+            self.memo[key] = items
+        return items
+
+
+def is_plain_id(field: Any) -> bool:
+    """An ID field that indexes its value whole and as is: its one term is the value."""
+    return type(field.format) is formats.Existence and type(getattr(field, "analyzer", None)) is IDTokenizer and not field.scorable
 
 
 class FastSegmentWriter(SegmentWriter):
@@ -193,35 +268,56 @@ class FastSegmentWriter(SegmentWriter):
         super().__init__(ix, **kwargs)
         self._limitmb: int = kwargs.get("limitmb", 128)
         self.pool: TermPool | PostingPool = TermPool()
-        self._lengths: dict[tuple[int, str], int] = {}
+        self._merged: list[tuple[Any, int, Any]] = []  # (segment, first docnum here, docnum map) merged in at flush
+        self._lengths: dict[str, dict[int, int]] = {name: {} for name, field in self.schema.items() if field.scorable}
         self._analyser = FieldAnalyser(self.schema)
+        #: field -> (field, indexed, stored, column type, length column name), looked up once per chunk field
+        self._plan = {
+            name: (field, field.indexed, field.stored, field.column_type, _lenfield(name)) for name, field in self.schema.items()
+        }
 
     def add_document(self, **fields: Any) -> None:
         self._check_state()
         perdocwriter = self.perdocwriter
-        schema = self.schema
         docnum = self.docnum
-        postings = self.pool
+        pool = self.pool
+        add_items = pool.add_items if isinstance(pool, TermPool) else None
         lang = str(fields.get("_lang") or "en")
         analysed: Analysed = fields.get("_analysed") or self._analyser.analyse(fields, lang)
         names = sorted(name for name in fields if not name.startswith("_"))
-        self._check_fields(schema, names)
+        if not self._plan.keys() >= set(names):
+            self._check_fields(self.schema, names)  # raises Whoosh's UnknownFieldError
+        # W3PerDocWriter.add_field, inlined (17 calls a chunk): the stored value, the length byte.
+        w3 = type(perdocwriter) is W3PerDocWriter
         perdocwriter.start_doc(docnum)
+        stored = perdocwriter._storedfields if w3 else None
         try:
             for fieldname in names:
                 value = fields[fieldname]
                 if value is None:
                     continue
-                field = schema[fieldname]
+                field, indexed, is_stored, column, lenfield = self._plan[fieldname]
                 length = 0
-                if field.indexed:
-                    items, length = analysed[fieldname]
-                    for tbytes, _, weight, vbytes in items:
-                        postings.add((fieldname, tbytes, docnum, weight, vbytes))
+                if indexed:
+                    items = analysed[fieldname]
+                    length = items[3]
+                    if add_items is not None:
+                        add_items(fieldname, docnum, items)
+                    else:
+                        for tbytes, weight, vbytes in zip(*items[:3], strict=True):
+                            pool.add((fieldname, tbytes, docnum, weight, vbytes))
+                if stored is None:
+                    perdocwriter.add_field(fieldname, field, value if is_stored else None, length)
                     if length:
-                        self._lengths[(docnum, fieldname)] = byte_to_length(length_to_byte(length))
-                perdocwriter.add_field(fieldname, field, value if field.stored else None, length)
-                column = field.column_type
+                        self._lengths[fieldname][docnum] = byte_to_length(length_to_byte(length))
+                else:
+                    if is_stored:
+                        stored[fieldname] = value
+                    if length:
+                        lb = length_to_byte(length)
+                        perdocwriter.add_column_value(lenfield, LENGTHS_COLUMN, lb)
+                        perdocwriter._fieldlengths[fieldname] += length
+                        self._lengths[fieldname][docnum] = byte_to_length(lb)
                 if column:
                     perdocwriter.add_column_value(fieldname, column, field.to_column_value(value))
         except Exception:
@@ -234,11 +330,16 @@ class FastSegmentWriter(SegmentWriter):
     def add_postings_to_pool(self, reader: Any, startdoc: int, docmap: Any) -> None:
         """Postings of a segment merged into this one (Whoosh's merge policy calls this).
 
-        The dict pool holds everything in memory; a merge can bring hundreds of MB of postings
-        (one merge of ~21 segments took the first index of 100k chunks to 1.1 GB). Past the
-        writer's `limitmb` the postings move to Whoosh's own pool, which spills sorted runs
-        to disk, so memory stays bounded whatever is merged.
+        A W3 segment's postings are not pooled at all: the segment is remembered and, at
+        flush, its term-ordered postings are streamed beside the new documents' into the
+        new segment (`_merged_postings`): one pass, memory bounded by one posting list.
+        Otherwise they go to the dict pool, and past the writer's `limitmb` to Whoosh's
+        own pool, which spills sorted runs to disk (one merge of ~21 segments once took
+        the first index of 100k chunks to 1.1 GB).
         """
+        if segment_postings(reader) is not None and reader.segment() is not None:
+            self._merged.append((reader.segment(), startdoc, docmap))
+            return
         limit = self._limitmb * 1024 * 1024 // POSTING_BYTES
         add = self.pool.add
         for item in self._process_posts(reader.iter_postings(), startdoc, docmap):
@@ -266,6 +367,22 @@ class FastSegmentWriter(SegmentWriter):
         self._commit_toc([*segments, *extra_segments])
         self._finish()
 
+    def _merged_postings(self, readers: list[Any]) -> Iterator[Posting]:
+        """The new documents' postings and every remembered segment's, in (field, term, docnum) order."""
+        pool = self.pool
+        streams: list[Iterator[Posting]] = [pool.iter_postings()]
+        for segment, startdoc, docmap in self._merged:
+            reader = SegmentReader(self.storage, self.schema, segment)
+            readers.append(reader)
+            items = segment_postings(reader)
+            assert items is not None  # checked when the segment was remembered
+            streams.append(self._process_posts(items, startdoc, docmap))
+        return heapq.merge(*streams)
+
+    def write_per_doc(self, fieldnames: set[str], reader: Any) -> dict[int, int] | None:
+        """A merged segment's documents (see `segment_merge.write_per_doc`)."""
+        return write_per_doc(self, fieldnames, reader)
+
     def _spilling_pool(self, pool: TermPool) -> PostingPool:
         spilling = PostingPool(self._tempstorage, self.newsegment, limitmb=self._limitmb)
         for item in pool.iter_postings():
@@ -279,54 +396,22 @@ class FastSegmentWriter(SegmentWriter):
         scorable = frozenset(name for name, field in self.schema.items() if field.scorable)
         lengths = _Lengths(self._lengths, pdr, scorable) if pdr is not None else None
         fieldwriter = self.fieldwriter
-        if lengths is not None and isinstance(fieldwriter, W3FieldWriter) and isinstance(self.pool, TermPool):
-            _write_postings(fieldwriter, self.schema, lengths, self.pool.postings)
+        fallback = pdr.doc_field_length if pdr is not None and isinstance(fieldwriter, W3FieldWriter) and supported(fieldwriter) else None
+        readers: list[Any] = []
+        if self._merged:  # docnums of merged segments come after the new documents': merged in one pass
+            if fallback is not None:
+                write_pool(fieldwriter, self.schema, self._merged_postings(readers), self._lengths, fallback)
+            else:
+                fieldwriter.add_postings(self.schema, lengths, self._merged_postings(readers))
+            for reader in readers:
+                reader.close()
+        elif fallback is not None and isinstance(self.pool, TermPool):
+            write_terms(fieldwriter, self.schema, self.pool.postings, self._lengths, fallback)
+        elif fallback is not None and isinstance(self.pool, PostingPool):  # a big merge spilled: its sorted runs, a term at a time
+            write_pool(fieldwriter, self.schema, self.pool.iter_postings(), self._lengths, fallback)
         else:  # another codec: Whoosh's own loop
             fieldwriter.add_postings(self.schema, lengths, self.pool.iter_postings())
         fieldwriter.close()
         if pdr is not None:
             pdr.close()
 
-
-def _write_postings(fw: Any, schema: Any, lengths: _Lengths, postings: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]]) -> None:
-    """Whoosh's `add_postings` for the W3 codec, a block at a time instead of a posting at a time.
-
-    Fills the postings writer's block buffers exactly as `W3PostingsWriter.add_posting` would
-    (ids, weights, non-empty values, min/max length and weight), then lets Whoosh write the
-    blocks, term infos and term table itself.
-    """
-    lastfield: str | None = None
-    pw: Any = None
-    limit = 0
-    for fieldname, tbytes in sorted(postings):
-        if fieldname != lastfield:
-            if lastfield is not None:
-                fw.finish_field()
-            fw.start_field(fieldname, schema[fieldname])
-            lastfield = fieldname
-            pw = fw._postwriter
-            limit = pw._blocklimit
-            if pw._byteids:  # not a W3 layout this loop knows
-                raise TypeError("byte ids")
-        fw.start_term(tbytes)
-        rows = postings[(fieldname, tbytes)]
-        known = lengths.known
-        for start in range(0, len(rows), limit):
-            if start:
-                pw._write_block()  # add_posting writes a full block when the next posting comes
-            block = rows[start : start + limit]
-            ids = array("I", [d for d, _, _ in block])
-            weights = array("f", [w for _, w, _ in block])
-            pw._ids = ids
-            pw._weights = weights
-            pw._values = [v for _, _, v in block if v]
-            maxweight = max(w for _, w, _ in block)  # compared before float32 rounding, as add_posting does
-            pw._maxweight = maxweight if maxweight > 0 else 0
-            lens = [n for n in (known.get((d, fieldname)) for d in ids) if n] if fieldname in lengths.scorable else []
-            if fieldname in lengths.scorable and len(lens) < len(ids):  # a merged segment's document
-                lens = [n for n in (lengths.doc_field_length(d, fieldname) for d in ids) if n]
-            pw._minlength = min(lens) if lens else None
-            pw._maxlength = max(lens) if lens else 0
-        fw.finish_term()
-    if lastfield is not None:
-        fw.finish_field()

@@ -94,6 +94,7 @@ def test_a_merge_past_the_memory_limit_spills_to_whooshs_pool_and_writes_the_sam
         return original(self, pool)
 
     monkeypatch.setattr(fast_writer, "POSTING_BYTES", 1024 * 1024 * 128 // 50)  # limit: 50 postings at limitmb=128
+    monkeypatch.setattr(fast_writer, "segment_postings", lambda reader: None)  # a segment only Whoosh can read: pooled
     monkeypatch.setattr(FastSegmentWriter, "_spilling_pool", spy)
     docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(3) for d in _docs()]
     (tmp_path / "a").mkdir()
@@ -112,8 +113,10 @@ def test_text_items_match_the_analyzer_in_every_language() -> None:
     text = "The Quick brown fox, the fox! über Häuser laufen 3.14 os.path 我的猫在压缩包里 ねこ"
     for lang in ("en", "de", "ja", "fr"):
         with language(lang):
-            want = sorted(field.index(text))
-        assert sorted(text_items(text, lang, field.format.field_boost)) == want
+            want = list(field.index(text))
+        terms, weights, values, length = text_items(text, lang, field.format.field_boost)
+        assert sorted(zip(terms, weights, values, strict=True)) == sorted((t, w, v) for t, _, w, v in want)
+        assert length == sum(freq for _, freq, _, _ in want)
 
 
 def test_a_field_with_another_analyzer_is_not_taken_for_ours() -> None:
@@ -121,3 +124,139 @@ def test_a_field_with_another_analyzer_is_not_taken_for_ours() -> None:
 
     assert not is_fast_text(TEXT())
     assert not is_fast_text(build_schema()["tags"])
+
+
+def _segment_files(directory: Path, docs: list[Any], fast: bool, compression: int = 0) -> dict[str, bytes]:
+    """The term table and postings of one uncompounded segment, by extension."""
+    ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
+    codec = W3Codec(compression=compression)
+    writer = FastSegmentWriter(ix, codec=codec, compound=False) if fast else ix.writer(codec=codec, compound=False)
+    for doc in docs:
+        for fields in document_fields(doc):
+            if fast:
+                writer.add_document(**fields, _lang=fields["lang"])
+            else:
+                with language(fields["lang"]):
+                    writer.add_document(**fields)
+    writer.commit(merge=False)
+    return {p.suffix: p.read_bytes() for p in directory.iterdir() if p.suffix in (".trm", ".pst")}
+
+
+@pytest.mark.parametrize("compression", [0, 3], ids=["plain", "zlib"])
+def test_the_fast_writer_writes_whooshs_term_table_and_postings_byte_for_byte(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compression: int) -> None:
+    import core.index.fast_writer as fast_writer
+    import core.index.w3_postings as w3_postings
+
+    # A note's title items are shared by its chunks, and a lone position's encoding by every
+    # term holding it: pickle then writes a repeated value as a back-reference (the same
+    # postings in fewer bytes). Unshared, the bytes must be Whoosh's own.
+    class Forget(dict[int, bytes]):
+        def get(self, key: int, default: Any = None) -> Any:
+            return default
+
+    monkeypatch.setattr(fast_writer, "NOTE_FIELDS", frozenset())
+    monkeypatch.setattr(fast_writer, "_SINGLE", Forget())
+    monkeypatch.setattr(w3_postings, "BLOCK_PROTOCOL", 2)  # Whoosh's (see BLOCK_PROTOCOL for why not ours)
+    monkeypatch.setattr(w3_postings, "FLUSH_BYTES", 4096)  # many flushes of both buffers
+    docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(12) for d in _docs()]  # long lists: several blocks
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    slow = _segment_files(tmp_path / "a", docs, fast=False, compression=compression)
+    fast = _segment_files(tmp_path / "b", docs, fast=True, compression=compression)
+    assert set(slow) == {".trm", ".pst"}
+    assert len(slow[".pst"]) > 100_000
+    assert fast[".trm"] == slow[".trm"]
+    assert fast[".pst"] == slow[".pst"]
+
+
+def test_plain_words_cut_text_without_cjk_as_pieces_does() -> None:
+    from core.index.analysis import has_cjk, pieces, plain_words
+
+    for rel in SAMPLES:
+        path = VAULTS / rel
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            if not has_cjk(text):
+                assert plain_words(text) == [w for _, _, w in pieces(text)], rel
+    text = "Ünïcode wörds, snake_case 3.14 os.path. end. ½ x² ٣ ok"
+    assert plain_words(text) == [w for _, _, w in pieces(text)]
+
+
+def test_the_analyser_gives_each_field_what_whoosh_gives_it() -> None:
+    from core.index.fast_writer import FieldAnalyser
+
+    schema = build_schema()
+    analyser = FieldAnalyser(schema)
+    for doc in _docs():
+        for fields in document_fields(doc):
+            lang = fields["lang"]
+            got = analyser.analyse(fields, lang)
+            with language(lang):
+                want = {name: list(schema[name].index(value)) for name, value in fields.items() if schema[name].indexed}
+            for answer in (got, analyser.analyse(fields, lang)):  # the second time from the memo
+                assert answer.keys() == want.keys()
+                for name, (terms, weights, values, length) in answer.items():
+                    assert sorted(zip(terms, weights, values, strict=True)) == sorted((t, w, v) for t, _, w, v in want[name]), name
+                    assert length == (sum(f for _, f, _, _ in want[name]) if schema[name].scorable else 0), name
+    assert [name for name in schema.names() if analyser.plain_id[name]]  # the fast ID path ran
+
+
+def test_a_bulk_batch_is_written_with_the_collector_paused_and_it_runs_again_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from core.index.keyword_index import BULK_NOTES, KeywordIndex
+
+    seen: list[bool] = []
+    original = FastSegmentWriter.add_document
+
+    def spy(self: FastSegmentWriter, **fields: Any) -> None:
+        seen.append(gc.isenabled())
+        original(self, **fields)
+
+    monkeypatch.setattr(FastSegmentWriter, "add_document", spy)
+    docs = _docs()
+    bulk = [replace(docs[i % len(docs)], rel_path=f"c{i}/{docs[i % len(docs)].rel_path}") for i in range(BULK_NOTES)]
+    index = KeywordIndex(tmp_path / "ix")
+    index.apply([], docs[:2])  # a live edit: the collector keeps running
+    assert seen and all(seen)
+    seen.clear()
+    index.apply([], bulk)
+    assert seen and not any(seen)
+    assert gc.isenabled()
+    monkeypatch.setattr(FastSegmentWriter, "add_document", lambda self, **fields: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        index.apply([], bulk)
+    assert gc.isenabled()  # also after a failed batch
+    assert index.doc_count() == sum(len(d.chunks) for d in docs[:2]) + sum(len(d.chunks) for d in bulk)
+
+
+@pytest.mark.parametrize("changed_notes", [0, 4], ids=["no-deletions", "with-deletions"])
+def test_a_merge_of_segments_writes_what_whoosh_writes(tmp_path: Path, changed_notes: int) -> None:
+    docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(12) for d in _docs()]  # long lists: several blocks
+    third = len(docs) // 3
+    first, second, last = docs[:third], docs[third : 2 * third], docs[2 * third :]
+    changed = first[:changed_notes]  # written again in the last round: their old chunks are deleted
+
+    def write(directory: Path, fast: bool) -> Any:
+        directory.mkdir()
+        ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
+        for batch, optimize in ((first, False), (second, False), (last + changed, True)):
+            writer = FastSegmentWriter(ix, codec=W3Codec(compression=0)) if fast else ix.writer(codec=W3Codec(compression=0))
+            for doc in batch:
+                writer.delete_by_term("rel_path", doc.rel_path)
+                for fields in document_fields(doc):
+                    if fast:
+                        writer.add_document(**fields, _lang=fields["lang"])
+                    else:
+                        with language(fields["lang"]):
+                            writer.add_document(**fields)
+            writer.commit(optimize=True) if optimize else writer.commit(merge=False)
+        assert len(ix._segments()) == 1
+        return ix
+
+    slow = index_dump(write(tmp_path / "a", fast=False))
+    fast = index_dump(write(tmp_path / "b", fast=True))
+    assert sum(1 for k in slow if k[3:].isdigit()) == sum(len(d.chunks) for d in docs)  # merged: the deleted are gone
+    assert slow.keys() == fast.keys()
+    for key in slow:
+        assert fast[key] == slow[key], key
