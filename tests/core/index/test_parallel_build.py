@@ -157,9 +157,31 @@ def test_a_cancelled_sync_stops_the_worker(vault: Path, tmp_path: Path, monkeypa
 
 def test_no_worker_without_a_spare_core(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pb.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(pb, "busy_cores", lambda: 1.5)
+    assert not pb.spare_core()
+    monkeypatch.setattr(pb, "busy_cores", lambda: 0.3)
+    assert pb.spare_core()
+    monkeypatch.setattr(pb, "busy_cores", lambda: None)  # not Linux: the load average decides
     monkeypatch.setattr(pb.os, "getloadavg", lambda: (1.5, 1.0, 1.0), raising=False)
     assert not pb.spare_core()
     monkeypatch.setattr(pb.os, "getloadavg", lambda: (0.4, 1.0, 1.0), raising=False)
     assert pb.spare_core()
     monkeypatch.setattr(pb.os, "cpu_count", lambda: 1)
     assert not pb.spare_core()
+
+
+def test_busy_cores_reads_the_last_moment_not_the_last_minute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stat = tmp_path / "stat"
+    # user nice system idle iowait irq softirq steal guest guest_nice
+    stat.write_text("cpu  1000 0 200 5000 100 0 0 0 50 0\ncpu0 ...\n")
+    later = "cpu  1060 0 20{} 5130 110 0 0 0 90 0\n"  # 66 busy of 206 ticks (guest counts within user)
+
+    def tick(seconds: float) -> None:
+        stat.write_text(later.format(6))
+
+    monkeypatch.setattr(pb.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(pb.time, "sleep", tick)
+    assert pb.busy_cores(stat=stat) == pytest.approx(66 / 206 * 2)
+    assert pb.busy_cores(stat=tmp_path / "missing") is None  # not Linux
+    stat.write_text("cpu  1 2\n")
+    assert pb.busy_cores(stat=stat) is None  # a format it does not know
