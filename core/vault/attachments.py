@@ -25,12 +25,15 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from core.base.models import Chunk, Document, FileWarning, SkippedFile, SkipReason
 from core.vault.chunker import ChunkLimits, chunk_plain_range
-from core.vault.extractor import ExtractionFailure, PdfExtractor
 from core.vault.frontmatter import CONFIDENTIALITY_LEVELS
-from core.vault.pdf import PdfText
+
+if TYPE_CHECKING:  # the extractor (multiprocessing) and the PDF module load with the first PDF, not with a search
+    from core.vault.extractor import PdfExtractor
+    from core.vault.pdf import PdfText
 
 PDF_SUFFIXES = (".pdf",)
 TEXT_SUFFIXES = (".txt",)
@@ -124,6 +127,8 @@ class AttachmentReading:
     @property
     def extractor(self) -> PdfExtractor:
         if self._extractor is None:
+            from core.vault.extractor import PdfExtractor
+
             self._extractor = PdfExtractor(self._seconds)
         return self._extractor
 
@@ -175,6 +180,8 @@ def parse_attachment(
     """Turn an attachment into a `Document`, or say why it cannot be indexed."""
     kind = attachment_kind(src.rel_path)
     if kind == "pdf":
+        from core.vault.extractor import ExtractionFailure
+
         got = extractor.extract(src.path, cancel)
         if isinstance(got, ExtractionFailure):
             return SkippedFile(src.rel_path, SkipReason(got.reason), got.detail)
