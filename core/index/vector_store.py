@@ -9,6 +9,7 @@ corrupted file is rebuilt from the embedding cache without re-embedding.
 from __future__ import annotations
 
 import hashlib
+import mmap
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable
@@ -358,8 +359,16 @@ class VaultVectors:
 
 
 def _sha256(path: Path) -> str:
+    """The file's checksum, hashed from a map of it: reading a 27 MB file into 1 MB blocks
+    cost a cold `cairn search` 21 ms against 15 (the pages are the ones usearch maps next)."""
     h = hashlib.sha256()
     with path.open("rb") as fh:
+        try:
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                h.update(mapped)
+            return h.digest().hex()
+        except (OSError, ValueError):  # an empty file, or no map here: read it
+            pass
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.digest().hex()

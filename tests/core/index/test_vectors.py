@@ -355,3 +355,15 @@ def test_a_vault_with_new_chunks_since_the_vector_file_binds_from_the_manifest(t
     again, _ = make_engine(tmp_path / "home", small_vault, BagOfWordsEmbedder())
     vv = again.vectors_for(name)
     assert vv is not None and not vv.rows_from_file and vv.fraction_complete < 1.0
+
+
+def test_the_vector_file_checksum_is_sha256_of_its_bytes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Hashed from a map of the file (or read, where it cannot be mapped): the same digest."""
+    import hashlib
+
+    from core.index.vector_store import _sha256
+
+    for data in (b"", b"abc", bytes(range(256)) * 5000):
+        path = tmp_path / "vectors.usearch"
+        path.write_bytes(data)
+        assert _sha256(path) == hashlib.sha256(data).hexdigest()
