@@ -170,14 +170,7 @@ class FastBM25F:
         scores = np.zeros(total, dtype=np.float64)
         k1, b = self.k1, self.b
         segments = [(self._segment(reader), reader, offset) for reader, offset in readers]
-        for i, (field, text) in enumerate(clauses):
-            weight = 1.0 if field_weights is None else field_weights.get(field, 1.0)
-            if clause_weights is not None:
-                weight *= clause_weights[i]
-            if weight == 0.0:
-                continue
-            idf = weight * searcher.idf(field, text)
-            avgfl = searcher.avg_field_length(field) or 1
+        for field, text, idf, avgfl in bm25_python.weighted_clauses(searcher, clauses, field_weights, clause_weights):
             for seg, reader, offset in segments:
                 posting = seg.term(reader, field, text)
                 if posting is None:

@@ -51,18 +51,23 @@ def _docs() -> list[Any]:
     return docs
 
 
+def _add_all(writer: Any, docs: list[Any], fast: bool) -> None:
+    """Every chunk of `docs`, through our writer (language passed) or Whoosh's (language set around it)."""
+    for doc in docs:
+        for fields in document_fields(doc):
+            if fast:
+                writer.add_document(**fields, _lang=fields["lang"])
+            else:
+                with language(fields["lang"]):
+                    writer.add_document(**fields)
+
+
 def _write(directory: Path, docs: list[Any], fast: bool, *, twice: bool = False, optimize: bool = False) -> Any:
     ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
     rounds = [docs[: len(docs) // 2], docs[len(docs) // 2 :]] if twice else [docs]
     for batch in rounds:
         writer = FastSegmentWriter(ix, codec=W3Codec(compression=0)) if fast else ix.writer(codec=W3Codec(compression=0))
-        for doc in batch:
-            for fields in document_fields(doc):
-                if fast:
-                    writer.add_document(**fields, _lang=fields["lang"])
-                else:
-                    with language(fields["lang"]):
-                        writer.add_document(**fields)
+        _add_all(writer, batch, fast)
         writer.commit(merge=True, optimize=optimize)
     return ix
 
@@ -131,13 +136,7 @@ def _segment_files(directory: Path, docs: list[Any], fast: bool, compression: in
     ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
     codec = W3Codec(compression=compression)
     writer = FastSegmentWriter(ix, codec=codec, compound=False) if fast else ix.writer(codec=codec, compound=False)
-    for doc in docs:
-        for fields in document_fields(doc):
-            if fast:
-                writer.add_document(**fields, _lang=fields["lang"])
-            else:
-                with language(fields["lang"]):
-                    writer.add_document(**fields)
+    _add_all(writer, docs, fast)
     writer.commit(merge=False)
     return {p.suffix: p.read_bytes() for p in directory.iterdir() if p.suffix in (".trm", ".pst")}
 
@@ -244,12 +243,7 @@ def test_a_merge_of_segments_writes_what_whoosh_writes(tmp_path: Path, changed_n
             writer = FastSegmentWriter(ix, codec=W3Codec(compression=0)) if fast else ix.writer(codec=W3Codec(compression=0))
             for doc in batch:
                 writer.delete_by_term("rel_path", doc.rel_path)
-                for fields in document_fields(doc):
-                    if fast:
-                        writer.add_document(**fields, _lang=fields["lang"])
-                    else:
-                        with language(fields["lang"]):
-                            writer.add_document(**fields)
+            _add_all(writer, batch, fast)
             writer.commit(optimize=True) if optimize else writer.commit(merge=False)
         assert len(ix._segments()) == 1
         return ix

@@ -128,7 +128,8 @@ def test_cancel_already_set_embeds_nothing(embedder: MiniLMEmbedder) -> None:
         embedder.embed_documents(["note"], progress=lambda d, t: pytest.fail("ran"), cancel=cancel)
 
 
-def test_model_with_one_changed_byte_is_rejected_as_checksum_error(tmp_path: Path) -> None:
+def _damaged_model(tmp_path: Path) -> Path:
+    """A copy of the bundled model with one byte flipped a megabyte in."""
     damaged = tmp_path / "model.onnx"
     shutil.copyfile(onnx_minilm.default_model_path(), damaged)
     with damaged.open("r+b") as fh:
@@ -136,6 +137,11 @@ def test_model_with_one_changed_byte_is_rejected_as_checksum_error(tmp_path: Pat
         byte = fh.read(1)
         fh.seek(1_000_000)
         fh.write(bytes([byte[0] ^ 0xFF]))
+    return damaged
+
+
+def test_model_with_one_changed_byte_is_rejected_as_checksum_error(tmp_path: Path) -> None:
+    damaged = _damaged_model(tmp_path)
     with pytest.raises(EmbedderUnavailable) as info:
         MiniLMEmbedder(model_path=damaged).embed_query("hello")
     assert info.value.reason == "model_checksum"
@@ -315,13 +321,7 @@ def test_a_damaged_prepared_copy_falls_back_to_the_model_and_is_made_again(tmp_p
 
 
 def test_a_damaged_model_is_rejected_before_any_copy_is_made_of_it(tmp_path: Path) -> None:
-    damaged = tmp_path / "model.onnx"
-    shutil.copyfile(onnx_minilm.default_model_path(), damaged)
-    with damaged.open("r+b") as fh:
-        fh.seek(1_000_000)
-        byte = fh.read(1)
-        fh.seek(1_000_000)
-        fh.write(bytes([byte[0] ^ 0xFF]))
+    damaged = _damaged_model(tmp_path)
     emb = MiniLMEmbedder(model_path=damaged)
     emb.prepare_in(tmp_path / "models")
     with pytest.raises(EmbedderUnavailable) as info:
