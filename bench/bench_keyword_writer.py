@@ -1,7 +1,7 @@
 """CPU seconds of the keyword writer's two halves on a real vault: analysing chunks, and filing them.
 
-A cold index runs a parser process (parse + `FieldAnalyser.analyse`) feeding the writer
-(`KeywordIndex.apply`). This times each half on its own over rows prepared once, in
+A cold index analyses each chunk (`FieldAnalyser.analyse`) and files the postings
+(`KeywordIndex.apply`), in both processes of a parallel build. This times each half on its own over rows prepared once, in
 CPU seconds (`time.process_time`), so a shared machine blurs the figures less than wall time.
 
     python bench/bench_keyword_writer.py --vault ../shared/data/vaults/tldr --rounds 3

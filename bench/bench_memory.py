@@ -9,7 +9,7 @@ one phase's heap does not inflate the other's:
 - **build**: the cold keyword index of the same vault plus its vectors (random unit
   vectors stand in for the model, which would take an hour at 100k chunks), saved, then
   20 hybrid queries; the peak RSS of that process, and -- because the first keyword index
-  runs in a child process (with a parser pool of its own) -- the peak of each descendant
+  runs in a child process (with a segment-building worker of its own) -- the peak of each descendant
   and of the whole process tree's summed RSS, sampled every 50 ms.
 
     python bench/bench_memory.py --notes 10000
@@ -55,7 +55,7 @@ def _proc_rss_mib(pid: int) -> tuple[str, int, float] | None:
         cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except (OSError, ValueError):
         return None
-    # The index child and a parser pool's worker both run spawn_main; the tracker is multiprocessing's own.
+    # The index child and its segment-building worker both run spawn_main; the tracker is multiprocessing's own.
     kind = "resource_tracker" if "resource_tracker" in cmd else "spawned" if "spawn_main" in cmd else fields["Name"].strip()
     return kind, int(fields["PPid"]), int(fields.get("VmRSS", "0 kB").split()[0]) / 1024
 
@@ -64,7 +64,7 @@ class TreeSampler:
     """Peak RSS of this process, of each descendant and of the tree's sum, sampled on a thread.
 
     VmHWM and RUSAGE_CHILDREN each see one process; the cold index runs in a spawned child
-    that may run a parser pool beside it, so what the machine must hold is the sum.
+    that may run a segment-building worker beside it, so what the machine must hold is the sum.
     """
 
     def __init__(self, period: float = 0.05) -> None:

@@ -39,7 +39,7 @@ def _child(data_dir: str, config: EngineConfig, name: str, out: Any, cancel: Any
 
     class _Cancel:
         def is_set(self) -> bool:
-            # Not a daemon (it starts a parser process of its own, which a daemon may not):
+            # Not a daemon (it starts a segment-building worker of its own, which a daemon may not):
             # it stops by itself, after the current note, when the app that started it is gone.
             return bool(cancel.is_set()) or (parent is not None and not parent.is_alive())
 

@@ -201,8 +201,8 @@ Analysed = dict[str, FieldItems]  # field -> its terms, weights, values and scor
 class FieldAnalyser:
     """A chunk's indexed fields as Whoosh's `field.index` would give them, with a per-note memo.
 
-    Runs in the writer or, for a first index, in a parser process ahead of it: what it
-    returns pickles, so the writer only has to file the postings.
+    Runs in the writer, for each chunk it adds (in both processes of a parallel build). What it
+    returns pickles, so analysing and filing can be timed apart (`bench/bench_keyword_writer.py`).
     """
 
     def __init__(self, schema: Any) -> None:
