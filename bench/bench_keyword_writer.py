@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.index.fast_writer import FieldAnalyser  # noqa: E402
+from core.index.field_analysis import FieldAnalyser  # noqa: E402
 from core.index.keyword_index import KeywordIndex, build_schema, document_fields  # noqa: E402
 from core.vault.chunker import ChunkLimits, new_parser  # noqa: E402
 from core.vault.links import new_link_parser  # noqa: E402

@@ -176,7 +176,8 @@ class Engine(VaultRegistry):
             return SyncReport(kw, emb, self.semantic_problem(name))
 
     def _bulk_in_child(self, name: str, progress: Progress | None, cancel: threading.Event | None) -> SyncStats | None:
-        from core.index.child_sync import ChildSyncError, gc_paused, sync_keyword_in_child
+        from core.base.gc_pause import gc_paused
+        from core.index.child_sync import ChildSyncError, sync_keyword_in_child
 
         try:
             stats = sync_keyword_in_child(self.paths.data_dir, self.config, name, progress=progress, cancel=cancel)

@@ -11,12 +11,10 @@ indexes in-process as before.
 from __future__ import annotations
 
 import atexit
-import gc
 import multiprocessing
 import queue
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -104,20 +102,3 @@ def _stats(data: dict[str, Any]) -> SyncStats:
     data["changed_paths"] = tuple(data.get("changed_paths", ()))
     data["removed_paths"] = tuple(data.get("removed_paths", ()))
     return SyncStats(**data)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic collection while a big manifest is turned into objects.
-
-    Those allocations trigger full collections, each a single C call that holds the
-    GIL for tens of ms over a large heap: the app's window then stalls (measured:
-    69-81 ms at 10k notes). The records hold no reference cycles.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()

@@ -6,10 +6,10 @@ token generators, is sized and appended to a pool of 390k tuples that is sorted
 whole at commit, and for each posting written the document's field length is
 read back from the length column just written. None of that is needed here:
 
-- text fields are analysed in one loop over the words (`analysis.plain_words`, or
-  `pieces` for CJK) through the same word -> term memo the analyzer uses (a test
-  holds the postings identical to Whoosh's own `field.index`), and a note's title,
-  aliases, folders and tags are analysed once per note and language;
+- text fields are analysed in one pass over the words through the analyzer's own
+  word -> term memo, a note's title, aliases, folders and tags once per note and
+  language (`core.index.field_analysis`; a test holds the postings identical to
+  Whoosh's own `field.index`);
 - postings go into dicts by field and term, so commit sorts the distinct terms
   only (docnums arrive ascending), and `w3_postings` writes blocks, term infos and
   the term table in one loop, the same bytes as Whoosh's W3 codec;
@@ -26,26 +26,18 @@ import heapq
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from whoosh import formats
-from whoosh.analysis.analyzers import CompositeAnalyzer
-from whoosh.analysis.tokenizers import IDTokenizer
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3FieldWriter, W3PerDocWriter, _lenfield
-from whoosh.compat import dumps
 from whoosh.reading import SegmentReader
-from whoosh.system import pack_uint
 from whoosh.util.numeric import byte_to_length, length_to_byte
 from whoosh.writing import PostingPool, SegmentWriter
 
-from core.index.analysis import ScriptTokenizer, TermFilter, has_cjk, language, pieces, plain_words, terms_for
+from core.index.field_analysis import Analysed, FieldAnalyser, FieldItems
+from core.index.field_analysis import is_fast_text as is_fast_text  # re-exported: tests hold it to Whoosh's
+from core.index.field_analysis import text_items as text_items  # re-exported
 from core.index.segment_merge import segment_postings, write_per_doc
 from core.index.w3_postings import Rows, supported, write_pool, write_terms
 
-#: A field's analysed value: its terms, their weights and encoded values (parallel tuples: ~3x cheaper to
-#: unpickle in the writer than a tuple per term), and its scorable length.
-FieldItems = tuple[tuple[bytes, ...], tuple[float, ...], tuple[bytes, ...], int]
 Posting = tuple[str, bytes, int, float, bytes | None]  # (field, term bytes, docnum, weight, value): Whoosh's pool item
-NOTE_FIELDS = frozenset({"title", "aliases", "folders", "tags"})  # the same for every chunk of a note
-MEMO_LIMIT = 4096  # note-level values remembered; a note's chunks arrive together, so this is plenty
 #: Rough bytes one posting costs in a `TermPool` (a 3-tuple in a list, its value bytes, the float).
 POSTING_BYTES = 128
 
@@ -119,142 +111,6 @@ class _Lengths:
         if fieldname not in self.scorable:  # no length column: asking Whoosh costs a file-exists check
             return default
         return self.reader.doc_field_length(docnum, fieldname, default)  # a merged segment's document
-
-
-def is_fast_text(field: Any) -> bool:
-    """A text field our own loop can analyse: positions, and exactly Cairn's analyzer."""
-    ana = getattr(field, "analyzer", None)
-    return (
-        type(field.format) is formats.Positions
-        and isinstance(ana, CompositeAnalyzer)
-        and len(ana.items) == 2
-        and type(ana.items[0]) is ScriptTokenizer
-        and type(ana.items[1]) is TermFilter
-    )
-
-
-def text_items(value: str, lang: str, field_boost: float) -> FieldItems:
-    """What `field.index(value)` yields for a positions field with Cairn's analyzer, in `lang`.
-
-    Mirrors ScriptTokenizer | TermFilter | Positions.word_values: a term's positions count
-    kept tokens, except that the first kept token keeps its raw position (TermFilter's
-    renumbering starts from it). Text without CJK (most chunks) is cut by one `findall`.
-    """
-    terms = terms_for(lang)
-    cache = terms.cache
-    term = terms.term
-    words = words_of(value)
-    poses: dict[str, list[int]] = {}
-    get = poses.get
-    offset = -1  # raw position of the first kept word
-    kept = 0
-    for raw_pos, word in enumerate(words):
-        text = cache.get(word, "")
-        if text == "":
-            text = term(word)
-        if text is None:
-            continue
-        if offset < 0:
-            offset = raw_pos
-        pos = offset + kept
-        kept += 1
-        found = get(text)
-        if found is None:
-            poses[text] = [pos]
-        else:
-            found.append(pos)
-    single = _SINGLE
-    weights = []
-    values = []
-    for plist in poses.values():
-        n = len(plist)
-        if n == 1:
-            p = plist[0]
-            vbytes = single.get(p)
-            if vbytes is None:
-                vbytes = single[p] = _encode_positions([p])
-        else:
-            vbytes = _encode_positions([plist[0]] + [b - a for a, b in zip(plist, plist[1:], strict=False)])
-        weights.append(float(n) * field_boost)
-        values.append(vbytes)
-    return tuple(text.encode("utf-8") for text in poses), tuple(weights), tuple(values), kept
-
-
-_SINGLE: dict[int, bytes] = {}  # a lone position's encoding: most terms occur once in a chunk
-
-
-def _encode_positions(deltas: list[int]) -> bytes:
-    """Positions.encode for position deltas."""
-    return pack_uint(len(deltas)) + dumps(deltas, 2)
-
-
-def words_of(value: str) -> list[str]:
-    """The raw tokens of `value`, as `analysis.pieces` cuts them."""
-    if not has_cjk(value):
-        return plain_words(value)
-    return [word for _, _, word in pieces(value)]
-
-
-Analysed = dict[str, FieldItems]  # field -> its terms, weights, values and scorable length
-
-
-class FieldAnalyser:
-    """A chunk's indexed fields as Whoosh's `field.index` would give them, with a per-note memo.
-
-    Runs in the writer, for each chunk it adds (in both processes of a parallel build). What it
-    returns pickles, so analysing and filing can be timed apart (`bench/bench_keyword_writer.py`).
-    """
-
-    def __init__(self, schema: Any) -> None:
-        self.schema = schema
-        self.fast = {name: is_fast_text(field) for name, field in schema.items()}
-        self.plain_id = {name: is_plain_id(field) for name, field in schema.items()}
-        self.indexed = frozenset(name for name, field in schema.items() if field.indexed)
-        self.memo: dict[tuple[str, Any, str], FieldItems] = {}
-
-    def analyse(self, fields: dict[str, Any], lang: str) -> Analysed:
-        indexed = self.indexed
-        return {name: self.items(name, value, lang) for name, value in fields.items() if name in indexed and value is not None}
-
-    def items(self, fieldname: str, value: Any, lang: str) -> FieldItems:
-        """One field value's terms, weights, values and scorable length, remembered for a note's own fields."""
-        field = self.schema[fieldname]
-        fast = self.fast[fieldname] and isinstance(value, str)
-        if self.plain_id[fieldname] and isinstance(value, str):  # the value is the term (a path, an id)
-            return (value.encode("utf-8"),), (field.format.field_boost,), (b"",), 0
-        if fast:  # text analysed in the chunk's language: a note's own fields are remembered
-            key = (fieldname, value, lang) if fieldname in NOTE_FIELDS else None
-        else:  # a keyword or number field: the language does not matter, values recur (ordinals, folders)
-            key = (fieldname, value, "") if isinstance(value, (str, int)) else None
-        if key is not None:
-            found = self.memo.get(key)
-            if found is not None:
-                return found
-        if fast:
-            items = text_items(value, lang, field.format.field_boost)
-            if not field.scorable:
-                items = (*items[:3], 0)
-        else:
-            with language(lang):
-                found_items = list(field.index(value))
-            length = sum(freq for _, freq, _, _ in found_items) if field.scorable else 0
-            items = (
-                tuple(t for t, _, _, _ in found_items),
-                tuple(w for _, _, w, _ in found_items),
-                tuple(v for _, _, _, v in found_items),
-                length,
-            )
-        # Whoosh multiplies weights by the document's and field's boost: both 1 here (no `_boost` arguments).
-        if key is not None:
-            if len(self.memo) >= MEMO_LIMIT:
-                self.memo.clear()
-            self.memo[key] = items
-        return items
-
-
-def is_plain_id(field: Any) -> bool:
-    """An ID field that indexes its value whole and as is: its one term is the value."""
-    return type(field.format) is formats.Existence and type(getattr(field, "analyzer", None)) is IDTokenizer and not field.scorable
 
 
 class FastSegmentWriter(SegmentWriter):

