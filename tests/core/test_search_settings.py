@@ -70,17 +70,21 @@ def test_a_setting_given_by_the_caller_wins_over_the_config(engine: Engine) -> N
     assert resp.settings == replace(USER, profile="recent", per_note_cap=0)
 
 
+# The user's settings as an answer's debug and `cairn search --json` report them.
+USER_AS_REPORTED = {
+    "profile": "keyword-heavy",
+    "per_note_cap": 2,
+    "top_n": 40,
+    "rrf_k": 7,
+    "title_boost": 0.005,
+    "fusion": "blend",
+    "keyword_share": None,
+}
+
+
 def test_ask_in_the_app_and_in_mcp_uses_the_users_settings(engine: Engine, seen: list[SearchSettings]) -> None:
     resp = Answerer(engine).ask(AskRequest("How do I feed a sourdough starter?"))
-    assert resp.debug["search_settings"] == {
-        "profile": "keyword-heavy",
-        "per_note_cap": 2,
-        "top_n": 40,
-        "rrf_k": 7,
-        "title_boost": 0.005,
-        "fusion": "blend",
-        "keyword_share": None,
-    }
+    assert resp.debug["search_settings"] == USER_AS_REPORTED
 
     server = build_server(lambda: engine)
     asyncio.run(server.call_tool("ask_notes", {"question": "How do I feed a sourdough starter?"}))
@@ -91,15 +95,7 @@ def test_ask_in_the_app_and_in_mcp_uses_the_users_settings(engine: Engine, seen:
 def test_cli_search_and_ask_use_the_users_settings(engine: Engine, seen: list[SearchSettings], capsys: pytest.CaptureFixture[str]) -> None:
     engine.close()  # the CLI opens its own engine on the same data folder
     assert main(["search", "sourdough starter", "--mode", "keyword", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["settings"] == {
-        "profile": "keyword-heavy",
-        "per_note_cap": 2,
-        "top_n": 40,
-        "rrf_k": 7,
-        "title_boost": 0.005,
-        "fusion": "blend",
-        "keyword_share": None,
-    }
+    assert json.loads(capsys.readouterr().out)["settings"] == USER_AS_REPORTED
     assert main(["ask", "How do I feed a sourdough starter?", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["debug"]["search_settings"]["rrf_k"] == 7
     assert main(["search", "sourdough", "--mode", "keyword", "--profile", "recent", "--json"]) == 0
