@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from core.base.structured import Property, PropertyFilter, Task
+
 
 class SearchMode(StrEnum):
     """How a search retrieves: a StrEnum, so `mode == "hybrid"` and JSON output keep working."""
@@ -88,6 +90,8 @@ class FrontMatter:
     confidentiality: str = "internal"
     end_byte: int = 0  # where the body starts in the raw bytes
     error: str | None = None  # YAML problem, if any
+    properties: tuple[Property, ...] = ()  # every property, typed (`core.vault.properties`)
+    links: tuple[Link, ...] = ()  # `[[links]]` written inside properties
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +145,8 @@ class Document:
     chunks: tuple[Chunk, ...]
     warnings: tuple[FileWarning, ...] = ()
     links: tuple[Link, ...] = ()
+    properties: tuple[Property, ...] = ()
+    tasks: tuple[Task, ...] = ()
 
     @property
     def folder(self) -> str:
@@ -241,6 +247,8 @@ class SearchFilters:
     before: str | None = None  # inclusive ISO date
     allow_restricted: bool = False
     languages: tuple[str, ...] = ()  # detected chunk languages (ISO 639-1), `lang:` in the query box
+    where: tuple[PropertyFilter, ...] = ()  # property filters (`status:draft`, `rating>=4`), all must hold
+    paths: frozenset[str] | None = None  # only these notes (a Base's rows); None = no restriction
 
 
 @dataclass(frozen=True, slots=True)

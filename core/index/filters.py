@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from core.base.models import SearchFilters
 from core.index.manifest import FileRecord
+from core.index.property_terms import terms_match
 
 
 def record_matches(rel_path: str, rec: FileRecord, filters: SearchFilters) -> bool:
@@ -34,8 +35,15 @@ def record_matches(rel_path: str, rec: FileRecord, filters: SearchFilters) -> bo
             return False
         if filters.before and rec.date > filters.before:
             return False
+    if filters.paths is not None and rel_path not in filters.paths:
+        return False
+    if filters.where:
+        terms = frozenset(rec.props)
+        return all(terms_match(terms, f) for f in filters.where)
     return True
 
 
 def is_active(filters: SearchFilters) -> bool:
-    return bool(filters.folders or filters.tags or filters.doc_types or filters.after or filters.before)
+    return bool(
+        filters.folders or filters.tags or filters.doc_types or filters.after or filters.before or filters.where or filters.paths is not None
+    )

@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 
 from core.base.errors import UsageError
 from core.base.models import ParsedQuery, SearchFilters
+from core.base.structured import PropertyFilter
+from core.search.property_query import PROPERTY_TOKEN, property_filter
 
 # A query is what a person types or pastes: a paragraph at most. Past that, search time grows
 # with every term (5,000 words took 18 s in #22) and nothing useful comes of it.
@@ -33,7 +35,9 @@ STOP_WORDS = frozenset(
     want wants need needs
     """.split()
 )
-_TOKEN = re.compile(r'(\w+):"([^"]*)"|(\w+):(\S+)|"([^"]*)"?|(\S+)', re.UNICODE)
+# The first two (non-capturing) forms keep `-key:"a b"` and `key>="a b"` whole; `_property_token` reads them.
+_TOKEN = re.compile(r'-[^\W\d][\w\-]*(?:>=|<=|!=|>|<|=|:)"[^"]*"|[^\W\d][\w\-]*(?:>=|<=|!=|>|<|=)"[^"]*"|(\w+):"([^"]*)"|(\w+):(\S+)|"([^"]*)"?|(\S+)', re.UNICODE)
+_PROPERTY = re.compile(PROPERTY_TOKEN, re.UNICODE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +76,12 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
     types = list(base.doc_types)
     langs = list(base.languages)
     after, before = base.after, base.before
+    where = list(base.where)
     for m in _TOKEN.finditer(text):
         key = (m.group(1) or m.group(3) or "").lower()
         value = m.group(2) if m.group(1) else m.group(4)
+        if _property_token(m.group(0), where, warnings):
+            continue
         if key and key in FILTER_KEYS and value:
             if key == "vault":
                 vaults.append(value)
@@ -108,11 +115,35 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
         tags=tuple(dict.fromkeys(tags)),
         doc_types=tuple(dict.fromkeys(types)),
         languages=tuple(dict.fromkeys(langs)),
+        where=tuple(dict.fromkeys(where)),
         after=after,
         before=before,
     )
     free = " ".join(words + phrases)
     return QueryParse(ParsedQuery(free, tuple(words), tuple(phrases), filters), tuple(warnings))
+
+
+def _property_token(token: str, where: list[PropertyFilter], warnings: list[str]) -> bool:
+    """Take `token` as a property filter (`status:draft`, `-status:done`, `rating>=4`, `has:x`)
+    when it is one; the filters Cairn had before (`tag:`, `folder:`...) keep their meaning."""
+    m = _PROPERTY.fullmatch(token)
+    if m is None:
+        return False
+    negate, key, op, quoted, plain = m.groups()
+    value = quoted if quoted is not None else plain
+    if op == ":" and not negate and key.lower() in FILTER_KEYS:
+        return False
+    if op == ":" and value.startswith("//"):
+        return False  # a URL (https://...) is words, not a filter
+    if negate and key.lower() in FILTER_KEYS and key.lower() != "tag":
+        warnings.append(f"-{key}: cannot be negated; filter ignored")
+        return True
+    flt, warning = property_filter(negate, key, op, value)
+    if flt is not None:
+        where.append(flt)
+    if warning:
+        warnings.append(warning)
+    return True
 
 
 def content_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
