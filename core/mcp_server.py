@@ -38,8 +38,10 @@ from core.engine import Engine
 from core.mcp_wire import jsonrpc_problem as jsonrpc_problem  # re-exported: importers predate the split
 from core.mcp_wire import serve_checked_stdio
 from core.search.guardrails import mask_secrets
+from core.search.property_query import parse_wheres
 from core.search.search import SearchRequest
 from core.serialize import links_json
+from core.structured.listing import TaskQuery, properties_json, task_json, vault_properties, vault_tasks
 
 log = logging.getLogger("cairn.mcp")
 T = TypeVar("T")
@@ -91,6 +93,9 @@ def _mtime(path: Path) -> float:
         return -1.0
 
 
+WHERE_DESCRIPTION = "property conditions, all must hold: KEY=VALUE, KEY!=VALUE, KEY<VALUE (<=, >, >=), has:KEY (see list_properties)"
+
+
 def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_restricted: bool = False, max_chars: int = MAX_CHARS) -> MCPServer:
     """The MCP server with Cairn's tools; the engine opens on the first call."""
     holder = EngineHolder(engine_factory or (lambda: Engine(AppPaths.from_env())))
@@ -107,7 +112,7 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
         structured_output=False,
     )
     def search_notes(
-        query: Annotated[str, Field(min_length=1, description="what to look for; may contain tag:x folder:y filters")],
+        query: Annotated[str, Field(min_length=1, description="what to look for; may contain tag:x folder:y status:draft rating>=4 filters")],
         vault: Annotated[str | None, Field(description="only this vault (see list_vaults)")] = None,
         folder: Annotated[str | None, Field(description="only notes below this folder, e.g. 'Projects/Home Lab'")] = None,
         tags: Annotated[list[str] | None, Field(description="only notes with any of these tags")] = None,
@@ -118,6 +123,7 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
             Field(description="hybrid fusion: blend of normalised scores or reciprocal rank; default: the user's setting"),
         ] = None,
         keyword_weight: Annotated[float | None, Field(ge=0.0, le=1.0, description="blend: the keyword list's share of the score")] = None,
+        where: Annotated[list[str] | None, Field(description=WHERE_DESCRIPTION)] = None,
     ) -> str:
         if not query.strip():
             raise ToolError("query must not be empty")
@@ -127,6 +133,7 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
             folders=(folder.strip("/"),) if folder and folder.strip("/") else (),
             tags=tuple(t.lstrip("#").lower() for t in tags or () if t.strip()),
             allow_restricted=allow_restricted,
+            where=_call(lambda: parse_wheres(where)),
         )
         request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight)
         resp = _call(lambda: engine.search(request))
@@ -209,7 +216,45 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
         result = _call(lambda: engine.links(name, note, k=k, allow_restricted=allow_restricted))
         return links_text(links_json(result), max_chars)
 
+    _structured_tools(server, holder, max_chars)
     return server
+
+
+def _structured_tools(server: MCPServer, holder: EngineHolder, max_chars: int) -> None:
+    """Properties and tasks (restricted notes are never listed: their properties are their content)."""
+
+    @server.tool(
+        name="list_properties",
+        description="The front-matter properties in use: each key with its note count, types and commonest values "
+        "(filter searches with them: status:draft, rating>=4, has:KEY). Same JSON as `cairn properties --json`.",
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
+    def list_properties(
+        key: Annotated[str | None, Field(description="only this key, with all its values")] = None,
+        vault: Annotated[str | None, Field(description="only this vault")] = None,
+    ) -> str:
+        stats = _call(lambda: vault_properties(holder.get(), key, (vault,) if vault else ()))
+        return truncate(json.dumps(properties_json(stats), ensure_ascii=False), max_chars)
+
+    @server.tool(
+        name="list_tasks",
+        description="Task lines (- [ ] ...) with note, heading, status, dates and priority, soonest due first; each "
+        "cited as vault/path:line. The query takes words and filters: task:open, due<2026-12-01, project:X.",
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
+    def list_tasks(
+        query: Annotated[str, Field(description="words and filters; empty for all")] = "",
+        state: Literal["open", "done"] | None = None,
+        due_before: Annotated[str | None, Field(description="due on or before YYYY-MM-DD")] = None,
+        vault: Annotated[str | None, Field(description="only this vault")] = None,
+        k: Annotated[int, Field(ge=1, le=200, description="at most this many tasks")] = 50,
+    ) -> str:
+        request = TaskQuery(query, state, due_before, SearchFilters(vaults=(vault,) if vault else ()), k)
+        hits, warnings = _call(lambda: vault_tasks(holder.get(), request))
+        payload = {"count": len(hits), "warnings": list(warnings), "tasks": [task_json(h) for h in hits]}
+        return truncate(json.dumps(payload, ensure_ascii=False), max_chars)
 
 
 def render_answer(resp: AskResponse) -> str:

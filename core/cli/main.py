@@ -14,6 +14,7 @@ from typing import NoReturn
 from core.base.errors import CairnError, UsageError
 from core.base.models import SearchMode
 from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
+from core.cli.structured_args import WHERE_HELP, add_structured_commands
 
 
 class _Parser(argparse.ArgumentParser):
@@ -122,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--model", default=None, help="the model of --provider")
     ev.add_argument("--base-url", default=None, help="the server of --provider")
     ev.add_argument("--route-folders", action="store_true", help="ask cases with folder routing (needs --provider)")
+    add_structured_commands(sub, _add_filter_args)
     return p
 
 
@@ -134,6 +136,7 @@ def _add_filter_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--after", default=None, help="notes dated on or after YYYY-MM-DD")
     p.add_argument("--before", default=None, help="notes dated on or before YYYY-MM-DD")
     p.add_argument("--allow-restricted", action="store_true", help="include notes marked confidentiality: restricted")
+    p.add_argument("--where", action="append", default=[], help=WHERE_HELP)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -204,6 +207,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         "eval": _eval,
         "fetch": _fetch,
         "mcp": _mcp,
+        "properties": _structured,
+        "tasks": _structured,
+        "base": _structured,
+        "checkup": _structured,
     }[args.command]
     return handler(args)
 
@@ -236,6 +243,12 @@ def _fetch(args: argparse.Namespace) -> int:
     from core.cli import mcp_cmd
 
     return mcp_cmd.cmd_fetch(args)
+
+
+def _structured(args: argparse.Namespace) -> int:
+    from core.cli import structured_cmd
+
+    return structured_cmd.run(args)
 
 
 def _mcp(args: argparse.Namespace) -> int:

@@ -126,7 +126,7 @@ def document_fields(doc: Document) -> list[dict[str, Any]]:
     terms = property_terms(doc.properties, doc.tasks)
     props = ",".join(terms)
     meta = {"p": list(terms), "t": [task_row(t) for t in doc.tasks]} if terms else None
-    rows = []
+    rows: list[dict[str, Any]] = []
     for chunk in doc.chunks:
         lang = detect_language(chunk.text)
         if not lang:

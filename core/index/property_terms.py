@@ -4,7 +4,7 @@ One spelling serves both retrieval lists, so they cannot disagree: the keyword i
 note's terms in its `props` field and turns a filter into Whoosh term and range queries
 (`whoosh_filter`); the vector side keeps the same terms in the manifest and tests them in
 Python (`terms_match`). A term is `key` (the note has the property), or `key=<kind>:<value>`
-with kind `t` text, `n` number (spelled so that text order is numeric order), `d` date or
+with kind `t` text, `l` list item, `n` number (spelled so that text order is numeric order), `d` date or
 date-time, `b` checkbox. Task states are filed under the reserved key `@task`.
 """
 
@@ -22,7 +22,7 @@ FIELD = "props"
 TASK_KEY = "@task"
 _KIND = {
     PropertyType.TEXT: "t",
-    PropertyType.LIST: "t",
+    PropertyType.LIST: "l",
     PropertyType.NUMBER: "n",
     PropertyType.DATE: "d",
     PropertyType.DATETIME: "d",
@@ -98,7 +98,7 @@ def _date(text: str) -> str | None:
 def _equal_terms(flt: PropertyFilter) -> tuple[list[str], list[str]]:
     """(exact terms, prefixes) any of which means the property equals the filter's value."""
     key, value = flt.key, flt.value.strip().lower()
-    exact = [f"{key}=t:{value.replace(',', ' ')}"]
+    exact = [f"{key}=t:{value.replace(',', ' ')}", f"{key}=l:{value.replace(',', ' ')}"]
     prefixes: list[str] = []
     number = _number(value)
     if number is not None:

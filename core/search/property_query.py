@@ -48,6 +48,7 @@ def parse_where(text: str) -> PropertyFilter:
     """
     m = _WHERE.match(text)
     if m is not None:
+        flt: PropertyFilter | None
         if m.group(7) is not None:
             flt, warning = PropertyFilter(clean_key(m.group(7)), Op.HAS, negate=m.group(6) == "-"), None
         else:

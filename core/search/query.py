@@ -36,7 +36,11 @@ STOP_WORDS = frozenset(
     """.split()
 )
 # The first two (non-capturing) forms keep `-key:"a b"` and `key>="a b"` whole; `_property_token` reads them.
-_TOKEN = re.compile(r'-[^\W\d][\w\-]*(?:>=|<=|!=|>|<|=|:)"[^"]*"|[^\W\d][\w\-]*(?:>=|<=|!=|>|<|=)"[^"]*"|(\w+):"([^"]*)"|(\w+):(\S+)|"([^"]*)"?|(\S+)', re.UNICODE)
+_TOKEN = re.compile(
+    r'-[^\W\d][\w\-]*(?:>=|<=|!=|>|<|=|:)"[^"]*"|[^\W\d][\w\-]*(?:>=|<=|!=|>|<|=)"[^"]*"'
+    r'|(\w+):"([^"]*)"|(\w+):(\S+)|"([^"]*)"?|(\S+)',
+    re.UNICODE,
+)
 _PROPERTY = re.compile(PROPERTY_TOKEN, re.UNICODE)
 
 

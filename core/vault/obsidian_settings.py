@@ -50,14 +50,12 @@ class VaultSettings:
         path = PurePosixPath(rel_path)
         if folder and not rel_path.startswith(folder + "/"):
             return None
-        name = str(path.with_suffix("")) if "/" in self.daily_format else path.stem
-        if folder and "/" in self.daily_format:
-            name = name[len(folder) + 1 :]
-        pattern = strptime_format(self.daily_format)
+        # "YYYY/MM/YYYY-MM-DD" files notes in dated folders: the name itself carries the date.
+        pattern = strptime_format(self.daily_format.rsplit("/", 1)[-1])
         if pattern is None:
             return None
         try:
-            return dt.datetime.strptime(name, pattern).date().isoformat()
+            return dt.datetime.strptime(path.stem, pattern).date().isoformat()
         except ValueError:
             return None
 

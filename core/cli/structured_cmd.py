@@ -1,0 +1,76 @@
+"""`cairn properties`, `cairn tasks`, `cairn base` and `cairn checkup` (arguments in `structured_args`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from core.base.errors import UsageError
+from core.cli.commands import open_engine
+from core.cli.common import EXIT_OK, print_json
+from core.cli.search_cmd import filters_from_args
+from core.index.property_stats import KeyStats
+from core.search.tasks import TaskHit
+from core.structured.listing import TaskQuery, properties_json, task_json, vault_properties, vault_tasks
+
+
+def run(args: argparse.Namespace) -> int:
+    handler = {"properties": cmd_properties, "tasks": cmd_tasks}[args.command]
+    return handler(args)
+
+
+def cmd_properties(args: argparse.Namespace) -> int:
+    stats = vault_properties(open_engine(), args.key, args.vault)
+    if args.json:
+        print_json(properties_json(stats))
+    else:
+        print(render_properties(stats, show_values=args.key is not None))
+    return EXIT_OK
+
+
+def render_properties(stats: list[KeyStats], *, show_values: bool) -> str:
+    if not stats:
+        return "No properties in use."
+    lines = []
+    for s in stats:
+        types = ", ".join(f"{t} ({n})" for t, n in s.types) or "empty"
+        flag = "" if s.consistent else "   ! mixed types"
+        lines.append(f"{s.key:<24} {s.notes:>6} notes   {types}{flag}")
+        if show_values:
+            lines.extend(f"    {n:>6}  {v}" for v, n in s.values)
+    return "\n".join(lines)
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    if args.k is not None and args.k <= 0:
+        raise UsageError("-k must be a positive number")
+    filters = filters_from_args(args)
+    request = TaskQuery(args.query, args.state, _day(args.due_before), filters, args.k)
+    hits, warnings = vault_tasks(open_engine(), request)
+    if args.json:
+        print_json({"query": args.query, "count": len(hits), "warnings": list(warnings), "tasks": [task_json(h) for h in hits]})
+        return EXIT_OK
+    for w in warnings:
+        print(f"warning: {w}")
+    print(render_tasks(hits))
+    return EXIT_OK
+
+
+def render_tasks(hits: list[TaskHit]) -> str:
+    if not hits:
+        return "No tasks."
+    lines = []
+    for h in hits:
+        due = f"  due {h.task.due}" if h.task.due else ""
+        lines.append(f"[{h.task.symbol}] {h.task.text}{due}   {h.vault}/{h.rel_path}:{h.task.line}")
+    return "\n".join(lines)
+
+
+def _day(value: str | None) -> str | None:
+    from core.search.query import parse_date
+
+    if value is None:
+        return None
+    day = parse_date(value)
+    if day is None:
+        raise UsageError(f"{value!r} is not a date (use YYYY-MM-DD)")
+    return day
