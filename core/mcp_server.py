@@ -41,6 +41,7 @@ from core.search.guardrails import mask_secrets
 from core.search.property_query import parse_wheres
 from core.search.search import SearchRequest
 from core.serialize import links_json
+from core.structured.bases import base_json, open_base, search_base
 from core.structured.listing import TaskQuery, properties_json, task_json, vault_properties, vault_tasks
 
 log = logging.getLogger("cairn.mcp")
@@ -254,6 +255,26 @@ def _structured_tools(server: MCPServer, holder: EngineHolder, max_chars: int) -
         request = TaskQuery(query, state, due_before, SearchFilters(vaults=(vault,) if vault else ()), k)
         hits, warnings = _call(lambda: vault_tasks(holder.get(), request))
         payload = {"count": len(hits), "warnings": list(warnings), "tasks": [task_json(h) for h in hits]}
+        return truncate(json.dumps(payload, ensure_ascii=False), max_chars)
+
+    @server.tool(
+        name="base_rows",
+        description="An Obsidian Base (.base file, a saved filtered view of notes): its view's rows in the view's order, "
+        "or a search within them when 'query' is given. Unsupported parts of the Base are listed under 'problems'.",
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
+    def base_rows(
+        base: Annotated[str, Field(min_length=1, description="VAULT/path/in/vault.base")],
+        query: Annotated[str, Field(description="search only the Base's rows; empty lists them")] = "",
+        view: Annotated[str | None, Field(description="the view's name (default: the first)")] = None,
+    ) -> str:
+        engine = holder.get()
+        name, found = _call(lambda: open_base(engine, base, view))
+        payload = base_json(name, found)
+        if query.strip():
+            resp = _call(lambda: search_base(engine, name, found, query))
+            return truncate(json.dumps({**payload, "rows": None}, ensure_ascii=False) + "\n" + build_llm_pack(resp).render(max_chars), max_chars)
         return truncate(json.dumps(payload, ensure_ascii=False), max_chars)
 
 

@@ -14,7 +14,7 @@ from core.structured.listing import TaskQuery, properties_json, task_json, vault
 
 
 def run(args: argparse.Namespace) -> int:
-    handler = {"properties": cmd_properties, "tasks": cmd_tasks}[args.command]
+    handler = {"properties": cmd_properties, "tasks": cmd_tasks, "base": cmd_base}[args.command]
     return handler(args)
 
 
@@ -74,3 +74,31 @@ def _day(value: str | None) -> str | None:
     if day is None:
         raise UsageError(f"{value!r} is not a date (use YYYY-MM-DD)")
     return day
+
+
+def cmd_base(args: argparse.Namespace) -> int:
+    from core.serialize import search_json
+    from core.structured.bases import base_json, open_base, search_base
+
+    engine = open_engine()
+    vault, view = open_base(engine, args.file, args.view)
+    if args.query.strip():
+        resp = search_base(engine, vault, view, args.query, k=args.k, mode=args.mode)
+        if args.json:
+            print_json({**base_json(vault, view), "rows": None, "search": search_json(resp)})
+        else:
+            for p in view.problems:
+                print(f"warning: {p}")
+            for i, h in enumerate(resp.hits, 1):
+                print(f"{i:>2}. {h.title}  [{h.chunk.rel_path}]")
+        return EXIT_OK
+    if args.json:
+        print_json(base_json(vault, view))
+        return EXIT_OK
+    for p in view.problems:
+        print(f"warning: {p}")
+    print(f"{view.base} — view {view.name!r}: {len(view.rows)} rows")
+    for r in view.rows:
+        cells = "  ".join(f"{c}={v}" for c, v in r.values if v not in (None, [], ""))
+        print(f"  {r.rel_path}  {cells}")
+    return EXIT_OK

@@ -117,3 +117,25 @@ def test_golden_cases_take_where_conditions(indexed: Path, cairn_home: Path, tmp
     with pytest.raises(GoldenFileError, match="where"):
         load_golden(golden)
     engine.close()
+
+
+def test_mcp_base_rows_lists_and_searches_a_base(indexed: Path, cairn_home: Path) -> None:
+    from core.mcp_server import build_server
+
+    server = build_server(lambda: Engine(AppPaths(cairn_home), embedder_factory=None))
+
+    async def call(args: dict[str, Any]) -> tuple[bool, str]:
+        res = await server.call_tool("base_rows", args)
+        return bool(getattr(res, "is_error", False) or getattr(res, "isError", False)), "\n".join(c.text for c in res.content if c.type == "text")
+
+    _, listed = anyio.run(call, {"base": "structured/Projects.base"})
+    assert [r["rel_path"] for r in json.loads(listed)["rows"]] == ["Projects/Launch.md", "Projects/Pricing.md", "Projects/Odd.md"]
+    _, searched = anyio.run(call, {"base": "structured/Projects.base", "query": "website"})
+    assert "Website.md" not in searched.split("\n", 1)[1]
+
+
+def test_cli_base_lists_rows_and_reports_a_broken_file(indexed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    payload = cli_json(capsys, "base", str(indexed / "Projects.base"), "--view", "Everything")
+    assert payload["view"] == "Everything" and payload["count"] == 4
+    assert main(["base", str(indexed / "Broken.base")]) == 2
+    assert "not valid YAML" in capsys.readouterr().err
