@@ -8,7 +8,6 @@ The schema, a note's rows, `StoredChunk` and the filter query are in
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -16,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from whoosh import query as wq
-from whoosh.codec.whoosh3 import W3Codec
 from whoosh.fields import Schema
 from whoosh.scoring import BM25F
 
@@ -24,18 +22,13 @@ from core.base.gc_pause import gc_paused
 from core.base.models import Document, ParsedQuery, SearchFilters
 from core.index.analysis import Stemmer, cjk_runs, is_cjk, language, stem_language
 from core.index.bm25_fast import FastBM25F
-from core.index.fast_writer import FastSegmentWriter
 from core.index.keyword_schema import ANALYZER_VERSION as ANALYZER_VERSION  # re-exported: importers predate the split
 from core.index.keyword_schema import INDEX_NAME as INDEX_NAME  # re-exported
-from core.index.keyword_schema import (
-    StoredChunk,
-    build_schema,
-    document_fields,
-    filter_query,
-)
+from core.index.keyword_schema import StoredChunk, build_schema, filter_query
 from core.index.keyword_schema import analyzer as analyzer  # re-exported
 from core.index.keyword_schema import folder_ancestors as folder_ancestors  # re-exported
 from core.index.keyword_schema import stored_page as stored_page  # re-exported
+from core.index.keyword_store import KeywordStore
 from core.index.phrase_match import phrase_checks, scan, verified
 from core.index.searchers import Searchers
 from core.index.whoosh_storage import MappedStorage
@@ -94,6 +87,7 @@ class KeywordIndex:
             self._ix = storage.open_index(INDEX_NAME)
         else:
             self._ix = storage.create_index(build_schema(), indexname=INDEX_NAME)
+        self._store = KeywordStore(self._ix)
         self._weighting = BM25F(B=b, K1=k1)
         self._fast = FastBM25F(b=b, k1=k1)
         self._schema = self._ix.schema
@@ -125,23 +119,14 @@ class KeywordIndex:
         if not removed and not added:
             return
         with self._write_lock, gc_paused(len(added) >= BULK_NOTES):
-            # Uncompressed posting blocks: ~8% faster to write, and read back without zlib.
-            writer = FastSegmentWriter(self._ix, codec=W3Codec(compression=0), limitmb=64)
-            try:
+            with self._store.writing() as writer:
                 # A note not in the index has nothing to delete: asking the reader whether the
                 # term exists is ~10x cheaper than Whoosh's delete query (a first index deletes nothing).
                 reader = writer.searcher().reader()
-                for rel in removed:
+                for rel in [*removed, *(doc.rel_path for doc in added)]:
                     if ("rel_path", rel) in reader:
                         writer.delete_by_term("rel_path", rel)
-                for doc in added:
-                    if ("rel_path", doc.rel_path) in reader:
-                        writer.delete_by_term("rel_path", doc.rel_path)
-                    for fields in document_fields(doc):
-                        writer.add_document(**fields, _lang=fields["lang"])  # each chunk is stemmed in its own language
-            except BaseException:
-                writer.cancel()
-                raise
+                self._store.add(writer, added)
             writer.commit(merge=True)  # MERGE_SMALL: without it every live edit leaves one more segment
         self._searchers.forget_mine()  # reopened on this thread's next search; the others see up_to_date() fail
 
@@ -153,15 +138,10 @@ class KeywordIndex:
         files at every commit).
         """
         with self._write_lock:
-            writer = FastSegmentWriter(self._ix, codec=W3Codec(compression=0), limitmb=64)
-            try:
+            with self._store.writing() as writer:
                 for rel in replaced:
                     writer.delete_by_term("rel_path", rel)
-                for name in built.files:
-                    os.replace(Path(built.folder, name), self.directory / name)
-            except BaseException:
-                writer.cancel()
-                raise
+                self._store.take_files(built.files, built.folder, self.directory)
             writer.commit(merge=True, extra_segments=[built.segment])
         self._searchers.forget_mine()
 

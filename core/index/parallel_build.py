@@ -35,14 +35,10 @@ from multiprocessing import connection as mp_connection
 from pathlib import Path
 from typing import Any, cast
 
-from whoosh.codec.whoosh3 import W3Codec
-from whoosh.filedb.filestore import FileStorage
-
 from core.base.gc_pause import gc_paused
 from core.base.models import Document, SkippedFile
-from core.index.fast_writer import FastSegmentWriter
 from core.index.file_errors import check_storable, parse_error
-from core.index.keyword_schema import INDEX_NAME, build_schema, document_fields
+from core.index.keyword_store import KeywordStore
 from core.vault.chunker import ChunkLimits, new_parser
 from core.vault.links import new_link_parser
 from core.vault.notes import document_version, parse_note
@@ -158,20 +154,7 @@ def build_job(vault: str, job: Job, limits: ChunkLimits, max_bytes: int, scratch
         if not docs:
             return outcomes, None
         folder = tempfile.mkdtemp(prefix="segment-", dir=scratch)
-        storage = FileStorage(folder)
-        ix = storage.create_index(build_schema(), indexname=INDEX_NAME)
-        writer = FastSegmentWriter(ix, codec=W3Codec(compression=0), limitmb=64, _lk=False)
-        try:
-            for doc in docs:
-                for fields in document_fields(doc):
-                    writer.add_document(**fields, _lang=fields["lang"])
-            segment = writer._finalize_segment()
-        except BaseException:
-            writer.cancel()
-            raise
-        writer._finish()
-        prefix = segment.segment_id()  # "chunks_<random id>": every file of the segment starts so
-        files = tuple(sorted(name for name in os.listdir(folder) if name.startswith(prefix)))
+        segment, files = KeywordStore.scratch(folder).build_segment(docs, folder)
         return outcomes, BuiltSegment(segment, folder, files)
 
 
