@@ -85,3 +85,24 @@ def test_similar_refuses_a_restricted_note_as_its_query_unless_allowed(tmp_path:
         assert {rel for rel, _, _ in allowed} == {"budget.md", "garden.md"}
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("k", ["-1", "0", "two"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "budget", "-k"],
+        ["similar", "budget.md", "-k"],
+        ["links", "budget.md", "-k"],
+        ["ask", "what is the budget", "-k"],
+        ["eval", "golden.yaml", "-k"],
+        ["search", "budget", "--fusion", "rrf", "--rrf-k"],
+        ["eval", "golden.yaml", "--limit-queries"],
+    ],
+    ids=lambda a: " ".join(a) if isinstance(a, list) else a,
+)
+def test_every_count_option_refuses_zero_negative_and_non_numbers(capsys: pytest.CaptureFixture[str], vault: Path, argv: list[str], k: str) -> None:
+    assert run(capsys, "index", "--vault", str(vault), "--no-embed", "--quiet")[0] == 0
+    code, out, err = run(capsys, *argv, k)
+    assert code == EXIT_USAGE, (out, err)
+    assert "positive whole number" in err and out == ""
