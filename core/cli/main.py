@@ -155,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(dashed_text_as_positional(parser, list(sys.argv[1:] if argv is None else argv)))
+        require_text(args)
         return _dispatch(args)
     except CairnError as exc:
         print(f"cairn: {exc}", file=sys.stderr)
@@ -164,6 +165,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAIL
     except BrokenPipeError:
         return EXIT_OK
+
+
+#: Options that are words to match, not file names: they must be text (file names may be any bytes).
+_TEXT_OPTIONS = {"query": "the query", "question": "the question", "folder": "--folder", "tag": "--tag", "doc_type": "--type"}
+
+
+def require_text(args: argparse.Namespace) -> None:
+    """Refuse a query, question or filter that is not valid UTF-8.
+
+    Python hands argv bytes that are not UTF-8 over as lone surrogates (`$'\\xff'` becomes
+    `'\\udcff'`); they cannot be encoded, analysed or printed, so they would end in a traceback
+    deep in the search. Say which argument and which byte instead.
+    """
+    for dest, label in _TEXT_OPTIONS.items():
+        values = getattr(args, dest, None)
+        for value in values if isinstance(values, list) else [values]:
+            if not isinstance(value, str):
+                continue
+            bad = next((ch for ch in value if "\udc80" <= ch <= "\udcff"), None)
+            if bad is not None:
+                raise UsageError(f"{label} is not valid UTF-8 text (byte 0x{ord(bad) - 0xDC00:02x}); check the terminal's encoding")
 
 
 def dashed_text_as_positional(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
