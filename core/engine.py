@@ -18,7 +18,7 @@ from core.base.config import (
     VaultConfig,
     read_config,
 )
-from core.base.errors import IndexBusyError, IndexNotBuiltError
+from core.base.errors import IndexBusyError, IndexNotBuiltError, SemanticUnavailableError
 from core.base.models import SearchMode, SearchResponse
 from core.base.paths import AppPaths
 from core.engine_vaults import VaultRegistry
@@ -105,7 +105,13 @@ class Engine(VaultRegistry):
             emb = self.embedder_for(vc)
             if emb is None:
                 return None
-            model = ModelIdentity(emb.model_id, emb.model_hash, emb.dims)
+            from core.providers.embedding.base import EmbedderUnavailable
+
+            try:
+                model = ModelIdentity(emb.model_id, emb.model_hash, emb.dims)  # a remote model's dims: a request
+            except EmbedderUnavailable as exc:  # down, hanging or talking nonsense: keyword search, reason shown
+                self._embedders.unavailable(exc, vc)
+                return None
             cache = EmbeddingCache(self.paths.cache_dir / "embeddings", model.model_hash, model.dims)
             vi = self.index_for(name)
             vv = VaultVectors(vi.dir, name, model, cache)
@@ -278,24 +284,36 @@ class Engine(VaultRegistry):
             # A keyword search never touches vectors: opening them (model check, key hashing, usearch)
             # was ~40 % of a cold keyword `cairn search` on 10k notes.
             semantic = request.mode != SearchMode.KEYWORD
-            sides = [self._side(v.name, semantic=semantic) for v in self.config.vaults]
-            if not any(s is not None for s in sides):
-                built = [v.name for v in self.config.vaults if self._is_built(v.name)]
-                if not built:
-                    elsewhere = [v.name for v in self.config.vaults if self._busy(v.name)]
-                    if elsewhere:
-                        raise IndexNotBuiltError(
-                            f"{', '.join(elsewhere)}: {BUSY_STATE} — search again when it has finished"
-                        )
-                    stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == Recovery.OUTDATED]
-                    if stale:
-                        raise IndexNotBuiltError(
-                            f"The index of {', '.join(stale)} was built by an older version of Cairn — run `cairn index` to rebuild it"
-                        )
-                    raise IndexNotBuiltError(
-                        "No index yet — run `cairn index --vault PATH` (or press Index in the app)"
-                    )
-            return search(request, [s for s in sides if s is not None])
+            sides = self._sides(semantic=semantic)
+            if not semantic:
+                return search(request, sides)
+            from core.providers.embedding.base import EmbedderUnavailable
+
+            try:
+                return search(request, sides)
+            except EmbedderUnavailable as exc:  # its server went away since it last answered
+                self._embedders.unavailable(exc)
+                return search(request, self._sides(semantic=semantic))  # its vaults now by keywords, reason shown
+
+    def _sides(self, *, semantic: bool) -> list[VaultSearchSide]:
+        """What a search reads of each vault; raises `IndexNotBuiltError` when there is nothing to search."""
+        sides = [self._side(v.name, semantic=semantic) for v in self.config.vaults]
+        if not any(s is not None for s in sides):
+            built = [v.name for v in self.config.vaults if self._is_built(v.name)]
+            if not built:
+                raise self._nothing_built()
+        return [s for s in sides if s is not None]
+
+    def _nothing_built(self) -> IndexNotBuiltError:
+        elsewhere = [v.name for v in self.config.vaults if self._busy(v.name)]
+        if elsewhere:
+            return IndexNotBuiltError(f"{', '.join(elsewhere)}: {BUSY_STATE} — search again when it has finished")
+        stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == Recovery.OUTDATED]
+        if stale:
+            return IndexNotBuiltError(
+                f"The index of {', '.join(stale)} was built by an older version of Cairn — run `cairn index` to rebuild it"
+            )
+        return IndexNotBuiltError("No index yet — run `cairn index --vault PATH` (or press Index in the app)")
 
     def warm_up(self) -> None:
         """Pay the first search's one-time costs now, off the user's path.
@@ -337,9 +355,11 @@ class Engine(VaultRegistry):
         """Other notes nearest to this one by meaning (see core.search.similar)."""
         from core.search.similar import similar_notes
 
-        return similar_notes(
-            self.index_for(name), self.vectors_for(name), name, rel_path, k, allow_restricted=allow_restricted
-        )
+        vi, vv = self.index_for(name), self.vectors_for(name)
+        problem = self.semantic_problem(name)
+        if vv is None and vi.is_built and problem and problem != SEMANTIC_OFF:
+            raise SemanticUnavailableError(f"Similar notes need the embedding model of vault {name!r}: {problem}")
+        return similar_notes(vi, vv, name, rel_path, k, allow_restricted=allow_restricted)
 
     def links(self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = True) -> NoteLinks:
         """A note's links, backlinks, unlinked mentions and related notes (see core.search.related)."""
@@ -366,6 +386,8 @@ class Engine(VaultRegistry):
         except IndexBusyError:
             return busy_status(load_info(self.paths.vault_dir(name) / "info.json") or IndexInfo(name, v.root))
         vv = self.vectors_for(name)
+        if vv is not None and self.embedder_for(v) is None:
+            vv = None  # vectors on disk, but no model to embed a query: semantic search is unavailable
         desired = 0
         if vv is not None and not vv.desired:
             desired = sum(len(r.chunks) for r in embeddable_files(v, vi.files).values())
