@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.base.confidentiality import may_send, sends_text_away
 from core.base.config import VaultConfig
 from core.base.errors import IndexBusyError
 from core.base.models import SearchFilters, chunk_id
@@ -52,10 +53,10 @@ def embeddable_files(vc: VaultConfig, files: dict[str, FileRecord]) -> dict[str,
     """Restricted notes never leave the machine: a remote embedder does not see them."""
     from core.providers.embedding import default_registry
 
-    info = default_registry().get(vc.embedder)
-    if info is not None and info.remote:
-        return {rel: rec for rel, rec in files.items() if rec.confidentiality != "restricted"}
-    return files
+    info = default_registry().get(vc.embedder)  # an unknown embedder counts as remote
+    if not sends_text_away(info):
+        return files
+    return {rel: rec for rel, rec in files.items() if may_send(rec.confidentiality, info)}
 
 
 class EmbedderPool:
