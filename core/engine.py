@@ -2,7 +2,8 @@
 
 The CLI, the desktop app and the tests all drive Cairn through `Engine`;
 nothing here knows about Qt. The vault list, open indexes and writer locks are
-kept by `core.engine_vaults.VaultRegistry`, which `Engine` inherits.
+kept by a `core.engine_vaults.VaultRegistry` the engine holds (`engine.registry`);
+the engine answers its vault questions through it.
 """
 
 from __future__ import annotations
@@ -11,18 +12,15 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.base.config import (
-    EngineConfig,
-    VaultConfig,
-    read_config,
-)
+from core.base.config import EngineConfig, VaultConfig
 from core.base.errors import IndexBusyError, IndexNotBuiltError, SemanticUnavailableError
 from core.base.models import SearchMode, SearchResponse
 from core.base.paths import AppPaths
 from core.engine_vaults import VaultRegistry
-from core.index.indexer import Progress, Recovery, SyncStats, VaultIndex
+from core.index.indexer import Progress, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo, load_info
 from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S
 from core.search.admission import Admission
@@ -35,7 +33,7 @@ from core.semantic import (
     embeddable_files,
     vault_side,
 )
-from core.status import SEMANTIC_OFF, VaultStatus, busy_status, language_advice, semantic_coverage, stored_status
+from core.status import SEMANTIC_OFF, VaultStatus, busy_status, semantic_coverage, stored_status
 
 if TYPE_CHECKING:
     # The semantic side (numpy, usearch, the embedding providers) is imported where it is
@@ -44,18 +42,6 @@ if TYPE_CHECKING:
     from core.providers.embedding import Embedder
     from core.search.related import NoteLinks
 
-# Re-exported: callers import these from the engine.
-__all__ = [
-    "SEMANTIC_OFF",
-    "EmbedderFactory",
-    "Engine",
-    "SyncReport",
-    "VaultStatus",
-    "default_embedder_factory",
-    "language_advice",
-]
-
-
 @dataclass(frozen=True, slots=True)
 class SyncReport:
     keyword: SyncStats
@@ -63,7 +49,7 @@ class SyncReport:
     semantic_problem: str | None = None
 
 
-class Engine(VaultRegistry):
+class Engine:
     def __init__(
         self,
         paths: AppPaths,
@@ -74,18 +60,54 @@ class Engine(VaultRegistry):
     ) -> None:
         self.paths = paths
         paths.ensure()
-        self.config_problem: str | None = None  # a damaged config.json set aside at start
-        if config is None:
-            loaded = read_config(paths)
-            config, self.config_problem = loaded.config, loaded.problem
-        self.config = config
-        self._indexes: dict[str, VaultIndex] = {}
-        self._vectors: dict[str, VaultVectors] = {}
         self._lock = threading.RLock()
+        self.registry = VaultRegistry(paths, config, self._lock, on_forget=self._forget_vectors)
+        self._vectors: dict[str, VaultVectors] = {}
         self._embedders = EmbedderPool(embedder_factory, self._lock, paths.cache_dir / "models")
-        self._write_locks: dict[str, threading.RLock] = {}
         self._admission = Admission(max_concurrent_searches)
         self.child_sync_problem: str | None = None  # why the last bulk index ran in-process
+
+    def _forget_vectors(self, name: str) -> None:
+        self._vectors.pop(name, None)
+
+    # -- vaults (see core.engine_vaults) ---------------------------------------------------------
+
+    @property
+    def config(self) -> EngineConfig:
+        return self.registry.config
+
+    @property
+    def config_problem(self) -> str | None:
+        """A damaged config.json that was set aside at start, in words."""
+        return self.registry.config_problem
+
+    @property
+    def vaults(self) -> tuple[VaultConfig, ...]:
+        return self.registry.config.vaults
+
+    def add_vault(self, root: Path, name: str | None = None) -> VaultConfig:
+        return self.registry.add_vault(root, name)
+
+    def remove_vault(self, name: str) -> None:
+        self.registry.remove_vault(name)
+
+    def update_config(self, config: EngineConfig) -> None:
+        self.registry.update_config(config)
+
+    def reload_config(self) -> bool:
+        return self.registry.reload_config()
+
+    def vault(self, name: str) -> VaultConfig:
+        return self.registry.vault(name)
+
+    def index_for(self, name: str) -> VaultIndex:
+        return self.registry.index_for(name)
+
+    def keyword_built(self, name: str) -> bool:
+        return self.registry.keyword_built(name)
+
+    def write_lock(self, name: str) -> threading.RLock:
+        return self.registry.write_lock(name)
 
     # -- semantic side ---------------------------------------------------------------------
 
@@ -192,9 +214,7 @@ class Engine(VaultRegistry):
             logging.getLogger(__name__).warning("indexing %s in-process: %s", name, exc)
             return None  # index in this process instead; slower for the UI, never wrong
         self.child_sync_problem = None
-        with self._lock:  # the child wrote manifest and index: open them afresh
-            old = self._indexes.pop(name, None)
-            self._vectors.pop(name, None)
+        old = self.registry.forget_index(name)  # the child wrote manifest and index: open them afresh
         if old is not None:
             old.close()
         with gc_paused():  # reopening allocates ~10 objects a note (see core.index.child_sync)
@@ -218,9 +238,9 @@ class Engine(VaultRegistry):
 
     def flush(self, names: Sequence[str] | None = None) -> None:
         """Persist everything the live path holds in memory; clears the dirty flags."""
-        for name in names or list(self._indexes):
+        for name in names or self.registry.open_names():
             with self.write_lock(name):
-                vi = self._indexes.get(name)
+                vi = self.registry.open_index(name)
                 if vi is None:
                     continue
                 try:
@@ -237,7 +257,7 @@ class Engine(VaultRegistry):
                     logging.getLogger(__name__).info("flush of %s deferred: %s", name, BUSY_STATE)
 
     def is_dirty(self, name: str) -> bool:
-        vi = self._indexes.get(name)
+        vi = self.registry.open_index(name)
         vv = self._vectors.get(name)
         return bool((vi is not None and vi.is_dirty) or (vv is not None and vv.dirty))
 
@@ -299,21 +319,9 @@ class Engine(VaultRegistry):
         """What a search reads of each vault; raises `IndexNotBuiltError` when there is nothing to search."""
         sides = [self._side(v.name, semantic=semantic) for v in self.config.vaults]
         if not any(s is not None for s in sides):
-            built = [v.name for v in self.config.vaults if self._is_built(v.name)]
-            if not built:
-                raise self._nothing_built()
+            if not any(self.registry.is_built(v.name) for v in self.config.vaults):
+                raise self.registry.nothing_built()
         return [s for s in sides if s is not None]
-
-    def _nothing_built(self) -> IndexNotBuiltError:
-        elsewhere = [v.name for v in self.config.vaults if self._busy(v.name)]
-        if elsewhere:
-            return IndexNotBuiltError(f"{', '.join(elsewhere)}: {BUSY_STATE} — search again when it has finished")
-        stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == Recovery.OUTDATED]
-        if stale:
-            return IndexNotBuiltError(
-                f"The index of {', '.join(stale)} was built by an older version of Cairn — run `cairn index` to rebuild it"
-            )
-        return IndexNotBuiltError("No index yet — run `cairn index --vault PATH` (or press Index in the app)")
 
     def warm_up(self) -> None:
         """Pay the first search's one-time costs now, off the user's path.
@@ -329,14 +337,6 @@ class Engine(VaultRegistry):
             self.search(SearchRequest("notes", k=1))
         except Exception:  # noqa: BLE001 - a warm-up never raises; the real search reports problems
             logging.getLogger(__name__).debug("warm-up search failed", exc_info=True)
-
-    def _busy(self, name: str) -> bool:
-        """Not built here, and another process holds its lock: a first index being built elsewhere."""
-        try:
-            vi = self.index_for(name)
-        except IndexBusyError:
-            return True
-        return not vi.is_built and not vi.xlock.free()
 
     def _side(self, name: str, *, semantic: bool = True) -> VaultSearchSide | None:
         try:
@@ -394,7 +394,4 @@ class Engine(VaultRegistry):
         return stored_status(v, vi, semantic_coverage(vv, self.semantic_problem(name), desired))
 
     def close(self) -> None:
-        with self._lock:
-            for vi in self._indexes.values():
-                vi.close()
-            self._indexes.clear()
+        self.registry.close()
