@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from core.base.confidentiality import Confidentiality
 from core.base.structured import Property, PropertyFilter, Task
 
 
@@ -87,7 +88,7 @@ class FrontMatter:
     date: str | None = None  # ISO date "YYYY-MM-DD" when parseable
     project: str | None = None
     doc_type: str | None = None
-    confidentiality: str = "internal"
+    confidentiality: str = Confidentiality.INTERNAL
     end_byte: int = 0  # where the body starts in the raw bytes
     error: str | None = None  # YAML problem, if any
     properties: tuple[Property, ...] = ()  # every property, typed (`core.vault.properties`)
@@ -221,7 +222,7 @@ class Hit:
     doc_type: str | None = None
     text: str = ""
     flags: tuple[str, ...] = ()  # guardrail flags, e.g. "policy_override_attempt"
-    confidentiality: str = "internal"
+    confidentiality: str = Confidentiality.INTERNAL
     page: int | None = None  # 1-based PDF page of the chunk
     lang: str = ""  # the chunk's detected language (ISO 639-1), "" when unknown
     more: tuple[Hit, ...] = ()  # further passages of the same note past the per-note cap, best first

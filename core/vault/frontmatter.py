@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from core.base.confidentiality import Confidentiality
 from core.base.models import FrontMatter
 from core.base.structured import PropertyType
 from core.vault.properties import read_properties
@@ -19,7 +20,6 @@ from core.vault.properties import read_properties
 if TYPE_CHECKING:  # PyYAML loads with the first front matter: a keyword search never reads any
     import yaml
 
-CONFIDENTIALITY_LEVELS = ("public", "internal", "restricted")
 _FENCE = re.compile(rb"\A---[ \t]*\r?\n")
 _CLOSE = re.compile(rb"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 _TAG_CLEAN = re.compile(r"[^\w/\-]+", re.UNICODE)
@@ -68,10 +68,9 @@ def parse_front_matter(raw: bytes, offset: int = 0, types: Mapping[str, Property
     data = {key: _flat(value) for key, value in data.items() if key in _KNOWN_KEYS}
     errors: list[str] = list(typed.problems)
     level = data.get("confidentiality")
-    confidentiality = str("internal" if level is None or level == "" else level).strip().lower()
-    if confidentiality not in CONFIDENTIALITY_LEVELS:
-        errors.append(f"unknown confidentiality {confidentiality!r}; treated as 'restricted'")
-        confidentiality = "restricted"  # fail closed: an unknown level is not shown by default
+    confidentiality = Confidentiality.parse(level)  # an unknown level fails closed: restricted
+    if level not in (None, "") and str(level).strip().lower() != confidentiality:
+        errors.append(f"unknown confidentiality {str(level).strip().lower()!r}; treated as 'restricted'")
     date, date_error = _parse_date(data.get("date"))
     if date_error:
         errors.append(date_error)
