@@ -42,6 +42,7 @@ from core.search.property_query import parse_wheres
 from core.search.search import SearchRequest
 from core.serialize import links_json
 from core.structured.bases import base_json, open_base, search_base
+from core.structured.checkup import checkup_json, vault_checkup
 from core.structured.listing import TaskQuery, properties_json, task_json, vault_properties, vault_tasks
 
 log = logging.getLogger("cairn.mcp")
@@ -256,6 +257,21 @@ def _structured_tools(server: MCPServer, holder: EngineHolder, max_chars: int) -
         hits, warnings = _call(lambda: vault_tasks(holder.get(), request))
         payload = {"count": len(hits), "warnings": list(warnings), "tasks": [task_json(h) for h in hits]}
         return truncate(json.dumps(payload, ensure_ascii=False), max_chars)
+
+    @server.tool(
+        name="vault_checkup",
+        description="A vault check-up: broken links, orphan notes, notes similar in meaning but not linked (with the "
+        "passages they share), near-duplicates, and properties whose type differs between notes. Read-only.",
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
+    def vault_checkup_tool(vault: Annotated[str | None, Field(description="the vault (needed when several are indexed)")] = None) -> str:
+        engine = holder.get()
+        name = vault or (engine.vaults[0].name if len(engine.vaults) == 1 else None)
+        if name is None:
+            raise ToolError("several vaults are indexed: pass 'vault' (see list_vaults)")
+        result = _call(lambda: vault_checkup(engine, engine.vault(name).name))
+        return truncate(json.dumps(checkup_json(result), ensure_ascii=False), max_chars)
 
     @server.tool(
         name="base_rows",

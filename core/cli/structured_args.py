@@ -34,3 +34,6 @@ def add_structured_commands(sub: argparse._SubParsersAction, add_filters: Callab
     b.add_argument("-k", type=int, default=20, help="number of search results")
     b.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
     b.add_argument("--json", action="store_true")
+    ch = sub.add_parser("checkup", help="a vault check-up: broken links, orphans, similar unlinked notes, near-duplicates, mixed property types")
+    ch.add_argument("--vault", default=None, help="the vault (needed when several are indexed)")
+    ch.add_argument("--json", action="store_true")

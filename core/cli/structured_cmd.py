@@ -14,7 +14,7 @@ from core.structured.listing import TaskQuery, properties_json, task_json, vault
 
 
 def run(args: argparse.Namespace) -> int:
-    handler = {"properties": cmd_properties, "tasks": cmd_tasks, "base": cmd_base}[args.command]
+    handler = {"properties": cmd_properties, "tasks": cmd_tasks, "base": cmd_base, "checkup": cmd_checkup}[args.command]
     return handler(args)
 
 
@@ -101,4 +101,33 @@ def cmd_base(args: argparse.Namespace) -> int:
     for r in view.rows:
         cells = "  ".join(f"{c}={v}" for c, v in r.values if v not in (None, [], ""))
         print(f"  {r.rel_path}  {cells}")
+    return EXIT_OK
+
+
+def cmd_checkup(args: argparse.Namespace) -> int:
+    from core.structured.checkup import checkup_json, vault_checkup
+
+    engine = open_engine()
+    name = args.vault or (engine.vaults[0].name if len(engine.vaults) == 1 else None)
+    if name is None:
+        raise UsageError("Several vaults are indexed: say which with --vault NAME")
+    result = vault_checkup(engine, engine.vault(name).name)
+    if args.json:
+        print_json(checkup_json(result))
+        return EXIT_OK
+    for note in result.notes:
+        print(f"note: {note}")
+    titles = {
+        "broken_link": "Broken links",
+        "orphan": "Orphan notes",
+        "unlinked_similar": "Similar but not linked",
+        "near_duplicate": "Near-duplicates",
+        "inconsistent_property": "Properties with mixed types",
+    }
+    for kind, title in titles.items():
+        found = result.of(kind)
+        print(f"{title} ({len(found)}):")
+        for item in found:
+            where = f"{item.rel_path}:{item.line}" if item.line else item.rel_path
+            print(f"  {where}  {item.message}")
     return EXIT_OK

@@ -287,8 +287,10 @@ class VaultIndex(NoteIntake):
 
     def _heal_links(self) -> None:
         """Read the links of indexed notes the graph lacks (an index from before links, a crash)."""
-        # Attachments hold no links: re-reading a PDF here would extract it again for nothing.
-        stale = self.links.stale({rel: rec.version for rel, rec in self.files.items() if attachment_kind(rel) is None})
+        # PDFs and text files hold no links: re-reading a PDF here would extract it again for nothing.
+        # A canvas's file cards are links: kept in the graph (it is re-read when it changes).
+        linking = {rel: rec.version for rel, rec in self.files.items() if attachment_kind(rel) in (None, "canvas")}
+        stale = [rel for rel in self.links.stale(linking) if attachment_kind(rel) is None]
         if stale:
             self.links.apply([], self.documents_for(stale))
         self.links.save()

@@ -26,7 +26,7 @@ from core.engine import Engine
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_VAULT = REPO / "resources" / "sample-vault"
 SECRET = "sk-abcdefghijklmnopqrstuvwx1234"
-TOOLS = {"search_notes", "fetch_note_chunk", "ask_notes", "list_vaults", "note_links", "list_properties", "list_tasks", "base_rows"}
+TOOLS = {"search_notes", "fetch_note_chunk", "ask_notes", "list_vaults", "note_links", "list_properties", "list_tasks", "base_rows", "vault_checkup"}
 
 CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "search": ("search_notes", {"query": "backup password restic", "k": 5}),

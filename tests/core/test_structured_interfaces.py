@@ -55,7 +55,7 @@ def test_properties_lists_keys_types_and_values(indexed: Path, capsys: pytest.Ca
     assert keys["status"]["notes"] == 4
     assert {t["type"] for t in keys["status"]["types"]} == {"text", "list"}  # Odd.md holds a list
     (rating,) = cli_json(capsys, "properties", "rating")
-    assert {v["value"]: v["notes"] for v in rating["values"]} == {"3": 1, "4": 1, "5": 1}
+    assert {v["value"]: v["notes"] for v in rating["values"]} == {"3": 1, "4": 1, "5": 2}
 
 
 def test_tasks_open_due_before_and_note_filters(indexed: Path, capsys: pytest.CaptureFixture[str]) -> None:

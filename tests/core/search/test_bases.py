@@ -59,7 +59,7 @@ def test_another_view_keeps_the_global_filters_and_computes_if(vault: tuple[Engi
 
 def test_unsupported_statements_are_reported_by_name_and_left_out(vault: tuple[Engine, Path]) -> None:
     view = run_base(load_base(vault[1] / "Unsupported.base"), files_of(vault))
-    assert {r.rel_path for r in view.rows} == {"Projects/Pricing.md", "Projects/Launch.md", "Projects/Website.md"}
+    assert {r.rel_path for r in view.rows} == {"Projects/Pricing.md", "Projects/Launch.md", "Projects/Website.md", "Notes/Sourdough.md"}
     text = "\n".join(view.problems)
     for name in ("file.hasLink()", "date arithmetic", "summaries", "formula.nope"):
         assert name in text
