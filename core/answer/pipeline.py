@@ -15,6 +15,7 @@ from core.answer.followup import rewrite
 from core.answer.grounding import check_support
 from core.answer.models import AskRequest, AskResponse, Quote, Reference, Source
 from core.answer.routing import PER_FOLDER_K, Routing, folders_of, merge, select_folders, weigh
+from core.answer.task_answer import answer_tasks
 from core.base.confidentiality import may_send, sends_text_away
 from core.base.models import Hit, SearchFilters
 from core.engine import Engine
@@ -90,6 +91,12 @@ class Answerer:
             model=getattr(self.provider, "model", None),
             debug=debug,
         )
+        tasks = answer_tasks(self.engine, req, question, base)
+        if tasks is not None:  # "what is open for project X": the task lines themselves
+            timings["total"] = _ms(t0)
+            if on_delta is not None:
+                on_delta(tasks.answer)
+            return replace(tasks, warnings=tuple(warnings), timings_ms=timings)
         if not passing:
             timings["total"] = _ms(t0)
             related = tuple({h.chunk.rel_path: _hit_reference(n, h) for n, h in enumerate(hits, 1)}.values())[:3]
