@@ -25,8 +25,11 @@ class Scope:
 
     vault: str
     folder: str = ""
+    base: str = ""  # an Obsidian Base (`.base` path in the vault): searches only its rows
 
     def label(self) -> str:
+        if self.base:
+            return f"{self.vault}/{self.base}"
         return f"{self.vault}/{self.folder}" if self.folder else self.vault
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from core.base.vault_state import LiveState, Phase, VaultProgress
 from core.engine import Engine
 from core.index.manifest import FileRecord
+from core.search.bases import find_bases
 from core.status import VaultStatus
 
 
@@ -29,6 +30,7 @@ class VaultSnapshot:
     status: VaultStatus
     files: dict[str, FileRecord]
     is_obsidian: bool
+    bases: tuple[str, ...] = ()  # the vault's `.base` files (Obsidian Bases), shown in the tree
     _folder_counts: dict[str, int] = field(init=False, repr=False, compare=False)
     _tags: tuple[str, ...] = field(init=False, repr=False, compare=False)
     _doc_types: tuple[str, ...] = field(init=False, repr=False, compare=False)
@@ -77,7 +79,8 @@ def take_snapshot(engine: Engine) -> tuple[VaultSnapshot, ...]:
     out = []
     for vc, status in zip(engine.vaults, statuses):
         files = dict(engine.index_for(vc.name).files) if status.built else {}
-        out.append(VaultSnapshot(vc.name, vc.root, status, files, (Path(vc.root) / ".obsidian").is_dir()))
+        bases = tuple(find_bases(Path(vc.root))) if status.built else ()
+        out.append(VaultSnapshot(vc.name, vc.root, status, files, (Path(vc.root) / ".obsidian").is_dir(), bases))
     return tuple(out)
 
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from core.base.models import SearchFilters
 from desktop.controller import AppController, Scope
+from desktop.panels.property_facet import PropertyFacetButton
 from desktop.settings import MODES
 from desktop.state import VaultSnapshot
 
@@ -44,7 +45,7 @@ class SearchBarPanel(QWidget):
         self._timer.timeout.connect(self.search_now)
 
         self.query = QLineEdit(self)
-        self.query.setPlaceholderText('Search your notes — e.g. sourdough rest, "exact phrase", tag:recipe, folder:Journal')
+        self.query.setPlaceholderText('Search your notes — e.g. sourdough rest, "exact phrase", tag:recipe, folder:Journal, status:draft, rating>=4')
         self.query.setAccessibleName("Search query")
         self.query.setClearButtonEnabled(True)
         self.query.textEdited.connect(self._schedule)
@@ -104,6 +105,10 @@ class SearchBarPanel(QWidget):
         filters.addWidget(QLabel("Type:", self))
         filters.addWidget(self.doc_type)
         filters.addSpacing(8)
+        self.properties = PropertyFacetButton(lambda: controller.snapshot, lambda: controller.scope.vault if controller.scope else None, self)
+        self.properties.filterPicked.connect(self.add_filter)
+        filters.addWidget(self.properties)
+        filters.addSpacing(8)
         filters.addWidget(self.scope_label)
         filters.addWidget(self.scope_clear)
         layout = QVBoxLayout(self)
@@ -146,6 +151,13 @@ class SearchBarPanel(QWidget):
             after=_date_or_none(self.after),
             before=_date_or_none(self.before),
         )
+
+    def add_filter(self, text: str) -> None:
+        """Add a filter (from the property facet) to the query and search at once."""
+        current = self.query.text().rstrip()
+        if text not in current.split():
+            self.query.setText(f"{current} {text}".strip())
+        self.search_now()
 
     def clear(self) -> None:
         """Esc: empty the query and the filters, and show no results."""
