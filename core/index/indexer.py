@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from core.base.atomic import make_private, write_bytes_atomic
 from core.base.config import EngineConfig, VaultConfig
-from core.base.models import Document, SkippedFile
+from core.base.models import Document, FileWarning, SkippedFile
 from core.base.paths import AppPaths
 from core.index.file_errors import parse_error
 from core.index.index_open import Recovery
@@ -35,6 +35,7 @@ from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, syn
 from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
 from core.vault.chunker import ChunkLimits
+from core.vault.obsidian_settings import load_settings
 from core.vault.pdf import EXTRACTOR_VERSION
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path
 
@@ -219,6 +220,8 @@ class VaultIndex(NoteIntake):
         """Parse and commit `todo`, drop `removed`. `before_write` runs once, before memory or the
         keyword index first moves ahead of the manifest on disk."""
         res = ProcessResult(skipped=list(skipped))
+        # A damaged .obsidian/types.json or daily-notes.json: defaults are used, and the user told why.
+        res.warnings.extend(FileWarning(".obsidian", "obsidian_settings", p) for p in load_settings(self.vault.root).problems)
         pending_write = [before_write] if before_write is not None else []
 
         def writing() -> None:

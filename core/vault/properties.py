@@ -12,6 +12,7 @@ so the link graph sees them, and their target is the value a filter compares.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -25,6 +26,7 @@ MAX_PROPERTIES = 100  # per note: past that a note is a data dump, not notes
 MAX_ITEMS = 50  # per list property
 MAX_VALUE_CHARS = 200
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|#^]*)(?:[#^][^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
+_KEY_SEPARATORS = re.compile(r"[,=\s]+")
 _DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
 _DATETIME_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}[T ]\d{1,2}:\d{2}(?::\d{2})?$")
 
@@ -65,7 +67,12 @@ def read_properties(data: Mapping[Any, Any], types: Mapping[str, PropertyType] |
 
 def clean_key(raw: Any) -> str:
     """A property name as filters spell it: lower-case, no commas or `=` (the index's separators)."""
-    return re.sub(r"[,=\s]+", "_", str(raw).strip().lower()).strip("_")[:80]
+    return _clean_key(raw if isinstance(raw, str) else str(raw))
+
+
+@functools.lru_cache(maxsize=4096)
+def _clean_key(raw: str) -> str:
+    return _KEY_SEPARATORS.sub("_", raw.strip().lower()).strip("_")[:80]
 
 
 def typed_property(key: str, value: Any, declared: PropertyType | None) -> tuple[Property | None, str | None]:
@@ -75,6 +82,8 @@ def typed_property(key: str, value: Any, declared: PropertyType | None) -> tuple
     if value is None or value == "" or value == []:
         return Property(key, declared or PropertyType.TEXT, ()), None
     kind = declared or infer_type(value)
+    if kind is PropertyType.TEXT and isinstance(value, str):  # the common case, kept short
+        return Property(key, kind, (_text(value),)), None
     items = value if isinstance(value, list) else [value]
     items = [v for v in items if v is not None and not isinstance(v, (list, dict, set))][:MAX_ITEMS]
     if kind is not PropertyType.LIST and isinstance(value, list) and len(items) > 1:

@@ -19,8 +19,10 @@ from core.base.structured import Task, TaskStatus
 
 MAX_TASKS = 5_000  # per note
 _TASK = re.compile(r"^[ \t>]*(?:[-*+]|\d+[.)])[ \t]+\[(.)\][ \t]+(.*)$")
+_ANY_TASK = re.compile(r"^[ \t>]*(?:[-*+]|\d+[.)])[ \t]+\[.\][ \t]", re.MULTILINE)  # most notes have none: one scan says so
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _FENCE = re.compile(r"^[ \t>]*(```|~~~)")
+_LINE_STARTS = frozenset("`~#-*+")
 _VS = "\ufe0f"  # a variation selector some editors add after an emoji
 _DATE_SIGNS = {
     "due": "📅📆🗓",
@@ -46,11 +48,16 @@ class TaskRead:
 
 def read_tasks(text: str, first_line: int = 1) -> TaskRead:
     """The tasks of a note's body `text`, whose first line is line `first_line` of the file."""
+    if _ANY_TASK.search(text) is None:
+        return TaskRead((), ())
     tasks: list[Task] = []
     problems: list[str] = []
     headings: list[tuple[int, str]] = []
     fence: str | None = None
     for n, line in enumerate(text.splitlines(), start=first_line):
+        head = line.lstrip(" \t>")[:1]
+        if head not in _LINE_STARTS and not head.isdigit():
+            continue  # no fence, heading or list item: nothing to read here
         opening = _FENCE.match(line)
         if opening:
             fence = None if fence == opening.group(1) else (fence or opening.group(1))

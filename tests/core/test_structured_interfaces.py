@@ -139,3 +139,16 @@ def test_cli_base_lists_rows_and_reports_a_broken_file(indexed: Path, capsys: py
     assert payload["view"] == "Everything" and payload["count"] == 4
     assert main(["base", str(indexed / "Broken.base")]) == 2
     assert "not valid YAML" in capsys.readouterr().err
+
+
+def test_damaged_obsidian_settings_are_reported_in_index_health(tmp_path: Path, cairn_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "v"
+    shutil.copytree(FIXTURE, root)
+    (root / ".obsidian" / "types.json").write_text('{"types": {"rating": "stars"}}')
+    (root / ".obsidian" / "daily-notes.json").write_text("{torn")
+    assert main(["index", "--vault", str(root), "--no-embed", "--quiet"]) == 0
+    capsys.readouterr()
+    status = cli_json(capsys, "status")
+    vault = status[0] if isinstance(status, list) else status["vaults"][0]
+    details = [w["detail"] for w in vault["warnings"] if w["code"] == "obsidian_settings"]
+    assert any("unknown type 'stars'" in d for d in details) and any("daily-notes.json" in d for d in details)

@@ -80,3 +80,14 @@ def test_the_checkup_dialog_lists_findings_and_opens_them(qtbot: Any, window: Ma
     first = broken.child(0)
     dialog.open_item(first)
     assert recorder.urls
+
+
+def test_a_canvas_hit_previews_its_cards(qtbot: Any, window: MainWindow) -> None:
+    from tests.desktop.helpers import search_and_wait
+
+    search_and_wait(qtbot, window, "kayak rental")
+    hit = window.controller.response.hits[0]
+    assert hit.chunk.rel_path == "Board.canvas"
+    window.controller.select_hit(hit)
+    qtbot.waitUntil(lambda: "Kayak rental partnership" in window.preview.browser.toPlainText())
+    assert '"nodes"' not in window.preview.browser.toPlainText()  # the cards, not the JSON
