@@ -287,3 +287,27 @@ def test_cancel_is_seen_while_waiting_for_the_worker(tmp_path: Path, monkeypatch
         _drain(build, 10.0)
     finally:
         build.close()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="no SIGKILL here")
+def test_a_sync_whose_worker_is_killed_indexes_every_note_here(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    Spy(monkeypatch, worker=False)
+    plain = _index(vault, tmp_path / "a")
+    plain.sync()
+    spy = Spy(monkeypatch, worker=True)
+    counting = pb.ParallelBuild.__iter__
+
+    def killing(build: Any) -> Any:
+        for n, unit in enumerate(counting(build)):
+            if n == 0:  # the worker holds jobs now: killed as the system would (out of memory)
+                os.kill(build._worker._process.pid, signal.SIGKILL)
+            yield unit
+
+    monkeypatch.setattr(pb.ParallelBuild, "__iter__", killing)
+    fast = _index(vault, tmp_path / "b")
+    started = time.monotonic()
+    stats = fast.sync()
+    assert time.monotonic() - started < 60  # not the 15-minute wait
+    assert spy.local >= 2 and stats.documents == 61
+    assert fast.files == plain.files
+    _assert_same_index(plain.keyword._ix, fast.keyword._ix)
