@@ -13,6 +13,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,18 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int, str], None]
 PARSER_VERSION = "chunker-3"  # 2: lone-CR line breaks; nested front matter values ignored. 3: attachments, chunk pages
 SCRATCH = "building"  # where the worker of a parallel build writes its segments: beside the index, not in it
+
+
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """What one `_process` pass hands each unit of work."""
+
+    res: ProcessResult
+    removed: list[str]
+    reading: AttachmentReading
+    writing: Callable[[], None]
+    progress: Progress | None
+    cancel: threading.Event | None
 
 
 def chunking_hash(limits: ChunkLimits) -> str:
@@ -249,41 +262,16 @@ class VaultIndex:
             while pending_write:
                 pending_write.pop()()
 
-        batch: list[Document] = []
-        total = len(todo)
-        done = 0
         reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel)
         notes = [(e, self.files[e.rel_path].version if e.rel_path in self.files else None) for e in todo if attachment_kind(e.rel_path) is None]
         build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH, cancel)
         try:
-            for unit in self._units(build, todo):
-                if cancel is not None and cancel.is_set():
-                    res.cancelled = True
-                    break
-                if isinstance(unit, BuiltJob):
-                    batch = self.intake.take_built(unit, batch, res, removed, writing)
-                    done += len(unit.job)
-                    if progress is not None and done < total:
-                        progress(done, total, "keyword")
-                    continue
-                for entry in unit:
-                    if cancel is not None and cancel.is_set():
-                        break
-                    batch = self.intake.one(entry, batch, res, removed, reading, writing, cancel)
-                    done += 1
-                    if progress is not None and done % 25 == 1 and done < total:
-                        progress(done, total, "keyword")
-                if cancel is not None and cancel.is_set():  # also a PDF's extraction cut short: not a skip
-                    res.cancelled = True
-                    break
-                if build is not None and batch:  # a job is a segment: committed now, the next job is weighed fairly
-                    writing()
-                    res.reindexed.extend(self.intake.commit_each(batch, [], res))
-                    batch = []
+            batch = self._take_units(build, todo, _Pass(res, removed, reading, writing, progress, cancel))
         finally:
             reading.close()
             if build is not None:
                 build.close()
+        total = len(todo)
         if progress is not None and total and not res.cancelled:
             progress(total, total, "keyword")  # here, not in the loop: the last note may be skipped
         removed = sorted(set(removed))
@@ -298,6 +286,36 @@ class VaultIndex:
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
             self.links.save()
         return res
+
+    def _take_units(self, build: ParallelBuild | None, todo: list[ScanEntry], p: _Pass) -> list[Document]:
+        """Every unit of work into the indexes; returns the batch still to commit."""
+        batch: list[Document] = []
+        total, done, res, cancel = len(todo), 0, p.res, p.cancel
+        for unit in self._units(build, todo):
+            if cancel is not None and cancel.is_set():
+                res.cancelled = True
+                break
+            if isinstance(unit, BuiltJob):
+                batch = self.intake.take_built(unit, batch, res, p.removed, p.writing)
+                done += len(unit.job)
+                if p.progress is not None and done < total:
+                    p.progress(done, total, "keyword")
+                continue
+            for entry in unit:
+                if cancel is not None and cancel.is_set():
+                    break
+                batch = self.intake.one(entry, batch, res, p.removed, p.reading, p.writing, cancel)
+                done += 1
+                if p.progress is not None and done % 25 == 1 and done < total:
+                    p.progress(done, total, "keyword")
+            if cancel is not None and cancel.is_set():  # also a PDF's extraction cut short: not a skip
+                res.cancelled = True
+                break
+            if build is not None and batch:  # a job is a segment: committed now, the next job is weighed fairly
+                p.writing()
+                res.reindexed.extend(self.intake.commit_each(batch, [], res))
+                batch = []
+        return batch
 
     @staticmethod
     def _units(build: ParallelBuild | None, todo: list[ScanEntry]) -> Iterator[BuiltJob | list[ScanEntry]]:
