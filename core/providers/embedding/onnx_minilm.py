@@ -24,17 +24,15 @@ from core.providers.embedding.base import (
     EmbeddingCancelled,
     ProgressCallback,
 )
-from core.providers.embedding.minilm_files import (  # re-exported: public here before the split
-    MODEL_SHA256 as MODEL_SHA256,
-)
 from core.providers.embedding.minilm_files import (
+    MODEL_SHA256,
     MODEL_SIZE,
+    TOKENIZER_SHA256,
     TOKENIZER_SIZE,
     VerifiedFiles,
+    default_model_path,
+    default_tokenizer_path,
 )
-from core.providers.embedding.minilm_files import TOKENIZER_SHA256 as TOKENIZER_SHA256  # re-exported
-from core.providers.embedding.minilm_files import default_model_path as default_model_path  # re-exported
-from core.providers.embedding.minilm_files import default_tokenizer_path as default_tokenizer_path  # re-exported
 from core.providers.embedding.minilm_session import (
     MAX_TOKENS,
     length_batches,
