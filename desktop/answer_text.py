@@ -16,7 +16,7 @@ from core.answer.extractive import LABEL as EXTRACTIVE_LABEL
 from core.answer.pipeline import EXTRACTIVE
 from core.base.models import Hit, cited_path
 from core.providers.llm import default_llm_registry
-from core.vault.links import labelled_text
+from core.vault.display_text import display_text, one_line
 from desktop.formatting import heading_trail
 from desktop.settings import Settings
 
@@ -95,7 +95,8 @@ def passage_markdown(source: Source, quotes: Sequence[Quote] = ()) -> str:
     head = f"**[{source.number}] {source.title}**" + (f" › {trail}" if trail else "") + f"  \n`{source.vault}/{source.rel_path}`"
     mine = [q for q in quotes if q.number == source.number]
     if not mine:
-        return f"{head}\n\n{source.text.strip()}\n"
+        shown = "  \n".join(display_text(source.text).splitlines())  # as read, one line a block
+        return f"{head}\n\n{shown}\n"
     parts = [head]
     for q in mine:
         section = heading_trail(q.heading_path, source.title)
@@ -105,7 +106,7 @@ def passage_markdown(source: Source, quotes: Sequence[Quote] = ()) -> str:
             intro = f"{q.intro}\n\n" if q.intro else ""
             parts.append(f"{label}{intro}{fence}{q.language}\n{q.text}\n{fence}")
         else:
-            parts.append(f"{label}{labelled_text(q.text)}")  # as read: link labels, not link syntax
+            parts.append(f"{label}{one_line(q.text).removeprefix('• ')}")  # as read: no link, callout or table syntax
     return "\n\n".join(parts) + "\n"
 
 

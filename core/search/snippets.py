@@ -1,19 +1,19 @@
 """Short excerpts of a chunk around the words that matched, with the matches marked.
 
 Matches are marked `**like this**` (Markdown bold), which the CLI prints as is
-and the app turns into highlighting.
+and the app turns into highlighting. The window is cut from the chunk's display text
+(`core.vault.display_text`: callouts, tables, embeds and HTML as a person reads them), and the
+matches are found in that very text, so the highlights land on the words shown.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 
 from core.index.analysis import DEFAULT_LANGUAGE, Stemmer, phrase_spans
-from core.vault.links import labelled_text
+from core.vault.display_text import one_line
 
 DEFAULT_WIDTH = 240
-_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)")
 MARK_OPEN = "**"
 MARK_CLOSE = "**"
 
@@ -32,8 +32,9 @@ def make_snippet(
     A quoted phrase the chunk holds is marked whole, stop words included
     ("**state of the art**"), and counts as one more distinct match.
     """
-    # Labels, not link syntax (`[[a|b]]` -> "b"): highlights are found in this very text, so they stay right.
-    flat = " ".join(_EMPHASIS.sub("", labelled_text(text)).split())
+    # What the note shows, not its syntax (`[[a|b]]` -> "b", `> [!tip]` -> "Tip:"): the highlights
+    # are found in this very text, so they stay right.
+    flat = one_line(text)
     if not flat:
         return ""
     spans = []

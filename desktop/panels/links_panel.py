@@ -7,7 +7,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from core.search.related import Backlink, NoteLinks, RelatedNote
-from core.vault.links import labelled_text
 from desktop.controller import AppController
 from desktop.workers import JobRunner, TaskWorker
 
@@ -129,7 +128,7 @@ class LinksPanel(QWidget):
         top.setExpanded(expanded and bool(children))
 
     def _backlink(self, b: Backlink) -> QTreeWidgetItem:
-        item = QTreeWidgetItem([f"{b.title} — {labelled_text(b.context)}"])
+        item = QTreeWidgetItem([f"{b.title} — {b.context}"])  # already as read (no link syntax)
         item.setToolTip(0, f"{b.rel_path}, line {b.line}\n{b.context}")
         item.setData(0, _TARGET, (b.rel_path, b.line))
         return item
