@@ -11,8 +11,9 @@ from pathlib import Path
 
 from core.base.models import ChunkRef, Hit, Link, LinkKind
 from core.engine import Engine
+from core.vault.display_text import one_line
 from core.vault.frontmatter import split_front_matter
-from core.vault.links import key, labelled_text
+from core.vault.links import key
 from desktop.actions import note_path
 from desktop.note_links import BLOCK_ID_TAIL, Excerpt, anchor_range, byte_of_line, chunk_at, resolve_relative
 from desktop.note_text import read_note
@@ -78,7 +79,7 @@ class NoteLocator:
             span = (body, len(raw))
         text = raw[span[0] : span[1]].decode("utf-8", "replace")
         lines = [BLOCK_ID_TAIL.sub("", ln.lstrip("# ")) for ln in text.splitlines() if ln.strip() and not ln.startswith("# ")]
-        return Excerpt(rec.title, labelled_text(" ".join(lines)))
+        return Excerpt(rec.title, one_line("\n".join(lines)))
 
     def attachment(self, vault: str, source: str, target: str) -> Path | None:
         """An embedded file: beside the note, from the vault root, else anywhere by name (Obsidian's way)."""

@@ -100,7 +100,7 @@ def note_links(
     outgoing = tuple(_out(r, vi) for r in graph.outgoing(rel) if shown(r.target))
     lines = {(r.source, r.link.line): r for r in reversed(graph.backlinks(rel)) if shown(r.source)}  # one row a line
     backlinks = tuple(
-        Backlink(r.source, _title(vi, r.source), r.link.line, one_line(r.link.context), r.link.kind.value)
+        Backlink(r.source, _title(vi, r.source), r.link.line, _line(r.link.context), r.link.kind.value)
         for r in sorted(lines.values(), key=lambda r: (key(r.source), r.link.line))
     )
     aliases = graph.aliases(rel)
@@ -166,9 +166,14 @@ _WIKI = re.compile(r"!?\[\[[^\]\n]*\]\]|\]\([^)\n]*\)")
 def _mention_line(body: str, pattern: re.Pattern[str]) -> tuple[int, str] | None:
     for i, line in enumerate(body.split("\n")):
         if pattern.search(_WIKI.sub(" ", line)):
-            text = one_line(line)
+            text = _line(line)
             return i, text if len(text) <= 240 else text[:239] + "…"
     return None
+
+
+def _line(markdown: str) -> str:
+    """A linking line as read, without the bullet of the list item it may be."""
+    return one_line(markdown).removeprefix("• ")
 
 
 def _file_line(vi: VaultIndex, rel: str, start_byte: int) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from core.vault.links import is_attachment, split_wikilink
@@ -30,6 +30,8 @@ _FENCE_LINE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _LITERAL_TICKS = re.compile(r"`{3,}\S*")
 _BLOCK_ID_LINE = re.compile(r"^\s*\^[A-Za-z0-9-]+\s*$", re.MULTILINE)
 _MARKUP = re.compile(r"[*_=~`<&$]")
+_HIDDEN_HTML = re.compile(r"</?(?:script|style)\b", re.IGNORECASE)
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 _SPACES = re.compile(r"[ \t]+")
 _SKIPPED_BLOCKS = {"front_matter", "hr", "footnote_anchor"}
 
@@ -54,6 +56,11 @@ def code_span(code: str) -> str:
     fence = "`" * (run + 1)
     pad = " " if code.startswith("`") or code.endswith("`") else ""
     return f"{fence}{pad}{code}{pad}{fence}"
+
+
+def code_spans(text: str) -> Iterator[re.Match[str]]:
+    """The backtick code spans of display text (as `code_span` writes them)."""
+    return _CODE_SPAN.finditer(text)
 
 
 def _balanced_fences(text: str) -> str:
@@ -191,8 +198,14 @@ class _Walker:
 def inline_text(children: Sequence[Token]) -> str:
     """An inline token's children as read."""
     out: list[str] = []
+    hidden = False  # inside an inline <script> or <style>: its text is not shown
     for tok in children:
         kind = tok.type
+        if kind == "html_inline" and _HIDDEN_HTML.match(tok.content):
+            hidden = not tok.content.startswith("</")
+            continue
+        if hidden:
+            continue
         if kind == "text":  # backticks left as text (an unclosed run) read as code too
             out.append(_LITERAL_TICKS.sub(lambda m: code_span(m.group(0)), tok.content) if "```" in tok.content else tok.content)
         elif kind in ("softbreak", "hardbreak"):

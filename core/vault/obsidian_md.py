@@ -29,16 +29,17 @@ _BLOCK_ID = re.compile(r"(?:[ \t]+|^)\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
 _COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.DOTALL)
 #: Code is left alone by the source clean-up: fences and code spans.
 _CODE = re.compile(r"(?:^|\n)[ \t]{0,3}(```+|~~~+)[^\n]*\n.*?(?:\n[ \t]{0,3}\1[^\n]*(?=\n|$)|\Z)|(`+)[^`].*?\2", re.DOTALL)
+_BAD_SCHEME = re.compile(r"^(?:javascript|vbscript|data):", re.IGNORECASE)
 _local = threading.local()
 
 #: Callout kinds Obsidian knows, with their aliases, as the word shown and a symbol.
 CALLOUT_KINDS: dict[str, tuple[str, str]] = {
     "note": ("Note", "✎"), "abstract": ("Abstract", "☰"), "summary": ("Summary", "☰"), "tldr": ("TL;DR", "☰"),
-    "info": ("Info", "ℹ"), "todo": ("To do", "☐"), "tip": ("Tip", "💡"), "hint": ("Hint", "💡"),
+    "info": ("Info", "ℹ"), "todo": ("To do", "☐"), "tip": ("Tip", "✦"), "hint": ("Hint", "✦"),
     "important": ("Important", "❗"), "success": ("Success", "✔"), "check": ("Check", "✔"), "done": ("Done", "✔"),
     "question": ("Question", "?"), "help": ("Help", "?"), "faq": ("FAQ", "?"), "warning": ("Warning", "⚠"),
     "caution": ("Caution", "⚠"), "attention": ("Attention", "⚠"), "failure": ("Failure", "✘"), "fail": ("Fail", "✘"),
-    "missing": ("Missing", "✘"), "danger": ("Danger", "⚡"), "error": ("Error", "⚡"), "bug": ("Bug", "🐞"),
+    "missing": ("Missing", "✘"), "danger": ("Danger", "⚡"), "error": ("Error", "⚡"), "bug": ("Bug", "✱"),
     "example": ("Example", "▤"), "quote": ("Quote", "❝"), "cite": ("Cite", "❝"),
 }
 
@@ -81,9 +82,15 @@ def _new_parser() -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.use(front_matter_plugin).use(footnote_plugin, inline=True).use(dollarmath_plugin, allow_space=False)
     md.use(wikilink_plugin)
+    md.validateLink = _validate_link  # type: ignore[method-assign]
     md.inline.ruler.before("emphasis", "highlight", _highlight_rule)
     md.core.ruler.after("block", "callouts", _callouts)
     return md
+
+
+def _validate_link(url: str) -> bool:
+    """markdown-it's check, but a vault's own files (`file:`) may be linked: scripts and data still may not."""
+    return _BAD_SCHEME.match(url.strip()) is None
 
 
 def clean_source(text: str) -> str:
