@@ -103,7 +103,7 @@ def passage_markdown(source: Source, quotes: Sequence[Quote] = ()) -> str:
         label = f"_{section}_\n\n" if section and section != trail else ""
         if q.kind == "code":
             fence = "````" if "```" in q.text else "```"
-            intro = f"{q.intro}\n\n" if q.intro else ""
+            intro = f"{one_line(q.intro).removeprefix('• ')}\n\n" if q.intro else ""
             parts.append(f"{label}{intro}{fence}{q.language}\n{q.text}\n{fence}")
         else:
             parts.append(f"{label}{one_line(q.text).removeprefix('• ')}")  # as read: no link, callout or table syntax

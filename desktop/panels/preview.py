@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
+    QTextOption,
 )
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -94,6 +95,9 @@ class PreviewPanel(QWidget):
         self.browser.setAccessibleName("Note preview")
         self.browser.setOpenExternalLinks(False)
         self.browser.setOpenLinks(False)
+        # Long words and code wrap anywhere, so the note never needs a horizontal scroll bar.
+        self.browser.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.browser.anchorClicked.connect(self.follow_link)
         self.browser.installEventFilter(self)  # QTextBrowser keeps Alt+Left/Right for its own (unused) history
         self.back_button = _nav_button(self, "◀", "Back (Alt+Left)", self.back)
