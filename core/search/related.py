@@ -172,8 +172,17 @@ def _mention_line(body: str, pattern: re.Pattern[str]) -> tuple[int, str] | None
 
 
 def _line(markdown: str) -> str:
-    """A linking line as read, without the bullet of the list item it may be."""
+    """A linking line as read, without the bullet of the list item it may be.
+
+    A long line was cut at `MAX_CONTEXT` when its links were read; a link the cut went
+    through is dropped, not shown as half its syntax.
+    """
+    if markdown.endswith("…"):
+        markdown = _CUT_LINK.sub("…", markdown)
     return one_line(markdown).removeprefix("• ")
+
+
+_CUT_LINK = re.compile(r"!?\[\[?[^\]\n]*(?:\]\([^)\n]*|\])?…$")
 
 
 def _file_line(vi: VaultIndex, rel: str, start_byte: int) -> int:

@@ -18,6 +18,7 @@ from core.answer import Answerer, AskRequest
 from core.base.paths import AppPaths
 from core.engine import Engine
 from core.search.search import SearchRequest
+from tests.core.vault.test_display_text import LITERAL_IN_SOURCE as LITERAL
 from tests.render_leaks import count_leaks
 
 REPO = Path(__file__).resolve().parents[3]
@@ -65,3 +66,31 @@ def test_an_extractive_answer_reads_clean_and_its_quotes_stay_verbatim(engine: E
     assert count_leaks([line.removeprefix("- ") for line in body.splitlines() if line.strip()]) == {}, resp.answer
     source = (CORPUS / "Other note.md").read_text(encoding="utf-8")
     assert all(q.text in source for q in resp.quotes if q.kind != "code")  # checked against the note as written
+
+
+VAULTS = next((p / "shared/data/vaults" for p in REPO.parents if (p / "shared/data/vaults").is_dir()), Path("/nonexistent"))
+REAL_QUERIES = (
+    "postpone button", "callout", "urgency score", "tag recognition", "recurring tasks", "custom statuses",
+    "due date", "group by", "styling css", "footnotes", "block link", "dataview", "filter by function", "table",
+)
+
+
+@pytest.mark.parametrize("vault", ["obsidian-tasks-docs", "obsidian-tasks-demo"])
+def test_real_vault_snippets_and_backlink_lines_show_no_syntax(vault: str, tmp_path: Path) -> None:
+    root = VAULTS / vault
+    if not root.is_dir():
+        pytest.skip(f"{vault} is not here")
+    eng = Engine(AppPaths(tmp_path / "home"), embedder_factory=None)
+    try:
+        eng.add_vault(root, name=vault)
+        eng.sync()
+        hits = [h for q in REAL_QUERIES for h in eng.search(SearchRequest(q, k=10)).hits]
+        snippets = [s for h in hits if (vault, h.chunk.rel_path) not in LITERAL for s in (h.snippet, *(m.snippet for m in h.more))]
+        assert len(snippets) > 100
+        assert count_leaks(snippets, snippet=True) == {}, [s for s in snippets if count_leaks([s], snippet=True)]
+        notes = sorted({h.chunk.rel_path for h in hits})
+        lines = [b.context for rel in notes for b in eng.links(vault, rel).backlinks if (vault, b.rel_path) not in LITERAL]
+        assert len(lines) > 20
+        assert count_leaks(lines) == {}, [line for line in lines if count_leaks([line])]
+    finally:
+        eng.close()
