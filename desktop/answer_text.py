@@ -16,7 +16,7 @@ from core.answer.extractive import LABEL as EXTRACTIVE_LABEL
 from core.answer.pipeline import EXTRACTIVE
 from core.base.models import Hit, cited_path
 from core.providers.llm import default_llm_registry
-from core.vault.display_text import display_text, one_line
+from core.vault.display_text import display_text, passage
 from desktop.formatting import heading_trail
 from desktop.settings import Settings
 
@@ -103,10 +103,10 @@ def passage_markdown(source: Source, quotes: Sequence[Quote] = ()) -> str:
         label = f"_{section}_\n\n" if section and section != trail else ""
         if q.kind == "code":
             fence = "````" if "```" in q.text else "```"
-            intro = f"{one_line(q.intro).removeprefix('• ')}\n\n" if q.intro else ""
+            intro = f"{passage(q.intro)}\n\n" if q.intro else ""
             parts.append(f"{label}{intro}{fence}{q.language}\n{q.text}\n{fence}")
         else:
-            parts.append(f"{label}{one_line(q.text).removeprefix('• ')}")  # as read: no link, callout or table syntax
+            parts.append(f"{label}{passage(q.text, row=q.kind == 'row')}")  # as read: no link, callout or table syntax
     return "\n\n".join(parts) + "\n"
 
 

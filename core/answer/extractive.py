@@ -24,9 +24,9 @@ import numpy as np
 
 from core.answer.context import question_stems, stems
 from core.answer.models import Quote, Source
-from core.answer.units import CODE, Unit, split_units
+from core.answer.units import CODE, ROW, Unit, split_units
 from core.search.guardrails import mask_secrets
-from core.vault.display_text import one_line
+from core.vault.display_text import passage
 
 MAX_SOURCES = 5
 MAX_UNITS = 64
@@ -276,19 +276,14 @@ def render(quotes: Sequence[Quote]) -> str:
     for q in quotes:
         if q.kind == CODE:
             if q.intro:
-                lines.append(f"- {_as_item(q.intro)} [{q.number}]")
+                lines.append(f"- {passage(q.intro)} [{q.number}]")
             fence = "````" if "```" in q.text else "```"
             lines.extend([f"{fence}{q.language}", q.text, fence, ""])
             if not q.intro:
                 lines.insert(len(lines) - 1, f"[{q.number}]")
         else:
-            lines.append(f"- {_as_item(q.text)} [{q.number}]")
+            lines.append(f"- {passage(q.text, row=q.kind == ROW)} [{q.number}]")
     return "\n".join(lines).rstrip() + "\n"
-
-
-def _as_item(text: str) -> str:
-    """A quote's display text for an answer's list line (a list item's own bullet left out)."""
-    return one_line(text).removeprefix("• ")
 
 
 def extract(

@@ -100,6 +100,7 @@ def split_units(text: str) -> list[Unit]:
             continue
         if line.startswith(("    ", "\t")) and not paragraph and stripped:
             # An indented code block: after a blank line (or a heading), not a list continuation.
+            start = i
             body = []
             while i < len(lines) and (lines[i].startswith(("    ", "\t")) or not lines[i].strip()):
                 body.append(lines[i][4:] if lines[i].startswith("    ") else lines[i].lstrip("\t"))
@@ -107,6 +108,8 @@ def split_units(text: str) -> list[Unit]:
             code = "\n".join(body).strip("\n")
             if out and out[-1].kind == ITEM and not code.strip().startswith(("$", "`")) and "\n" not in code:
                 continue  # a wrapped list item rather than code
+            if _list_code(lines, start, i) is False or _images_and_captions(code):
+                continue  # an item's further paragraphs, images or captions: markdown, not code
             add(CODE, code, "", last_words)
             continue
         if not stripped or stripped.startswith("#") or _HTML.match(stripped) or set(stripped) <= set("-|:= *_"):
@@ -147,3 +150,26 @@ def split_units(text: str) -> list[Unit]:
         i += 1
     close()
     return out
+
+
+def _list_code(lines: list[str], start: int, end: int) -> bool | None:
+    """For indented lines [start, end) under a list item: whether markdown reads them as code.
+
+    None when they are not under a list item. Markdown decides by the item's own indentation,
+    which a line scanner does not know: `    ![image](x.png)` under `- item` is the item's content.
+    """
+    j = start - 1
+    while j >= 0 and (not lines[j].strip() or lines[j].startswith((" ", "\t"))):
+        j -= 1
+    if j < 0 or _ITEM.match(lines[j]) is None:
+        return None
+    from core.vault.obsidian_md import parse
+
+    offset = start - j
+    return any(t.type in ("code_block", "fence") and t.map is not None and t.map[1] > offset for t in parse("\n".join(lines[j:end])))
+
+
+def _images_and_captions(code: str) -> bool:
+    """Indented image embeds with their HTML captions (a list item's pictures cut off from the item)."""
+    rows = [row.strip() for row in code.splitlines() if row.strip()]
+    return any(r.startswith("![") for r in rows) and all(r.startswith(("![", "<")) for r in rows)

@@ -33,6 +33,7 @@ _BLOCK_ID_LINE = re.compile(r"^\s*\^[A-Za-z0-9-]+\s*$", re.MULTILINE)
 _MARKUP = re.compile(r"[*_=~`<&$]")
 _HIDDEN_HTML = re.compile(r"</?(?:script|style)\b", re.IGNORECASE)
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
+_CALLOUT_START = re.compile(r"^\[![^\]\s]+\]")
 _SPACES = re.compile(r"[ \t]+")
 _SKIPPED_BLOCKS = {"front_matter", "hr", "footnote_anchor"}
 
@@ -54,6 +55,21 @@ def one_line(markdown: str) -> str:
     (a result list makes ~40 snippets, each note's other passages included).
     """
     return " ".join(display_text(markdown).split())
+
+
+def passage(text: str, *, row: bool = False) -> str:
+    """A passage cut from a chunk (an answer's quoted sentence, item or table `row`) as read, on one line.
+
+    The cut leaves no quote marker, so a callout's `[!kind]` line is read as the callout it
+    opened, and a row is read as a row though its outer pipes were cut; a list item's own
+    bullet is left out (the answer lists its quotes itself).
+    """
+    text = text.strip()
+    if row:
+        text = f"| {text} |"
+    elif _CALLOUT_START.match(text):
+        text = "> " + text
+    return one_line(text).removeprefix("• ")
 
 
 def code_span(code: str) -> str:

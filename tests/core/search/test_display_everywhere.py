@@ -75,8 +75,25 @@ REAL_QUERIES = (
 )
 
 
+QUESTIONS = (
+    "How do I postpone a task?", "What does a callout with a title look like?", "How is the urgency score calculated?",
+    "How do I hide the edit button?", "Which tags does Tasks recognise?", "How do recurring tasks work?",
+)
+
+
+def prose_lines(answer: str) -> list[str]:
+    """An answer's lines outside its fenced code (code is shown as code, and may hold anything)."""
+    out, in_code = [], False
+    for line in answer.splitlines()[1:]:
+        if line.startswith(("```", "~~~")):
+            in_code = not in_code
+        elif not in_code and line.strip():
+            out.append(line)
+    return out
+
+
 @pytest.mark.parametrize("vault", ["obsidian-tasks-docs", "obsidian-tasks-demo"])
-def test_real_vault_snippets_and_backlink_lines_show_no_syntax(vault: str, tmp_path: Path) -> None:
+def test_real_vault_snippets_backlink_lines_and_answers_show_no_syntax(vault: str, tmp_path: Path) -> None:
     root = VAULTS / vault
     if not root.is_dir():
         pytest.skip(f"{vault} is not here")
@@ -92,5 +109,9 @@ def test_real_vault_snippets_and_backlink_lines_show_no_syntax(vault: str, tmp_p
         lines = [b.context for rel in notes for b in eng.links(vault, rel).backlinks if (vault, b.rel_path) not in LITERAL]
         assert len(lines) > 20
         assert count_leaks(lines) == {}, [line for line in lines if count_leaks([line])]
+        answers = [Answerer(eng).ask(AskRequest(q)).answer for q in QUESTIONS]
+        quoted = [line.removeprefix("- ") for answer in answers for line in prose_lines(answer)]
+        assert len(quoted) >= len(QUESTIONS)
+        assert count_leaks(quoted) == {}, [line for line in quoted if count_leaks([line])]
     finally:
         eng.close()
