@@ -38,10 +38,13 @@ ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
     "span": {"style"},
     "p": {"style"},
     "pre": {"style"},
+    "ul": {"style"},
     "div": {"style"},
 }
 #: CSS a note's own HTML may set: colours and text style; nothing that loads (no `url()`).
-ALLOWED_STYLES = frozenset("background-color color border-color border-style border-width white-space font-weight font-style".split())
+ALLOWED_STYLES = frozenset(
+    "background-color color border-color border-style border-width white-space font-weight font-style list-style-type".split()
+)
 URL_SCHEMES = frozenset({"http", "https", "mailto", "file", "cairn-note"})
 _SOURCELESS_IMAGE = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -190,6 +193,12 @@ def _list_item(tokens: Sequence[Token], i: int, env: EnvType) -> str:
     return "<li>" + ("☑ " if checked else "☐ ")
 
 
+def _bullet_list(tokens: Sequence[Token], i: int, env: EnvType) -> str:
+    if "contains-task-list" in str(tokens[i].attrGet("class") or ""):
+        return '<ul style="list-style-type:none">\n'  # the ☐/☑ is the bullet, as in Obsidian
+    return "<ul>\n"
+
+
 def _fence(tokens: Sequence[Token], i: int, env: EnvType) -> str:
     code = html.escape(tokens[i].content.rstrip("\n"))
     return f'<pre style="white-space:pre-wrap">{code}</pre>\n'
@@ -225,6 +234,7 @@ _BLOCK_RULES = {
     "callout_title_open": _callout_title,
     "callout_title_close": lambda tokens, i, env: "",
     "list_item_open": _list_item,
+    "bullet_list_open": _bullet_list,
     "fence": _fence,
     "code_block": _fence,
     "math_block": _math_block,

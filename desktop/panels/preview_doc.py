@@ -12,14 +12,16 @@ from PySide6.QtGui import QImage, QPixmap, QTextCursor, QTextDocument
 
 from core.vault.render_html import render_html
 
-#: Qt's rich text takes CSS for what the HTML cannot say: code wraps instead of scrolling sideways.
-PREVIEW_CSS = "pre { white-space: pre-wrap; } code { font-family: monospace; } td, th { padding: 3px; }"
+#: Qt's rich text takes CSS for what the HTML cannot say: code wraps instead of scrolling sideways,
+#: on a tint that sets it off from prose (one for light, one for dark backgrounds).
+PREVIEW_CSS = "pre {{ white-space: pre-wrap; background-color: {code}; }} code {{ font-family: monospace; }} td, th {{ padding: 3px; }}"
+CODE_TINT = {False: "#f3f3f3", True: "#2b2b2b"}
 MIN_IMAGE_ROOM = 200
 
 
 def fill_document(doc: QTextDocument, markdown: str, *, dark: bool, room: int) -> None:
     """Render `markdown` into `doc` (base URL already set), with images scaled to `room` pixels at most."""
-    doc.setDefaultStyleSheet(PREVIEW_CSS)
+    doc.setDefaultStyleSheet(PREVIEW_CSS.format(code=CODE_TINT[dark]))
     doc.setHtml(render_html(markdown, dark=dark))
     fit_images(doc, max(MIN_IMAGE_ROOM, room))
 
