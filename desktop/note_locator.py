@@ -79,8 +79,8 @@ class NoteLocator:
             span = (body, len(raw))
         text = raw[span[0] : span[1]].decode("utf-8", "replace")
         # As read (the title line left out: the embed shows the title): blank lines stay, as they end tables and callouts.
-        body = "\n".join(ln for ln in text.splitlines() if not ln.startswith("# "))
-        return Excerpt(rec.title, one_line(body))
+        shown = "\n".join(ln for ln in text.splitlines() if not ln.startswith("# "))
+        return Excerpt(rec.title, one_line(shown))
 
     def attachment(self, vault: str, source: str, target: str) -> Path | None:
         """An embedded file: beside the note, from the vault root, else anywhere by name (Obsidian's way)."""
