@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QTextBrowser
 from core.vault.render_html import reflow, render_html
 from desktop.controller import AppController
 from desktop.main_window import MainWindow
+from desktop.note_text import START, prepare
 from desktop.panels.preview_doc import fill_document
 from tests.desktop.helpers import index_vault
 
@@ -139,3 +140,13 @@ def test_the_preview_shows_the_construct_corpus_as_obsidian_does(window: MainWin
     start, end = preview.chunk_range
     assert "Completed task" in text[start:end]  # the hit's chunk is still found and marked
     assert "CAIRNCHUNK" not in text
+
+
+def test_a_chunk_starting_at_a_callout_is_marked_without_breaking_the_callout(qtbot: Any) -> None:
+    raw = b"Intro paragraph.\n\n> [!warning] Careful\n> Body of the warning.\n\nAfter.\n"
+    start = raw.index(b"> [!warning]")
+    note = prepare(raw, start, raw.index(b"After."))
+    browser = shown(qtbot, note.markdown)
+    doc = browser.document()
+    assert len(tables(doc)) == 1 and "[!warning]" not in doc.toPlainText()
+    assert "Careful" in doc.toPlainText() and START in doc.toPlainText()  # the marker the Preview then takes out
