@@ -44,7 +44,7 @@ def display_text(markdown: str) -> str:
         return ""
     lines: list[str] = []
     _Walker(lines).blocks(parse(_bare_table_rows(_balanced_fences(markdown))))
-    return "\n".join(line for line in (_SPACES.sub(" ", ln).strip() for ln in lines) if line)
+    return "\n".join(line for line in (_tidy(ln) for ln in lines) if line)
 
 
 @lru_cache(maxsize=4096)
@@ -80,6 +80,19 @@ def code_span(code: str) -> str:
     return f"{fence}{pad}{code}{pad}{fence}"
 
 
+def _tidy(line: str) -> str:
+    """Runs of spaces as one, except inside code (whose spacing is part of it)."""
+    if "`" not in line:
+        return _SPACES.sub(" ", line).strip()
+    parts: list[str] = []
+    pos = 0
+    for m in code_spans(line):
+        parts += [_SPACES.sub(" ", line[pos : m.start()]), m.group(0)]
+        pos = m.end()
+    parts.append(_SPACES.sub(" ", line[pos:]))
+    return "".join(parts).strip()
+
+
 def code_spans(text: str) -> Iterator[re.Match[str]]:
     """The backtick code spans of display text (as `code_span` writes them)."""
     return _CODE_SPAN.finditer(text)
@@ -93,9 +106,12 @@ def _balanced_fences(text: str) -> str:
     """
     if "```" not in text and "~~~" not in text:
         return text
-    fences = _FENCE_LINE.findall(text)
-    if len(fences) % 2 == 1 and not fences[0][1].strip():
-        return fences[0][0] + "\n" + text
+    fences = list(_FENCE_LINE.finditer(text))
+    first = fences[0] if fences else None
+    # A bare fence after some text, with no partner: it closes code the chunk began inside
+    # (a fence the chunk starts with opens code the chunk was cut inside, which markdown reads right).
+    if first is not None and len(fences) % 2 == 1 and not first.group(2).strip() and text[: first.start()].strip():
+        return first.group(1) + "\n" + text
     return text
 
 

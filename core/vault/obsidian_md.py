@@ -80,7 +80,7 @@ def _new_parser() -> MarkdownIt:
 
     md = MarkdownIt("commonmark", {"html": True, "tasklists": True})
     md.enable(["table", "strikethrough"])
-    md.use(front_matter_plugin).use(footnote_plugin, inline=True).use(dollarmath_plugin, allow_space=False)
+    md.use(front_matter_plugin).use(footnote_plugin, inline=True).use(dollarmath_plugin, allow_space=False, allow_digits=False)
     md.use(wikilink_plugin)
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.inline.ruler.before("emphasis", "highlight", _highlight_rule)

@@ -79,6 +79,8 @@ def test_a_chunk_cut_inside_a_code_block_keeps_its_code_as_code() -> None:
     text = "    <span>^dcf64c</span>\n  </div>\n```\n\nAfter the code."
     assert leaks(display_text(text)) == []
     assert display_text(text).endswith("After the code.")
+    cut_at_end = "```\nType   Name | reqs\n--------|------"  # the chunk ends before the code does
+    assert display_text(cut_at_end) == "`Type   Name | reqs\n--------|------`"
 
 
 @pytest.mark.parametrize("vault", ["obsidian-tasks-docs", "obsidian-tasks-demo"])
