@@ -17,12 +17,20 @@ from core.vault.render_html import render_html
 PREVIEW_CSS = "pre {{ white-space: pre-wrap; background-color: {code}; }} code {{ font-family: monospace; }} td, th {{ padding: 3px; }}"
 CODE_TINT = {False: "#f3f3f3", True: "#2b2b2b"}
 MIN_IMAGE_ROOM = 200
+MAX_RENDERED_CHARS = 250_000  # ~1 s of parsing on a slow machine
 
 
 def fill_document(doc: QTextDocument, markdown: str, *, dark: bool, room: int) -> None:
-    """Render `markdown` into `doc` (base URL already set), with images scaled to `room` pixels at most."""
+    """Render `markdown` into `doc` (base URL already set), with images scaled to `room` pixels at most.
+
+    A note past `MAX_RENDERED_CHARS` goes to Qt's own (C++) markdown reader instead: the Python
+    parser takes ~3.5 s a megabyte, too long for the UI thread, and so big a note is rare.
+    """
     doc.setDefaultStyleSheet(PREVIEW_CSS.format(code=CODE_TINT[dark]))
-    doc.setHtml(render_html(markdown, dark=dark))
+    if len(markdown) > MAX_RENDERED_CHARS:
+        doc.setMarkdown(markdown)
+    else:
+        doc.setHtml(render_html(markdown, dark=dark))
     fit_images(doc, max(MIN_IMAGE_ROOM, room))
 
 

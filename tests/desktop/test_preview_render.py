@@ -20,7 +20,7 @@ from core.vault.render_html import reflow, render_html
 from desktop.controller import AppController
 from desktop.main_window import MainWindow
 from desktop.note_text import START, prepare
-from desktop.panels.preview_doc import fill_document
+from desktop.panels.preview_doc import MAX_RENDERED_CHARS, fill_document
 from tests.desktop.helpers import index_vault
 
 REPO = Path(__file__).resolve().parents[2]
@@ -150,3 +150,14 @@ def test_a_chunk_starting_at_a_callout_is_marked_without_breaking_the_callout(qt
     doc = browser.document()
     assert len(tables(doc)) == 1 and "[!warning]" not in doc.toPlainText()
     assert "Careful" in doc.toPlainText() and START in doc.toPlainText()  # the marker the Preview then takes out
+
+
+def test_a_huge_note_goes_to_qts_own_reader(qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    def too_slow(markdown: str, *, dark: bool = False) -> str:
+        raise AssertionError("a huge note must not hold the UI thread in the Python parser")
+
+    monkeypatch.setattr("desktop.panels.preview_doc.render_html", too_slow)
+    markdown = "A line of a very long note with ==marks== and [[links]].\n\n" * 5000
+    assert len(markdown) > MAX_RENDERED_CHARS
+    browser = shown(qtbot, markdown)
+    assert "A line of a very long note" in browser.document().toPlainText()
