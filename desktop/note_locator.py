@@ -18,6 +18,7 @@ from desktop.actions import note_path
 from desktop.note_links import Excerpt, anchor_range, byte_of_line, chunk_at, resolve_relative
 from desktop.note_text import read_note
 
+EXCERPT_SOURCE_CHARS = 4000  # markdown read for an embed's excerpt: never a whole big note
 MAX_ATTACHMENT_WALK = 50_000  # files looked at to find an attachment by name, once per vault
 
 
@@ -80,7 +81,7 @@ class NoteLocator:
         text = raw[span[0] : span[1]].decode("utf-8", "replace")
         # As read (the title line left out: the embed shows the title): blank lines stay, as they end tables and callouts.
         shown = "\n".join(ln for ln in text.splitlines() if not ln.startswith("# "))
-        return Excerpt(rec.title, one_line(shown))
+        return Excerpt(rec.title, one_line(shown[:EXCERPT_SOURCE_CHARS]))  # the excerpt shows ~280 of them
 
     def attachment(self, vault: str, source: str, target: str) -> Path | None:
         """An embedded file: beside the note, from the vault root, else anywhere by name (Obsidian's way)."""
