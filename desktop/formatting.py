@@ -6,7 +6,7 @@ import html
 import re
 
 from core.base.models import SearchFilters, split_chunk_id
-from core.vault.display_text import code_spans
+from core.vault.display_text import code_spans, unmarked
 
 MARK = "**"
 _HEADING_MARK = re.compile(r"(?:(?<=\s)|^)#{1,6}\s+")
@@ -20,8 +20,7 @@ def snippet_html(snippet: str) -> str:
     pos = 0
     for m in code_spans(text):
         out.append(_marked(text[pos : m.start()]))
-        code = m.group(0).strip("`")
-        out.append(f"<code>{_marked(code[1:-1] if code.startswith(' ') and code.endswith(' ') else code)}</code>")
+        out.append(f"<code>{_marked(unmarked(m.group(0)))}</code>")
         pos = m.end()
     out.append(_marked(text[pos:]))
     return "".join(out)
@@ -43,7 +42,7 @@ def _marked(text: str) -> str:
 
 
 def snippet_plain(snippet: str) -> str:
-    return _HEADING_MARK.sub("", snippet).replace(MARK, "")
+    return unmarked(_HEADING_MARK.sub("", snippet).replace(MARK, ""))
 
 
 def heading_trail(heading_path: str, title: str) -> str:

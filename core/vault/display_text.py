@@ -93,6 +93,19 @@ def _tidy(line: str) -> str:
     return "".join(parts).strip()
 
 
+def unmarked(text: str) -> str:
+    """Display text with its code's backticks taken off, for views that cannot show code as code
+    (a plain-text row, a screen reader)."""
+    if "`" not in text:
+        return text
+    return _CODE_SPAN.sub(lambda m: _inner(m.group(0)), text)
+
+
+def _inner(span: str) -> str:
+    code = span.strip("`")
+    return code[1:-1] if len(code) > 1 and code.startswith(" ") and code.endswith(" ") else code
+
+
 def code_spans(text: str) -> Iterator[re.Match[str]]:
     """The backtick code spans of display text (as `code_span` writes them)."""
     return _CODE_SPAN.finditer(text)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.vault.display_text import display_text, one_line
+from core.vault.display_text import display_text, one_line, unmarked
 from core.vault.notes import parse_note
 from tests.render_leaks import count_leaks, leaks
 
@@ -92,3 +92,7 @@ def test_real_obsidian_vaults_show_no_syntax(vault: str) -> None:
     assert len(chunks) > 500
     shown = [(rel, display_text(text)) for rel, text in chunks]
     assert count_leaks(text for _, text in shown) == {}, {rel: leaks(text) for rel, text in shown if leaks(text)}
+
+
+def test_code_marks_come_off_for_plain_views() -> None:
+    assert unmarked("Use `hide postpone button` or ``a ` b`` here") == "Use hide postpone button or a ` b here"
