@@ -136,6 +136,7 @@ def test_the_preview_shows_the_construct_corpus_as_obsidian_does(window: MainWin
     assert "Keep it short" in text and "Completed task" in text and "☐ An open task" in text and "☑ A finished task" in text
     assert text.count("lucide-send.svg") == 0  # an icon of Obsidian's app, not of the vault: left out
     assert "[!tip] this is code, not a callout" in text  # code as written
+    assert 'href="cairn-note:Task%20formats#Task%20lists"' in doc.toHtml()  # a table cell's `\|` link still leads there
     assert preview.chunk_range is not None
     start, end = preview.chunk_range
     assert "Completed task" in text[start:end]  # the hit's chunk is still found and marked
