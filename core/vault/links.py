@@ -98,6 +98,7 @@ def new_link_parser() -> MarkdownIt:
 def split_wikilink(inner: str) -> tuple[str, str, str]:
     """`note#Heading|label` -> ("note", "Heading", "label"); the label defaults to what is shown by Obsidian."""
     target, _, label = inner.partition("|")
+    target = target.removesuffix("\\")  # `[[a\|b]]` in a table cell escapes its pipe from the table
     target, _, anchor = target.partition("#")
     target, anchor, label = target.strip(), anchor.strip(), label.strip()
     if not label:

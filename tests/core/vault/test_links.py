@@ -150,3 +150,7 @@ def test_links_are_read_up_to_the_bracket_cap_on_both_paths(monkeypatch: pytest.
     doc = parse_note("v", "n.md", text.encode(), size=len(text), mtime_ns=0)  # the scanner's inline texts
     assert [lk.target for lk in doc.links] == ["a", "b", "c", "d"]
     assert [w.code for w in doc.warnings] == ["too_many_brackets"]
+
+
+def test_a_pipe_escaped_inside_a_table_cell_still_splits_target_and_label() -> None:
+    assert split_wikilink("Task formats#Task lists\\|Completed task") == ("Task formats", "Task lists", "Completed task")
