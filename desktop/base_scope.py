@@ -9,17 +9,23 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from core.base.models import SearchResponse
 from core.search.bases import BaseFileError, load_base, run_base
-
-if TYPE_CHECKING:
-    from desktop.app_state import Scope
-    from desktop.query_control import QueryControl
+from desktop.app_state import Scope
+from desktop.state import VaultSnapshot
 
 
-def base_rows(control: QueryControl, scope: Scope) -> list[str]:
+class _Control(Protocol):
+    """What this needs of the query controller (not imported: it imports this module)."""
+
+    message: Any  # a Signal(str)
+
+    def vault_snapshot(self, name: str) -> VaultSnapshot | None: ...
+
+
+def base_rows(control: _Control, scope: Scope) -> list[str]:
     """The rows of the Base in `scope`, in its order ([] when it cannot be read: the reason is shown)."""
     snap = control.vault_snapshot(scope.vault)
     if snap is None:

@@ -88,11 +88,20 @@ class SearchBarPanel(QWidget):
         self.doc_type.setAccessibleName("Document type filter")
         self.doc_type.addItem("any type", "")
         self.doc_type.currentIndexChanged.connect(self.search_now)
-
-        top = QHBoxLayout()
-        top.addWidget(self.query, 1)
         self.properties = PropertyFacetButton(lambda: controller.snapshot, lambda: controller.scope.vault if controller.scope else None, self)
         self.properties.filterPicked.connect(self.add_filter)
+
+        self._lay_out()
+
+        controller.scopeChanged.connect(self._on_scope)
+        controller.snapshotChanged.connect(self._on_snapshot)
+        controller.settingsChanged.connect(lambda s: self._timer.setInterval(s.debounce_ms))
+        self._show_scope(controller.scope)
+
+    def _lay_out(self) -> None:
+        """The query and mode on top; tags, dates, type and scope below."""
+        top = QHBoxLayout()
+        top.addWidget(self.query, 1)
         top.addWidget(self.properties)  # beside the query it adds to (the filter row is full at 720 px)
         top.addWidget(self.mode)
         filters = QHBoxLayout()
@@ -114,11 +123,6 @@ class SearchBarPanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 2)
         layout.addLayout(top)
         layout.addLayout(filters)
-
-        controller.scopeChanged.connect(self._on_scope)
-        controller.snapshotChanged.connect(self._on_snapshot)
-        controller.settingsChanged.connect(lambda s: self._timer.setInterval(s.debounce_ms))
-        self._show_scope(controller.scope)
 
     def _date_edit(self, name: str) -> QDateEdit:
         edit = QDateEdit(self)
