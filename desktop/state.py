@@ -7,6 +7,7 @@ where panels only read plain frozen data.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,13 +74,26 @@ class HealthRow:
     abs_path: str
 
 
+BASES_TTL_S = 30.0  # snapshots come after every live edit: the vault is walked for Bases at most this often
+_bases_seen: dict[str, tuple[float, tuple[str, ...]]] = {}
+
+
+def vault_bases(root: str) -> tuple[str, ...]:
+    """The vault's `.base` files, found by a walk at most every `BASES_TTL_S` seconds."""
+    now = time.monotonic()
+    seen = _bases_seen.get(root)
+    if seen is None or now - seen[0] > BASES_TTL_S:
+        seen = _bases_seen[root] = (now, tuple(find_bases(Path(root))))
+    return seen[1]
+
+
 def take_snapshot(engine: Engine) -> tuple[VaultSnapshot, ...]:
     """Status and file list of every vault; runs on a worker thread."""
     statuses = engine.status()
     out = []
     for vc, status in zip(engine.vaults, statuses):
         files = dict(engine.index_for(vc.name).files) if status.built else {}
-        bases = tuple(find_bases(Path(vc.root))) if status.built else ()
+        bases = vault_bases(vc.root) if status.built else ()
         out.append(VaultSnapshot(vc.name, vc.root, status, files, (Path(vc.root) / ".obsidian").is_dir(), bases))
     return tuple(out)
 
