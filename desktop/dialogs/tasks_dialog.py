@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from core.search.tasks import TaskHit, find_tasks
 from desktop.controller import AppController
+from desktop.formatting import heading_trail
 
 COLUMNS = ("Task", "Note", "Due", "Priority")
 MAX_ROWS = 2_000
@@ -51,7 +52,9 @@ class TasksDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.doubleClicked.connect(lambda index: self.open_row(index.row()))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
@@ -87,7 +90,8 @@ class TasksDialog(QDialog):
         self.table.setRowCount(len(self.hits))
         for row, h in enumerate(self.hits):
             mark = "☑" if not h.task.status.is_open else "☐"
-            cells = (f"{mark} {h.task.text}", f"{h.title} — {h.task.heading}" if h.task.heading else h.title, h.task.due or "", h.task.priority)
+            trail = heading_trail(h.task.heading, h.title)
+            cells = (f"{mark} {h.task.text}", f"{h.title} › {trail}" if trail else h.title, h.task.due or "", h.task.priority)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(f"{h.vault}/{h.rel_path}:{h.task.line}")
