@@ -1,0 +1,111 @@
+"""The door in front of the MCP endpoint: Host and Origin first, then the token, with a back-off.
+
+Order matters. Host/Origin are checked before anything else (with the SDK's own
+`TransportSecurityMiddleware`), so a web page in the user's browser — a DNS
+rebinding attack or a plain cross-site POST — is refused before it can even
+count as a bad token. Then the bearer token: a wrong, revoked or missing one
+gets 401, and after `free_failures` of them in a row every token is refused for a
+growing while (1, 2, 4 … s up to `max_delay`), so guessing cannot be fast. A
+caller let in is named in the ASGI scope (`AGENT_KEY`) for the tools to read.
+No CORS headers are ever sent, so a browser never lets a page read an answer.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from core.agents.server import AGENT_KEY
+from core.agents.tokens import Agent
+
+
+def loopback_security(port: int) -> TransportSecuritySettings:
+    """Only this machine's own names for this port as Host; only the server's own pages as Origin."""
+    hosts = [f"127.0.0.1:{port}", f"localhost:{port}"]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"http://{h}" for h in hosts],
+    )
+
+
+@dataclass
+class BackOff:
+    """Repeated bad tokens lock the door for a growing while; a quiet spell forgets them."""
+
+    free_failures: int = 3
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    failures: int = 0
+    locked_until: float = 0.0
+    last_failure: float = 0.0
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def wait(self, now: float) -> float:
+        with self._lock:
+            if self.failures and now - self.last_failure > 2 * self.max_delay:
+                self.failures = 0
+            return max(0.0, self.locked_until - now)
+
+    def failed(self, now: float) -> float:
+        """Count a bad token; the seconds the door stays shut from now."""
+        with self._lock:
+            self.failures += 1
+            self.last_failure = now
+            over = self.failures - self.free_failures
+            if over >= 0:
+                self.locked_until = now + min(self.max_delay, self.base_delay * (2**over))
+            return max(0.0, self.locked_until - now)
+
+
+class AgentGate:
+    """ASGI middleware: refuses foreign pages and unknown tokens, names the agent for the rest."""
+
+    def __init__(self, app: ASGIApp, *, verify: Callable[[str], Agent | None], port: int, backoff: BackOff | None = None) -> None:
+        self.app = app
+        self.verify = verify
+        self.security = TransportSecurityMiddleware(loopback_security(port))
+        self.backoff = backoff or BackOff()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)  # lifespan: the SDK's session manager starts here
+            return
+        request = Request(scope, receive)
+        refused = await self.security.validate_request(request, is_post=False)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        now = time.monotonic()
+        wait = self.backoff.wait(now)
+        if wait > 0:
+            await _unauthorized("too many bad tokens; wait before trying again", wait)(scope, receive, send)
+            return
+        agent = self.verify(_bearer(request))
+        if agent is None:
+            await _unauthorized("missing, unknown or revoked token", self.backoff.failed(now))(scope, receive, send)
+            return
+        scope[AGENT_KEY] = agent
+        await self.app(scope, receive, send)
+
+
+def _bearer(request: Request) -> str:
+    kind, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() if kind.lower() == "bearer" else ""
+
+
+def _unauthorized(message: str, retry_after: float) -> JSONResponse:
+    headers = {"WWW-Authenticate": 'Bearer realm="cairn"'}
+    if retry_after > 0:
+        headers["Retry-After"] = str(max(1, round(retry_after)))
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": f"Unauthorized: {message}"}}
+    return JSONResponse(body, status_code=401, headers=headers)
