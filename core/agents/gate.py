@@ -17,13 +17,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import anyio
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from core.agents.server import AGENT_KEY
 from core.agents.tokens import Agent
+from core.mcp_wire import jsonrpc_problem
 
 
 def loopback_security(port: int) -> TransportSecuritySettings:
@@ -70,8 +72,11 @@ class BackOff:
 class AgentGate:
     """ASGI middleware: refuses foreign pages and unknown tokens, names the agent for the rest."""
 
-    def __init__(self, app: ASGIApp, *, verify: Callable[[str], Agent | None], port: int, backoff: BackOff | None = None) -> None:
+    def __init__(
+        self, app: ASGIApp, *, verify: Callable[[str], Agent | None], port: int, max_body: int, backoff: BackOff | None = None
+    ) -> None:
         self.app = app
+        self.max_body = max_body
         self.verify = verify
         self.security = TransportSecurityMiddleware(loopback_security(port))
         self.backoff = backoff or BackOff()
@@ -94,8 +99,59 @@ class AgentGate:
         if agent is None:
             await _unauthorized("missing, unknown or revoked token", self.backoff.failed(now))(scope, receive, send)
             return
+        if request.method != "POST":
+            # Stateless JSON answers only: no server-initiated stream to GET, no session to DELETE.
+            await JSONResponse({"error": "use POST"}, status_code=405, headers={"Allow": "POST"})(scope, receive, send)
+            return
+        body = await _read_body(receive, self.max_body)
+        if body is None:
+            await JSONResponse(_rpc_error(None, -32600, "Invalid Request: body too large"), status_code=413)(scope, receive, send)
+            return
+        problem = jsonrpc_problem(body.decode("utf-8", errors="replace"))
+        if problem is not None:
+            # The SDK answers every malformed shape with -32602; JSON-RPC 2.0 says -32600 for most.
+            status, payload = (202, None) if not problem else (400, problem)
+            await (Response(status_code=status) if payload is None else JSONResponse(payload, status_code=status))(scope, receive, send)
+            return
         scope[AGENT_KEY] = agent
-        await self.app(scope, receive, send)
+        await self.app(scope, _replay(body), send)
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, or None past `limit` bytes (the rest is not read)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes) -> Receive:
+    """A `receive` that hands the already-read body to the app once, then waits for the disconnect."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await anyio.sleep_forever()
+        return {"type": "http.disconnect"}  # pragma: no cover - never reached
+
+    return receive
+
+
+def _rpc_error(req_id: object, code: int, message: str) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "id": req_id, "error": {"code": code, "message": message}}
 
 
 def _bearer(request: Request) -> str:
@@ -107,5 +163,4 @@ def _unauthorized(message: str, retry_after: float) -> JSONResponse:
     headers = {"WWW-Authenticate": 'Bearer realm="cairn"'}
     if retry_after > 0:
         headers["Retry-After"] = str(max(1, round(retry_after)))
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": f"Unauthorized: {message}"}}
-    return JSONResponse(body, status_code=401, headers=headers)
+    return JSONResponse(_rpc_error(None, -32001, f"Unauthorized: {message}"), status_code=401, headers=headers)

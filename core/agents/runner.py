@@ -148,7 +148,7 @@ class AgentService:
             max_request_body_size=self.options.max_body_bytes,
             host=HOST,
         )
-        return AgentGate(inner, verify=self._verify, port=self.port, backoff=self.options.backoff)
+        return AgentGate(inner, verify=self._verify, port=self.port, max_body=self.options.max_body_bytes, backoff=self.options.backoff)
 
     def _verify(self, token: str) -> Agent | None:
         if self._bridge_token and token and hash_token(token) == hash_token(self._bridge_token):
