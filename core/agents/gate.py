@@ -7,6 +7,8 @@ count as a bad token. Then the bearer token: a wrong, revoked or missing one
 gets 401, and after `free_failures` of them in a row every token is refused for a
 growing while (1, 2, 4 … s up to `max_delay`), so guessing cannot be fast. A
 caller let in is named in the ASGI scope (`AGENT_KEY`) for the tools to read.
+Past `max_in_flight` requests at once the answer is 503 with Retry-After (uvicorn's own
+connection limit refuses every request of a burst alike, so it is only a last resort).
 No CORS headers are ever sent, so a browser never lets a page read an answer.
 """
 
@@ -73,10 +75,19 @@ class AgentGate:
     """ASGI middleware: refuses foreign pages and unknown tokens, names the agent for the rest."""
 
     def __init__(
-        self, app: ASGIApp, *, verify: Callable[[str], Agent | None], port: int, max_body: int, backoff: BackOff | None = None
+        self,
+        app: ASGIApp,
+        *,
+        verify: Callable[[str], Agent | None],
+        port: int,
+        max_body: int,
+        max_in_flight: int = 32,
+        backoff: BackOff | None = None,
     ) -> None:
         self.app = app
         self.max_body = max_body
+        self.max_in_flight = max_in_flight
+        self.in_flight = 0
         self.verify = verify
         self.security = TransportSecurityMiddleware(loopback_security(port))
         self.backoff = backoff or BackOff()
@@ -92,8 +103,8 @@ class AgentGate:
             return
         now = time.monotonic()
         wait = self.backoff.wait(now)
-        if wait > 0:
-            await _unauthorized("too many bad tokens; wait before trying again", wait)(scope, receive, send)
+        if wait > 0:  # knocking while locked out counts too: hammering only makes the wait longer
+            await _unauthorized("too many bad tokens; wait before trying again", self.backoff.failed(now))(scope, receive, send)
             return
         agent = self.verify(_bearer(request))
         if agent is None:
@@ -113,8 +124,16 @@ class AgentGate:
             status, payload = (202, None) if not problem else (400, problem)
             await (Response(status_code=status) if payload is None else JSONResponse(payload, status_code=status))(scope, receive, send)
             return
+        if self.in_flight >= self.max_in_flight:
+            busy = _rpc_error(None, -32000, "Server busy: too many requests at once; retry after 1 s")
+            await JSONResponse(busy, status_code=503, headers={"Retry-After": "1"})(scope, receive, send)
+            return
         scope[AGENT_KEY] = agent
-        await self.app(scope, _replay(body), send)
+        self.in_flight += 1  # one event loop: no lock needed
+        try:
+            await self.app(scope, _replay(body), send)
+        finally:
+            self.in_flight -= 1
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes | None:

@@ -54,7 +54,8 @@ class ServerState(StrEnum):
 class ServerOptions:
     port: int = DEFAULT_PORT  # 0 = any free port (tests)
     max_body_bytes: int = 256 * 1024
-    max_connections: int = 64  # uvicorn answers 503 beyond this many at once
+    max_in_flight: int = 32  # requests past the door at once; more get 503 + Retry-After
+    max_connections: int = 1000  # open connections uvicorn keeps before refusing all (a last resort)
     limits: CallLimits = field(default_factory=CallLimits)
     backoff: BackOff | None = None
 
@@ -148,7 +149,14 @@ class AgentService:
             max_request_body_size=self.options.max_body_bytes,
             host=HOST,
         )
-        return AgentGate(inner, verify=self._verify, port=self.port, max_body=self.options.max_body_bytes, backoff=self.options.backoff)
+        return AgentGate(
+            inner,
+            verify=self._verify,
+            port=self.port,
+            max_body=self.options.max_body_bytes,
+            max_in_flight=self.options.max_in_flight,
+            backoff=self.options.backoff,
+        )
 
     def _verify(self, token: str) -> Agent | None:
         if self._bridge_token and token and hash_token(token) == hash_token(self._bridge_token):
