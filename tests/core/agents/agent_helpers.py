@@ -72,7 +72,7 @@ AGENTS = {
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     home = tmp_path_factory.mktemp("agents-home")
     paths = AppPaths(home)
-    engine = Engine(paths, embedder_factory=None)
+    engine = Engine(paths)  # as `cairn mcp` opens it, so bridged and in-process answers compare; no vectors built
     for vault in make_vaults(tmp_path_factory.mktemp("vaults")):
         engine.add_vault(vault)
     engine.sync(embed=False)
