@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from core.base.config import EngineConfig, VaultConfig
 from core.base.errors import CairnError
@@ -26,6 +26,7 @@ from core.engine import Engine
 from core.providers.secrets import KeyStore
 from core.watcher import LiveUpdate
 from desktop.actions import HitActions
+from desktop.agent_server import AgentServerControl
 from desktop.app_state import Lifecycle, Scope, vaults_changed_message
 from desktop.ask_worker import AskRunner, ProviderFactory
 from desktop.config_watch import ConfigWatch
@@ -126,6 +127,9 @@ class AppController(QueryControl):
         self.connections.tested.connect(self.connectionTested)
         self.config_watch = ConfigWatch(paths.config_file, self)
         self.config_watch.changed.connect(self.reload_config)
+        self.agents = AgentServerControl(paths, lambda: self.engine, self)  # the shared MCP server, off by default
+        if self.settings.agents_server and not self.agents.start(self.settings.agents_port):
+            QTimer.singleShot(0, lambda: self.message.emit(f"Agents server: {self.agents.error}"))
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -144,6 +148,7 @@ class AppController(QueryControl):
             return
         self.lifecycle = Lifecycle.SHUT
         self._cancel.set()
+        self.agents.shutdown()  # before the engine closes: calls in flight finish first
         self.asks.shutdown()
         self.reranks.shutdown()
         self.config_watch.stop()
