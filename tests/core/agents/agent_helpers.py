@@ -31,6 +31,7 @@ NOTES = {
     "work/Projects/Garden.md": PUBLIC + "# Garden\n\n#garden Tomatoes and basil follow the garden plan. Links back to [[Plan]].\n",
     "work/Projects/Internal notes.md": "# Internal notes\n\nThe lemur budget for the garden plan.\n",
     "work/Projects/Restricted.md": "---\nconfidentiality: restricted\n---\n# Restricted\n\nThe quokka salary sits beside the garden plan. [[Plan]]\n",
+    "work/Projects/Keys.md": PUBLIC + "# Keys\n\nThe deploy api_key = sk-abcdefghijklmnopqrstuvwx1234 for the garden robot.\n",
     "work/Private/Secret plan.md": PUBLIC + "# Secret plan\n\n#garden The zanzibar garden plan, kept apart. See [[Plan]].\n",
     "other-vault/Notes.md": PUBLIC + "# Notes\n\nThe ocelot garden plan of another vault. Plan garden.\n",
 }

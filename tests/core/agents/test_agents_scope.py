@@ -92,7 +92,20 @@ def test_in_scope_notes_are_still_found_read_and_linked(session: Callable[..., d
     assert not got["fetch"][0] and "Tomatoes and basil" in got["fetch"][1]
     assert '"rel_path": "Projects/Garden.md"' in got["links"][1]
     assert not got["read"][0] and "The garden plan" in got["read"][1]
-    assert sorted(got["resources"][1].split("\n")) == ["cairn://work/Projects/Garden.md", "cairn://work/Projects/Plan.md"]
+    assert sorted(got["resources"][1].split("\n")) == ["cairn://work/Projects/Garden.md", "cairn://work/Projects/Keys.md", "cairn://work/Projects/Plan.md"]
+
+
+def test_secrets_are_masked_in_everything_returned(session: Callable[..., dict[str, tuple[bool, str]]]) -> None:
+    got = session(
+        "scoped",
+        {
+            "search": ("tool", (S, {"query": "deploy api_key robot", "mode": "keyword"})),
+            "fetch": ("tool", (F, {"ref": "work/Projects/Keys.md#0"})),
+            "read": ("read", "cairn://work/Projects/Keys.md"),
+        },
+    )
+    for key, (is_error, text) in got.items():
+        assert not is_error and "sk-abcdefghijklmnopqrstuvwx1234" not in text and "[REDACTED]" in text, key
 
 
 def test_a_hidden_note_reads_exactly_like_a_missing_one(session: Callable[..., dict[str, tuple[bool, str]]]) -> None:
