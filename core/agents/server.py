@@ -156,6 +156,7 @@ def build_agent_server(engine_source: Callable[[], Engine], audit: AuditLog, lim
     server.engine_source = engine_source
     _add_search_tools(server, calls)
     _add_note_tools(server, calls)
+    _add_resources(server, calls)
     return server
 
 
@@ -247,6 +248,9 @@ def _add_note_tools(server: AgentServer, calls: Calls) -> None:
 
         return await calls.run(ctx, "related_notes", note, work)
 
+
+
+def _add_resources(server: AgentServer, calls: Calls) -> None:
     @server.resource("cairn://{vault}/{+path}", name="note", description="A whole note, secrets masked (cairn://VAULT/PATH).", mime_type="text/markdown")
     async def note_resource(vault: str, path: str, ctx: Context) -> str:
         def work(view: ScopedEngine) -> tuple[str, tuple[str, ...]]:
