@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.base.config import EngineConfig, VaultConfig
 from core.base.errors import CairnError
@@ -128,8 +128,9 @@ class AppController(QueryControl):
         self.config_watch = ConfigWatch(paths.config_file, self)
         self.config_watch.changed.connect(self.reload_config)
         self.agents = AgentServerControl(paths, lambda: self.engine, self)  # the shared MCP server, off by default
-        if self.settings.agents_server and not self.agents.start(self.settings.agents_port):
-            QTimer.singleShot(0, lambda: self.message.emit(f"Agents server: {self.agents.error}"))
+        self.agents.failed.connect(lambda why: self.message.emit(f"Agents server: {why}"))
+        if self.settings.agents_server:
+            self.agents.start(self.settings.agents_port)
 
     # -- lifecycle -------------------------------------------------------------------------
 

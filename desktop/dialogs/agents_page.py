@@ -81,16 +81,17 @@ class AgentsSettingsPanel(SettingsPanelBase):
 
     def _toggle(self, on: bool) -> None:
         if on:
-            if not self.server.start(self.port.value()):
-                self.enabled.blockSignals(True)
-                self.enabled.setChecked(False)
-                self.enabled.blockSignals(False)
+            self.server.start(self.port.value())
         else:
             self.server.stop()
         self._show_state()
 
     def _show_state(self) -> None:
         self.state_label.setText(self.server.describe())
+        if self.server.state == "failed" and self.enabled.isChecked():  # e.g. the port is taken
+            self.enabled.blockSignals(True)
+            self.enabled.setChecked(False)
+            self.enabled.blockSignals(False)
 
     # -- agents and tokens -------------------------------------------------------------------
 

@@ -122,3 +122,19 @@ def test_log_rows_show_refs_for_ok_calls_and_the_outcome_otherwise(qtbot: Any, m
     _, page = open_page(qtbot, controller)
     page.show_log([AuditEntry("a", "fetch_note_chunk", "not found", "v/x.md#0"), AuditEntry("a", "search_notes", "ok", "q", ("v/y.md#1",))])
     assert page.log_table.item(0, 4).text() == "not found" and page.log_table.item(1, 4).text() == "v/y.md#1"
+
+
+def test_a_taken_port_is_reported_and_the_switch_goes_back_off(qtbot: Any, make_controller: Callable[..., AppController]) -> None:
+    import socket
+
+    controller = make_controller()
+    _, page = open_page(qtbot, controller)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        page.port.setValue(taken.getsockname()[1])
+        with qtbot.waitSignal(controller.agents.failed, timeout=10000) as failed:
+            page.enabled.setChecked(True)
+    assert "cannot listen on 127.0.0.1" in failed.args[0]
+    qtbot.waitUntil(lambda: not page.enabled.isChecked(), timeout=5000)
+    assert page.state_label.text().startswith("Not running: cannot listen")
