@@ -43,7 +43,7 @@ Work = Callable[[ScopedEngine], tuple[str, tuple[str, ...]]]
 @dataclass(frozen=True, slots=True)
 class CallLimits:
     call_timeout: float = 30.0  # seconds a tool may run
-    max_parallel: int = 4  # engine calls at once across all agents
+    max_parallel: int = 2  # engine calls at once across all agents: the engine's work holds the GIL, more threads only contend
     max_chars: int = MAX_CHARS
 
 
