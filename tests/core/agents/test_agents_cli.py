@@ -133,3 +133,36 @@ def test_serve_on_a_taken_port_says_so(indexed: Path, capsys: pytest.CaptureFixt
         taken.listen(1)
         code, _, err = run(capsys, "serve", "--port", str(taken.getsockname()[1]))
     assert code == 2 and "cannot listen on 127.0.0.1" in err and "--port" in err
+
+
+def test_serve_with_watch_finds_a_note_written_while_serving(cairn_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = tmp_path / "live"
+    vault.mkdir()
+    (vault / "First.md").write_text("---\nconfidentiality: public\n---\n# First\n\nNothing special here.\n")
+    engine = Engine(AppPaths(cairn_home), embedder_factory=None)
+    engine.add_vault(vault)
+    engine.sync(embed=False)
+    engine.close()
+    token = json.loads(run(capsys, "agents", "add", "watcher", "--json")[1])["token"]
+    env = {**os.environ, "CAIRN_HOME": str(cairn_home), "PYTHONPATH": str(REPO), "ORT_DISABLE_TELEMETRY": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "core.cli.main", "serve", "--port", "0", "--watch"], env=env, cwd=REPO, stderr=subprocess.PIPE, text=True)
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search_notes", "arguments": {"query": "quetzal", "mode": "keyword"}}}
+    try:
+        deadline = time.monotonic() + 60
+        running = None
+        while running is None and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            running = find_running(AppPaths(cairn_home))
+        assert running is not None
+        time.sleep(1.0)  # the watcher is up before the server announces itself; give inotify a moment
+        (vault / "Second.md").write_text("---\nconfidentiality: public\n---\n# Second\n\nA quetzal flew by.\n")
+        found = ""
+        while time.monotonic() < deadline and "live/Second.md" not in found:
+            time.sleep(0.5)
+            found = httpx.post(running.url, json=body, headers=headers, timeout=30).json()["result"]["content"][0]["text"]
+        assert "live/Second.md" in found
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
