@@ -12,6 +12,7 @@ how a stdio client reaches the running server instead of loading a second engine
 from __future__ import annotations
 
 import contextlib
+import hmac
 import json
 import logging
 import os
@@ -159,7 +160,7 @@ class AgentService:
         )
 
     def _verify(self, token: str) -> Agent | None:
-        if self._bridge_token and token and hash_token(token) == hash_token(self._bridge_token):
+        if self._bridge_token and token and hmac.compare_digest(hash_token(token), hash_token(self._bridge_token)):
             return bridge_agent(token)
         return self.store.verify(token)
 

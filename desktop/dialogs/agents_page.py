@@ -145,13 +145,12 @@ class AgentsSettingsPanel(SettingsPanelBase):
             for col, text in enumerate((agent.name, agent.scope.describe(), agent.created)):
                 self.table.setItem(row, col, QTableWidgetItem(text))
         names = [ALL_CLIENTS] + [a.name for a in agents]
-        current = self.client_filter.currentText() if hasattr(self, "client_filter") else ALL_CLIENTS
-        if hasattr(self, "client_filter"):
-            self.client_filter.blockSignals(True)
-            self.client_filter.clear()
-            self.client_filter.addItems(names)
-            self.client_filter.setCurrentText(current if current in names else ALL_CLIENTS)
-            self.client_filter.blockSignals(False)
+        current = self.client_filter.currentText()
+        self.client_filter.blockSignals(True)
+        self.client_filter.clear()
+        self.client_filter.addItems(names)
+        self.client_filter.setCurrentText(current if current in names else ALL_CLIENTS)
+        self.client_filter.blockSignals(False)
 
     def add_agent(self) -> None:
         known = [v.name for v in self._controller.vaults]
