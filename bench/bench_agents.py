@@ -69,7 +69,7 @@ def warm_up(engine: Any, home: Path) -> None:
         view.ask(f"What about {t}?", None, None)
 
 
-def serve_child(home: Path, n_agents: int, nice: int) -> None:
+def serve_child(home: Path, n_agents: int) -> None:
     """Engine warm, RSS (off), server on, tokens out; then answer 'rss' / 'quit' on stdin."""
     from PySide6.QtCore import QCoreApplication, QTimer
 
@@ -82,9 +82,7 @@ def serve_child(home: Path, n_agents: int, nice: int) -> None:
     engine = Engine(paths)
     warm_up(engine, home)
     off = rss_mib()
-    from core.agents.server import CallLimits
-
-    service = AgentService(paths, lambda: engine, ServerOptions(port=0, limits=CallLimits(worker_nice=nice)))
+    service = AgentService(paths, lambda: engine, ServerOptions(port=0))
     tokens = []
     for i in range(n_agents):
         agent = f"bench{i}-{os.getpid()}"
@@ -281,17 +279,16 @@ def main() -> int:
     p.add_argument("--burst", type=int, default=1000)
     p.add_argument("--no-embed", action="store_true", help="keyword index only (hybrid falls back to keyword)")
     p.add_argument("--work", type=Path, default=None, help="folder for the vault and index (kept between runs)")
-    p.add_argument("--nice", type=int, default=10, help="niceness of the server's worker threads (Linux; 0 = as the app)")
     p.add_argument("--serve-child", type=Path, default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.serve_child:
-        serve_child(args.serve_child, args.agents, args.nice)
+        serve_child(args.serve_child, args.agents)
         return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="cairn-bench-agents-"))
     home = work / "home"
     vault, index_s = prepare(home, args.notes, not args.no_embed)
     env = {**os.environ, "PYTHONPATH": str(REPO), "ORT_DISABLE_TELEMETRY": "1", "QT_QPA_PLATFORM": "offscreen"}
-    child = subprocess.Popen([sys.executable, __file__, "--serve-child", str(home), "--agents", str(args.agents), "--nice", str(args.nice)],
+    child = subprocess.Popen([sys.executable, __file__, "--serve-child", str(home), "--agents", str(args.agents)],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
     assert child.stdin is not None and child.stdout is not None
     hello = json.loads(child.stdout.readline())
@@ -328,8 +325,7 @@ def main() -> int:
     stdio = stdio_rss(home)
     name = "bench_agents" + ("_keyword" if args.no_embed else "")
     result = {
-        "notes": args.notes, "embedded": not args.no_embed, "worker_nice": args.nice, "index_s": round(index_s, 1),
-        "agents": args.agents, "calls_per_agent": args.calls,
+        "notes": args.notes, "embedded": not args.no_embed, "index_s": round(index_s, 1), "agents": args.agents, "calls_per_agent": args.calls,
         "wall_s": round(wall, 1), "calls": sum(len(v) for v in times.values()), "errors": dict(errors),
         "per_tool": {t: summary_ms(v) for t, v in sorted(times.items())},
         "burst": dict(outcomes), "serves_after_burst": after_burst.get("ok", 0) == 1,

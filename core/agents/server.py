@@ -10,9 +10,6 @@ bound), and a call that runs past `call_timeout` is answered with a timeout.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
 import threading
 import time
 from collections import deque
@@ -48,7 +45,6 @@ class CallLimits:
     call_timeout: float = 30.0  # seconds a tool may run
     max_parallel: int = 2  # engine calls at once across all agents: the engine's work holds the GIL, more threads only contend
     max_chars: int = MAX_CHARS
-    worker_nice: int = 10  # Linux: agents' engine work yields the CPU to the app's UI thread
 
 
 class RateLimiter:
@@ -135,7 +131,7 @@ class Calls:
         view = ScopedEngine(self.engine_source(), agent.scope)
         try:
             with anyio.fail_after(self.limits.call_timeout):
-                text, refs = await anyio.to_thread.run_sync(lambda: self._in_worker(work, view), limiter=self._limiter, abandon_on_cancel=True)
+                text, refs = await anyio.to_thread.run_sync(lambda: work(view), limiter=self._limiter, abandon_on_cancel=True)
         except TimeoutError:
             log("timeout")
             raise ToolError(f"timed out after {self.limits.call_timeout:g} s; narrow the request or retry later") from None
@@ -150,19 +146,6 @@ class Calls:
             raise ToolError(str(exc.args[0]) if exc.args else type(exc).__name__) from None
         log("ok", refs)
         return truncate(text, self.limits.max_chars)
-
-
-    def _in_worker(self, work: Work, view: ScopedEngine) -> tuple[str, tuple[str, ...]]:
-        """Run on a worker thread whose OS priority is lowered once (Linux sets it per thread):
-        when the machine is busy, the app's UI thread is scheduled before the agents' work."""
-        if self.limits.worker_nice and sys.platform.startswith("linux") and not getattr(_thread_state, "niced", False):
-            with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.limits.worker_nice)
-            _thread_state.niced = True
-        return work(view)
-
-
-_thread_state = threading.local()
 
 
 def build_agent_server(engine_source: Callable[[], Engine], audit: AuditLog, limits: CallLimits | None = None) -> AgentServer:
