@@ -16,7 +16,7 @@ import re
 import secrets
 import threading
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +39,24 @@ class Agent:
     token_hash: str
     created: str
     scope: Scope
+    expires: str = ""  # ISO time after which the token no longer works; "" = never
+
+    def expired(self, now: datetime | None = None) -> bool:
+        if not self.expires:
+            return False
+        try:
+            return (now or datetime.now(UTC)) >= datetime.fromisoformat(self.expires)
+        except ValueError:
+            return True  # unreadable: fail closed
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "token_sha256": self.token_hash, "created": self.created, "scope": self.scope.to_json()}
+        out = {"name": self.name, "token_sha256": self.token_hash, "created": self.created, "scope": self.scope.to_json()}
+        return out | ({"expires": self.expires} if self.expires else {})
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Agent:
-        return cls(str(data["name"]), str(data["token_sha256"]), str(data.get("created", "")), Scope.from_json(data.get("scope", {})))
+        scope = Scope.from_json(data.get("scope", {}))
+        return cls(str(data["name"]), str(data["token_sha256"]), str(data.get("created", "")), scope, str(data.get("expires", "")))
 
 
 def agents_dir(paths: AppPaths) -> Path:
@@ -93,14 +104,18 @@ class AgentStore:
             for agent in self._agents.values():  # compare every one: timing says nothing about which
                 if hmac.compare_digest(agent.token_hash, digest):
                     found = agent
-            return found
+            return found if found is not None and not found.expired() else None
 
-    def add(self, name: str, scope: Scope) -> tuple[Agent, str]:
-        """A new agent and its token (returned once; only its hash is kept)."""
+    def add(self, name: str, scope: Scope, *, valid_days: float | None = None) -> tuple[Agent, str]:
+        """A new agent and its token (returned once; only its hash is kept), valid for `valid_days` if given."""
         if not NAME_RE.match(name):
             raise UsageError(f"agent name {name!r}: use 1-40 letters, digits, '.', '_' or '-'")
+        if valid_days is not None and valid_days <= 0:
+            raise UsageError("a token must be valid for more than 0 days")
         token = new_token()
-        agent = Agent(name, hash_token(token), datetime.now(UTC).isoformat(timespec="seconds"), scope)
+        now = datetime.now(UTC)
+        expires = (now + timedelta(days=valid_days)).isoformat(timespec="seconds") if valid_days is not None else ""
+        agent = Agent(name, hash_token(token), now.isoformat(timespec="seconds"), scope, expires)
 
         def change(agents: dict[str, Agent]) -> None:
             if name in agents:

@@ -32,6 +32,7 @@ def add_parsers(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     add.add_argument("--tools", default=None, help="comma-separated: search,fetch,ask,links,related,vaults (default: all)")
     add.add_argument("--internal", action="store_true", help="may see notes marked internal (and unmarked ones); default: public only")
     add.add_argument("--rate", type=int, default=60, help="calls a minute (0 = no limit; default 60)")
+    add.add_argument("--expires-days", type=float, default=None, metavar="DAYS", help="the token stops working after this many days (default: never)")
     add.add_argument("--json", action="store_true")
     ls = asub.add_parser("list", help="the agents and their scopes (never their tokens)")
     ls.add_argument("--json", action="store_true")
@@ -56,11 +57,12 @@ def cmd_agents(args: argparse.Namespace) -> int:
     if args.agents_command == "list":
         agents = store.agents()
         if args.json:
-            print_json([{"name": a.name, "created": a.created, "scope": a.scope.to_json()} for a in agents])
+            print_json([{"name": a.name, "created": a.created, "expires": a.expires or None, "scope": a.scope.to_json()} for a in agents])
         elif not agents:
             print("no agents yet: cairn agents add NAME")
         for a in [] if args.json else agents:
-            print(f"{a.name}  (since {a.created})  {a.scope.describe()}")
+            until = (" EXPIRED" if a.expired() else f", until {a.expires}") if a.expires else ""
+            print(f"{a.name}  (since {a.created}{until})  {a.scope.describe()}")
         return EXIT_OK
     if args.agents_command == "revoke":
         store.revoke(args.name)
@@ -94,11 +96,12 @@ def _add(args: argparse.Namespace, paths: Any, store: Any) -> int:
         raise UsageError(str(exc)) from exc
     if args.rate < 0:
         raise UsageError("--rate must be 0 (no limit) or more")
-    agent, token = store.add(args.name, Scope(areas=areas, tools=tools, internal=args.internal, rate=args.rate))
+    agent, token = store.add(args.name, Scope(areas=areas, tools=tools, internal=args.internal, rate=args.rate), valid_days=args.expires_days)
     if args.json:
-        print_json({"name": agent.name, "token": token, "scope": agent.scope.to_json()})
+        print_json({"name": agent.name, "token": token, "scope": agent.scope.to_json(), "expires": agent.expires or None})
     else:
-        print(f"agent {agent.name}: {agent.scope.describe()}")
+        until = f"; expires {agent.expires}" if agent.expires else ""
+        print(f"agent {agent.name}: {agent.scope.describe()}{until}")
         print(f"token (shown once; keep it in the client's config): {token}")
     return EXIT_OK
 

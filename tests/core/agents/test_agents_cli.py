@@ -48,7 +48,18 @@ def test_add_prints_the_token_once_and_keeps_only_its_hash(capsys: pytest.Captur
     code, out, _ = run(capsys, "agents", "list")
     assert "claude" in out and "sample-vault/Recipes; fetch, search; public only; 60/min" in out and token not in out
     code, out, _ = run(capsys, "agents", "list", "--json")
-    assert token not in out and json.loads(out)[0]["name"] == "claude"
+    assert token not in out and json.loads(out)[0]["name"] == "claude" and json.loads(out)[0]["expires"] is None
+    _, out, _ = run(capsys, "agents", "add", "temp", "--expires-days", "7", "--json")
+    assert json.loads(out)["expires"] > added_at(json.loads(out)["token"], indexed)
+    assert ", until 20" in run(capsys, "agents", "list")[1]
+
+
+def added_at(token: str, home: Path) -> str:
+    from core.agents.tokens import AgentStore
+
+    agent = AgentStore(AppPaths(home)).verify(token)
+    assert agent is not None
+    return agent.created
 
 
 @pytest.mark.parametrize(
@@ -60,6 +71,7 @@ def test_add_prints_the_token_once_and_keeps_only_its_hash(capsys: pytest.Captur
         (("agents", "add", "bad name!"), "agent name"),
         (("agents", "add", "x", "--rate", "-1"), "--rate"),
         (("agents", "revoke", "ghost"), "no agent named 'ghost'"),
+        (("agents", "add", "x", "--expires-days", "0"), "more than 0 days"),
     ],
 )
 def test_bad_input_is_a_usage_error(capsys: pytest.CaptureFixture[str], indexed: Path, argv: tuple[str, ...], message: str) -> None:

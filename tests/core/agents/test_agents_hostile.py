@@ -62,6 +62,15 @@ def test_a_revoked_token_stops_working_at_once(served: Served) -> None:
     assert_still_serves(served)
 
 
+def test_an_expired_token_is_refused_like_a_wrong_one(served: Served) -> None:
+    _, token = served.service.store.add("brief", Scope(internal=True, rate=0), valid_days=1.5 / 86400)  # 1.5 s
+    assert post(served, SEARCH, token).status_code == 200
+    time.sleep(1.6)
+    r = post(served, SEARCH, token)
+    assert r.status_code == 401 and "garden" not in r.text
+    served.service.store.revoke("brief")
+
+
 def test_repeated_bad_tokens_lock_the_door_for_a_growing_while(served: Served) -> None:
     statuses = [post(served, SEARCH, f"cairn_guess{i}") for i in range(5)]
     assert [r.status_code for r in statuses] == [401] * 5
