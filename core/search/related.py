@@ -27,6 +27,7 @@ from core.vault.scanner import normalise_rel_path
 
 if TYPE_CHECKING:
     from core.index.indexer import VaultIndex
+    from core.index.manifest import FileRecord
     from core.index.vector_store import VaultVectors
 
 LINK_BOOST = 0.10  # a direct link either way: about the gap between a good and a so-so neighbour
@@ -226,33 +227,46 @@ def related_notes(vi: VaultIndex, vv: VaultVectors | None, name: str, rel: str, 
     pool = set(sims) | set(words) | direct | (two_hop if centre is None else set())
     if centre is None and tags:
         pool |= {r for r, rec in vi.files.items() if r != rel and tags & set(rec.tags)}
-    out: list[RelatedNote] = []
-    for other in pool:
-        rec = vi.files.get(other)
-        if rec is None:
-            continue
-        reasons: list[str] = []
-        score = sims.get(other, words.get(other, 0.0))
-        if other in incoming:
-            reasons.append("links here")
-        if other in outgoing:
-            reasons.append("linked from here")
-        if other in direct:
-            score += LINK_BOOST
-        elif other in two_hop:
-            score += TWO_HOP_BOOST
-            reasons.append("two links away")
-        shared = [t for t in rec.tags if t in tags]
-        if shared:
-            score += TAG_BOOST * min(3, len(shared))
-            reasons.append("shares tags " + ", ".join(shared[:3]))
-        if other in sims:
-            reasons.append(f"similar: {sims[other]:.2f}")
-        elif other in words:
-            reasons.append("shares words of its title and headings")
-        out.append(RelatedNote(other, rec.title, round(score, 4), tuple(reasons)))
+    links = _Links(incoming, outgoing, direct, two_hop)
+    out = [_related(other, rec, sims, words, links, tags) for other in pool if (rec := vi.files.get(other)) is not None]
     out.sort(key=lambda r: (-r.score, key(r.rel_path)))
     return out[:k], note
+
+
+@dataclass(frozen=True, slots=True)
+class _Links:
+    """How other notes stand to this one in the link graph."""
+
+    incoming: set[str]
+    outgoing: set[str]
+    direct: set[str]
+    two_hop: set[str]
+
+
+def _related(
+    other: str, rec: FileRecord, sims: dict[str, float], words: dict[str, float], links: _Links, tags: set[str]
+) -> RelatedNote:
+    """One candidate's score (similarity or shared words, plus link and tag boosts) and its reasons."""
+    reasons: list[str] = []
+    score = sims.get(other, words.get(other, 0.0))
+    if other in links.incoming:
+        reasons.append("links here")
+    if other in links.outgoing:
+        reasons.append("linked from here")
+    if other in links.direct:
+        score += LINK_BOOST
+    elif other in links.two_hop:
+        score += TWO_HOP_BOOST
+        reasons.append("two links away")
+    shared = [t for t in rec.tags if t in tags]
+    if shared:
+        score += TAG_BOOST * min(3, len(shared))
+        reasons.append("shares tags " + ", ".join(shared[:3]))
+    if other in sims:
+        reasons.append(f"similar: {sims[other]:.2f}")
+    elif other in words:
+        reasons.append("shares words of its title and headings")
+    return RelatedNote(other, rec.title, round(score, 4), tuple(reasons))
 
 
 def _keyword_neighbours(vi: VaultIndex, rel: str) -> dict[str, float]:

@@ -108,6 +108,12 @@ class PreviewPanel(QWidget):
             shortcut.activated.connect(slot)
         self.links = LinksPanel(controller, self)
         self.links.openRequested.connect(self.open_note)
+        self._lay_out()
+        controller.hitSelected.connect(self.show_hit)
+        self._update_nav()
+
+    def _lay_out(self) -> None:
+        """Back, Forward, the note's name and actions above the note, the links panel below it."""
         head = QHBoxLayout()
         head.addWidget(self.back_button)
         head.addWidget(self.forward_button)
@@ -128,8 +134,6 @@ class PreviewPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(head)
         layout.addWidget(self.splitter, 1)
-        controller.hitSelected.connect(self.show_hit)
-        self._update_nav()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if watched is self.browser and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
