@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -337,6 +338,8 @@ def main() -> int:
     }
     print(json.dumps(result, indent=2))
     write_result(name, result)
+    if args.work is None:
+        shutil.rmtree(work, ignore_errors=True)
     return 0 if not errors else 1
 
 
