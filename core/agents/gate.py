@@ -7,7 +7,8 @@ count as a bad token. Then the bearer token: a wrong, revoked or missing one
 gets 401, and after `free_failures` of them in a row every token is refused for a
 growing while (1, 2, 4 … s up to `max_delay`), so guessing cannot be fast. A
 caller let in is named in the ASGI scope (`AGENT_KEY`) for the tools to read.
-Past `max_in_flight` requests at once the answer is 503 with Retry-After (uvicorn's own
+A body that has not arrived within `body_timeout` seconds gets 408, so a slow client
+cannot hold a connection for ever. Past `max_in_flight` requests at once the answer is 503 with Retry-After (uvicorn's own
 connection limit refuses every request of a burst alike, so it is only a last resort).
 No CORS headers are ever sent, so a browser never lets a page read an answer.
 """
@@ -82,9 +83,11 @@ class AgentGate:
         port: int,
         max_body: int,
         max_in_flight: int = 32,
+        body_timeout: float = 10.0,
         backoff: BackOff | None = None,
     ) -> None:
         self.app = app
+        self.body_timeout = body_timeout
         self.max_body = max_body
         self.max_in_flight = max_in_flight
         self.in_flight = 0
@@ -114,7 +117,12 @@ class AgentGate:
             # Stateless JSON answers only: no server-initiated stream to GET, no session to DELETE.
             await JSONResponse({"error": "use POST"}, status_code=405, headers={"Allow": "POST"})(scope, receive, send)
             return
-        body = await _read_body(receive, self.max_body)
+        try:
+            with anyio.fail_after(self.body_timeout):
+                body = await _read_body(receive, self.max_body)
+        except TimeoutError:  # a slow or stalled client gives its connection back
+            await JSONResponse(_rpc_error(None, -32600, "Invalid Request: body not received in time"), status_code=408)(scope, receive, send)
+            return
         if body is None:
             await JSONResponse(_rpc_error(None, -32600, "Invalid Request: body too large"), status_code=413)(scope, receive, send)
             return

@@ -55,6 +55,7 @@ class ServerState(StrEnum):
 class ServerOptions:
     port: int = DEFAULT_PORT  # 0 = any free port (tests)
     max_body_bytes: int = 256 * 1024
+    body_timeout: float = 10.0  # seconds to receive a request body; then 408
     max_in_flight: int = 32  # requests past the door at once; more get 503 + Retry-After
     max_connections: int = 1000  # open connections uvicorn keeps before refusing all (a last resort)
     limits: CallLimits = field(default_factory=CallLimits)
@@ -156,6 +157,7 @@ class AgentService:
             port=self.port,
             max_body=self.options.max_body_bytes,
             max_in_flight=self.options.max_in_flight,
+            body_timeout=self.options.body_timeout,
             backoff=self.options.backoff,
         )
 

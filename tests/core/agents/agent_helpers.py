@@ -78,7 +78,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         engine.add_vault(vault)
     engine.sync(embed=False)
     backoff = BackOff(free_failures=3, base_delay=0.3, max_delay=1.0)
-    service = AgentService(paths, lambda: engine, ServerOptions(port=0, max_body_bytes=64 * 1024, max_in_flight=16, backoff=backoff))
+    service = AgentService(paths, lambda: engine, ServerOptions(port=0, max_body_bytes=64 * 1024, max_in_flight=16, body_timeout=3.0, backoff=backoff))
     tokens = {name: service.store.add(name, scope)[1] for name, scope in AGENTS.items()}
     service.start()
     assert service.wait_running(), service.error

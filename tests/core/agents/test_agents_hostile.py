@@ -161,7 +161,10 @@ def test_a_slow_client_does_not_hold_up_the_others(served: Served) -> None:
         started = time.perf_counter()
         assert_still_serves(served)
         assert time.perf_counter() - started < 5
-        slow.sendall(b'"jsonrpc"')  # still trickling; the server has not given up on it, nor on others
+        slow.sendall(b'"jsonrpc"')  # still trickling: the others are served meanwhile
+        slow.settimeout(10)
+        answer = slow.recv(4096).decode()  # ... until its time for the body is up
+        assert answer.startswith("HTTP/1.1 408") and time.perf_counter() - started < 8
 
 
 def test_rate_limit_answers_retry_after(served: Served) -> None:
