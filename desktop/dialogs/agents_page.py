@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -54,7 +55,7 @@ class AgentsSettingsPanel(SettingsPanelBase):
         layout = QVBoxLayout(self)
         layout.addWidget(self._server_box())
         layout.addWidget(self._agents_box())
-        layout.addWidget(self._log_box(), 1)
+        layout.addWidget(self._log_box(), 2)
         self.server.changed.connect(self._show_state)
         self._poll = QTimer(self)
         self._poll.setInterval(100)
@@ -102,7 +103,8 @@ class AgentsSettingsPanel(SettingsPanelBase):
         self.table.setAccessibleName("Agents")
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setMaximumHeight(120)
+        _fit_columns(self.table, stretch=1)
         self.new_name = QLineEdit(placeholderText="name, e.g. claude-desktop")
         self.new_where = QLineEdit(placeholderText="vaults or vault/folder, comma-separated (empty: all)")
         self.new_tools = QLineEdit(placeholderText="search,fetch,ask,links,related,vaults (empty: all)")
@@ -125,6 +127,7 @@ class AgentsSettingsPanel(SettingsPanelBase):
         buttons.addWidget(self.revoke_button)
         buttons.addStretch(1)
         token_row = QHBoxLayout()
+        token_row.addWidget(QLabel("New token (shown once):"))
         token_row.addWidget(self.token, 1)
         token_row.addWidget(self.copy_button)
         layout = QVBoxLayout(box)
@@ -192,7 +195,8 @@ class AgentsSettingsPanel(SettingsPanelBase):
         self.log_table.setHorizontalHeaderLabels(["Time", "Agent", "Tool", "Asked", "Returned"])
         self.log_table.setAccessibleName("Audit log")
         self.log_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.log_table.horizontalHeader().setStretchLastSection(True)
+        self.log_table.setMinimumHeight(160)
+        _fit_columns(self.log_table, stretch=4)
         self.client_filter.currentTextChanged.connect(lambda _t: self.refresh_log())
         self.note_filter.returnPressed.connect(self.refresh_log)
         refresh.clicked.connect(self.refresh_log)
@@ -244,3 +248,11 @@ class AgentsSettingsPanel(SettingsPanelBase):
 
     def save(self, draft: SettingsDraft) -> None:
         draft.app = replace(draft.app, agents_server=self.enabled.isChecked(), agents_port=self.port.value())
+
+
+def _fit_columns(table: QTableWidget, *, stretch: int) -> None:
+    """Columns as wide as their text, one column taking the rest."""
+    header = table.horizontalHeader()
+    for col in range(table.columnCount()):
+        mode = QHeaderView.ResizeMode.Stretch if col == stretch else QHeaderView.ResizeMode.ResizeToContents
+        header.setSectionResizeMode(col, mode)
