@@ -27,6 +27,7 @@ from core.engine import Engine
 from core.providers.secrets import KeyStore
 from core.watcher import LiveUpdate
 from desktop.actions import HitActions
+from desktop.agent_server import AgentServerControl
 from desktop.app_state import Lifecycle, Scope, vaults_changed_message
 from desktop.ask_worker import AskRunner, ProviderFactory
 from desktop.config_watch import ConfigWatch
@@ -137,6 +138,10 @@ class AppController(QObject):
         self.connections.tested.connect(self.connectionTested)
         self.config_watch = ConfigWatch(paths.config_file, self)
         self.config_watch.changed.connect(self.reload_config)
+        self.agents = AgentServerControl(paths, lambda: self.engine, self)  # the shared MCP server, off by default
+        self.agents.failed.connect(lambda why: self.message.emit(f"Agents server: {why}"))
+        if self.settings.agents_server:
+            self.agents.start(self.settings.agents_port)
 
     # -- what the query thread answers (see desktop.query_control) --------------------------
 
@@ -185,6 +190,7 @@ class AppController(QObject):
             return
         self.lifecycle = Lifecycle.SHUT
         self._cancel.set()
+        self.agents.shutdown()  # before the engine closes: calls in flight finish first
         self.asks.shutdown()
         self.reranks.shutdown()
         self.config_watch.stop()
