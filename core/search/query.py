@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from core.base.errors import UsageError
 from core.base.models import ParsedQuery, SearchFilters
-from core.base.structured import PropertyFilter
+from core.base.structured import Op, PropertyFilter
+from core.index.property_terms import TASK_KEY
 from core.search.property_query import PROPERTY_TOKEN, property_filter
 
 # A query is what a person types or pastes: a paragraph at most. Past that, search time grows
@@ -136,6 +138,22 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
     )
     free = " ".join(words + phrases)
     return QueryParse(ParsedQuery(free, tuple(words), tuple(phrases), filters), tuple(warnings))
+
+
+def unknown_keys_as_words(result: QueryParse, base: SearchFilters, known: Callable[[str], bool]) -> QueryParse:
+    """`error:404` typed in the box is a property filter only where some note has an `error`
+    property; otherwise its words are searched (said in a warning). Comparisons (`rating>=4`),
+    negations and `--where` conditions are meant as filters and stay filters."""
+    typed = result.query.filters.where[len(base.where) :]
+    dropped = [f for f in typed if f.op is Op.EQ and not f.negate and f.key != TASK_KEY and not known(f.key)]
+    if not dropped:
+        return result
+    words = tuple(f"{f.key}:{f.value}" for f in dropped)
+    kept = tuple(f for f in result.query.filters.where if f not in dropped)
+    q = result.query
+    query = replace(q, text=" ".join([q.text, *words]).strip(), terms=q.terms + words, filters=replace(q.filters, where=kept))
+    notes = tuple(f"no note has a property {f.key!r}; {f.key}:{f.value} searched as words" for f in dropped)
+    return QueryParse(query, result.warnings + notes)
 
 
 def _property_token(token: str, where: list[PropertyFilter], warnings: list[str]) -> bool:

@@ -96,3 +96,13 @@ def test_a_canvas_is_found_by_its_cards_and_reported_when_a_card_is_missing(engi
     assert any(w.rel_path == "Board.canvas" and "Projects/Gone.md" in w.detail for w in info.warnings)
     assert any(w.rel_path == "Torn.canvas" and "JSON Canvas" in w.detail for w in info.warnings)
     assert "Board.canvas" in {b.rel_path for b in engine.links(V, "Projects/Pricing.md").backlinks}
+
+
+def test_a_key_no_note_has_is_searched_as_words(engine: Engine) -> None:
+    resp = engine.search(SearchRequest("venue booking:venue status:active", mode="keyword", k=5))
+    assert resp.parsed is not None and [f.spelled() for f in resp.parsed.filters.where] == ["status:active"]
+    assert "booking:venue" in resp.parsed.terms
+    assert any("no note has a property 'booking'" in w for w in resp.warnings)
+    assert {h.chunk.rel_path for h in resp.hits} <= {"Projects/Launch.md"}
+    kept = engine.search(SearchRequest("pricing nosuchkey>=3", mode="keyword", k=5))  # a comparison stays a filter
+    assert kept.hits == () and [f.spelled() for f in kept.parsed.filters.where] == ["nosuchkey>=3"]
