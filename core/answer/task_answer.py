@@ -27,13 +27,18 @@ if TYPE_CHECKING:
     from core.engine import Engine
     from core.index.manifest import FileRecord
 
-# "open tasks", "to-do", or "what is (still) open / left / pending ..." — not "how do I open settings".
+# "open tasks", "todos", "what is (still) open / left / pending ..." — not "how do I open settings",
+# nor a question that merely mentions tasks ("how do I filter tasks by due date").
+_OPEN = r"(?:open|left|pending|outstanding|remaining|unfinished|undone|not done)"
 _ASKS_TASKS = re.compile(
-    r"\b(tasks?|todos?|to-dos?|to do)\b|\bwhat(?:'s| is| are)?\s+(?:still\s+)?(open|left|pending|outstanding|remaining|unfinished|not done)\b",
+    rf"\b(?:open|pending|outstanding|remaining|unfinished|undone)\s+(?:tasks?|to-?dos?|items?)\b"
+    rf"|\bto-?dos?\b"
+    rf"|\bwhat(?:'s| is| are)?\s+(?:still\s+)?{_OPEN}\b"
+    rf"|\btasks?\s+(?:are\s+|is\s+)?(?:still\s+)?{_OPEN}\b",
     re.IGNORECASE,
 )
 _QUESTION_WORDS = frozenset(
-    "open opened outstanding pending remaining left todo to-do unfinished undone not done task tasks still for on in project projects "
+    "open opened outstanding pending remaining left todo todos to-do to-dos unfinished undone not done task tasks still for on in project projects "
     "list show tell give items item anything everything what's".split()
 )
 MAX_TASKS = 20

@@ -36,6 +36,9 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Engine, Pa
         ("open tasks about pricing", ("pricing",)),
         ("How do I open the settings?", None),
         ("what are the tasks", None),
+        ("how do I filter tasks by due date", None),
+        ("todos for the website", ("website",)),
+        ("which tasks are still open on pricing", ("pricing",)),
     ],
 )
 def test_which_questions_ask_for_tasks(question: str, subject: tuple[str, ...] | None) -> None:
