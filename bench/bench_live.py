@@ -79,7 +79,7 @@ def mean_search_ms(engine: Engine, n: int = 20) -> float:
     return (time.perf_counter() - t) * 1000 / n
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 - a measurement script: one sequence of steps, read top to bottom
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--edits", type=int, default=30)

@@ -27,7 +27,7 @@ from core.engine import Engine
 from core.providers.secrets import KeyStore
 from core.watcher import LiveUpdate
 from desktop.actions import HitActions
-from desktop.app_state import Lifecycle, Scope, vaults_changed_message
+from desktop.app_state import Lifecycle, Scope, follow_app_model, vaults_changed_message
 from desktop.ask_worker import AskRunner, ProviderFactory
 from desktop.config_watch import ConfigWatch
 from desktop.connection_tests import ConnectionTester
@@ -39,7 +39,6 @@ from desktop.rerank_worker import RerankRunner
 from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
 from desktop.state import VaultSnapshot
-from desktop.vault_models import follow_app_model
 from desktop.workers import IndexWorker, JobRunner
 
 __all__ = ["AppController", "Lifecycle", "Scope"]

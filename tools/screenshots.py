@@ -63,7 +63,7 @@ def _dark_palette() -> Any:
     return pal
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 - one shot after another, read top to bottom
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out", type=Path, help="folder for the PNG files")
     parser.add_argument("--semantic", action="store_true", help="embed the sample vault with the built-in model first")
