@@ -1,4 +1,4 @@
-"""Hybrid search over one or more vaults: BM25F list + vector list, fused by RRF.
+"""Hybrid search over one or more vaults: BM25F list + vector list, fused by a score blend (or RRF).
 
 Both lists see the same filters before fusion. Every hit carries its ranks,
 raw scores and the named terms that add up to its final score. What moves hits
