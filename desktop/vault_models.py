@@ -1,4 +1,4 @@
-"""Each vault's embedding model: "same as the app" or a provider of its own (issue #18).
+"""Each vault's embedding model: "same as the app" or a provider of its own.
 
 The Settings' Embeddings page chooses the model every vault uses; a vault of
 mostly Chinese notes may want the multilingual model while the English vaults
