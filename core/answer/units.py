@@ -128,6 +128,7 @@ class _Splitter:
 
     def indented(self) -> None:
         lines = self.lines
+        start = self.i
         body: list[str] = []
         while self.i < len(lines) and (lines[self.i].startswith(("    ", "\t")) or not lines[self.i].strip()):
             body.append(lines[self.i][4:] if lines[self.i].startswith("    ") else lines[self.i].lstrip("\t"))
@@ -135,6 +136,8 @@ class _Splitter:
         code = "\n".join(body).strip("\n")
         if self.out and self.out[-1].kind == ITEM and not code.strip().startswith(("$", "`")) and "\n" not in code:
             return  # a wrapped list item rather than code
+        if _list_code(lines, start, self.i) is False or _images_and_captions(code):
+            return  # an item's further paragraphs, images or captions: markdown, not code
         self.add(CODE, code, "", self.last_words)
 
     def row(self, stripped: str) -> None:
@@ -169,3 +172,26 @@ class _Splitter:
                 return
         self.paragraph.append(stripped)
         self.i += 1
+
+
+def _list_code(lines: list[str], start: int, end: int) -> bool | None:
+    """For indented lines [start, end) under a list item: whether markdown reads them as code.
+
+    None when they are not under a list item. Markdown decides by the item's own indentation,
+    which a line scanner does not know: `    ![image](x.png)` under `- item` is the item's content.
+    """
+    j = start - 1
+    while j >= 0 and (not lines[j].strip() or lines[j].startswith((" ", "\t"))):
+        j -= 1
+    if j < 0 or _ITEM.match(lines[j]) is None:
+        return None
+    from core.vault.obsidian_md import parse
+
+    offset = start - j
+    return any(t.type in ("code_block", "fence") and t.map is not None and t.map[1] > offset for t in parse("\n".join(lines[j:end])))
+
+
+def _images_and_captions(code: str) -> bool:
+    """Indented image embeds with their HTML captions (a list item's pictures cut off from the item)."""
+    rows = [row.strip() for row in code.splitlines() if row.strip()]
+    return any(r.startswith("![") for r in rows) and all(r.startswith(("![", "<")) for r in rows)

@@ -21,6 +21,7 @@ from core.base.errors import UsageError
 from core.base.models import ParsedQuery, SearchFilters, chunk_id
 from core.index.link_graph import ResolvedLink
 from core.index.vector_index import key_for
+from core.vault.display_text import one_line
 from core.vault.links import key
 from core.vault.scanner import normalise_rel_path
 
@@ -53,7 +54,7 @@ class Backlink:
     rel_path: str  # the note that links (or mentions)
     title: str
     line: int
-    context: str  # the linking line
+    context: str  # the linking line as read (`core.vault.display_text`: no link or callout syntax)
     kind: str  # wiki | embed | markdown | mention
 
 
@@ -101,7 +102,7 @@ def note_links(
     outgoing = tuple(_out(r, vi) for r in graph.outgoing(rel) if shown(r.target))
     lines = {(r.source, r.link.line): r for r in reversed(graph.backlinks(rel)) if shown(r.source)}  # one row a line
     backlinks = tuple(
-        Backlink(r.source, _title(vi, r.source), r.link.line, r.link.context, r.link.kind.value)
+        Backlink(r.source, _title(vi, r.source), r.link.line, _line(r.link.context), r.link.kind.value)
         for r in sorted(lines.values(), key=lambda r: (key(r.source), r.link.line))
     )
     aliases = graph.aliases(rel)
@@ -167,9 +168,23 @@ _WIKI = re.compile(r"!?\[\[[^\]\n]*\]\]|\]\([^)\n]*\)")
 def _mention_line(body: str, pattern: re.Pattern[str]) -> tuple[int, str] | None:
     for i, line in enumerate(body.split("\n")):
         if pattern.search(_WIKI.sub(" ", line)):
-            text = line.strip()
+            text = _line(line)
             return i, text if len(text) <= 240 else text[:239] + "…"
     return None
+
+
+def _line(markdown: str) -> str:
+    """A linking line as read, without the bullet of the list item it may be.
+
+    A long line was cut at `MAX_CONTEXT` when its links were read; a link the cut went
+    through is dropped, not shown as half its syntax.
+    """
+    if markdown.endswith("…"):
+        markdown = _CUT_LINK.sub("…", markdown)
+    return one_line(markdown).removeprefix("• ")
+
+
+_CUT_LINK = re.compile(r"!?\[\[?[^\]\n]*(?:\]\([^)\n]*|\])?…$")
 
 
 def _file_line(vi: VaultIndex, rel: str, start_byte: int) -> int:
