@@ -199,7 +199,9 @@ def test_a_catch_up_retry_is_said_and_the_vault_is_live_again_once_it_goes_throu
     controller.message.connect(said.append)
     controller.live.failed.emit("Live update of notes failed: could not bring the index in step with the folder (disk full); retrying in 2 s")
     assert any("retrying in 2 s" in m for m in said)
-    assert controller.board.get("notes") is not None and controller.board.get("notes").live is LiveState.FAILED
+    shown = controller.board.get("notes")
+    assert shown is not None and shown.live is LiveState.FAILED
     controller.live.caughtUp.emit("notes")  # the retried catch-up went through
     assert controller.board.live_problem == ""
-    assert controller.board.get("notes").live is LiveState.LIVE
+    shown = controller.board.get("notes")
+    assert shown is not None and shown.live is LiveState.LIVE
