@@ -20,8 +20,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.base.config import EngineConfig, VaultConfig
+from core.base.delegated import Delegated
 from core.base.errors import CairnError
-from core.base.models import Hit, SearchFilters
+from core.base.models import Hit, SearchFilters, SearchResponse
 from core.base.paths import AppPaths
 from core.engine import Engine
 from core.providers.secrets import KeyStore
@@ -139,11 +140,11 @@ class AppController(QObject):
 
     # -- what the query thread answers (see desktop.query_control) --------------------------
 
-    snapshot = property(lambda self: self.queries.snapshot, doc="The vaults as the last snapshot showed them.")
-    scope = property(lambda self: self.queries.scope, doc="The vault or folder the search is limited to, if any.")
-    response = property(lambda self: self.queries.response, doc="The search response on screen.")
-    selected = property(lambda self: self.queries.selected, doc="The hit on screen.")
-    stale_dropped = property(lambda self: self.queries.stale_dropped, doc="Late answers to older queries, dropped.")
+    snapshot: Delegated[tuple[VaultSnapshot, ...]] = Delegated("queries", doc="The vaults as the last snapshot showed them.")
+    scope: Delegated[Scope | None] = Delegated("queries", doc="The vault or folder the search is limited to, if any.")
+    response: Delegated[SearchResponse | None] = Delegated("queries", doc="The search response on screen.")
+    selected: Delegated[Hit | None] = Delegated("queries", doc="The hit on screen.")
+    stale_dropped: Delegated[int] = Delegated("queries", doc="Late answers to older queries, dropped.")
 
     def refresh(self) -> None:
         self.queries.refresh()
