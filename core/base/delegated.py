@@ -34,3 +34,6 @@ class Delegated(Generic[T]):
         if obj is None:
             return self
         return getattr(getattr(obj, self.part), self.attribute)
+
+    def __set__(self, obj: object, value: object) -> None:
+        raise AttributeError(f"{self.attribute} is read-only here: it belongs to {self.part}")
