@@ -14,14 +14,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from core.base.config import EngineConfig, VaultConfig
 from core.providers.embedding import EmbeddingProviderInfo, default_registry
 from desktop.settings import Settings
 
 if TYPE_CHECKING:
-    from desktop.controller import AppController
+    from core.engine import Engine
+
+
+class SettingsOwner(Protocol):
+    """What a vault's model switch needs of the app's controller (which imports this module)."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    def apply_settings(self, settings: Settings, config: EngineConfig) -> None: ...
 
 #: The provider the language advice suggests for a mostly non-English vault.
 MULTILINGUAL = "multilingual"
@@ -98,7 +110,7 @@ def config_with_vault_model(config: EngineConfig, name: str, provider: str | Non
     return replace(config, vaults=vaults)
 
 
-def switch_vault_model(controller: AppController, name: str, provider: str | None) -> None:
+def switch_vault_model(controller: SettingsOwner, name: str, provider: str | None) -> None:
     """Give one vault its own model now (the language advice's button); its notes are re-embedded with progress."""
     config = config_with_vault_model(controller.engine.config, name, provider, controller.settings)
     controller.apply_settings(controller.settings, config)
