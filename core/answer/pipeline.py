@@ -39,6 +39,14 @@ class Answerer:
         return EXTRACTIVE if self.provider is None else str(getattr(self.provider, "id", "llm"))
 
     def ask(self, req: AskRequest, *, on_delta: Delta | None = None, cancel: threading.Event | None = None) -> AskResponse:
+        """An answer with its references: from the open task lines for "what is open for X?"
+        (`core.answer.task_answer`), otherwise from the passages a search finds."""
+        tasks = answer_tasks(self.engine, req, self.provider_id, getattr(self.provider, "model", None))
+        if tasks is not None and on_delta is not None:
+            on_delta(tasks.answer)
+        return tasks if tasks is not None else self._ask(req, on_delta=on_delta, cancel=cancel)
+
+    def _ask(self, req: AskRequest, *, on_delta: Delta | None = None, cancel: threading.Event | None = None) -> AskResponse:
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         # Every turn retrieves afresh: a follow-up is first rewritten to stand on its own.
@@ -91,12 +99,6 @@ class Answerer:
             model=getattr(self.provider, "model", None),
             debug=debug,
         )
-        tasks = answer_tasks(self.engine, req, question, base)
-        if tasks is not None:  # "what is open for project X": the task lines themselves
-            timings["total"] = _ms(t0)
-            if on_delta is not None:
-                on_delta(tasks.answer)
-            return replace(tasks, warnings=tuple(warnings), timings_ms=timings)
         if not passing:
             timings["total"] = _ms(t0)
             related = tuple({h.chunk.rel_path: _hit_reference(n, h) for n, h in enumerate(hits, 1)}.values())[:3]

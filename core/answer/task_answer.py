@@ -13,7 +13,8 @@ such task the question goes through the usual pipeline.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,9 +62,13 @@ def task_subject(question: str) -> tuple[str, ...] | None:
     return subject or None
 
 
-def answer_tasks(engine: Engine, req: AskRequest, question: str, base: AskResponse) -> AskResponse | None:
-    """The open tasks the question asks about, cited to their lines; None when none match."""
-    subject = task_subject(question)
+def answer_tasks(engine: Engine, req: AskRequest, provider: str, model: str | None = None) -> AskResponse | None:
+    """The open tasks the question asks about, cited to their lines; None when none match.
+
+    A follow-up ("and for the website?") is not rewritten here: with history, the usual pipeline answers.
+    """
+    t0 = time.perf_counter()
+    subject = task_subject(req.question) if not req.history else None
     if subject is None:
         return None
     found: list[_Found] = []
@@ -82,7 +87,9 @@ def answer_tasks(engine: Engine, req: AskRequest, question: str, base: AskRespon
     if not found:
         return None
     found.sort(key=lambda f: (f.hit.task.due or "9999", f.hit.vault, f.hit.rel_path, f.hit.task.line))
-    return _response(base, found[:MAX_TASKS], len(found), subject)
+    base = AskResponse(req.question, "", (), False, None, (), provider, model, debug={})
+    answered = _response(base, found[:MAX_TASKS], len(found), subject)
+    return replace(answered, timings_ms={"total": round((time.perf_counter() - t0) * 1000, 2)})
 
 
 def _matching(vault: str, root: Path, rel: str, rec: FileRecord, subject: tuple[str, ...]) -> list[_Found]:
@@ -109,8 +116,6 @@ def _matching(vault: str, root: Path, rel: str, rec: FileRecord, subject: tuple[
 
 
 def _response(base: AskResponse, found: list[_Found], total: int, subject: tuple[str, ...]) -> AskResponse:
-    from dataclasses import replace
-
     refs: list[Reference] = []
     quotes: list[Quote] = []
     lines = [f"Open tasks for {' '.join(subject)} ({total}):" if total <= len(found) else f"Open tasks for {' '.join(subject)} ({len(found)} of {total}):"]

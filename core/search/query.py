@@ -94,11 +94,9 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
     langs = list(base.languages)
     after, before = base.after, base.before
     where = list(base.where)
-    for m in _TOKEN.finditer(text):
+    for m in (m for m in _TOKEN.finditer(text) if not _property_token(m.group(0), where, warnings)):
         key = (m.group(1) or m.group(3) or "").lower()
         value = m.group(2) if m.group(1) else m.group(4)
-        if _property_token(m.group(0), where, warnings):
-            continue
         if key and key in FILTER_KEYS and value:
             if key == "vault":
                 vaults.append(value)

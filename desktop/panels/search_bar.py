@@ -88,8 +88,6 @@ class SearchBarPanel(QWidget):
         self.doc_type.setAccessibleName("Document type filter")
         self.doc_type.addItem("any type", "")
         self.doc_type.currentIndexChanged.connect(self.search_now)
-        self.properties = PropertyFacetButton(lambda: controller.snapshot, lambda: controller.scope.vault if controller.scope else None, self)
-        self.properties.filterPicked.connect(self.add_filter)
 
         self._lay_out()
 
@@ -102,6 +100,9 @@ class SearchBarPanel(QWidget):
         """The query and mode on top; tags, dates, type and scope below."""
         top = QHBoxLayout()
         top.addWidget(self.query, 1)
+        c = self._controller
+        self.properties = PropertyFacetButton(lambda: c.snapshot, lambda: c.scope.vault if c.scope else None, self)
+        self.properties.filterPicked.connect(self.add_filter)
         top.addWidget(self.properties)  # beside the query it adds to (the filter row is full at 720 px)
         top.addWidget(self.mode)
         filters = QHBoxLayout()
