@@ -27,8 +27,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from core.index.field_analysis import Analysed, FieldAnalyser, FieldItems
-from core.index.field_analysis import is_fast_text as is_fast_text  # re-exported: tests hold it to Whoosh's
-from core.index.field_analysis import text_items as text_items  # re-exported
 from core.index.segment_merge import segment_postings, write_per_doc
 from core.index.w3_postings import Rows, supported, write_pool, write_terms
 from core.index.whoosh_pin import (
