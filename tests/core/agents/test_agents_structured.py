@@ -21,9 +21,10 @@ from core.engine import Engine
 from tests.core.agents.agent_helpers import Call, run_session
 
 PUBLIC = "---\nconfidentiality: public\n{props}---\n"
+SECRET = "sk-abcdefghijklmnopqrstuvwx1234"
 NOTES = {
-    "Team/Alpha.md": PUBLIC.format(props="status: draft\nrating: 4\n") + "# Alpha\n\nSee [[Beta]].\n\n- [ ] water the ferns 📅 2026-12-01\n",
-    "Team/Beta.md": PUBLIC.format(props="status: done\nrating: five\n") + "# Beta\n\nBack to [[Alpha]].\n\n- [x] file the report\n",
+    "Team/Alpha.md": PUBLIC.format(props=f"status: draft\nrating: 4\ndeploy: {SECRET}\n") + "# Alpha\n\nSee [[Beta]].\n\n- [ ] water the ferns 📅 2026-12-01\n",
+    "Team/Beta.md": PUBLIC.format(props="status: done\nrating: five\n") + f"# Beta\n\nBack to [[Alpha]].\n\n- [x] file the report with {SECRET}\n",
     "Team/Lonely.md": PUBLIC.format(props="") + "# Lonely\n\nNobody here links anywhere; [[Nowhere]] does not exist.\n",
     "Team/Hidden.md": "---\nconfidentiality: restricted\nstatus: quokkastatus\n---\n# Hidden\n\n- [ ] pay the quokka 📅 2026-01-01\n",
     "Team/Inside.md": "---\nstatus: lemurstatus\n---\n# Inside\n\n- [ ] lemur review\n",
@@ -171,3 +172,10 @@ def test_a_tool_not_granted_is_refused_and_not_listed(session: Session) -> None:
     assert error and "may not call vault_checkup" in text
     listed = set(out["tools"][1].splitlines())
     assert {"list_properties", "list_tasks", "base_rows", "search_notes"} <= listed and "vault_checkup" not in listed
+
+
+def test_property_values_and_task_lines_are_secret_masked(team: dict[str, tuple[bool, str]]) -> None:
+    assert not [k for k, (_, text) in team.items() if SECRET in text]
+    deploy = next(p for p in _json(team["properties"]) if p["key"] == "deploy")
+    assert [v["value"] for v in deploy["values"]] == ["[REDACTED]"]
+    assert "file the report with [REDACTED]" in {t["text"] for t in _json(team["tasks"])["tasks"]}
