@@ -15,7 +15,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
-from core.base.models import Hit
+from core.base.models import Hit, HitKind
 from desktop.formatting import heading_trail, snippet_plain
 from desktop.state import HealthRow, VaultSnapshot
 
@@ -25,6 +25,7 @@ CountRole = Qt.ItemDataRole.UserRole + 3
 HitRole = Qt.ItemDataRole.UserRole + 10
 ScoreFractionRole = Qt.ItemDataRole.UserRole + 11
 MoreRole = Qt.ItemDataRole.UserRole + 12  # (further passages in the note, expanded?) or None for a passage row
+DividerRole = Qt.ItemDataRole.UserRole + 13  # True on the first "related notes" row: a divider is drawn above it
 RowRole = Qt.ItemDataRole.UserRole + 20
 
 Index = QModelIndex | QPersistentModelIndex
@@ -161,6 +162,8 @@ class ResultsModel(QAbstractListModel):
             return hit
         if role == MoreRole:
             return None if passage else (len(hit.more), self._hits.index(hit) in self._expanded)
+        if role == DividerRole:
+            return not passage and hit.kind == HitKind.RELATED and self._first_related() is hit
         if role == ScoreFractionRole:
             return max(0.0, min(1.0, hit.score / self._top))
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -171,8 +174,12 @@ class ResultsModel(QAbstractListModel):
             if passage:
                 return f"Another passage of {hit.title}{where}. {snippet_plain(hit.snippet)}"
             more = f" {len(hit.more)} more passages in this note." if hit.more else ""
-            return f"Result {self._hits.index(hit) + 1}: {hit.title}{where}. {snippet_plain(hit.snippet)}{more}"
+            kind = "Related note" if hit.kind == HitKind.RELATED else "Result"
+            return f"{kind} {self._hits.index(hit) + 1}: {hit.title}{where}. {snippet_plain(hit.snippet)}{more}"
         return None
+
+    def _first_related(self) -> Hit | None:
+        return next((h for h in self._hits if h.kind == HitKind.RELATED), None)
 
 
 class HealthModel(QAbstractTableModel):

@@ -199,6 +199,13 @@ class Term:
     value: float
 
 
+class HitKind(StrEnum):
+    """Why a row is in a result list: it holds the query's words, or it is only near in meaning."""
+
+    MATCH = "match"
+    RELATED = "related"  # found by meaning only: shown under a "Related notes" divider
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     chunk: ChunkRef
@@ -219,6 +226,7 @@ class Hit:
     page: int | None = None  # 1-based PDF page of the chunk
     lang: str = ""  # the chunk's detected language (ISO 639-1), "" when unknown
     more: tuple[Hit, ...] = ()  # further passages of the same note past the per-note cap, best first
+    kind: HitKind = HitKind.MATCH  # set by core.search.result_groups after ranking
 
 
 def cited_path(rel_path: str, page: int | None, last_page: int | None = None) -> str:
@@ -291,3 +299,8 @@ class SearchResponse:
     profile: str = "default"
     settings: SearchSettings = SearchSettings()  # the ranking settings this search used
     exact_matches: bool = True  # False: no note holds the query's words; the hits are only related
+
+    @property
+    def match_count(self) -> int:
+        """Rows that hold the query's words (the count a header shows); the rest are related notes."""
+        return sum(1 for h in self.hits if h.kind == HitKind.MATCH)

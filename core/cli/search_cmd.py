@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from core.base.errors import IndexNotBuiltError, UsageError
-from core.base.models import SearchFilters, SearchMode, SearchResponse, cited_path
+from core.base.models import HitKind, SearchFilters, SearchMode, SearchResponse, cited_path
 from core.base.paths import AppPaths
 from core.cli.common import EXIT_OK, print_json
 from core.engine import Engine
@@ -80,6 +80,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not resp.hits:
         print("No matches.")
     for i, h in enumerate(resp.hits, 1):
+        if h.kind == HitKind.RELATED and (i == 1 or resp.hits[i - 2].kind != HitKind.RELATED):
+            print("── Related notes (found by meaning; they do not hold the query's words) ──")
         where = f" › {h.chunk.heading_path}" if h.chunk.heading_path else ""
         cited = h.chunk.rel_path if h.page is None else f"{cited_path(h.chunk.rel_path, h.page)} · "
         ref = f"{h.chunk.vault}/{cited}#{h.chunk.ordinal}"

@@ -18,6 +18,7 @@ from core.base.models import (
     ChunkRef,
     Fusion,
     Hit,
+    HitKind,
     ParsedQuery,
     RankedScore,
     SearchFilters,
@@ -38,6 +39,7 @@ from core.search.phrase_rank import lift_phrase_hits
 from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query
 from core.search.rescore import cap_per_note, guard, rescore, shortlist
+from core.search.result_groups import group_results
 from core.search.title_boost import title_boosts
 from core.vault.language import query_language
 
@@ -237,8 +239,10 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         hits = lift_phrase_hits(hits, parsed.phrases)
     if not exact_matches:
         warnings.append(NO_EXACT_MATCHES)
-    hits = cap_per_note(hits, settings.per_note_cap)[: request.k]
+    compare = bool(parsed.text.strip()) and mode != SearchMode.SEMANTIC
+    hits = list(group_results(cap_per_note(hits, settings.per_note_cap), stems, stemmer, k=request.k, compare=compare).hits)
     hits = guard(hits, stems, stemmer, resort=bool(parsed.text.strip()), phrases=parsed.phrases)
+    hits.sort(key=lambda h: h.kind != HitKind.MATCH)  # stable: matches stay above related notes
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
     return SearchResponse(

@@ -27,13 +27,19 @@ from PySide6.QtWidgets import (
 from core.base.models import Hit, SearchResponse, cited_path
 from desktop.controller import AppController
 from desktop.formatting import heading_trail, snippet_html
-from desktop.models import HitRole, MoreRole, ResultsModel, ScoreFractionRole
+from desktop.models import DividerRole, HitRole, MoreRole, ResultsModel, ScoreFractionRole
 from desktop.panels.hit_menu import hit_line, hit_menu
 
 PAD = 6
 BAR_W = 56
 SNIPPET_LINES = 3
 INDENT = 24  # a note's further passages sit indented under its row
+RELATED_HEADING = "Related notes · found by meaning; they do not contain your words"
+
+
+def divider_height(font: QFont) -> int:
+    """Room above the first related note for its divider line and heading."""
+    return QFontMetrics(font).height() + 2 * PAD
 
 
 def more_label(count: int, expanded: bool) -> str:
@@ -42,12 +48,31 @@ def more_label(count: int, expanded: bool) -> str:
     return f"▾ hide {count} more {noun}" if expanded else f"▸ {count} more {noun} in this note"
 
 
-def more_rect(option_rect: QRect | QRectF, font: QFont) -> QRectF:
+def more_rect(option_rect: QRect | QRectF, font: QFont, divider: bool = False) -> QRectF:
     """Where a row's expander is drawn (right end of its second line): also where a click toggles it."""
-    r = QRectF(option_rect).adjusted(PAD, PAD, -PAD, -PAD)
+    r = QRectF(option_rect).adjusted(PAD, PAD + (divider_height(font) if divider else 0), -PAD, -PAD)
     fm = QFontMetrics(font)
     width = fm.horizontalAdvance(more_label(99, False)) + PAD
     return QRectF(r.right() - width, r.y() + fm.height(), width, fm.height())
+
+
+def results_summary(response: SearchResponse) -> str:
+    """The header over the list: it counts matches, and says so whenever related notes fill in."""
+    shown = len(response.hits)
+    matches = response.match_count
+    mode = response.mode if response.mode == response.requested_mode else f"{response.mode} (asked for {response.requested_mode})"
+    took = response.timings_ms.get("total")
+    tail = f" · {mode}" + (f" · {took:.0f} ms" if took is not None else "")
+    if not shown:
+        return "No notes match. Try fewer words or another mode."
+    related = shown - matches
+    also = f"{related} related note{'s' if related != 1 else ''} below"
+    if not matches:
+        return f"No exact matches; {also}{tail}"
+    counted = f"{matches} match{'es' if matches != 1 else ''}"
+    if related:
+        return f"{counted} · no other exact matches; {also}{tail}"
+    return f"{counted}{tail}"
 
 
 class ResultDelegate(QStyledItemDelegate):
@@ -55,7 +80,8 @@ class ResultDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         fm = QFontMetrics(option.font)
-        return QSize(200, PAD * 2 + fm.height() * (2 + SNIPPET_LINES) + 4)
+        extra = divider_height(option.font) if index.data(DividerRole) else 0
+        return QSize(200, PAD * 2 + fm.height() * (2 + SNIPPET_LINES) + 4 + extra)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         hit: Hit | None = index.data(HitRole)
@@ -63,6 +89,9 @@ class ResultDelegate(QStyledItemDelegate):
             return
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
+        divider = bool(index.data(DividerRole))
+        if divider:
+            opt.rect = self._paint_divider(painter, opt)
         style = opt.widget.style() if opt.widget else None
         opt.text = ""
         if style is not None:
@@ -99,7 +128,7 @@ class ResultDelegate(QStyledItemDelegate):
         where = f"{trail}  ·  {located}" if trail else located
         where_width = rect.width()
         if more and more[0]:
-            link = more_rect(opt.rect, opt.font)
+            link = more_rect(opt.rect, opt.font)  # opt.rect is already below the divider
             where_width = int(link.x() - rect.x() - PAD)
             painter.setPen(pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Link))
             painter.drawText(link, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), more_label(*more))
@@ -119,6 +148,23 @@ class ResultDelegate(QStyledItemDelegate):
         ctx.clip = clip
         doc.documentLayout().draw(painter, ctx)
         painter.restore()
+
+    @staticmethod
+    def _paint_divider(painter: QPainter, opt: QStyleOptionViewItem) -> QRect:
+        """A rule and the "Related notes" heading above the first related row; returns the row's rest."""
+        height = divider_height(opt.font)
+        band = QRect(opt.rect.x(), opt.rect.y(), opt.rect.width(), height)
+        painter.save()
+        painter.setPen(opt.palette.color(QPalette.ColorRole.Mid))
+        painter.drawLine(band.x() + PAD, band.y() + PAD // 2, band.right() - PAD, band.y() + PAD // 2)
+        bold = QFont(opt.font)
+        bold.setBold(True)
+        painter.setFont(bold)
+        painter.setPen(opt.palette.color(QPalette.ColorRole.PlaceholderText))
+        text = QFontMetrics(bold).elidedText(RELATED_HEADING, Qt.TextElideMode.ElideRight, band.width() - 2 * PAD)
+        painter.drawText(band.adjusted(PAD, PAD, -PAD, 0), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+        painter.restore()
+        return opt.rect.adjusted(0, height, 0, 0)
 
 
 class _ResultsView(QListView):
@@ -144,7 +190,8 @@ class _ResultsView(QListView):
     def mousePressEvent(self, event: QMouseEvent) -> None:
         index = self.indexAt(event.position().toPoint())
         more = index.data(MoreRole) if index.isValid() else None
-        if more and more[0] and more_rect(QRectF(self.visualRect(index)), self.font()).contains(event.position()):
+        divider = bool(index.data(DividerRole)) if index.isValid() else False
+        if more and more[0] and more_rect(QRectF(self.visualRect(index)), self.font(), divider).contains(event.position()):
             self._panel.model.toggle_more(index.row())
             self.setCurrentIndex(index)
             return
@@ -167,7 +214,7 @@ class ResultsPanel(QWidget):
         self.view.setAccessibleName("Search results")
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.view.setUniformItemSizes(True)
+        self.view.setUniformItemSizes(False)  # the first related note's row also holds the divider
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
         self.view.selectionModel().currentChanged.connect(self._on_current)
@@ -201,15 +248,7 @@ class ResultsPanel(QWidget):
 
     def _on_results(self, response: SearchResponse) -> None:
         self.model.set_hits(response.hits)
-        n = len(response.hits)
-        mode = response.mode if response.mode == response.requested_mode else f"{response.mode} (asked for {response.requested_mode})"
-        took = response.timings_ms.get("total")
-        timing = f" · {took:.0f} ms" if took is not None else ""
-        notes = f"{n} result{'s' if n != 1 else ''}"
-        if n and not response.exact_matches:
-            self.summary.setText(f"No exact matches; showing related notes · {notes} · {mode}{timing}")
-        else:
-            self.summary.setText(f"{notes} · {mode}{timing}" if n else "No notes match. Try fewer words or another mode.")
+        self.summary.setText(results_summary(response))
 
     def _on_cleared(self) -> None:
         self.model.set_hits(())
