@@ -24,6 +24,7 @@ from core.base.paths import AppPaths
 from core.engine_vaults import VaultRegistry
 from core.index.indexer import Progress, Recovery, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo, load_info
+from core.index.sync_report import untouched_stats
 from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S
 from core.search.admission import Admission
 from core.search.search import SearchRequest, VaultSearchSide, search
@@ -86,6 +87,7 @@ class Engine(VaultRegistry):
         self._write_locks: dict[str, threading.RLock] = {}
         self._admission = Admission(max_concurrent_searches)
         self.child_sync_problem: str | None = None  # why the last bulk index ran in-process
+        self.embedding_now: dict[str, tuple[int, int]] = {}  # vault → (done, total) while it is embedded
 
     # -- semantic side ---------------------------------------------------------------------
 
@@ -133,6 +135,7 @@ class Engine(VaultRegistry):
         embed: bool = True,
         bulk_in_child: bool = False,
         keyword_ready: Callable[[str], None] | None = None,
+        keyword: bool = True,
     ) -> list[SyncReport]:
         """Keyword index first (search works at once), then embeddings in batches.
 
@@ -141,15 +144,17 @@ class Engine(VaultRegistry):
 
         With `bulk_in_child`, a vault with no index yet is built in a child process
         (core.index.child_sync) so a UI thread in this process never waits on Whoosh.
+        With `keyword` False (Resume after a cancelled embedding) the keyword index is
+        left as it is, not even compared with the folder: only the missing vectors are made.
         """
         reports = []
         for name in names or [v.name for v in self.config.vaults]:
             with self.write_lock(name):
                 vi = self.index_for(name)
-                kw = self._bulk_in_child(name, progress, cancel) if bulk_in_child and not vi.files else None
+                kw = self._bulk_in_child(name, progress, cancel) if keyword and bulk_in_child and not vi.files else None
                 if kw is None:
                     vi = self.index_for(name)
-                    kw = vi.sync(progress=progress, cancel=cancel)
+                    kw = vi.sync(progress=progress, cancel=cancel) if keyword else untouched_stats(vi.info)
             if keyword_ready is not None:
                 keyword_ready(name)
             # Embedding (minutes on a large vault) takes the write lock one batch at a time, so
@@ -257,10 +262,20 @@ class Engine(VaultRegistry):
         vc = self.vault(name)
         emb = self.embedder_for(vc)
         assert emb is not None
-        stats, problem = embed_vectors(
-            vc, self.index_for(name), vv, emb, lambda: self.write_lock(name),
-            progress=progress, cancel=cancel, persist=persist, only=only, yielding=yielding,
-        )  # fmt: skip
+
+        def noted(done: int, total: int, phase: str) -> None:
+            self.embedding_now[name] = (done, total)
+            if progress is not None:
+                progress(done, total, phase)
+
+        self.embedding_now[name] = (0, 0)  # a search meanwhile says "being embedded", not "unavailable"
+        try:
+            stats, problem = embed_vectors(
+                vc, self.index_for(name), vv, emb, lambda: self.write_lock(name),
+                progress=noted, cancel=cancel, persist=persist, only=only, yielding=yielding,
+            )  # fmt: skip
+        finally:
+            self.embedding_now.pop(name, None)
         if problem is not None:
             self._embedders.failed(name, problem)
         return stats
@@ -329,7 +344,7 @@ class Engine(VaultRegistry):
             return vault_side(name, vi, None, None, None, semantic=semantic)
         vv = self.vectors_for(name)
         emb = self.embedder_for(self.vault(name)) if vv is not None else None
-        return vault_side(name, vi, vv, emb, self.semantic_problem(name), semantic=semantic)
+        return vault_side(name, vi, vv, emb, self.semantic_problem(name), semantic=semantic, embedding=self.embedding_now.get(name))
 
     def similar(
         self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = False

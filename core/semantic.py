@@ -195,17 +195,34 @@ def embed_vectors(
 
 
 def vault_side(
-    name: str, vi: VaultIndex, vv: VaultVectors | None, emb: Embedder | None, problem: str | None, *, semantic: bool
+    name: str,
+    vi: VaultIndex,
+    vv: VaultVectors | None,
+    emb: Embedder | None,
+    problem: str | None,
+    *,
+    semantic: bool,
+    embedding: tuple[int, int] | None = None,
 ) -> VaultSearchSide | None:
-    """What `search` reads of one vault: keyword always, vectors when there are any to search."""
+    """What `search` reads of one vault: keyword always, vectors when there are any to search.
+
+    `embedding` is (done, total) while an embedding pass runs: a vault with no vectors
+    yet is then "being embedded", never "unavailable".
+    """
     if not vi.is_built:
         return None
     if not semantic:
         return VaultSearchSide(name, vi.keyword, unavailable_reason="keyword search", links=vi.links)
     if vv is None or len(vv.index) == 0:
+        if embedding is not None:
+            done, total = embedding
+            pct = f" {int(done * 100 / total)}%" if total else ""
+            return VaultSearchSide(name, vi.keyword, semantic_note=f"{name}: being embedded{pct}; keyword results until it is done", links=vi.links)
         reason = problem or ("vector index " + (vv.status if vv else "missing"))
         return VaultSearchSide(name, vi.keyword, unavailable_reason=reason, links=vi.links)
-    note = None
+    note: str | None = None
     if vv.fraction_complete < 1.0:  # the same number the status bar shows for this vault
         note = f"{name}: semantic index {int(vv.fraction_complete * 100)}% complete"
+        if embedding is not None:
+            note = f"{name}: being embedded ({int(vv.fraction_complete * 100)}% so far); results may change when it is done"
     return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi), emb, semantic_note=note, links=vi.links)

@@ -114,7 +114,8 @@ class AppController(QueryControl):
         self.snapshotChanged.connect(self.board.set_snapshot)
         self.indexStarted.connect(self.board.started)
         self.indexProgress.connect(self.board.progress)
-        self.indexFinished.connect(lambda _reports: self.board.finished())
+        self.indexFinished.connect(self.board.finished)
+        self.indexFailed.connect(self.board.failed)
         self.live = LiveIndexing(self)
         self.live_watch = LiveWatch(self.live, self.board, self)
         self.live.updated.connect(self._on_live_update)
@@ -242,8 +243,15 @@ class AppController(QueryControl):
     def is_indexing(self) -> bool:
         return self._index_thread is not None
 
-    def index(self, names: Sequence[str] | None = None) -> None:
-        """Index these vaults (all by default); a request during a run waits for it."""
+    def _hold_results(self) -> bool:
+        """While an index job runs (vectors arriving), shown hits stay put; Refresh or the job's end re-runs."""
+        return self.is_indexing() and self.response is not None and bool(self.response.hits)
+
+    def index(self, names: Sequence[str] | None = None, *, keyword: bool = True) -> None:
+        """Index these vaults (all by default); a request during a run waits for it.
+
+        `keyword` False resumes embeddings only (after Cancel): the keyword index is not touched.
+        """
         names = list(names) if names else [v.name for v in self.vaults]
         if not names:
             return
@@ -251,7 +259,7 @@ class AppController(QueryControl):
             self._queued_index.extend(n for n in names if n not in self._queued_index)
             return
         self._cancel = threading.Event()
-        worker = IndexWorker(self.engine, names, self._cancel, embed=self._embedder_factory is not None)
+        worker = IndexWorker(self.engine, names, self._cancel, embed=self._embedder_factory is not None, keyword=keyword)
         worker.progress.connect(self.indexProgress)
         worker.keywordReady.connect(self._on_keyword_ready)
         worker.failed.connect(self.indexFailed)
@@ -259,6 +267,16 @@ class AppController(QueryControl):
         self._index_thread = self._jobs.start(worker)
         self.indexStarted.emit(names)
         self._sync_watch()  # a vault is live from the moment it is added, not after its first index
+
+    def resume_embedding(self) -> None:
+        """Finish the embeddings a Cancel left part-way, without re-reading the notes."""
+        paused = self.board.paused
+        embeddings = [n for n in paused if self.board.keyword_complete(n)]
+        if embeddings:
+            self.index(embeddings, keyword=False)
+        rest = [n for n in paused if n not in embeddings]  # cancelled while reading notes: read the rest
+        if rest:
+            self.index(rest)
 
     def cancel_index(self) -> None:
         self._queued_index.clear()

@@ -16,6 +16,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from core.base.models import Hit, HitKind
+from core.base.vault_state import VaultProgress, short_state
 from desktop.formatting import heading_trail, snippet_plain
 from desktop.state import HealthRow, VaultSnapshot
 
@@ -63,6 +64,19 @@ class VaultTreeModel(QStandardItemModel):
                 nodes[folder] = item
             self.appendRow(top)
         return True
+
+    def set_states(self, progress: dict[str, VaultProgress]) -> None:
+        """Each vault row says its state ("embedding 43%") beside its count, as the status bar does."""
+        for row in range(self.rowCount()):
+            item = self.item(row)
+            vault = str(item.data(VaultRole))
+            p = progress.get(vault)
+            state = short_state(p) if p is not None else ""
+            count = int(item.data(CountRole) or 0)
+            text = f"{vault}  ({count})" + (f" · {state}" if state else "")
+            if item.text() != text:
+                item.setText(text)
+                item.setToolTip(p.sentence() if p is not None else vault)
 
     def nodes(self) -> Iterator[QStandardItem]:
         """Every vault and folder item, parents before children."""

@@ -44,6 +44,7 @@ class QueryControl(QObject):
     searchFailed = Signal(str)
     hitSelected = Signal(object)  # Hit | None
     scopeChanged = Signal(object)  # Scope | None
+    resultsOutdated = Signal()  # the index moved on under the shown results; they wait for a Refresh
     message = Signal(str)  # a sentence for the status line (the whole controller's, not only searches')
     _searchRequested = Signal(int, object)
     _snapshotRequested = Signal(object)
@@ -65,6 +66,7 @@ class QueryControl(QObject):
         self._shown_seq = 0
         self.stale_dropped = 0
         self._last_search: tuple[str, str, SearchFilters] | None = None
+        self.results_outdated = False  # newer results exist than the ones shown (see `_hold_results`)
 
     def _start_query_thread(self) -> None:
         self._query_thread = QThread()
@@ -89,7 +91,12 @@ class QueryControl(QObject):
     def _on_snapshot(self, snap: tuple[VaultSnapshot, ...]) -> None:
         self.snapshot = snap
         self.snapshotChanged.emit(snap)
-        self.rerun_search()  # the index changed under the shown results
+        if self._hold_results():  # vectors arriving: the list the user reads stays put
+            self.results_outdated = self._last_search is not None
+            if self.results_outdated:
+                self.resultsOutdated.emit()
+        else:
+            self.rerun_search()  # the index changed under the shown results
         if any(s.status.elsewhere for s in snap) and not self._elsewhere_retry and self.lifecycle is Lifecycle.RUNNING:
             # Another Cairn process builds a vault's index: look again until it is done.
             self._elsewhere_retry = True
@@ -100,6 +107,10 @@ class QueryControl(QObject):
         if self.lifecycle is Lifecycle.RUNNING:
             self.refresh()
 
+    def _hold_results(self) -> bool:
+        """Whether a changed index leaves the shown results alone until the user asks (see AppController)."""
+        return False
+
     def vault_snapshot(self, name: str) -> VaultSnapshot | None:
         return next((s for s in self.snapshot if s.name == name), None)
 
@@ -108,6 +119,7 @@ class QueryControl(QObject):
     def search(self, text: str, mode: str, filters: SearchFilters = SearchFilters()) -> int:
         """Start a search; returns its sequence number. Only the newest result is ever shown."""
         self._seq += 1
+        self.results_outdated = False
         self.reranks.cancel()  # the running rerank is for an older query
         self._last_search = (text, mode, filters)
         if self.scope is not None:

@@ -98,3 +98,8 @@ def updated_info(
         skipped=tuple(sorted(skipped, key=lambda s: s.rel_path)),
         state="healthy",
     )
+
+
+def untouched_stats(info: IndexInfo) -> SyncStats:
+    """The keyword side of a sync that left the keyword index alone (Resume of an embedding)."""
+    return SyncStats(info.vault, info.documents, info.chunks, 0, 0, 0, info.documents, {}, 0, 0.0)

@@ -160,16 +160,20 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     mode = requested
     wants_vectors = mode in (SearchMode.HYBRID, SearchMode.SEMANTIC) and bool(parsed.text.strip())
     vector_ready = [s for s in sides if s.vectors is not None and s.embedder is not None]
+    # A vault being embedded has a note ("being embedded 40%") instead of a reason: never "unavailable".
+    preparing = [s for s in sides if s not in vector_ready and s.semantic_note and not s.unavailable_reason]
     if wants_vectors and not vector_ready:
-        reasons = sorted({f"{s.name}: {s.unavailable_reason or 'no embeddings have been built yet'}" for s in sides})
-        warnings.append(f"{FALLBACK_WARNING} ({'; '.join(reasons) or 'no vault selected'})")
+        reasons = sorted({f"{s.name}: {s.unavailable_reason or 'no embeddings have been built yet'}" for s in sides if s not in preparing})
+        if reasons or not preparing:
+            warnings.append(f"{FALLBACK_WARNING} ({'; '.join(reasons) or 'no vault selected'})")
+        warnings.extend(s.semantic_note for s in preparing if s.semantic_note)
         mode = SearchMode.KEYWORD
     elif wants_vectors:
         warnings.extend(s.semantic_note for s in sides if s.semantic_note)
         warnings.extend(
             f"vault {s.name}: semantic unavailable ({s.unavailable_reason or 'no embeddings yet'}); keyword only"
             for s in sides
-            if s not in vector_ready
+            if s not in vector_ready and s not in preparing
         )
     if requested == SearchMode.SEMANTIC and not parsed.text.strip():
         mode = SearchMode.KEYWORD

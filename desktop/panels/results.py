@@ -15,8 +15,10 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QLabel,
     QListView,
+    QPushButton,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -208,6 +210,12 @@ class ResultsPanel(QWidget):
         self.summary = QLabel("Type to search your notes.", self)
         self.summary.setAccessibleName("Search summary")
         self.summary.setWordWrap(True)
+        self.refresh = QPushButton("New results available · Refresh", self)
+        self.refresh.setAccessibleName("Show the newer results")
+        self.refresh.setToolTip("The index changed while you read (embeddings arriving); the list stays put until you refresh")
+        self.refresh.setFlat(True)
+        self.refresh.setVisible(False)
+        self.refresh.clicked.connect(controller.rerun_search)
         self.view = _ResultsView(self)
         self.view.setModel(self.model)
         self.view.setItemDelegate(ResultDelegate(self.view))
@@ -221,13 +229,17 @@ class ResultsPanel(QWidget):
         self.view.doubleClicked.connect(lambda _index: self.open_current())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.summary)
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.refresh)
+        layout.addLayout(top)
         layout.addWidget(self.view, 1)
         controller.searchStarted.connect(self._on_started)
         controller.resultsReady.connect(self._on_results)
         controller.resultsCleared.connect(self._on_cleared)
         controller.searchFailed.connect(self._on_failed)
         controller.hitSelected.connect(self._on_hit_selected)
+        controller.resultsOutdated.connect(lambda: self.refresh.setVisible(True))
 
     def focus_results(self) -> None:
         self.view.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -247,10 +259,12 @@ class ResultsPanel(QWidget):
             self.summary.setText("Searching…")
 
     def _on_results(self, response: SearchResponse) -> None:
+        self.refresh.setVisible(False)
         self.model.set_hits(response.hits)
         self.summary.setText(results_summary(response))
 
     def _on_cleared(self) -> None:
+        self.refresh.setVisible(False)
         self.model.set_hits(())
         self.summary.setText("Type to search your notes.")
 

@@ -42,6 +42,7 @@ class VaultTreePanel(QWidget):
         layout.addWidget(self.add_button)
         controller.snapshotChanged.connect(self._on_snapshot)
         controller.scopeChanged.connect(self._select_scope)
+        controller.board.changed.connect(self.model.set_states)
         self._on_snapshot(controller.snapshot)
 
     def _on_snapshot(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
@@ -54,6 +55,7 @@ class VaultTreePanel(QWidget):
         try:
             if not self.model.set_snapshots(snapshots):
                 return
+            self.model.set_states(self._controller.board.all())
             for node in self.model.nodes():
                 vault, folder = key = self.model.key(node)
                 if key in expanded or (not folder and vault not in known):  # a new vault opens once
