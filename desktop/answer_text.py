@@ -171,10 +171,14 @@ def status_text(response: AskResponse, *, stopped: bool) -> str:
 
 def abstain_text(response: AskResponse, where: str) -> str:
     """Said under `ABSTAIN_TITLE`: nothing in `where` answers, then the closest notes or what to try instead."""
-    related = "".join(f"\n• {r.title or r.rel_path} ({r.rel_path})" for r in response.related)
     return f"No passage in {where} answers the question." + (
-        f" The closest notes, which may be related:{related}" if related else " Try other words, a wider scope, or a plain search."
+        " The closest notes, which may be related (click one to open it):" if response.related else " Try other words, a wider scope, or a plain search."
     )
+
+
+def closest_labels(response: AskResponse) -> list[str]:
+    """The closest notes of an abstention, one link label each: "Title (folder/note.md)"."""
+    return [f"{r.title or r.rel_path} ({r.rel_path})" for r in response.related]
 
 
 def model_label(settings: Settings) -> tuple[str, str]:

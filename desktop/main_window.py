@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
     QProgressDialog,
+    QPushButton,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -22,6 +23,7 @@ from desktop.controller import AppController
 from desktop.dialogs.health_dialog import IndexHealthDialog
 from desktop.dialogs.settings_dialog import SettingsDialog
 from desktop.panels.ask import AskPanel
+from desktop.panels.ask_room import AskRoom
 from desktop.panels.debug import DebugPanel
 from desktop.panels.preview import PreviewPanel
 from desktop.panels.results import ResultsPanel
@@ -78,6 +80,15 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 1)
         self.splitter.setSizes([220, 480, 500])
+        self.ask_room = AskRoom(self.ask, self.tabs, self.splitter, self)
+        for label, tip, slot in (
+            ("Wider", "Give this pane most of the window's width (again: back as it was)", self.ask_room.toggle_wide),
+            ("Pop out", "Ask in a window of its own; closing it puts the pane back in its tab", self.ask_room.toggle_detached),
+        ):
+            button = QPushButton(label, self.ask)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            self.ask.button_row.insertWidget(1, button)
         search_page = QWidget(self)
         page_layout = QVBoxLayout(search_page)
         page_layout.setContentsMargins(0, 0, 0, 0)
@@ -253,7 +264,11 @@ class MainWindow(QMainWindow):
 
     def ask_shortcut(self) -> None:
         """Ctrl+Enter: ask what is typed where the focus is (query box or question box), else go to the question."""
-        self.tabs.setCurrentWidget(self.ask)
+        if self.ask_room.window is not None:  # popped out: bring its window forward
+            self.ask_room.window.raise_()
+            self.ask_room.window.activateWindow()
+        else:
+            self.tabs.setCurrentWidget(self.ask)
         query = self.search_bar.query
         if query.hasFocus() and query.text().strip():
             self.ask.ask(query.text())

@@ -27,6 +27,7 @@ from desktop.theme import colours
 #: Streamed pieces are drawn at most this often; one model token per repaint would be wasteful.
 RENDER_EVERY_MS = 40
 CITE_SCHEME = "cite"
+CLOSEST_SCHEME = "cairn-closest"  # a closest note of an abstention: cairn-closest:<index in response.related>
 NumberRole = Qt.ItemDataRole.UserRole + 1
 SCROLL_MIN_H = 44
 
@@ -40,6 +41,7 @@ class AnswerBrowser(QTextBrowser):
     """
 
     citationClicked = Signal(int)
+    closestClicked = Signal(int)  # index into the shown abstention's closest notes
     linkClicked = Signal(QUrl)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -79,11 +81,12 @@ class AnswerBrowser(QTextBrowser):
         self._timer.stop()
         self._render()
 
-    def set_message(self, title: str, detail: str) -> None:
-        """A message instead of an answer (abstention)."""
+    def set_message(self, title: str, detail: str, closest: Sequence[str] = ()) -> None:
+        """A message instead of an answer (abstention); `closest` notes are links that open them."""
         self._timer.stop()
         self._text = ""
-        self.setHtml(f"<h3>{html.escape(title)}</h3><p>{html.escape(detail).replace(chr(10), '<br>')}</p>")
+        links = "".join(f"<li><a href='{CLOSEST_SCHEME}:{i}'>{html.escape(label)}</a></li>" for i, label in enumerate(closest))
+        self.setHtml(f"<h3>{html.escape(title)}</h3><p>{html.escape(detail).replace(chr(10), '<br>')}</p>" + (f"<ul>{links}</ul>" if links else ""))
 
     def _render(self) -> None:
         bar = self.verticalScrollBar()
@@ -114,6 +117,8 @@ class AnswerBrowser(QTextBrowser):
     def _on_anchor(self, url: QUrl) -> None:
         if url.scheme() == CITE_SCHEME and url.path().isdigit():
             self.citationClicked.emit(int(url.path()))
+        elif url.scheme() == CLOSEST_SCHEME and url.path().isdigit():
+            self.closestClicked.emit(int(url.path()))
         else:
             self.linkClicked.emit(url)
 
@@ -229,10 +234,13 @@ class PassageView(QTextBrowser):
         self.show_hint()
 
     def show_hint(self) -> None:
+        """No passage chosen: folded away, so the answer has the pane's whole width until a citation is clicked."""
         self.number = None
         self.setHtml("<p><i>Click a citation such as [1] to read the passage here, beside the answer.</i></p>")
+        self.setVisible(False)
 
     def show_passage(self, source: Source, quotes: Sequence[Quote] = ()) -> None:
         """Source `n`: where it is, then the quoted passages (or the whole source when nothing was quoted)."""
         self.number = source.number
         self.setMarkdown(passage_markdown(source, quotes))
+        self.setVisible(True)

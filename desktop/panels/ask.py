@@ -41,6 +41,7 @@ from desktop.answer_text import (
     abstain_text,
     answer_body,
     answered_by,
+    closest_labels,
     conversation_markdown,
     model_label,
     source_line,
@@ -49,6 +50,7 @@ from desktop.answer_text import (
 from desktop.controller import AppController, Scope
 from desktop.dialogs.context_dialog import ContextSentDialog
 from desktop.panels.answer_view import SCROLL_MIN_H, AnswerBrowser, PassageView, SourcesView
+from desktop.panels.ask_room import ask_splitter, reference_hit, request_scope, scope_header
 from desktop.settings import Settings
 from desktop.theme import colours
 
@@ -77,6 +79,8 @@ class AskPanel(QWidget):
         self._stopped = False
         self.context_dialog: ContextSentDialog | None = None
         self.turns: list[AskResponse] = []  # the conversation so far, oldest first
+        self.turn_scopes: list[str] = []  # the notes each turn was asked of ("all vaults", "work/projects")
+        self.answer_scope = "all vaults"
 
         self.question = QLineEdit(self)
         self.question.setPlaceholderText("Ask a question about your notes…")
@@ -121,7 +125,6 @@ class AskPanel(QWidget):
         self.unverified_toggle.toggled.connect(self.unverified.setVisible)
         self.history = QListWidget(self)
         self.history.setAccessibleName("Earlier questions of this conversation")
-        self.history.setMaximumHeight(90)
         self.history.setVisible(False)
         self.history.currentRowChanged.connect(self._show_turn)
         self.new_button = QPushButton("New conversation", self)
@@ -132,6 +135,7 @@ class AskPanel(QWidget):
         self.save_button.setEnabled(False)
         self.save_button.clicked.connect(self.save)
         self.browser.linkClicked.connect(self.linkClicked)
+        self.browser.closestClicked.connect(lambda i: self.response and self.previewRequested.emit(reference_hit(self.response.related[i]), True))
         self.sources = SourcesView(self)
         self.sources.previewRequested.connect(self.previewRequested)
         self.stop_button = QPushButton("Stop", self)
@@ -156,7 +160,7 @@ class AskPanel(QWidget):
         options.addWidget(self.detail)
         options.addWidget(self.scope_label, 1)
         options.addWidget(self.model_label)
-        buttons = QHBoxLayout()
+        buttons = self.button_row = QHBoxLayout()  # the window adds Wider and Pop out (desktop.panels.ask_room)
         buttons.addWidget(self.new_button)
         buttons.addWidget(self.unverified_toggle)
         buttons.addStretch(1)
@@ -174,16 +178,11 @@ class AskPanel(QWidget):
         self.beside.addWidget(self.passage)
         self.beside.setStretchFactor(0, 3)
         self.beside.setStretchFactor(1, 2)
-        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
-        self.splitter.addWidget(self.beside)
-        self.splitter.addWidget(self.sources)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter = ask_splitter(self, self.history, self.beside, self.sources)  # the answer gets most of the height
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(ask_row)
         layout.addLayout(options)
-        layout.addWidget(self.history)
         layout.addWidget(self.status)
         layout.addWidget(self.rewritten)
         layout.addWidget(self.notes)
@@ -223,6 +222,7 @@ class AskPanel(QWidget):
         if self._runner.is_busy():
             self.stop()
         self.turns.clear()
+        self.turn_scopes.clear()
         self.response = None
         self.history.clear()
         self.history.setVisible(False)
@@ -301,10 +301,11 @@ class AskPanel(QWidget):
     def _on_started(self, request: AskRequest) -> None:
         self.request = request
         self.response = None
+        self.answer_scope = request_scope(request)  # what the header says once this answer shows
         self.error = None
         self._stopped = False
         self._clear_answer_view()
-        self.status.setText(f"Searching {html.escape(self.scope_label.text().removeprefix('In: '))} for passages…")
+        self.status.setText(f"Searching {html.escape(self.answer_scope)} for passages…")
 
     def _on_delta(self, delta: str) -> None:
         if not self.browser.answer_text:
@@ -313,6 +314,7 @@ class AskPanel(QWidget):
 
     def _on_finished(self, response: AskResponse) -> None:
         self.turns.append(response)
+        self.turn_scopes.append(request_scope(self.request))
         item_text = response.question + (f"  →  {response.standalone_question}" if response.standalone_question else "")
         self.history.blockSignals(True)
         self.history.addItem(item_text)
@@ -329,6 +331,8 @@ class AskPanel(QWidget):
 
     def _show_turn_response(self, response: AskResponse) -> None:
         self.response = response
+        self.answer_scope = self.turn_scopes[self.turns.index(response)] if response in self.turns else self.answer_scope
+        self._show_scope(self._controller.scope)
         self.copy_button.setEnabled(True)
         self.context_button.setEnabled(True)
         self.passage.show_hint()
@@ -338,7 +342,7 @@ class AskPanel(QWidget):
         self._show_unverified(response.unverified)
         notes: list[tuple[str, str]] = []
         if response.abstained:
-            self.browser.set_message(ABSTAIN_TITLE, abstain_text(response, self.scope_label.text().removeprefix("In: ")))
+            self.browser.set_message(ABSTAIN_TITLE, abstain_text(response, self.answer_scope), closest_labels(response))
             self.status.setText(f"<b>{ABSTAIN_TITLE}.</b>")
         else:
             self.browser.set_answer(response.answer, {s.number: source_line(s) for s in response.sources})
@@ -381,7 +385,7 @@ class AskPanel(QWidget):
         self.notes.setVisible(bool(notes))
 
     def _show_scope(self, scope: Scope | None) -> None:
-        self.scope_label.setText(f"In: {scope.label()}" if scope else "In: all vaults")
+        self.scope_label.setText(scope_header(scope.label() if scope else "all vaults", self.answer_scope if self.response else None))
         self.scope_label.setToolTip("Select a vault or folder in the tree on the left to ask only its notes")
 
     def _show_model(self, settings: Settings) -> None:
