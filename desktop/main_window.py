@@ -10,10 +10,10 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
     QProgressDialog,
-    QPushButton,
     QSplitter,
     QStackedWidget,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -81,11 +81,13 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(2, 1)
         self.splitter.setSizes([220, 480, 500])
         self.ask_room = AskRoom(self.ask, self.tabs, self.splitter, self)
-        for label, tip, slot in (
-            ("Wider", "Give this pane most of the window's width (again: back as it was)", self.ask_room.toggle_wide),
-            ("Pop out", "Ask in a window of its own; closing it puts the pane back in its tab", self.ask_room.toggle_detached),
+        for label, name, tip, slot in (
+            ("⧉", "Pop out", "Pop out: ask in a window of its own; closing it puts the pane back in its tab", self.ask_room.toggle_detached),
+            ("⇔", "Wider", "Wider: give this pane most of the window's width (again: back as it was)", self.ask_room.toggle_wide),
         ):
-            button = QPushButton(label, self.ask)
+            button = QToolButton(self.ask)  # small: the pane must still fit a 720 px wide window
+            button.setText(label)
+            button.setAccessibleName(name)
             button.setToolTip(tip)
             button.clicked.connect(slot)
             self.ask.button_row.insertWidget(1, button)
