@@ -61,6 +61,13 @@ class SettingsPanelBase(QWidget):
         raise NotImplementedError
 
 
+def plain_label(text: str, technical: str, parent: QWidget) -> QLabel:
+    """A form label in the user's words; the technical term and what it does in its tooltip."""
+    label = QLabel(text, parent)
+    label.setToolTip(technical)
+    return label
+
+
 def spin_box(low: int, high: int, step: int = 1, name: str = "") -> QSpinBox:
     spin = QSpinBox()
     spin.setRange(low, high)
@@ -119,8 +126,8 @@ class GeneralSettingsPanel(SettingsPanelBase):
         form = QFormLayout()
         form.addRow("Ignore patterns:", self.ignore)
         form.addRow("Embedding model:", self.vault_model)
-        form.addRow("Chunk size (soft):", self.soft)
-        form.addRow("Chunk size (hard):", self.hard)
+        form.addRow(plain_label("Passage length, usual:", "Chunk size (soft): a passage ends at the first heading or paragraph after this many characters", self), self.soft)
+        form.addRow(plain_label("Passage length, at most:", "Chunk size (hard): a passage is cut here even mid-paragraph", self), self.hard)
         form.addRow("Results per search:", self.results_k)
         form.addRow("Typing delay (ms):", self.debounce)
         form.addRow("Re-index after quiet (ms):", self.live_debounce)
@@ -292,9 +299,9 @@ class SearchSettingsPanel(SettingsPanelBase):
         form.addRow("Profile:", self.profile)
         form.addRow("Fusion:", self.fusion)
         form.addRow("Keyword weight:", self.keyword_share)
-        form.addRow("RRF k:", self.rrf_k)
+        form.addRow(plain_label("Rank smoothing:", "RRF k, the k of reciprocal rank fusion: weight ÷ (k + rank)", self), self.rrf_k)
         form.addRow("Passages per note:", self.per_note_cap)
-        form.addRow("Candidates per list:", self.top_n)
+        form.addRow(plain_label("Notes considered per search:", "Candidates per list (top-N): how many hits each of the keyword and meaning lists hands to fusion", self), self.top_n)
         self.title_boost = QCheckBox("Boost a note the query names (its title or an alias)", self)
         self.title_boost.setToolTip("A small, named term in the Why tab; measured to rank the named note higher")
         form.addRow("", self.title_boost)
