@@ -126,7 +126,8 @@ class GeneralSettingsPanel(SettingsPanelBase):
         form = QFormLayout()
         form.addRow("Ignore patterns:", self.ignore)
         form.addRow("Embedding model:", self.vault_model)
-        form.addRow(plain_label("Passage length, usual:", "Chunk size (soft): a passage ends at the first heading or paragraph after this many characters", self), self.soft)
+        soft_tip = "Chunk size (soft): a passage ends at the first heading or paragraph after this many characters"
+        form.addRow(plain_label("Passage length, usual:", soft_tip, self), self.soft)
         form.addRow(plain_label("Passage length, at most:", "Chunk size (hard): a passage is cut here even mid-paragraph", self), self.hard)
         form.addRow("Results per search:", self.results_k)
         form.addRow("Typing delay (ms):", self.debounce)
@@ -301,7 +302,8 @@ class SearchSettingsPanel(SettingsPanelBase):
         form.addRow("Keyword weight:", self.keyword_share)
         form.addRow(plain_label("Rank smoothing:", "RRF k, the k of reciprocal rank fusion: weight ÷ (k + rank)", self), self.rrf_k)
         form.addRow("Passages per note:", self.per_note_cap)
-        form.addRow(plain_label("Notes considered per search:", "Candidates per list (top-N): how many hits each of the keyword and meaning lists hands to fusion", self), self.top_n)
+        top_tip = "Candidates per list (top-N): how many hits each of the keyword and meaning lists hands to fusion"
+        form.addRow(plain_label("Notes considered per search:", top_tip, self), self.top_n)
         self.title_boost = QCheckBox("Boost a note the query names (its title or an alias)", self)
         self.title_boost.setToolTip("A small, named term in the Why tab; measured to rank the named note higher")
         form.addRow("", self.title_boost)

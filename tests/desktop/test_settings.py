@@ -274,7 +274,8 @@ def test_settings_labels_speak_plainly_with_the_technical_term_in_the_tooltip(
         assert found, field
         return found[0]
 
-    for field, technical in ((general.soft, "Chunk size (soft)"), (general.hard, "Chunk size (hard)"), (search.top_n, "Candidates per list"), (search.rrf_k, "RRF k")):
+    plain = ((general.soft, "Chunk size (soft)"), (general.hard, "Chunk size (hard)"), (search.top_n, "Candidates per list"), (search.rrf_k, "RRF k"))
+    for field, technical in plain:
         shown = label(field)
         assert technical not in shown.text() and "chunk" not in shown.text().lower(), shown.text()
         assert shown.toolTip().startswith(technical), shown.toolTip()
