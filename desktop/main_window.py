@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from core.base.models import Hit
 from desktop.controller import AppController
+from desktop.dialogs.editor_choice import EditorChoice
 from desktop.dialogs.health_dialog import IndexHealthDialog
 from desktop.dialogs.settings_dialog import SettingsDialog
 from desktop.panels.ask import AskPanel
@@ -81,6 +82,9 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(2, 1)
         self.splitter.setSizes([220, 480, 500])
         self.ask_room = AskRoom(self.ask, self.tabs, self.splitter, self)
+        self.editor_choice = EditorChoice(controller, self)  # "Open in editor" failed: offer to choose one
+        if controller.actions.on_editor_failure is None:
+            controller.actions.on_editor_failure = self.editor_choice.failed
         for label, name, tip, slot in (
             ("⧉", "Pop out", "Pop out: ask in a window of its own; closing it puts the pane back in its tab", self.ask_room.toggle_detached),
             ("⇔", "Wider", "Wider: give this pane most of the window's width (again: back as it was)", self.ask_room.toggle_wide),

@@ -28,6 +28,7 @@ from core.base.models import Fusion
 from core.search.profiles import PROFILES
 from core.search.title_boost import DEFAULT_WEIGHT as TITLE_BOOST
 from desktop.controller import AppController
+from desktop.dialogs.editor_choice import choose_program, command_for_program
 from desktop.note_links import EDITOR_PRESETS
 from desktop.settings import MODES, Settings
 from desktop.theme import colours
@@ -133,7 +134,13 @@ class GeneralSettingsPanel(SettingsPanelBase):
         form.addRow("Typing delay (ms):", self.debounce)
         form.addRow("Re-index after quiet (ms):", self.live_debounce)
         form.addRow("Open in editor with:", self.editor_preset)
-        form.addRow("Editor command:", self.editor_command)
+        self.choose_editor = QPushButton("Choose…", self)
+        self.choose_editor.setToolTip("Pick the editor program with a file dialog")
+        self.choose_editor.clicked.connect(self._choose_editor)
+        editor_row = QHBoxLayout()
+        editor_row.addWidget(self.editor_command, 1)
+        editor_row.addWidget(self.choose_editor)
+        form.addRow("Editor command:", editor_row)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Vaults</b> — folders of notes Cairn indexes (it never changes them)", self))
         layout.addWidget(self.vault_list, 1)
@@ -164,6 +171,16 @@ class GeneralSettingsPanel(SettingsPanelBase):
         command = self.editor_preset.itemData(index)
         if command is not None:
             self.editor_command.setText(command)
+
+    def _choose_editor(self) -> None:
+        program = self.choose_program()
+        if program:
+            self.editor_command.setText(command_for_program(program))
+            self._match_preset(self.editor_command.text())
+
+    def choose_program(self) -> str:
+        """The file dialog; tests replace it."""
+        return choose_program(self)
 
     def _match_preset(self, text: str) -> None:
         found = self.editor_preset.findData(text.strip())
