@@ -25,8 +25,11 @@ class Scope:
 
     vault: str
     folder: str = ""
+    prefix: str = ""  # a dotted-name node ("a.b."): notes whose path starts with it
 
     def label(self) -> str:
+        if self.prefix:
+            return f"{self.vault}/{self.prefix}*"
         return f"{self.vault}/{self.folder}" if self.folder else self.vault
 
 

@@ -17,12 +17,14 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from core.base.models import Hit, HitKind
 from core.base.vault_state import VaultProgress, short_state
+from desktop.dotted_names import dotted_nodes
 from desktop.formatting import heading_trail, snippet_plain
 from desktop.state import HealthRow, VaultSnapshot
 
 VaultRole = Qt.ItemDataRole.UserRole + 1
 FolderRole = Qt.ItemDataRole.UserRole + 2
 CountRole = Qt.ItemDataRole.UserRole + 3
+PrefixRole = Qt.ItemDataRole.UserRole + 4  # a dotted-name node's path prefix ("a.b."), "" for folders
 HitRole = Qt.ItemDataRole.UserRole + 10
 ScoreFractionRole = Qt.ItemDataRole.UserRole + 11
 MoreRole = Qt.ItemDataRole.UserRole + 12  # (further passages in the note, expanded?) or None for a passage row
@@ -38,7 +40,8 @@ class VaultTreeModel(QStandardItemModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.setHorizontalHeaderLabels(["Vaults"])
-        self._shown: tuple[tuple[str, str, tuple[tuple[str, int], ...]], ...] = ()
+        self._shown: tuple[tuple[str, str, tuple[tuple[str, int], ...], bool], ...] = ()
+        self.dotted = True  # Dendron-style `a.b.c.md` names as a hierarchy where most names are dotted
 
     def set_snapshots(self, snapshots: tuple[VaultSnapshot, ...]) -> bool:
         """Show these vaults; False (and nothing touched) when names, folders and counts are as shown.
@@ -47,7 +50,7 @@ class VaultTreeModel(QStandardItemModel):
         shows; rebuilding anyway would reset the view's expanded folders and scroll.
         """
         counted = [(snap, snap.folder_counts()) for snap in snapshots]
-        shown = tuple((snap.name, snap.root, tuple(sorted(counts.items()))) for snap, counts in counted)
+        shown = tuple((snap.name, snap.root, tuple(sorted(counts.items())), self.dotted) for snap, counts in counted)
         if shown == self._shown and self.rowCount() == len(shown):
             return False
         self._shown = shown
@@ -62,8 +65,20 @@ class VaultTreeModel(QStandardItemModel):
                 item = self._item(leaf, snap.name, folder, counts[folder])
                 nodes[parent_key].appendRow(item)
                 nodes[folder] = item
+            if self.dotted:
+                self._add_dotted(snap, nodes)
             self.appendRow(top)
         return True
+
+    def _add_dotted(self, snap: VaultSnapshot, folders: dict[str, QStandardItem]) -> None:
+        """Dotted-name nodes under the folders whose names are mostly dotted (desktop.dotted_names)."""
+        made: dict[str, QStandardItem] = {}
+        for node in dotted_nodes(snap.files):
+            item = self._item(node.label, snap.name, node.folder, node.count)
+            item.setData(node.prefix, PrefixRole)
+            item.setToolTip(f"Notes named {node.prefix.rsplit('/', 1)[-1]}* (a dotted hierarchy)")
+            (made.get(node.parent_prefix) if node.parent_prefix else folders[node.folder]).appendRow(item)  # type: ignore[union-attr]
+            made[node.prefix] = item
 
     def set_states(self, progress: dict[str, VaultProgress]) -> None:
         """Each vault row says its state ("embedding 43%") beside its count, as the status bar does."""
@@ -88,8 +103,8 @@ class VaultTreeModel(QStandardItemModel):
 
     @staticmethod
     def key(item: QStandardItem) -> tuple[str, str]:
-        """(vault, folder) of an item; the folder is '' for the vault itself."""
-        return str(item.data(VaultRole)), str(item.data(FolderRole) or "")
+        """(vault, folder) of an item ('' for the vault itself); a dotted node's prefix ("a.b.") instead of its folder."""
+        return str(item.data(VaultRole)), str(item.data(PrefixRole) or item.data(FolderRole) or "")
 
     @staticmethod
     def _item(label: str, vault: str, folder: str, count: int) -> QStandardItem:

@@ -125,7 +125,10 @@ class QueryControl(QObject):
         if self.scope is not None:
             folders = (self.scope.folder,) if self.scope.folder else ()
             filters = replace(filters, vaults=(self.scope.vault,), folders=folders + filters.folders)
-        has_filter = bool(filters.vaults or filters.folders or filters.tags or filters.doc_types or filters.languages or filters.after or filters.before)
+            if self.scope.prefix:  # a dotted-name node of the tree
+                filters = replace(filters, path_prefixes=(self.scope.prefix,))
+        f = filters
+        has_filter = bool(f.vaults or f.folders or f.path_prefixes or f.tags or f.doc_types or f.languages or f.after or f.before)
         if not text.strip() and not has_filter:
             self._last_search = None
             self._shown_seq = self._seq

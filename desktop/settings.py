@@ -79,6 +79,7 @@ class Settings:
     route_folders: bool = False
     last_query: str = ""
     editor_command: str = ""
+    dotted_hierarchy: bool = True  # the tree shows `a.b.c.md` names as a hierarchy where most names are dotted
 
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:

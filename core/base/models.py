@@ -249,6 +249,9 @@ class SearchFilters:
     before: str | None = None  # inclusive ISO date
     allow_restricted: bool = False
     languages: tuple[str, ...] = ()  # detected chunk languages (ISO 639-1), `lang:` in the query box
+    # Notes whose path starts with one of these: a Dendron-style dotted hierarchy ("dendron.topic.")
+    # chosen in the app's tree; a hard filter on both lists, like folders.
+    path_prefixes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

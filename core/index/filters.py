@@ -17,6 +17,8 @@ def record_matches(rel_path: str, rec: FileRecord, filters: SearchFilters) -> bo
         lowered = rel_path.lower()
         if not any(lowered.startswith(f.strip("/").lower() + "/") for f in filters.folders):
             return False
+    if filters.path_prefixes and not rel_path.startswith(filters.path_prefixes):
+        return False
     if filters.tags:
         tags = set(rec.tags)
         wanted = [t.lower() for t in filters.tags]
@@ -38,4 +40,4 @@ def record_matches(rel_path: str, rec: FileRecord, filters: SearchFilters) -> bo
 
 
 def is_active(filters: SearchFilters) -> bool:
-    return bool(filters.folders or filters.tags or filters.doc_types or filters.after or filters.before)
+    return bool(filters.folders or filters.path_prefixes or filters.tags or filters.doc_types or filters.after or filters.before)

@@ -141,6 +141,9 @@ class GeneralSettingsPanel(SettingsPanelBase):
         editor_row.addWidget(self.editor_command, 1)
         editor_row.addWidget(self.choose_editor)
         form.addRow("Editor command:", editor_row)
+        self.dotted = QCheckBox("Show dotted note names (a.b.c.md) as a hierarchy in the tree", self)
+        self.dotted.setToolTip("Dendron-style names: applied to folders where most note names are dotted")
+        form.addRow("", self.dotted)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Vaults</b> — folders of notes Cairn indexes (it never changes them)", self))
         layout.addWidget(self.vault_list, 1)
@@ -166,6 +169,7 @@ class GeneralSettingsPanel(SettingsPanelBase):
         self.live_debounce.setValue(draft.app.live_debounce_ms)
         self.editor_command.setText(draft.app.editor_command)
         self._match_preset(draft.app.editor_command)
+        self.dotted.setChecked(draft.app.dotted_hierarchy)
 
     def _on_preset(self, index: int) -> None:
         command = self.editor_preset.itemData(index)
@@ -206,6 +210,7 @@ class GeneralSettingsPanel(SettingsPanelBase):
             debounce_ms=self.debounce.value(),
             live_debounce_ms=self.live_debounce.value(),
             editor_command=self.editor_command.text().strip(),
+            dotted_hierarchy=self.dotted.isChecked(),
         )
 
     def add_folder(self, path: Path) -> None:

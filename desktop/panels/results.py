@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from core.base.models import Hit, SearchResponse, cited_path
 from desktop.controller import AppController
+from desktop.elide import elide_where
 from desktop.formatting import heading_trail, snippet_html
 from desktop.models import DividerRole, HitRole, MoreRole, ResultsModel, ScoreFractionRole
 from desktop.panels.hit_menu import hit_line, hit_menu
@@ -127,7 +128,6 @@ class ResultDelegate(QStyledItemDelegate):
         painter.setPen(dim)
         trail = heading_trail(hit.chunk.heading_path, hit.title)
         located = cited_path(hit.chunk.rel_path, hit.page)
-        where = f"{trail}  ·  {located}" if trail else located
         where_width = rect.width()
         if more and more[0]:
             link = more_rect(opt.rect, opt.font)  # opt.rect is already below the divider
@@ -135,7 +135,7 @@ class ResultDelegate(QStyledItemDelegate):
             painter.setPen(pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Link))
             painter.drawText(link, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), more_label(*more))
             painter.setPen(dim)
-        painter.drawText(rect.x(), rect.y() + line + fm.ascent(), fm.elidedText(where, Qt.TextElideMode.ElideMiddle, where_width))
+        painter.drawText(rect.x(), rect.y() + line + fm.ascent(), elide_where(trail, located, where_width, fm.horizontalAdvance))
         # snippet, clipped to a few lines
         doc = QTextDocument()
         doc.setDefaultFont(opt.font)

@@ -87,3 +87,13 @@ def test_keyword_mode_lists_only_matches(engine: Engine) -> None:
 def test_a_filter_only_browse_lists_every_note_as_a_match(engine: Engine) -> None:
     resp = engine.search(SearchRequest("", mode="hybrid", k=5, filters=SearchFilters(folders=("plain",))))
     assert len(resp.hits) == 5 and resp.match_count == 5
+
+
+def test_a_path_prefix_is_a_hard_filter_for_both_lists(engine: Engine) -> None:
+    # The app's tree scopes a Dendron-style dotted hierarchy this way ("dendron.topic.").
+    scoped = SearchFilters(path_prefixes=("plain/Note 1",))
+    for mode in ("hybrid", "semantic", "keyword"):
+        resp = engine.search(SearchRequest("garden soil water", mode=mode, k=10, filters=scoped))
+        assert resp.hits and all(h.chunk.rel_path.startswith("plain/Note 1") for h in resp.hits), mode
+        candidates = resp.vector_candidates + resp.keyword_candidates
+        assert candidates and all(c.chunk_id.split("\x1f")[1].startswith("plain/Note 1") for c in candidates), mode
