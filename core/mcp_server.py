@@ -128,7 +128,7 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
             tags=tuple(t.lstrip("#").lower() for t in tags or () if t.strip()),
             allow_restricted=allow_restricted,
         )
-        request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight)
+        request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight, grouped=True)
         resp = _call(lambda: engine.search(request))
         return build_llm_pack(resp).render(max_chars)
 

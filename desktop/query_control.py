@@ -136,7 +136,7 @@ class QueryControl(QObject):
             self.select_hit(None)
             self.resultsCleared.emit()
             return self._seq
-        request = SearchRequest(query=text, mode=mode, k=self.settings.results_k, filters=filters)
+        request = SearchRequest(query=text, mode=mode, k=self.settings.results_k, filters=filters, grouped=True)
         self.searchStarted.emit(self._seq)
         self._searchRequested.emit(self._seq, SearchJob(self.engine, request))
         return self._seq

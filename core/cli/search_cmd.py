@@ -53,6 +53,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         fusion=args.fusion,
         keyword_share=args.keyword_weight,
         rrf_k=args.rrf_k,
+        grouped=True,  # matches first, a few related notes under a divider
     )
     try:
         resp = _search(engine, request)

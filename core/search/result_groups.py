@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from core.base.models import Hit, HitKind
-from core.index.analysis import Stemmer
+from core.index.analysis import Stemmer, fold
 from core.search.signals import terms_present
 
 RELATED_LIMIT = 3  # "related notes" shown under the matches: few, so they never pose as results
-__all__ = ["RELATED_LIMIT", "HitKind", "ResultGroups", "group_results", "holds_query_words"]
+__all__ = ["RELATED_LIMIT", "HitKind", "ResultGroups", "group_results", "holds_query_words", "label_kinds"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,16 +42,23 @@ def holds_query_words(hit: Hit, stems: frozenset[str], stemmer: Stemmer) -> bool
     """True when the hit's title, text or folded passages hold one of the query's terms.
 
     CJK terms are bigrams the Latin scan does not produce, so a non-ASCII term also
-    counts when it occurs as written.
+    counts when it occurs as written (after folding).
     """
     texts = [f"{hit.title}\n{hit.text}", *(m.text for m in hit.more)]
     for text in texts:
-        if terms_present(text, stems, stemmer):
+        low = fold(text)  # accents folded as the index folds them: "Café" holds "cafe"
+        if terms_present(low, stems, stemmer):
             return True
-        low = text.lower()
         if any(not s.isascii() and len(s) > 1 and s in low for s in stems):
             return True
     return False
+
+
+def label_kinds(hits: Sequence[Hit], stems: frozenset[str], stemmer: Stemmer, *, compare: bool = True) -> list[Hit]:
+    """The hits in their order, each marked match or related (for callers that keep the ranking)."""
+    if not compare or not stems:
+        return [replace(h, kind=HitKind.MATCH) for h in hits]
+    return [replace(h, kind=HitKind.MATCH if holds_query_words(h, stems, stemmer) else HitKind.RELATED) for h in hits]
 
 
 def group_results(

@@ -39,7 +39,7 @@ from core.search.phrase_rank import lift_phrase_hits
 from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query
 from core.search.rescore import cap_per_note, guard, rescore, shortlist
-from core.search.result_groups import group_results
+from core.search.result_groups import group_results, label_kinds
 from core.search.title_boost import title_boosts
 from core.vault.language import query_language
 
@@ -98,6 +98,10 @@ class SearchRequest:
     fusion: Fusion | str | None = None  # "blend" (normalised scores) or "rrf"; None = the user's
     keyword_share: float | None = None  # blend: the keyword list's share; None = the user's (or the profile's)
     feedback: bool = True  # hybrid: pseudo-relevance feedback on the keyword side (core.search.feedback)
+    # A list for people (app, `cairn search`, MCP search): matches first, then at most a few notes
+    # found by meaning only (core.search.result_groups). Off for Ask and evaluation, which want the
+    # ranking as it is; their hits still say which kind they are.
+    grouped: bool = False
 
     def settings(self, defaults: SearchSettings = SearchSettings()) -> SearchSettings:
         """The settings this request runs with: its own where set, else `defaults`."""
@@ -244,9 +248,14 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     if not exact_matches:
         warnings.append(NO_EXACT_MATCHES)
     compare = bool(parsed.text.strip()) and mode != SearchMode.SEMANTIC
-    hits = list(group_results(cap_per_note(hits, settings.per_note_cap), stems, stemmer, k=request.k, compare=compare).hits)
+    hits = cap_per_note(hits, settings.per_note_cap)
+    if request.grouped:
+        hits = list(group_results(hits, stems, stemmer, k=request.k, compare=compare).hits)
+    else:
+        hits = label_kinds(hits[: request.k], stems, stemmer, compare=compare)
     hits = guard(hits, stems, stemmer, resort=bool(parsed.text.strip()), phrases=parsed.phrases)
-    hits.sort(key=lambda h: h.kind != HitKind.MATCH)  # stable: matches stay above related notes
+    if request.grouped:
+        hits.sort(key=lambda h: h.kind != HitKind.MATCH)  # stable: matches stay above related notes
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
     return SearchResponse(

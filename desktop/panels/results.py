@@ -15,7 +15,6 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QLabel,
     QListView,
     QPushButton,
@@ -26,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.base.models import Hit, SearchResponse, cited_path
+from core.base.models import Hit, HitKind, SearchResponse, cited_path
 from desktop.controller import AppController
 from desktop.elide import elide_where
 from desktop.formatting import heading_trail, snippet_html
@@ -207,6 +206,7 @@ class ResultsPanel(QWidget):
         super().__init__(parent)
         self._controller = controller
         self.model = ResultsModel(self)
+        self._shown_query: str | None = None
         self.summary = QLabel("Type to search your notes.", self)
         self.summary.setAccessibleName("Search summary")
         self.summary.setWordWrap(True)
@@ -222,17 +222,14 @@ class ResultsPanel(QWidget):
         self.view.setAccessibleName("Search results")
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.view.setUniformItemSizes(False)  # the first related note's row also holds the divider
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
         self.view.selectionModel().currentChanged.connect(self._on_current)
         self.view.doubleClicked.connect(lambda _index: self.open_current())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        top = QHBoxLayout()
-        top.addWidget(self.summary, 1)
-        top.addWidget(self.refresh)
-        layout.addLayout(top)
+        layout.addWidget(self.summary)  # alone on its row: a wrapped label beside a button raised the window's minimum height
+        layout.addWidget(self.refresh, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.view, 1)
         controller.searchStarted.connect(self._on_started)
         controller.resultsReady.connect(self._on_results)
@@ -260,11 +257,20 @@ class ResultsPanel(QWidget):
 
     def _on_results(self, response: SearchResponse) -> None:
         self.refresh.setVisible(False)
+        bar = self.view.verticalScrollBar()
+        rerun, scrolled = response.query == self._shown_query, bar.value()
+        self._shown_query = response.query
+        # Rows are alike unless the first related note carries the divider (uniform rows scroll steadier).
+        self.view.setUniformItemSizes(all(h.kind == HitKind.MATCH for h in response.hits))
         self.model.set_hits(response.hits)
+        if rerun:  # the same query again (the index changed): the reader keeps their place
+            self.view.doItemsLayout()  # rows differ in height (the divider), so lay out before scrolling
+            bar.setValue(scrolled)
         self.summary.setText(results_summary(response))
 
     def _on_cleared(self) -> None:
         self.refresh.setVisible(False)
+        self._shown_query = None
         self.model.set_hits(())
         self.summary.setText("Type to search your notes.")
 
