@@ -155,10 +155,9 @@ def status_text(response: AskResponse, *, stopped: bool) -> str:
     if response.incomplete:
         return "<b>The answer broke off</b> — what arrived is below, incomplete."
     if is_extractive(response):
-        return (
-            "<b>Extractive answer</b> — no language model is configured, so these are the passages of your notes "
-            "that answer the question, quoted as written. Choose a model in Settings › Language model for written answers."
-        )
+        # One line where it can: the Ask pane's height goes to the answer (Settings › Language model is named
+        # by the "Answers: extractive (offline)" label's tooltip beside the question).
+        return "<b>Extractive answer</b> — passages of your notes, quoted as written (no language model is set)."
     if response.unverified:
         return (
             "<b>Quoted from your notes</b> — the model's answer cited none of the sources, so these passages of your "

@@ -50,7 +50,7 @@ from desktop.answer_text import (
 from desktop.controller import AppController, Scope
 from desktop.dialogs.context_dialog import ContextSentDialog
 from desktop.panels.answer_view import SCROLL_MIN_H, AnswerBrowser, PassageView, SourcesView
-from desktop.panels.ask_room import ask_splitter, reference_hit, request_scope, scope_header
+from desktop.panels.ask_room import ask_splitter, reference_hit, request_scope, scope_header, squeezable
 from desktop.settings import Settings
 from desktop.theme import colours
 
@@ -99,6 +99,7 @@ class AskPanel(QWidget):
         self.scope_label.setAccessibleName("Notes the question is asked of")
         self.model_label = QLabel(self)
         self.model_label.setAccessibleName("Who writes the answer")
+        squeezable(self.scope_label, self.model_label)  # long scope names clip (whole in the tooltip), never widen the pane
         self._apply_colours()
         self.status = QLabel("Answers come only from your notes, with the passages they cite.", self)
         self.status.setWordWrap(True)
@@ -385,8 +386,8 @@ class AskPanel(QWidget):
         self.notes.setVisible(bool(notes))
 
     def _show_scope(self, scope: Scope | None) -> None:
-        self.scope_label.setText(scope_header(scope.label() if scope else "all vaults", self.answer_scope if self.response else None))
-        self.scope_label.setToolTip("Select a vault or folder in the tree on the left to ask only its notes")
+        self.scope_label.setText(header := scope_header(scope.label() if scope else "all vaults", self.answer_scope if self.response else None))
+        self.scope_label.setToolTip(f"{header}\n\nSelect a vault or folder in the tree on the left to ask only its notes")
 
     def _show_model(self, settings: Settings) -> None:
         text, tip = model_label(settings)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from core.answer.models import AskRequest, Reference
 from core.base.models import ChunkRef, Hit
 
-ASK_SPLIT = [54, 600, 110]  # conversation list, answer, sources: starting heights (the answer takes what is left)
-LIST_MIN_H = 40  # the conversation list and the sources may be dragged down to this (or folded away)
+ASK_SPLIT = [54, 600, 120]  # conversation list, answer, sources: starting heights (the answer takes what is left)
+LIST_MIN_H = 40  # the conversation list may be dragged down to this (or folded away)
+SOURCES_MIN_H = 90  # the sources list beside the why of the chosen one: a label and a few rows
 WIDE_SHARE = 0.8  # "Wider": the details pane's share of the main splitter (the tree folds away)
 ASK_TAB = "Ask"
 
@@ -29,13 +30,20 @@ def ask_splitter(parent: QWidget, conversation: QWidget, answer: QWidget, source
     """
     splitter = QSplitter(Qt.Orientation.Vertical, parent)
     conversation.setMinimumHeight(LIST_MIN_H)
-    sources.setMinimumHeight(LIST_MIN_H)  # its parts' own minimum kept 152 px from the answer
+    sources.setMinimumHeight(SOURCES_MIN_H)
     for i, (widget, stretch) in enumerate(((conversation, 0), (answer, 6), (sources, 1))):
         splitter.addWidget(widget)
         splitter.setStretchFactor(i, stretch)
         splitter.setCollapsible(i, i != 1)
     splitter.setSizes(ASK_SPLIT)
     return splitter
+
+
+def squeezable(*labels: QLabel) -> None:
+    """Labels that give way (clipped) instead of setting the pane's minimum width by their text."""
+    for label in labels:
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, label.sizePolicy().verticalPolicy())
+        label.setMinimumWidth(40)
 
 
 def request_scope(request: AskRequest | None) -> str:
