@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     from desktop.settings import SettingsStore
 
     app = QApplication.instance() or QApplication(["cairn-screenshots"])
-    app.setStyle("Fusion")  # the same look on every machine the shots are re-made on
+    QApplication.setStyle("Fusion")  # the same look on every machine the shots are re-made on
     roots = [(args.vaults or vaults_dir()) / s.vault for s in SCENES]
     args.out.mkdir(parents=True, exist_ok=True)
     paths = AppPaths.from_env()
@@ -235,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
                 shooter.views(size, theme)
     finally:
         controller.shutdown()
+        app.processEvents()  # the app object lives to here: Qt needs it while any window exists
     total = sum(p.stat().st_size for p in shooter.saved)
     for path in shooter.saved:
         print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)

@@ -99,7 +99,7 @@ class AskPanel(QWidget):
         self.scope_label.setAccessibleName("Notes the question is asked of")
         self.model_label = QLabel(self)
         self.model_label.setAccessibleName("Who writes the answer")
-        squeezable(self.scope_label, self.model_label)  # long scope names clip (whole in the tooltip), never widen the pane
+        squeezable(self.scope_label)  # a long scope clips (whole in the tooltip), never widening the pane
         self._apply_colours()
         self.status = QLabel("Answers come only from your notes, with the passages they cite.", self)
         self.status.setWordWrap(True)
