@@ -46,9 +46,11 @@ class ProgressBoard(QObject):
         """Vaults whose indexing was cancelled part-way, in the order they were added."""
         return tuple(n for n in self._stored if n in self._paused)
 
-    def keyword_complete(self, name: str) -> bool:
-        """A paused vault's keyword index is whole: Resume only has embeddings to finish."""
-        return self._paused.get(name, False)
+    def resume_plan(self) -> list[tuple[list[str], bool]]:
+        """What Resume runs: (vaults, read notes?) — embeddings only where every note was read."""
+        embed_only = [n for n in self.paused if self._paused[n]]
+        rest = [n for n in self.paused if not self._paused[n]]  # cancelled while reading notes: read the rest
+        return [(names, keyword) for names, keyword in ((embed_only, False), (rest, True)) if names]
 
     def get(self, name: str) -> VaultProgress | None:
         return self.all().get(name)

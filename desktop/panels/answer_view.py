@@ -7,7 +7,16 @@ from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QRegularExpression, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QFont, QTextCharFormat, QTextDocument
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.answer import Quote, Source
 from desktop.answer_text import (
@@ -247,3 +256,11 @@ class PassageView(QTextBrowser):
         self.number = source.number
         self.setMarkdown(passage_markdown(source, quotes))
         self.setVisible(True)
+
+
+def show_unverified(toggle: QAbstractButton, view: QTextBrowser, text: str) -> None:
+    """A model's answer that cited nothing it could be checked against: folded away, never the answer."""
+    view.setPlainText(text)
+    toggle.setChecked(False)
+    toggle.setVisible(bool(text))
+    view.setVisible(False)

@@ -17,12 +17,12 @@ says (status lines, who answered, the abstain message, the model label) is worde
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QStandardPaths, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -49,8 +49,15 @@ from desktop.answer_text import (
 )
 from desktop.controller import AppController, Scope
 from desktop.dialogs.context_dialog import ContextSentDialog
-from desktop.panels.answer_view import SCROLL_MIN_H, AnswerBrowser, PassageView, SourcesView
-from desktop.panels.ask_room import ask_splitter, reference_hit, request_scope, scope_header, squeezable
+from desktop.panels.answer_view import SCROLL_MIN_H, AnswerBrowser, PassageView, SourcesView, show_unverified
+from desktop.panels.ask_room import (
+    ask_splitter,
+    reference_hit,
+    request_scope,
+    save_path_dialog,
+    scope_header,
+    squeezable,
+)
 from desktop.settings import Settings
 from desktop.theme import colours
 
@@ -81,15 +88,27 @@ class AskPanel(QWidget):
         self.turns: list[AskResponse] = []  # the conversation so far, oldest first
         self.turn_scopes: list[str] = []  # the notes each turn was asked of ("all vaults", "work/projects")
         self.answer_scope = "all vaults"
+        self._build_inputs()
+        self._build_buttons()
+        self._lay_out()
+        self._runner.started.connect(self._on_started)
+        self._runner.delta.connect(self._on_delta)
+        self._runner.finished.connect(self._on_finished)
+        self._runner.failed.connect(self._on_failed)
+        self._runner.busyChanged.connect(self.stop_button.setEnabled)
+        controller.scopeChanged.connect(self._show_scope)
+        controller.settingsChanged.connect(self._show_model)
+        self._show_scope(controller.scope)
+        self._show_model(controller.settings)
 
+    def _build_inputs(self) -> None:
+        """The question line, Ask, the detail, scope and model labels; what shows the answer and its passage."""
         self.question = QLineEdit(self)
         self.question.setPlaceholderText("Ask a question about your notes…")
         self.question.setAccessibleName("Question")
         self.question.setClearButtonEnabled(True)
         self.question.returnPressed.connect(self.ask)
-        self.ask_button = QPushButton("Ask", self)
-        self.ask_button.setToolTip("Ask (Enter, or Ctrl+Enter from anywhere)")
-        self.ask_button.clicked.connect(self.ask)
+        self.ask_button = self._button("Ask", "Ask (Enter, or Ctrl+Enter from anywhere)", self.ask)
         self.detail = QComboBox(self)
         self.detail.setAccessibleName("How detailed the answer should be")
         for label, value in DETAILS:
@@ -128,30 +147,31 @@ class AskPanel(QWidget):
         self.history.setAccessibleName("Earlier questions of this conversation")
         self.history.setVisible(False)
         self.history.currentRowChanged.connect(self._show_turn)
-        self.new_button = QPushButton("New conversation", self)
-        self.new_button.setToolTip("Forget the earlier questions: the next question stands alone")
-        self.new_button.clicked.connect(self.new_conversation)
-        self.save_button = QPushButton("Save…", self)
-        self.save_button.setToolTip("Save the conversation as a markdown file, where you choose")
-        self.save_button.setEnabled(False)
-        self.save_button.clicked.connect(self.save)
+
+    def _build_buttons(self) -> None:
+        """New conversation, Save, Stop, Copy, Show context sent; sources."""
+        self.new_button = self._button("New conversation", "Forget the earlier questions: the next question stands alone", self.new_conversation)
+        self.save_button = self._button("Save…", "Save the conversation as a markdown file, where you choose", self.save, enabled=False)
         self.browser.linkClicked.connect(self.linkClicked)
-        self.browser.closestClicked.connect(lambda i: self.response and self.previewRequested.emit(reference_hit(self.response.related[i]), True))
+        self.browser.closestClicked.connect(self._open_closest)
         self.sources = SourcesView(self)
         self.sources.previewRequested.connect(self.previewRequested)
         self.stop_button = QPushButton("Stop", self)
         self.stop_button.setAccessibleName("Stop answering")
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
-        self.copy_button = QPushButton("Copy", self)
-        self.copy_button.setToolTip("Copy the conversation and its sources as markdown")
-        self.copy_button.setEnabled(False)
-        self.copy_button.clicked.connect(self.copy)
-        self.context_button = QPushButton("Show context sent", self)
-        self.context_button.setToolTip("The exact messages the language model received")
-        self.context_button.setEnabled(False)
-        self.context_button.clicked.connect(self.show_context)
+        self.copy_button = self._button("Copy", "Copy the conversation and its sources as markdown", self.copy, enabled=False)
+        self.context_button = self._button("Show context sent", "The exact messages the language model received", self.show_context, enabled=False)
 
+    def _button(self, text: str, tip: str, slot: Callable[[], object], *, enabled: bool = True) -> QPushButton:
+        button = QPushButton(text, self)
+        button.setToolTip(tip)
+        button.setEnabled(enabled)
+        button.clicked.connect(slot)
+        return button
+
+    def _lay_out(self) -> None:
+        """The question and options rows, answer and passage side by side above the sources, the buttons."""
         self.browser.setMinimumHeight(SCROLL_MIN_H)
         ask_row = QHBoxLayout()
         ask_row.addWidget(self.question, 1)
@@ -190,15 +210,6 @@ class AskPanel(QWidget):
         layout.addWidget(self.splitter, 1)
         layout.addLayout(buttons)
 
-        self._runner.started.connect(self._on_started)
-        self._runner.delta.connect(self._on_delta)
-        self._runner.finished.connect(self._on_finished)
-        self._runner.failed.connect(self._on_failed)
-        self._runner.busyChanged.connect(self.stop_button.setEnabled)
-        controller.scopeChanged.connect(self._show_scope)
-        controller.settingsChanged.connect(self._show_model)
-        self._show_scope(controller.scope)
-        self._show_model(controller.settings)
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -248,14 +259,7 @@ class AskPanel(QWidget):
 
     def choose_save_path(self) -> Path | None:
         """Ask where to save; tests replace this method."""
-        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
-        first = self.turns[0].question if self.turns else "conversation"
-        name = "".join(c if c.isalnum() or c in " -_" else " " for c in first).strip()[:60] or "conversation"
-        chosen, _ = QFileDialog.getSaveFileName(self, "Save conversation", str(Path(folder) / f"{name}.md"), "Markdown (*.md)")
-        if not chosen:
-            return None
-        path = Path(chosen)
-        return path if path.suffix else path.with_suffix(".md")
+        return save_path_dialog(self, self.turns[0].question if self.turns else "conversation")
 
     def stop(self) -> None:
         if self._runner.is_busy():
@@ -293,7 +297,7 @@ class AskPanel(QWidget):
         self.passage.show_hint()
         self.sources.set_sources(())
         self._set_notes([])
-        self._show_unverified("")
+        show_unverified(self.unverified_toggle, self.unverified, "")
         self.rewritten.setVisible(False)
         self.copy_button.setEnabled(False)
         self.save_button.setEnabled(False)
@@ -340,7 +344,7 @@ class AskPanel(QWidget):
         self.sources.set_sources(() if response.abstained else response.sources, str(response.debug.get("search_mode", "hybrid")))
         self.rewritten.setText(f"Follow-up searched as: <i>{html.escape(response.standalone_question)}</i>")
         self.rewritten.setVisible(bool(response.standalone_question))
-        self._show_unverified(response.unverified)
+        show_unverified(self.unverified_toggle, self.unverified, response.unverified)
         notes: list[tuple[str, str]] = []
         if response.abstained:
             self.browser.set_message(ABSTAIN_TITLE, abstain_text(response, self.answer_scope), closest_labels(response))
@@ -364,13 +368,6 @@ class AskPanel(QWidget):
 
     # -- display ---------------------------------------------------------------------------
 
-    def _show_unverified(self, text: str) -> None:
-        """A model's answer that cited nothing it could be checked against: folded away, never the answer."""
-        self.unverified.setPlainText(text)
-        self.unverified_toggle.setChecked(False)
-        self.unverified_toggle.setVisible(bool(text))
-        self.unverified.setVisible(False)
-
     def _apply_colours(self) -> None:
         self.model_label.setStyleSheet(f"color:{colours(self.palette()).dim}")
 
@@ -393,6 +390,10 @@ class AskPanel(QWidget):
         text, tip = model_label(settings)
         self.model_label.setText(text)
         self.model_label.setToolTip(tip)
+
+    def _open_closest(self, i: int) -> None:
+        if self.response is not None and i < len(self.response.related):  # a closest note of an abstention
+            self.previewRequested.emit(reference_hit(self.response.related[i]), True)
 
     def _forget_dialog(self) -> None:
         self.context_dialog = None

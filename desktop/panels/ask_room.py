@@ -8,9 +8,11 @@ in a window of its own ("Pop out"); closing that window puts the pane back in it
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QStandardPaths, Qt, Signal
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QSizePolicy, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from core.answer.models import AskRequest, Reference
 from core.base.models import ChunkRef, Hit
@@ -37,6 +39,17 @@ def ask_splitter(parent: QWidget, conversation: QWidget, answer: QWidget, source
         splitter.setCollapsible(i, i != 1)
     splitter.setSizes(ASK_SPLIT)
     return splitter
+
+
+def save_path_dialog(parent: QWidget, first_question: str) -> Path | None:
+    """Where to save a conversation: Documents by default (never a vault), named after its first question."""
+    folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
+    name = "".join(c if c.isalnum() or c in " -_" else " " for c in first_question).strip()[:60] or "conversation"
+    chosen, _ = QFileDialog.getSaveFileName(parent, "Save conversation", str(Path(folder) / f"{name}.md"), "Markdown (*.md)")
+    if not chosen:
+        return None
+    path = Path(chosen)
+    return path if path.suffix else path.with_suffix(".md")
 
 
 def squeezable(*labels: QLabel) -> None:
