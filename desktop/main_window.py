@@ -81,20 +81,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 1)
         self.splitter.setSizes([220, 480, 500])
-        self.ask_room = AskRoom(self.ask, self.tabs, self.splitter, self)
-        self.editor_choice = EditorChoice(controller, self)  # "Open in editor" failed: offer to choose one
-        if controller.actions.on_editor_failure is None:
-            controller.actions.on_editor_failure = self.editor_choice.failed
-        for label, name, tip, slot in (
-            ("⧉", "Pop out", "Pop out: ask in a window of its own; closing it puts the pane back in its tab", self.ask_room.toggle_detached),
-            ("⇔", "Wider", "Wider: give this pane most of the window's width (again: back as it was)", self.ask_room.toggle_wide),
-        ):
-            button = QToolButton(self.ask)  # small: the pane must still fit a 720 px wide window
-            button.setText(label)
-            button.setAccessibleName(name)
-            button.setToolTip(tip)
-            button.clicked.connect(slot)
-            self.ask.button_row.insertWidget(1, button)
+        self._add_room_and_editor_choice()
         search_page = QWidget(self)
         page_layout = QVBoxLayout(search_page)
         page_layout.setContentsMargins(0, 0, 0, 0)
@@ -142,6 +129,23 @@ class MainWindow(QMainWindow):
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         escape.setContext(Qt.ShortcutContext.WindowShortcut)
         escape.activated.connect(self.clear_search)
+
+    def _add_room_and_editor_choice(self) -> None:
+        """Wider and Pop out in the Ask pane's button row (desktop.panels.ask_room); a way out when "Open in editor" fails."""
+        self.ask_room = AskRoom(self.ask, self.tabs, self.splitter, self)
+        self.editor_choice = EditorChoice(self.controller, self)
+        if self.controller.actions.on_editor_failure is None:
+            self.controller.actions.on_editor_failure = self.editor_choice.failed
+        for label, name, tip, slot in (
+            ("⧉", "Pop out", "Pop out: ask in a window of its own; closing it puts the pane back in its tab", self.ask_room.toggle_detached),
+            ("⇔", "Wider", "Wider: give this pane most of the window's width (again: back as it was)", self.ask_room.toggle_wide),
+        ):
+            button = QToolButton(self.ask)  # small: the pane must still fit a 720 px wide window
+            button.setText(label)
+            button.setAccessibleName(name)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            self.ask.button_row.insertWidget(1, button)
 
     def _wire(self) -> None:
         c = self.controller

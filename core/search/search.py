@@ -1,4 +1,4 @@
-"""Hybrid search over one or more vaults: BM25F list + vector list, fused by RRF.
+"""Hybrid search over one or more vaults: BM25F list + vector list, fused by a score blend (or RRF).
 
 Both lists see the same filters before fusion. Every hit carries its ranks,
 raw scores and the named terms that add up to its final score. What moves hits
@@ -140,7 +140,7 @@ class _Timer:
         return now
 
 
-def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchResponse:
+def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchResponse:  # noqa: C901, PLR0915 - being split into named ranking stages (#27, h-relevance)
     """Run one search over the given vaults. A vault without vectors is searched by keyword only."""
     timer = _Timer()
     t_start = t = time.perf_counter()
