@@ -237,3 +237,26 @@ def test_a_catch_up_retry_is_said_and_the_vault_is_live_again_once_it_goes_throu
     assert controller.board.live_problem == ""
     shown = controller.board.get("notes")
     assert shown is not None and shown.live is LiveState.LIVE
+
+
+def test_the_tree_the_status_bar_and_index_health_tell_one_state(
+    qtbot: Any, make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    from desktop.dialogs.health_dialog import IndexHealthDialog
+
+    vault = tmp_path / "notes"
+    vault.mkdir()
+    (vault / "One.md").write_text("# One\n\nok\n", encoding="utf-8")
+    controller = make_controller()
+    window = make_window(controller)
+    index_vault(qtbot, controller, vault)
+    dialog = IndexHealthDialog(controller)
+    qtbot.addWidget(dialog)
+    controller.indexStarted.emit(["notes"])
+    controller.indexProgress.emit("notes", 43, 100, "embedding")
+    tree_row = window.tree.model.item(0).text()
+    assert tree_row == "notes  (1) · embedding 43%"
+    assert "embedding 43%" in window.status.vaults.text() and "embedding 43%" in dialog.summary.text()
+    assert "unavailable" not in tree_row + window.status.vaults.text() + dialog.summary.text()
+    controller.indexFinished.emit([])
+    assert window.tree.model.item(0).text().startswith("notes  (1)") and "embedding" not in window.tree.model.item(0).text()
