@@ -22,7 +22,6 @@ from core.base.paths import AppPaths
 from core.engine_vaults import VaultRegistry
 from core.index.indexer import Progress, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo, load_info
-from core.index.sync_report import untouched_stats
 from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S
 from core.search.admission import Admission
 from core.search.search import SearchRequest, VaultSearchSide, search
@@ -163,7 +162,7 @@ class Engine:
         embed: bool = True,
         bulk_in_child: bool = False,
         keyword_ready: Callable[[str], None] | None = None,
-        keyword: bool = True,
+        keyword: bool = True,  # False (Resume after Cancel): the keyword index untouched, only missing vectors made
     ) -> list[SyncReport]:
         """Keyword index first (search works at once), then embeddings in batches.
 
@@ -172,8 +171,6 @@ class Engine:
 
         With `bulk_in_child`, a vault with no index yet is built in a child process
         (core.index.child_sync) so a UI thread in this process never waits on Whoosh.
-        With `keyword` False (Resume after a cancelled embedding) the keyword index is
-        left as it is, not even compared with the folder: only the missing vectors are made.
         """
         reports = []
         for name in names or [v.name for v in self.config.vaults]:
@@ -182,7 +179,7 @@ class Engine:
                 kw = self._bulk_in_child(name, progress, cancel) if keyword and bulk_in_child and not vi.files else None
                 if kw is None:
                     vi = self.index_for(name)
-                    kw = vi.sync(progress=progress, cancel=cancel) if keyword else untouched_stats(vi.info)
+                    kw = vi.sync(progress=progress, cancel=cancel) if keyword else SyncStats.untouched(vi.info)
             if keyword_ready is not None:
                 keyword_ready(name)
             # Embedding (minutes on a large vault) takes the write lock one batch at a time, so
@@ -288,20 +285,10 @@ class Engine:
         vc = self.vault(name)
         emb = self.embedder_for(vc)
         assert emb is not None
-
-        def noted(done: int, total: int, phase: str) -> None:
-            self.embedding_now[name] = (done, total)
-            if progress is not None:
-                progress(done, total, phase)
-
-        self.embedding_now[name] = (0, 0)  # a search meanwhile says "being embedded", not "unavailable"
-        try:
-            stats, problem = embed_vectors(
-                vc, self.index_for(name), vv, emb, lambda: self.write_lock(name),
-                progress=noted, cancel=cancel, persist=persist, only=only, yielding=yielding,
-            )  # fmt: skip
-        finally:
-            self.embedding_now.pop(name, None)
+        stats, problem = embed_vectors(
+            vc, self.index_for(name), vv, emb, lambda: self.write_lock(name),
+            progress=progress, cancel=cancel, persist=persist, only=only, yielding=yielding, busy=self.embedding_now,
+        )  # fmt: skip
         if problem is not None:
             self._embedders.failed(name, problem)
         return stats

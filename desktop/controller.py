@@ -126,11 +126,7 @@ class AppController(QObject):
         self.queries.hold_results = lambda: self.is_indexing() and bool(self.response and self.response.hits)
         self.queries.start()
         self.board = ProgressBoard(self)  # each vault's phase and percentage, for every view
-        self.snapshotChanged.connect(self.board.set_snapshot)
-        self.indexStarted.connect(self.board.started)
-        self.indexProgress.connect(self.board.progress)
-        self.indexFinished.connect(self.board.finished)
-        self.indexFailed.connect(self.board.failed)
+        self.board.follow(self)
         self.live = LiveIndexing(self)
         self.live_watch = LiveWatch(self.live, self.board, self)
         self.live.updated.connect(self._on_live_update)
@@ -154,7 +150,6 @@ class AppController(QObject):
     response: Delegated[SearchResponse | None] = Delegated("queries", doc="The search response on screen.")
     selected: Delegated[Hit | None] = Delegated("queries", doc="The hit on screen.")
     stale_dropped: Delegated[int] = Delegated("queries", doc="Late answers to older queries, dropped.")
-    results_outdated: Delegated[bool] = Delegated("queries", doc="Newer results wait for a Refresh.")
 
     refresh: Delegated[Callable[[], None]] = Delegated("queries", doc="Ask for a fresh snapshot; snapshotChanged follows.")
     vault_snapshot: Delegated[Callable[[str], VaultSnapshot | None]] = Delegated("queries")
@@ -304,8 +299,7 @@ class AppController(QObject):
 
     def resume_embedding(self) -> None:
         """Finish what a Cancel left part-way: embeddings only where the notes were all read, else the rest of them."""
-        for names, keyword in self.board.resume_plan():
-            self.index(names, keyword=keyword)
+        self.board.resume(self.index)
 
     def cancel_index(self) -> None:
         self._queued_index.clear()

@@ -46,6 +46,19 @@ class ProgressBoard(QObject):
         """Vaults whose indexing was cancelled part-way, in the order they were added."""
         return tuple(n for n in self._stored if n in self._paused)
 
+    def follow(self, controller: Any) -> None:
+        """Take the controller's snapshots and every index job's news (its signals of those names)."""
+        controller.snapshotChanged.connect(self.set_snapshot)
+        controller.indexStarted.connect(self.started)
+        controller.indexProgress.connect(self.progress)
+        controller.indexFinished.connect(self.finished)
+        controller.indexFailed.connect(self.failed)
+
+    def resume(self, index: Callable[..., None]) -> None:
+        """Run the resume plan with `index(names, keyword=...)` (the controller's)."""
+        for names, keyword in self.resume_plan():
+            index(names, keyword=keyword)
+
     def resume_plan(self) -> list[tuple[list[str], bool]]:
         """What Resume runs: (vaults, read notes?) — embeddings only where every note was read."""
         embed_only = [n for n in self.paused if self._paused[n]]

@@ -76,7 +76,7 @@ def test_search_works_while_embeddings_are_built(
     # New snapshots while vectors arrive do not reshuffle the shown list: a Refresh is offered instead.
     shown = controller.response
     controller.refresh()
-    qtbot.waitUntil(lambda: controller.results_outdated, timeout=5000)
+    qtbot.waitUntil(lambda: controller.queries.results_outdated, timeout=5000)
     assert controller.response is shown
     controller.cancel_index()
     qtbot.waitUntil(lambda: not controller.is_indexing(), timeout=10000)
