@@ -24,7 +24,7 @@ from desktop.state import HealthRow, VaultSnapshot
 VaultRole = Qt.ItemDataRole.UserRole + 1
 FolderRole = Qt.ItemDataRole.UserRole + 2
 CountRole = Qt.ItemDataRole.UserRole + 3
-PrefixRole = Qt.ItemDataRole.UserRole + 4  # a dotted-name node's path prefix ("a.b."), "" for folders
+PrefixRole = Qt.ItemDataRole.UserRole + 5  # a dotted-name node's path prefix ("a.b."); +4 is base_items.BaseRole
 HitRole = Qt.ItemDataRole.UserRole + 10
 ScoreFractionRole = Qt.ItemDataRole.UserRole + 11
 MoreRole = Qt.ItemDataRole.UserRole + 12  # (further passages in the note, expanded?) or None for a passage row

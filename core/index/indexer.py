@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from core.base.atomic import write_bytes_atomic
 from core.base.config import EngineConfig, VaultConfig
 from core.base.delegated import Delegated
-from core.base.models import Document, SkippedFile
+from core.base.models import Document, FileWarning, SkippedFile
 from core.base.paths import AppPaths
 from core.index.file_errors import parse_error
 from core.index.index_open import IndexOpening, Recovery
@@ -39,6 +39,7 @@ from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, syn
 from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
 from core.vault.chunker import ChunkLimits
+from core.vault.obsidian_settings import load_settings
 from core.vault.pdf import EXTRACTOR_VERSION
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path
 
@@ -258,6 +259,8 @@ class VaultIndex:
         """Parse and commit `todo`, drop `removed`. `before_write` runs once, before memory or the
         keyword index first moves ahead of the manifest on disk."""
         res = ProcessResult(skipped=list(skipped))
+        # A damaged .obsidian/types.json or daily-notes.json: defaults are used, and the user told why.
+        res.warnings.extend(FileWarning(".obsidian", "obsidian_settings", p) for p in load_settings(self.vault.root).problems)
         pending_write = [before_write] if before_write is not None else []
 
         def writing() -> None:
@@ -331,8 +334,10 @@ class VaultIndex:
 
     def _heal_links(self) -> None:
         """Read the links of indexed notes the graph lacks (an index from before links, a crash)."""
-        # Attachments hold no links: re-reading a PDF here would extract it again for nothing.
-        stale = self.links.stale({rel: rec.version for rel, rec in self.files.items() if attachment_kind(rel) is None})
+        # PDFs and text files hold no links: re-reading a PDF here would extract it again for nothing.
+        # A canvas's file cards are links: kept in the graph (it is re-read when it changes).
+        linking = {rel: rec.version for rel, rec in self.files.items() if attachment_kind(rel) in (None, "canvas")}
+        stale = [rel for rel in self.links.stale(linking) if attachment_kind(rel) is None]
         if stale:
             self.links.apply([], self.documents_for(stale))
         self.links.save()

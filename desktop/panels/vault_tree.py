@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QAbstractItemView, QMenu, QMessageBox, QPushButton
 
 from desktop.controller import AppController, Scope
 from desktop.models import FolderRole, PrefixRole, VaultRole, VaultTreeModel
+from desktop.panels.base_items import BaseRole, add_base_items, find_base_item
 from desktop.state import VaultSnapshot
 
 
@@ -57,6 +58,7 @@ class VaultTreePanel(QWidget):
         try:
             if not self.model.set_snapshots(snapshots):
                 return
+            add_base_items(self.model, snapshots)
             self.model.set_states(self._controller.board.all())
             for node in self.model.nodes():
                 vault, folder = key = self.model.key(node)
@@ -71,7 +73,9 @@ class VaultTreePanel(QWidget):
         selection = self.view.selectionModel()
         selection.blockSignals(True)
         try:
-            index = self.model.find(scope.vault, scope.prefix or scope.folder) if scope else None
+            index = None
+            if scope is not None:
+                index = find_base_item(self.model, scope.vault, scope.base) if scope.base else self.model.find(scope.vault, scope.prefix or scope.folder)
             if index is not None and index.isValid():
                 self.view.setCurrentIndex(index)
             else:
@@ -85,7 +89,9 @@ class VaultTreePanel(QWidget):
             self._controller.set_scope(None)
             return
         index = indexes[0]
-        self._controller.set_scope(Scope(str(index.data(VaultRole)), str(index.data(FolderRole) or ""), str(index.data(PrefixRole) or "")))
+        base = str(index.data(BaseRole) or "")
+        prefix = str(index.data(PrefixRole) or "")
+        self._controller.set_scope(Scope(str(index.data(VaultRole)), "" if base else str(index.data(FolderRole) or ""), base, prefix=prefix))
 
     def select(self, vault: str, folder: str = "") -> None:
         """Select a node as if clicked (tests and keyboard users); `folder` may be a dotted prefix ("a.b.")."""
