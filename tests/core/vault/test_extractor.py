@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from core.vault.extractor import ExtractionFailure, PdfExtractor
-from core.vault.pdf import PdfText
+from core.vault.kinds import KindText as PdfText
 from tests.pdf_writer import write_pdf
 
 
