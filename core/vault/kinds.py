@@ -63,6 +63,14 @@ def kind_of(rel_path: str) -> Kind | None:
     return None
 
 
+def unit_label(rel_path: str, number: int | None) -> str:
+    """How a unit is named to a person: 'p. 3', 'chapter 3', 'message 3'; '' for a one-unit file."""
+    kind = kind_of(rel_path)
+    if number is None or kind is None or kind.unit is None:
+        return ""
+    return f"p. {number}" if kind.unit == "page" else f"{kind.unit} {number}"
+
+
 @dataclass(frozen=True, slots=True)
 class KindText:
     """A file's text as numbered units; what every kind's reader returns."""
