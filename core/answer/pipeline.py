@@ -18,6 +18,7 @@ from core.answer.routing import PER_FOLDER_K, Routing, folders_of, merge, select
 from core.base.models import Hit, SearchFilters
 from core.engine import Engine
 from core.search.search import SearchRequest
+from core.vault.attachments import attachment_kind
 
 Delta = Callable[[str], None]
 EXTRACTIVE = "extractive"
@@ -48,6 +49,8 @@ class Answerer:
         resp = self.engine.search(SearchRequest(question, mode=req.mode, k=k * 3, filters=filters))
         # A note's row carries its other matching passages folded (`Hit.more`): an answer may need them.
         hits = [x for h in resp.hits for x in (h, *h.more)]
+        if not self.engine.config.ask_chats:  # an AI's words are not the user's notes: left out on request
+            hits = [h for h in hits if attachment_kind(h.chunk.rel_path) != "chat"]
         warnings = list(resp.warnings)
         routing = None
         if self.route_folders and self.provider is not None:

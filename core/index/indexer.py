@@ -35,6 +35,7 @@ from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, syn
 from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
 from core.vault.chunker import ChunkLimits
+from core.vault.kinds import kind_patterns
 from core.vault.pdf import EXTRACTOR_VERSION
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path
 
@@ -64,6 +65,7 @@ class VaultIndex(NoteIntake):
         self.max_bytes = config.max_file_bytes
         self.max_attachment_bytes = config.max_attachment_bytes
         self.attachment_seconds = config.attachment_seconds
+        self.kinds_off = config.kinds_off  # kept in step by `VaultRegistry.update_config`
         self.chunking_hash = chunking_hash(self.limits)
         self._lock = threading.RLock()  # one writer at a time in this process
         self.xlock = VaultLock(self.dir)  # ... and across processes (taken inside `_lock`)
@@ -99,9 +101,10 @@ class VaultIndex(NoteIntake):
             write_bytes_atomic(self.dirty_path, b"memory is ahead of disk; reconcile on start\n")
 
     def scanner(self) -> Scanner:
-        return Scanner(
-            Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes, max_attachment_bytes=self.max_attachment_bytes
-        )
+        # A kind switched off is one more ignore pattern: the walk and the watcher both skip it,
+        # and a sync removes what the index held of it.
+        ignores = self.vault.ignore + kind_patterns(self.kinds_off)
+        return Scanner(Path(self.vault.root), extra_ignores=ignores, max_bytes=self.max_bytes, max_attachment_bytes=self.max_attachment_bytes)
 
     def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None, *, lock_wait: float = SYNC_WAIT_S) -> SyncStats:
         """Bring the index in line with the vault; the stats name the notes (re)indexed and removed.

@@ -63,6 +63,12 @@ def kind_of(rel_path: str) -> Kind | None:
     return None
 
 
+def kind_patterns(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Ignore patterns (gitignore style) that leave out the kinds `names`."""
+    kinds = [KIND_BY_NAME[n] for n in names if n in KIND_BY_NAME]
+    return tuple(p for k in kinds for p in (*(f"*{s}" for s in k.suffixes), *k.file_names))
+
+
 def unit_label(rel_path: str, number: int | None) -> str:
     """How a unit is named to a person: 'p. 3', 'chapter 3', 'message 3'; '' for a one-unit file."""
     kind = kind_of(rel_path)

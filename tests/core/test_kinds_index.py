@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from core.answer import Answerer, AskRequest
+from core.base.config import load_config
 from core.base.models import SearchFilters, cited_path
 from core.base.paths import AppPaths
 from core.engine import Engine
@@ -100,3 +103,25 @@ def test_a_restricted_folder_hides_its_mail(engine: Engine, vault: Path) -> None
     engine.sync(["v"], embed=False)
     assert search(engine, '"Observer 17 counted"', restricted=False) == ()
     assert search(engine, '"Observer 17 counted"')[0].confidentiality == "restricted"
+
+
+def test_a_kind_switched_off_leaves_the_index_and_is_not_read(engine: Engine, vault: Path) -> None:
+    engine.sync(["v"], embed=False)
+    engine.update_config(replace(engine.config, kinds_off=("email", "chat")))
+    assert load_config(AppPaths.from_env()).kinds_off == ("email", "chat")
+    (report,) = engine.sync(["v"], embed=False)
+    assert report.keyword.removed == 2
+    assert search(engine, '"Observer 17 counted"') == () and search(engine, "binoculars")
+    (st,) = engine.status()
+    assert {c.kind for c in st.attachments} == {"docx", "epub", "html"}
+
+
+def test_chat_exports_can_be_left_out_of_answers(engine: Engine) -> None:
+    engine.sync(["v"], embed=False)
+    question = AskRequest("Why was loaf 5 so dense?", mode="keyword")
+    used = Answerer(engine).ask(question)
+    assert "export/conversations.json" in {s.rel_path for s in used.sources}
+    engine.update_config(replace(engine.config, ask_chats=False))
+    left_out = Answerer(engine).ask(question)
+    assert "export/conversations.json" not in {s.rel_path for s in left_out.sources}
+    assert search(engine, '"Loaf 5 was underproofed"')  # still found by a search
