@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QListWidget, QStackedWidget, QVBoxLayout, QWidget
 
 from desktop.controller import AppController
+from desktop.dialogs.files_page import FilesSettingsPanel
 from desktop.dialogs.keys_page import ApiKeysSettingsPanel
 from desktop.dialogs.service_pages import EmbeddingSettingsPanel, LanguageModelSettingsPanel
 from desktop.dialogs.settings_pages import GeneralSettingsPanel, SearchSettingsPanel, SettingsDraft, SettingsPanelBase
@@ -13,6 +14,7 @@ from desktop.dialogs.settings_pages import GeneralSettingsPanel, SearchSettingsP
 PAGES: list[type[SettingsPanelBase]] = [
     GeneralSettingsPanel,
     SearchSettingsPanel,
+    FilesSettingsPanel,
     EmbeddingSettingsPanel,
     LanguageModelSettingsPanel,
     ApiKeysSettingsPanel,
