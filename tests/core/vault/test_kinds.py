@@ -203,3 +203,16 @@ def test_not_a_chat_export_is_malformed(tmp_path: Path) -> None:
         with pytest.raises(PdfProblem) as info:
             extract("chat", path)
         assert info.value.reason in ("malformed", "no_text")
+
+
+PY_DOC = Path("/usr/share/doc/python3-doc/html")
+
+
+@pytest.mark.skipif(not (PY_DOC / "library" / "json.html").exists(), reason="Debian's python3-doc is not installed")
+def test_real_sphinx_page_keeps_its_whole_body_and_no_navigation() -> None:
+    got = extract("html", PY_DOC / "library" / "json.html")
+    text = text_of(got)
+    assert got.title == "json — JSON encoder and decoder"
+    assert "json — JSON encoder and decoder > Basic Usage" in paths_of(got)
+    assert "object_pairs_hook" in text and len(text) > 15_000  # the whole reference, not one definition
+    assert "Previous topic" not in text and "Report a Bug" not in text and "¶" not in text
