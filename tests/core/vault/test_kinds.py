@@ -216,3 +216,15 @@ def test_real_sphinx_page_keeps_its_whole_body_and_no_navigation() -> None:
     assert "json — JSON encoder and decoder > Basic Usage" in paths_of(got)
     assert "object_pairs_hook" in text and len(text) > 15_000  # the whole reference, not one definition
     assert "Previous topic" not in text and "Report a Bug" not in text and "¶" not in text
+
+
+def test_encoded_subject_and_an_html_only_body_with_its_quote_folded(tmp_path: Path) -> None:
+    eml = tmp_path / "cafe.eml"
+    eml.write_bytes(
+        b"Subject: =?utf-8?q?Caf=C3=A9_menu?=\r\nFrom: a@example.org\r\nDate: Tue, 5 Mar 2024 10:00:00 +0100\r\n"
+        b"Content-Type: text/html; charset=utf-8\r\n\r\n"
+        b"<p>The new menu has a lentil soup.</p><blockquote>QUOTED earlier pangolin</blockquote>"
+    )
+    got = extract("email", eml)
+    assert got.title == "Café menu" and paths_of(got) == ["Café menu (2024-03-05)"]
+    assert "lentil soup" in text_of(got) and "pangolin" not in text_of(got)
