@@ -5,7 +5,7 @@
 Files are written by each library's writing side (tests/kinds_writer.py) into a temporary
 folder; web pages are Debian's python3-doc reference (`/usr/share/doc/python3-doc/html/library`,
 skipped when absent). Each kind is read in a fresh child process (as the indexer's extraction
-child reads it), so the child's peak RSS is that kind's memory: the figure includes Python and
+child reads it), so the child's peak RSS (VmHWM: `ru_maxrss` survives exec) is that kind's memory: the figure includes Python and
 the library (~30–60 MB) beside what the file costs. Units are what a citation points to: a
 message, a chapter, a conversation; a Word document or a web page is one unit. The machine is
 shared (2 cores, other engineers' jobs): treat times as rough. Written to bench/out/kinds.json.
@@ -25,15 +25,15 @@ from common import REPO, write_result
 
 PY_DOC = Path("/usr/share/doc/python3-doc/html/library")
 CHILD = """
-import json, resource, sys, time
+import json, sys, time
 from pathlib import Path
 from core.vault.kinds import extract
 kind, paths = sys.argv[1], sys.argv[2:]
 t0 = time.perf_counter(); units = chars = 0
 for p in paths:
     got = extract(kind, Path(p)); units += len(got.pages); chars += sum(len(u.text) for u in got.pages)
-print(json.dumps({"seconds": time.perf_counter() - t0, "units": units, "chars": chars,
-                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+hwm = next(int(ln.split()[1]) for ln in open("/proc/self/status") if ln.startswith("VmHWM"))  # ru_maxrss survives exec
+print(json.dumps({"seconds": time.perf_counter() - t0, "units": units, "chars": chars, "peak_rss_mib": hwm / 1024}))
 """
 
 
