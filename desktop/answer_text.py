@@ -14,6 +14,7 @@ from dataclasses import replace
 from core.answer import AskResponse, Quote, Source
 from core.answer.extractive import LABEL as EXTRACTIVE_LABEL
 from core.answer.pipeline import EXTRACTIVE
+from core.base.confidentiality import is_restricted
 from core.base.models import Hit, cited_path
 from core.providers.llm import default_llm_registry
 from core.vault.links import labelled_text
@@ -60,7 +61,7 @@ def source_line(source: Source) -> str:
     trail = heading_trail(source.heading_path, source.title)
     where = f" › {trail}" if trail else ""
     flags = "".join(f"  ⚠ {flag_text(f)}" for f in source.flags)
-    if any(h.confidentiality == "restricted" for h in source.hits):
+    if any(is_restricted(h.confidentiality) for h in source.hits):
         flags += "  🔒 restricted"
     return f"[{source.number}] {source.title}{where} — {cited_path(source.rel_path, source.page, source.last_page)}{flags}"
 

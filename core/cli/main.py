@@ -22,6 +22,21 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def positive_int(text: str) -> int:
+    """A count option (`-k`, `--rrf-k`, `--limit-queries`): refused unless a whole number above zero.
+
+    One type for every command, so `-k -1` never slices a list from its end and `-k 0` never
+    answers an empty list as if nothing matched.
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="cairn", description="Search and ask your markdown notes, offline.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -48,8 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--keyword-weight", type=float, default=None, metavar="0..1", help="blend: the keyword list's share of the score (default: the configured one)"
     )
-    s.add_argument("--rrf-k", type=int, default=None, help="rrf: the k of weight / (k + rank) (default: the configured one)")
-    s.add_argument("-k", type=int, default=10, help="number of hits (default 10)")
+    s.add_argument("--rrf-k", type=positive_int, default=None, help="rrf: the k of weight / (k + rank) (default: the configured one)")
+    s.add_argument("-k", type=positive_int, default=10, help="number of hits (default 10)")
     s.add_argument("--explain", action="store_true", help="print each hit's score breakdown")
     s.add_argument("--format", choices=("text", "json", "llm"), default=None, help="text (default), json, or llm (compact evidence pack)")
     s.add_argument("--json", action="store_true", help="same as --format json")
@@ -57,14 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
     sim = sub.add_parser("similar", help="notes nearest to a note, by meaning")
     sim.add_argument("rel_path")
     sim.add_argument("--vault", default=None)
-    sim.add_argument("-k", type=int, default=10)
+    sim.add_argument("-k", type=positive_int, default=10)
     sim.add_argument("--allow-restricted", action="store_true", help="use (and show) notes marked confidentiality: restricted")
     sim.add_argument("--json", action="store_true")
 
     ln = sub.add_parser("links", help="a note's links, backlinks, unlinked mentions and related notes")
     ln.add_argument("note", help="path inside the vault (e.g. Projects/Plan.md) or a note name as a [[link]] would say it")
     ln.add_argument("--vault", default=None)
-    ln.add_argument("-k", type=int, default=10, help="related notes to list (default 10)")
+    ln.add_argument("-k", type=positive_int, default=10, help="related notes to list (default 10)")
     ln.add_argument("--allow-restricted", action="store_true", help="include notes marked confidentiality: restricted")
     ln.add_argument("--json", action="store_true")
 
@@ -76,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--model", default=None)
     a.add_argument("--base-url", default=None)
     a.add_argument("--detail", choices=("brief", "normal", "detailed"), default="normal")
-    a.add_argument("-k", type=int, default=None, help="chunks of context (default: chosen from 3 to 8)")
+    a.add_argument("-k", type=positive_int, default=None, help="chunks of context (default: chosen from 3 to 8)")
     a.add_argument("--json", action="store_true", help="print the whole response as JSON")
     a.add_argument("--route-folders", action="store_true", help="let the model pick the folders to search first (needs --provider)")
 
@@ -111,10 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--summary", action="store_true", help="list only failed cases, then one line per mode")
     ev.add_argument("--vault", default=None)
-    ev.add_argument("-k", type=int, default=10)
+    ev.add_argument("-k", type=positive_int, default=10)
     ev.add_argument("--baseline", default=None, help="an earlier --json report to compare with")
     ev.add_argument("--tolerance", type=float, default=0.01)
-    ev.add_argument("--limit-queries", type=int, default=None, help="evaluate only the first N queries")
+    ev.add_argument("--limit-queries", type=positive_int, default=None, help="evaluate only the first N queries")
     ev.add_argument("--json", action="store_true")
     ev.add_argument("--quiet", action="store_true")
     ev.add_argument("--provider", default=None, help="answering provider for ask cases (default: extractive)")
@@ -140,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(dashed_text_as_positional(parser, list(sys.argv[1:] if argv is None else argv)))
+        require_text(args)
         return _dispatch(args)
     except CairnError as exc:
         print(f"cairn: {exc}", file=sys.stderr)
@@ -149,6 +165,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAIL
     except BrokenPipeError:
         return EXIT_OK
+
+
+#: Options that are words to match, not file names: they must be text (file names may be any bytes).
+_TEXT_OPTIONS = {"query": "the query", "question": "the question", "folder": "--folder", "tag": "--tag", "doc_type": "--type"}
+
+
+def require_text(args: argparse.Namespace) -> None:
+    """Refuse a query, question or filter that is not valid UTF-8.
+
+    Python hands argv bytes that are not UTF-8 over as lone surrogates (`$'\\xff'` becomes
+    `'\\udcff'`); they cannot be encoded, analysed or printed, so they would end in a traceback
+    deep in the search. Say which argument and which byte instead.
+    """
+    for dest, label in _TEXT_OPTIONS.items():
+        values = getattr(args, dest, None)
+        for value in values if isinstance(values, list) else [values]:
+            if not isinstance(value, str):
+                continue
+            bad = next((ch for ch in value if "\udc80" <= ch <= "\udcff"), None)
+            if bad is not None:
+                raise UsageError(f"{label} is not valid UTF-8 text (byte 0x{ord(bad) - 0xDC00:02x}); check the terminal's encoding")
 
 
 def dashed_text_as_positional(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:

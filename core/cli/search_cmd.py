@@ -39,15 +39,11 @@ def filters_from_args(args: argparse.Namespace) -> SearchFilters:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    if args.k <= 0:
-        raise UsageError("-k must be a positive number")
     engine = Engine(AppPaths.from_env())
     if not engine.vaults:
         raise IndexNotBuiltError("No vaults indexed yet — run `cairn index --vault PATH` first")
     if args.keyword_weight is not None and not 0.0 <= args.keyword_weight <= 1.0:
         raise UsageError("--keyword-weight must be between 0 and 1")
-    if args.rrf_k is not None and args.rrf_k < 1:
-        raise UsageError("--rrf-k must be a positive number")
     request = SearchRequest(
         args.query,
         mode=args.mode,

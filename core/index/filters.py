@@ -6,12 +6,13 @@ both must agree, which the tests check.
 
 from __future__ import annotations
 
+from core.base.confidentiality import is_restricted
 from core.base.models import SearchFilters
 from core.index.manifest import FileRecord
 
 
 def record_matches(rel_path: str, rec: FileRecord, filters: SearchFilters) -> bool:
-    if rec.confidentiality == "restricted" and not filters.allow_restricted:
+    if is_restricted(rec.confidentiality) and not filters.allow_restricted:
         return False
     if filters.folders:
         lowered = rel_path.lower()

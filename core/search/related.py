@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core.base.confidentiality import is_restricted
 from core.base.errors import UsageError
 from core.base.models import ParsedQuery, SearchFilters, chunk_id
 from core.index.link_graph import ResolvedLink
@@ -91,7 +92,7 @@ def note_links(
         if other is None or allow_restricted:
             return True
         o = vi.files.get(other)
-        return o is not None and o.confidentiality != "restricted"
+        return o is not None and not is_restricted(o.confidentiality)
 
     if not shown(rel):
         raise UsageError(f"{rel_path} is restricted; allow restricted notes to see its links")

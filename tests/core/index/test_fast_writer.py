@@ -12,7 +12,7 @@ from whoosh.codec.whoosh3 import W3Codec
 
 from core.index.analysis import language
 from core.index.fast_writer import FastSegmentWriter, is_fast_text, text_items
-from core.index.keyword_index import INDEX_NAME, build_schema, document_fields
+from core.index.keyword_schema import INDEX_NAME, build_schema, document_fields
 from core.vault.chunker import ChunkLimits, new_parser
 from core.vault.links import new_link_parser
 from core.vault.notes import parse_note

@@ -64,7 +64,7 @@ def test_opening_a_searcher_does_not_copy_the_index_into_memory(index: KeywordIn
     assert size > 500_000  # enough index for a copy to show
     tracemalloc.start()
     try:
-        searcher = index._new_searcher()
+        searcher = index._ix.searcher()
         hits = index.search(parse_query("sqlite full text search").query, SearchFilters(), 10)
         _, peak = tracemalloc.get_traced_memory()
     finally:

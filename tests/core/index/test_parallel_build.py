@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import shutil
+import signal
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +17,10 @@ import core.index.parallel_build as pb
 from core.base.config import EngineConfig, VaultConfig
 from core.base.paths import AppPaths
 from core.index.indexer import SCRATCH, VaultIndex
+from core.vault.chunker import ChunkLimits
+from core.vault.scanner import ScanEntry
 from tests.index_dump import index_dump_by_chunk
+from tests.stuck_note import StuckPath
 
 TIL = next((p / "shared/data/vaults/simonw-til" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults").is_dir()), Path("/none"))
 
@@ -122,24 +129,26 @@ def test_a_segment_the_index_refuses_goes_in_note_by_note(vault: Path, tmp_path:
 
 
 def test_a_job_the_worker_fails_is_indexed_here(tmp_path: Path) -> None:
-    class Failed:
-        def ready(self) -> bool:
+    class Failing:
+        """A worker that answers every job with a failure."""
+
+        def __init__(self) -> None:
+            self.asked: list[int] = []
+
+        def submit(self, index: int) -> None:
+            self.asked.append(index)
+
+        def wait(self, timeout: float) -> bool:
             return True
 
-        def get(self, timeout: float) -> Any:
-            raise RuntimeError("worker died")
+        def answer(self) -> tuple[int, Any]:
+            return self.asked.pop(0), None
 
-    class Pool:
-        def apply_async(self, fn: Any, args: Any) -> Failed:
-            return Failed()
-
-        def terminate(self) -> None: ...
-
-        def join(self) -> None: ...
+        def stop(self) -> None: ...
 
     jobs: list[Any] = [[("a", None)], [("b", None)], [("c", None)]]
-    build = pb.ParallelBuild(Pool(), "v", jobs, None, 0, tmp_path / "scratch")  # type: ignore[arg-type]
-    assert list(build) == jobs  # the first two failed in the worker, the third was never given to it
+    build = pb.ParallelBuild(Failing(), jobs, tmp_path / "scratch")
+    assert list(build) == jobs  # each failed in the worker, and came back in order
     build.close()
 
 
@@ -150,7 +159,7 @@ def test_a_cancelled_sync_stops_the_worker(vault: Path, tmp_path: Path, monkeypa
     stats = index.sync(progress=lambda done, total, phase: cancel.set() if done >= 10 else None, cancel=cancel)
     assert stats.cancelled
     assert 0 < stats.documents < 61
-    assert not any(p.is_alive() for p in spy.builds[0]._pool._pool)
+    assert not spy.builds[0]._worker._process.is_alive()
     assert not (index.dir / SCRATCH).exists()
     assert index.keyword.doc_count() == sum(len(r.chunks) for r in index.files.values())
 
@@ -185,3 +194,62 @@ def test_busy_cores_reads_the_last_moment_not_the_last_minute(tmp_path: Path, mo
     assert pb.busy_cores(stat=tmp_path / "missing") is None  # not Linux
     stat.write_text("cpu  1 2\n")
     assert pb.busy_cores(stat=stat) is None  # a format it does not know
+
+
+def _stuck_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kwargs: Any) -> tuple[Any, Path, list[Any]]:
+    """A build of three one-note jobs whose first one never finishes in the worker."""
+    monkeypatch.setattr(pb, "MIN_NOTES", 1)
+    monkeypatch.setattr(pb, "MIN_JOB_NOTES", 1)
+    monkeypatch.setattr(pb, "MAX_JOB_NOTES", 1)
+    monkeypatch.setattr(pb, "spare_core", lambda: True)
+    started = tmp_path / "started"
+    notes: list[Any] = [(ScanEntry("stuck.md", StuckPath(started), 1, 0), None)]  # type: ignore[arg-type]
+    for name in ("a.md", "b.md"):
+        path = tmp_path / name
+        path.write_text(f"# {name}\n\nA note about zanzibar.\n", encoding="utf-8")
+        notes.append((ScanEntry(name, path, path.stat().st_size, 0), None))
+    build = pb.ParallelBuild.start("v", notes, ChunkLimits(), 100_000, tmp_path / "scratch", **kwargs)
+    assert build is not None
+    deadline = time.monotonic() + 60
+    while not started.exists():  # the worker is inside the stuck job
+        assert time.monotonic() < deadline, "the worker never started the first job"
+        time.sleep(0.05)
+    return build, started, [[n] for n in notes]
+
+
+def _drain(build: Any, seconds: float) -> list[Any]:
+    """Iterate the build in a thread: a build that waits for a dead worker must not hang the test."""
+    units: list[Any] = []
+    thread = threading.Thread(target=lambda: units.extend(build), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"the build still waits after {seconds} s"
+    return units
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="no SIGKILL here")
+def test_a_killed_worker_gives_its_jobs_back_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = {p.pid for p in multiprocessing.active_children()}
+    build, _, jobs = _stuck_build(tmp_path, monkeypatch)
+    try:
+        workers = [p.pid for p in multiprocessing.active_children() if p.pid not in before]
+        assert workers
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)  # out of memory, a segfault, a user's kill
+        units = _drain(build, 20.0)
+    finally:
+        build.close()
+    def name(job: Any) -> str:
+        return str(job[0][0].rel_path)
+
+    assert sorted(units, key=name) == sorted(jobs, key=name)  # every job comes back to be indexed here
+
+
+def test_cancel_is_seen_while_waiting_for_the_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cancel = threading.Event()
+    build, _, _ = _stuck_build(tmp_path, monkeypatch, cancel=cancel)
+    try:
+        cancel.set()
+        _drain(build, 10.0)
+    finally:
+        build.close()
