@@ -296,6 +296,20 @@ def test_a_pdf_dropped_into_the_vault_is_searchable_with_its_page(engine: Engine
     assert [(h.chunk.rel_path, h.page) for h in hits] == [("report.pdf", 2)]
 
 
+def test_a_mailbox_and_a_word_file_dropped_in_are_searchable_by_heading(engine: Engine, vault: Path, watch, recorder: Recorder) -> None:
+    from tests.kinds_writer import write_docx, write_mbox
+
+    watch()
+    write_mbox(vault / "box.tmp", 3).rename(vault / "team.mbox")
+    settle(engine, vault, recorder, "team.mbox")
+    write_docx(vault / "report.tmp").rename(vault / "report.docx")
+    settle(engine, vault, recorder, "report.docx")
+    (mail,) = engine.search(SearchRequest('"Observer 2 counted"', mode="keyword")).hits
+    assert (mail.chunk.rel_path, mail.chunk.heading_path) == ("team.mbox", "Survey 2: sighting of species 2 (2024-01-03)")
+    (word,) = engine.search(SearchRequest("binoculars", mode="keyword")).hits
+    assert word.chunk.rel_path == "report.docx" and "Budget" in word.chunk.heading_path
+
+
 def test_a_pdf_saved_again_in_place_is_re_read_and_a_deleted_one_leaves(engine: Engine, vault: Path, watch, recorder: Recorder) -> None:
     from tests.pdf_writer import make_pdf
 
