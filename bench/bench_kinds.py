@@ -27,7 +27,7 @@ PY_DOC = Path("/usr/share/doc/python3-doc/html/library")
 CHILD = """
 import json, sys, time
 from pathlib import Path
-from core.vault.kinds import extract
+from core.vault.readers import extract
 kind, paths = sys.argv[1], sys.argv[2:]
 t0 = time.perf_counter(); units = chars = 0
 for p in paths:

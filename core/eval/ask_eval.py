@@ -27,9 +27,9 @@ from core.eval.golden import AskCase
 from core.vault.attachments import AttachmentSource, attachment_kind, text_document, units_document
 from core.vault.chunker import chunk_markdown
 from core.vault.frontmatter import parse_front_matter
-from core.vault.kinds import extract
 from core.vault.notes import BOM
 from core.vault.pdf import PdfProblem
+from core.vault.readers import extract
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.vault.kinds import KindText, extract, kind_of
+from core.vault.kinds import KindText, kind_of
 from core.vault.pdf import PdfPage, PdfProblem
+from core.vault.readers import extract
 
 DEFAULT_SECONDS = 120.0
 DEFAULT_MEMORY_BYTES = 2 * 1024 * 1024 * 1024  # the child's address space: Python, PDFium and lxml need ~300 MB of it

@@ -17,7 +17,6 @@ for a file they cannot read.
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -168,27 +167,3 @@ def check_zip(path: Path, what: str) -> zipfile.ZipFile:
         archive.close()
         raise PdfProblem("too_large", f"the {what} unpacks to {total:,} bytes, over the {MAX_UNPACKED_BYTES:,}-byte limit")
     return archive
-
-
-def extract(kind: str, path: Path) -> KindText:
-    """Read a file of `kind`: the dispatch the extractor's child runs."""
-    return _readers()[kind](path)
-
-
-def _readers() -> dict[str, Callable[[Path], KindText]]:
-    # Imported here: each reader loads its library only in the child that reads that kind.
-    from core.vault import chat_text, docx_text, epub_text, html_text, mail_text
-    from core.vault.pdf import extract_pdf
-
-    def pdf(path: Path) -> KindText:
-        got = extract_pdf(path)
-        return KindText(got.title, got.pages, got.dropped_lines)
-
-    return {
-        "pdf": pdf,
-        "docx": docx_text.extract_docx,
-        "epub": epub_text.extract_epub,
-        "html": html_text.extract_html,
-        "email": mail_text.extract_mail,
-        "chat": chat_text.extract_chat,
-    }

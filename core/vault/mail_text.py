@@ -28,7 +28,7 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import IO
 
-from core.vault.kinds import HEADING_JOIN, KindText, UnitBuilder, extract, kind_of
+from core.vault.kinds import HEADING_JOIN, KindText, UnitBuilder, kind_of
 from core.vault.pdf import PdfPage, PdfProblem
 
 LINE_PIECE = 1 << 20  # bytes read at a time: a longer line comes in pieces
@@ -184,7 +184,7 @@ def _attachment_units(part: Message, top: str, number: int, scratch: Path) -> li
     target = scratch / f"{number}{Path(name).suffix.lower()}"
     target.write_bytes(raw)
     try:
-        got = extract(kind.name, target)
+        got = _read_attachment(kind.name, target)
     except Exception:  # noqa: BLE001 - an unreadable attachment leaves the message indexed
         return []
     finally:
@@ -193,6 +193,17 @@ def _attachment_units(part: Message, top: str, number: int, scratch: Path) -> li
         PdfPage(number + i, p.text, tuple((at, HEADING_JOIN.join(x for x in (prefix, h) if x)) for at, h in p.sections))
         for i, p in enumerate(got.pages)
     ]
+
+
+def _read_attachment(kind: str, path: Path) -> KindText:
+    """An attachment's text by the reader of its kind (not mail: a mail inside a mail is not read)."""
+    from core.vault import docx_text, epub_text, html_text
+    from core.vault.pdf import extract_pdf
+
+    if kind == "pdf":
+        got = extract_pdf(path)
+        return KindText(got.title, got.pages, got.dropped_lines)
+    return {"docx": docx_text.extract_docx, "epub": epub_text.extract_epub, "html": html_text.extract_html}[kind](path)
 
 
 def _header(message: Message | None, name: str) -> str:

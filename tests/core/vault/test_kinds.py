@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from core.vault import mail_text
-from core.vault.kinds import KindText, extract, kind_of
+from core.vault.kinds import KindText, kind_of
 from core.vault.pdf import PdfProblem
+from core.vault.readers import extract
 from tests.kinds_writer import (
     chatgpt_export,
     claude_export,
