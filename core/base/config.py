@@ -54,7 +54,7 @@ class EngineConfig:
     max_file_bytes: int = 10 * 1024 * 1024
     max_attachment_bytes: int = 200 * 1024 * 1024  # PDFs: read page by page, so far larger than a note may be
     attachment_seconds: float = 120.0  # time limit to take one PDF's text out (a hung parser is stopped)
-    kinds_off: tuple[str, ...] = ()  # kinds of file not indexed (`core.vault.kinds` names: "docx", "email", "chat"...)
+    kinds_off: tuple[str, ...] = ("image",)  # kinds not indexed (`core.vault.kinds` names); images (OCR) are opt-in
     ask_chats: bool = True  # AI chat exports may be quoted in Ask answers (they are not the user's own notes)
     per_note_cap: int = 1  # one row per note; its further passages come folded in Hit.more
     rrf_k: int = 60

@@ -35,7 +35,6 @@ from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, syn
 from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
 from core.vault.chunker import ChunkLimits
-from core.vault.kinds import kind_patterns
 from core.vault.pdf import EXTRACTOR_VERSION
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path
 
@@ -101,10 +100,14 @@ class VaultIndex(NoteIntake):
             write_bytes_atomic(self.dirty_path, b"memory is ahead of disk; reconcile on start\n")
 
     def scanner(self) -> Scanner:
-        # A kind switched off is one more ignore pattern: the walk and the watcher both skip it,
-        # and a sync removes what the index held of it.
-        ignores = self.vault.ignore + kind_patterns(self.kinds_off)
-        return Scanner(Path(self.vault.root), extra_ignores=ignores, max_bytes=self.max_bytes, max_attachment_bytes=self.max_attachment_bytes)
+        # A kind switched off is skipped by the walk and the watcher; a sync removes what the index held of it.
+        return Scanner(
+            Path(self.vault.root),
+            extra_ignores=self.vault.ignore,
+            max_bytes=self.max_bytes,
+            max_attachment_bytes=self.max_attachment_bytes,
+            kinds_off=self.kinds_off,
+        )
 
     def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None, *, lock_wait: float = SYNC_WAIT_S) -> SyncStats:
         """Bring the index in line with the vault; the stats name the notes (re)indexed and removed.
@@ -191,7 +194,7 @@ class VaultIndex(NoteIntake):
         """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
         scanner = self.scanner()
         docs = []
-        with AttachmentReading(Path(self.vault.root), self.attachment_seconds) as reading:
+        with AttachmentReading(Path(self.vault.root), self.attachment_seconds, ocr="image" not in self.kinds_off) as reading:
             for rel in rel_paths:
                 entry = scanner.classify(rel)
                 if isinstance(entry, ScanEntry):
@@ -231,7 +234,7 @@ class VaultIndex(NoteIntake):
         batch: list[Document] = []
         total = len(todo)
         done = 0
-        reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel)
+        reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel, ocr="image" not in self.kinds_off)
         notes = [(e, self.files[e.rel_path].version if e.rel_path in self.files else None) for e in todo if attachment_kind(e.rel_path) is None]
         build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH, cancel)
         try:

@@ -109,10 +109,11 @@ class AttachmentReading:
     """What one pass over files shares: folder settings, the cancel flag, and the PDF
     extractor's child process (started on the first PDF only, stopped when the pass ends)."""
 
-    def __init__(self, root: Path, seconds: float, cancel: threading.Event | None = None) -> None:
+    def __init__(self, root: Path, seconds: float, cancel: threading.Event | None = None, *, ocr: bool = False) -> None:
         self.settings = FolderSettings(root)
         self.cancel = cancel
         self._seconds = seconds
+        self._ocr = ocr
         self._extractor: PdfExtractor | None = None
 
     @property
@@ -120,7 +121,7 @@ class AttachmentReading:
         if self._extractor is None:
             from core.vault.extractor import PdfExtractor
 
-            self._extractor = PdfExtractor(self._seconds)
+            self._extractor = PdfExtractor(self._seconds, ocr=self._ocr)
         return self._extractor
 
     def read(

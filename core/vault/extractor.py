@@ -29,13 +29,14 @@ from typing import Any
 
 from core.vault.kinds import KindText, kind_of
 from core.vault.pdf import PdfPage, PdfProblem
-from core.vault.readers import extract
+from core.vault.readers import OCR, extract
 
 DEFAULT_SECONDS = 120.0
 DEFAULT_MEMORY_BYTES = 2 * 1024 * 1024 * 1024  # the child's address space: Python, PDFium and lxml need ~300 MB of it
 # A mailbox's extra time. bench/bench_kinds.py read 1 KB messages at 0.7 MB/s on the loaded 2-core
 # machine; bigger messages read faster, and a mailbox of tiny ones stops at its text cap first.
 STREAMED_BYTES_PER_SECOND = 1024 * 1024
+OCR_TIME_FACTOR = 3  # with OCR on, a PDF (it may be a scan) or an image gets three times the limit
 HUNG_EXIT_CODE = 75  # a daemonic indexing child that ran into a hung PDF ends with this
 POLL_SECONDS = 0.1  # how often a wait for the child looks at the cancel flag
 
@@ -46,9 +47,10 @@ class ExtractionFailure:
     detail: str
 
 
-def _serve(conn: Any, memory_bytes: int = DEFAULT_MEMORY_BYTES) -> None:
+def _serve(conn: Any, memory_bytes: int = DEFAULT_MEMORY_BYTES, ocr: bool = False) -> None:
     """The child's loop: one path in, one plain-data answer out, until told to stop."""
     limit_memory(memory_bytes)
+    OCR["on"] = ocr
     while True:
         try:
             request = conn.recv()
@@ -104,8 +106,11 @@ class PdfExtractor:
 
     _target: Any = staticmethod(_serve)  # the child's main loop (tests swap in one that dies)
 
-    def __init__(self, seconds: float = DEFAULT_SECONDS, *, isolate: bool = True, memory_bytes: int = DEFAULT_MEMORY_BYTES) -> None:
+    def __init__(
+        self, seconds: float = DEFAULT_SECONDS, *, isolate: bool = True, memory_bytes: int = DEFAULT_MEMORY_BYTES, ocr: bool = False
+    ) -> None:
         self.seconds = seconds
+        self.ocr = ocr  # images and scanned PDFs by OCR (core.vault.ocr_text)
         self.memory_bytes = memory_bytes
         in_daemon = multiprocessing.current_process().daemon
         self.isolate = isolate and not in_daemon
@@ -129,6 +134,7 @@ class PdfExtractor:
             if guard is not None:
                 guard.daemon = True
                 guard.start()
+            OCR["on"] = self.ocr
             try:
                 return _from_plain(_extract_plain(str(path)))
             finally:
@@ -158,6 +164,8 @@ class PdfExtractor:
         """The time limit for one file: a mailbox is streamed message by message, so it gets a
         second more per MB (a 1 GB mailbox ~20 minutes); other kinds have the flat limit."""
         kind = kind_of(path.name)
+        if self.ocr and kind is not None and kind.name in ("pdf", "image"):
+            return self.seconds * OCR_TIME_FACTOR  # OCR of a scan: seconds a page at the lowest priority
         if kind is None or kind.name != "email":
             return self.seconds
         try:
@@ -181,7 +189,7 @@ class PdfExtractor:
         self._kill()
         ctx = multiprocessing.get_context("spawn")  # fork is unsafe beside Qt's and the watcher's threads
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=self._target, args=(child, self.memory_bytes), daemon=True, name="cairn-extract")
+        self._proc = ctx.Process(target=self._target, args=(child, self.memory_bytes, self.ocr), daemon=True, name="cairn-extract")
         self._proc.start()
         child.close()
 

@@ -47,7 +47,10 @@ KINDS: tuple[Kind, ...] = (
     Kind("html", (".html", ".htm", ".mhtml", ".mht"), ("web page", "web pages"), None, False),
     Kind("email", (".eml", ".mbox"), ("mail file", "mail files"), "message", True),
     Kind("chat", (), ("AI chat export", "AI chat exports"), "conversation", True, ("conversations.json",)),
+    # Text by OCR (core.vault.ocr_text), off unless switched on: it needs the optional `ocr` extra.
+    Kind("image", (".png", ".jpg", ".jpeg", ".webp"), ("image (text by OCR)", "images (text by OCR)"), None, False),
 )
+DEFAULT_KINDS_OFF = ("image",)  # as `EngineConfig.kinds_off`: OCR is opt-in
 KIND_BY_NAME = {k.name: k for k in KINDS}
 KIND_NAMES = tuple(k.name for k in KINDS)
 

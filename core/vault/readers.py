@@ -9,12 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.vault.kinds import KindText
+from core.vault.pdf import PdfProblem
+
+OCR = {"on": False}  # set in the extraction child: images are read, and scanned PDFs by OCR too
 
 
 def extract(kind: str, path: Path) -> KindText:
     """Read a file of `kind` (a `core.vault.kinds` name other than `txt`)."""
     # Imported here: each reader loads its library only in the child that reads that kind.
-    from core.vault import chat_text, docx_text, epub_text, html_text, mail_text
+    from core.vault import chat_text, docx_text, epub_text, html_text, mail_text, ocr_text
 
     readers = {
         "pdf": read_pdf,
@@ -23,6 +26,7 @@ def extract(kind: str, path: Path) -> KindText:
         "html": html_text.extract_html,
         "email": mail_text.extract_mail,
         "chat": chat_text.extract_chat,
+        "image": ocr_text.extract_image,
     }
     return readers[kind](path)
 
@@ -30,5 +34,12 @@ def extract(kind: str, path: Path) -> KindText:
 def read_pdf(path: Path) -> KindText:
     from core.vault.pdf import extract_pdf
 
-    got = extract_pdf(path)
+    try:
+        got = extract_pdf(path)
+    except PdfProblem as exc:
+        if exc.reason != "no_text" or not OCR["on"]:
+            raise
+        from core.vault.ocr_text import ocr_pdf
+
+        return ocr_pdf(path)  # a scan: its text by OCR
     return KindText(got.title, got.pages, got.dropped_lines)

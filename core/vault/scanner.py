@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.base.models import FileWarning, SkippedFile, SkipReason
-from core.vault.kinds import kind_of
+from core.vault.kinds import DEFAULT_KINDS_OFF, kind_of, kind_patterns
 
 NOTE_SUFFIXES = (".md", ".markdown")
 ALWAYS_IGNORED_DIRS = frozenset({".git", ".obsidian", ".trash"})
@@ -119,10 +119,12 @@ class Scanner:
         extra_ignores: tuple[str, ...] = (),
         max_bytes: int = DEFAULT_MAX_BYTES,
         max_attachment_bytes: int = DEFAULT_MAX_ATTACHMENT_BYTES,
+        kinds_off: tuple[str, ...] = DEFAULT_KINDS_OFF,
     ) -> None:
         self.root = Path(root)
         self.real_root = Path(os.path.realpath(self.root))
-        self.rules = IgnoreRules(self.root, extra_ignores)
+        # A kind switched off is one more ignore pattern: the walk and `classify` (the watcher) skip it.
+        self.rules = IgnoreRules(self.root, extra_ignores + kind_patterns(kinds_off))
         self.max_bytes = max_bytes
         self.max_attachment_bytes = max_attachment_bytes
 

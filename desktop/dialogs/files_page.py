@@ -8,6 +8,7 @@ from dataclasses import replace
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
 from core.vault.kinds import KINDS, Kind
+from core.vault.ocr_text import ocr_installed
 from desktop.controller import AppController
 from desktop.dialogs.settings_pages import SettingsDraft, SettingsPanelBase
 
@@ -34,6 +35,9 @@ class FilesSettingsPanel(SettingsPanelBase):
             box.setAccessibleName(f"Index {kind.label[1]}")
             self.switches[kind.name] = box
             layout.addWidget(box)
+        if not ocr_installed():  # the switch would do nothing: say how to get it
+            self.switches["image"].setEnabled(False)
+            self.switches["image"].setToolTip("Needs the optional OCR extra: pip install 'cairn-notes[ocr]'")
         self.ask_chats = QCheckBox("Quote AI chat exports in Ask answers (they hold an assistant's words, not your own notes)", self)
         self.ask_chats.setAccessibleName("Use AI chat exports in answers")
         layout.addSpacing(8)

@@ -27,12 +27,13 @@ def test_files_page_counts_each_kind_and_saves_the_switches(qtbot: Any, make_con
     page = dialog.page(FilesSettingsPanel)
     assert page.switches["docx"].text() == "Word documents (.docx) — 1 indexed, 1 skipped"
     assert page.switches["chat"].text() == "AI chat exports (conversations.json) — 1 indexed"
-    assert all(box.isChecked() for box in page.switches.values()) and page.ask_chats.isChecked()
+    assert all(box.isChecked() for name, box in page.switches.items() if name != "image") and page.ask_chats.isChecked()
+    assert not page.switches["image"].isChecked()  # OCR is opt-in
     page.switches["email"].setChecked(False)
     page.ask_chats.setChecked(False)
     with qtbot.waitSignal(controller.indexFinished, timeout=60000):
         dialog.accept()
-    assert controller.engine.config.kinds_off == ("email",) and controller.engine.config.ask_chats is False
+    assert controller.engine.config.kinds_off == ("email", "image") and controller.engine.config.ask_chats is False
     again = SettingsDialog(controller)
     qtbot.addWidget(again)
     assert not again.page(FilesSettingsPanel).switches["email"].isChecked()
