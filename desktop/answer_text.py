@@ -17,7 +17,7 @@ from core.answer.pipeline import EXTRACTIVE
 from core.base.confidentiality import is_restricted
 from core.base.models import Hit, cited_path
 from core.providers.llm import default_llm_registry
-from core.vault.links import labelled_text
+from core.vault.display_text import display_text, passage
 from desktop.formatting import heading_trail
 from desktop.settings import Settings
 
@@ -96,17 +96,18 @@ def passage_markdown(source: Source, quotes: Sequence[Quote] = ()) -> str:
     head = f"**[{source.number}] {source.title}**" + (f" › {trail}" if trail else "") + f"  \n`{source.vault}/{source.rel_path}`"
     mine = [q for q in quotes if q.number == source.number]
     if not mine:
-        return f"{head}\n\n{source.text.strip()}\n"
+        shown = "  \n".join(display_text(source.text).splitlines())  # as read, one line a block
+        return f"{head}\n\n{shown}\n"
     parts = [head]
     for q in mine:
         section = heading_trail(q.heading_path, source.title)
         label = f"_{section}_\n\n" if section and section != trail else ""
         if q.kind == "code":
             fence = "````" if "```" in q.text else "```"
-            intro = f"{q.intro}\n\n" if q.intro else ""
+            intro = f"{passage(q.intro)}\n\n" if q.intro else ""
             parts.append(f"{label}{intro}{fence}{q.language}\n{q.text}\n{fence}")
         else:
-            parts.append(f"{label}{labelled_text(q.text)}")  # as read: link labels, not link syntax
+            parts.append(f"{label}{passage(q.text, row=q.kind == 'row')}")  # as read: no link, callout or table syntax
     return "\n\n".join(parts) + "\n"
 
 

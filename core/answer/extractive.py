@@ -24,9 +24,9 @@ import numpy as np
 
 from core.answer.context import question_stems, stems
 from core.answer.models import Quote, Source
-from core.answer.units import CODE, Unit, split_units
+from core.answer.units import CODE, ROW, Unit, split_units
 from core.search.guardrails import mask_secrets
-from core.vault.links import labelled_text
+from core.vault.display_text import passage
 
 MAX_SOURCES = 5
 MAX_UNITS = 64
@@ -268,21 +268,21 @@ def to_quote(s: Scored) -> Quote:
 def render(quotes: Sequence[Quote]) -> str:
     """Markdown: prose as list lines, code verbatim in a fence with its language, each cited.
 
-    Prose shows link labels, not link syntax (`[[a|b]]` reads "b"); the quote itself stays
-    verbatim in `Quote.text`, so it can still be checked against the note.
+    Prose shows its display text (`core.vault.display_text`: link labels, callouts, table rows
+    as read); the quote itself stays verbatim in `Quote.text`, so it can still be checked
+    against the note.
     """
     lines = [LABEL, ""]
     for q in quotes:
         if q.kind == CODE:
             if q.intro:
-                lines.append(f"- {labelled_text(q.intro.lstrip('-*+ ').strip())} [{q.number}]")
+                lines.append(f"- {passage(q.intro)} [{q.number}]")
             fence = "````" if "```" in q.text else "```"
             lines.extend([f"{fence}{q.language}", q.text, fence, ""])
             if not q.intro:
                 lines.insert(len(lines) - 1, f"[{q.number}]")
         else:
-            text = q.text.lstrip("-*+ ").strip() if q.kind == "item" else q.text
-            lines.append(f"- {labelled_text(text)} [{q.number}]")
+            lines.append(f"- {passage(q.text, row=q.kind == ROW)} [{q.number}]")
     return "\n".join(lines).rstrip() + "\n"
 
 

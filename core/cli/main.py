@@ -1,4 +1,4 @@
-"""`cairn index|search|status|chunk|similar|links|eval|fetch|mcp`: argument parsing and exit codes.
+"""`cairn index|search|status|chunk|similar|links|eval|fetch|mcp|serve|agents`: argument parsing and exit codes.
 
 Exit codes: 0 ok, 1 runtime failure, 2 bad usage or input, 3 evaluation
 degraded against its baseline, 4 index not built.
@@ -9,10 +9,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import NoReturn, TypeAlias
 
 from core.base.errors import CairnError, UsageError
 from core.base.models import SearchMode
+from core.cli import agents_cmd
 from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
 
 
@@ -37,10 +38,28 @@ def positive_int(text: str) -> int:
     return value
 
 
+#: The sub-command table `build_parser` fills, one `_add_*` function per command.
+Commands: TypeAlias = "argparse._SubParsersAction[_Parser]"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="cairn", description="Search and ask your markdown notes, offline.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _add_index(sub)
+    _add_search(sub)
+    _add_similar(sub)
+    _add_links(sub)
+    _add_ask(sub)
+    _add_watch(sub)
+    _add_chunk(sub)
+    _add_fetch(sub)
+    _add_mcp(sub)
+    _add_status(sub)
+    _add_eval(sub)
+    return p
 
+
+def _add_index(sub: Commands) -> None:
     ix = sub.add_parser("index", help="register vaults and bring their indexes up to date")
     ix.add_argument("--vault", action="append", default=[], metavar="PATH_OR_NAME", help="a folder (registered if new) or a vault name")
     ix.add_argument("--no-embed", action="store_true", help="keyword index only; skip embeddings")
@@ -52,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     ix.add_argument("--json", action="store_true")
     ix.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
+
+def _add_search(sub: Commands) -> None:
     s = sub.add_parser("search", help="search the indexed vaults")
     s.add_argument("query", help='what to look for; a query may start with "-" (cairn search -budget)')
     _add_filter_args(s)
@@ -69,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=("text", "json", "llm"), default=None, help="text (default), json, or llm (compact evidence pack)")
     s.add_argument("--json", action="store_true", help="same as --format json")
 
+
+def _add_similar(sub: Commands) -> None:
     sim = sub.add_parser("similar", help="notes nearest to a note, by meaning")
     sim.add_argument("rel_path")
     sim.add_argument("--vault", default=None)
@@ -76,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--allow-restricted", action="store_true", help="use (and show) notes marked confidentiality: restricted")
     sim.add_argument("--json", action="store_true")
 
+
+def _add_links(sub: Commands) -> None:
     ln = sub.add_parser("links", help="a note's links, backlinks, unlinked mentions and related notes")
     ln.add_argument("note", help="path inside the vault (e.g. Projects/Plan.md) or a note name as a [[link]] would say it")
     ln.add_argument("--vault", default=None)
@@ -83,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     ln.add_argument("--allow-restricted", action="store_true", help="include notes marked confidentiality: restricted")
     ln.add_argument("--json", action="store_true")
 
+
+def _add_ask(sub: Commands) -> None:
     a = sub.add_parser("ask", help="answer a question from your notes, with citations")
     a.add_argument("question", help='the question; it may start with "-"')
     a.add_argument("--vault", action="append", default=[], help="limit to this vault (repeatable)")
@@ -95,27 +122,41 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--json", action="store_true", help="print the whole response as JSON")
     a.add_argument("--route-folders", action="store_true", help="let the model pick the folders to search first (needs --provider)")
 
+
+def _add_watch(sub: Commands) -> None:
     w = sub.add_parser("watch", help="follow edits live; Ctrl-C (or SIGTERM) flushes and exits")
     w.add_argument("--vault", action="append", default=[], help="vault name (default: all)")
     w.add_argument("--debounce", type=float, default=1.0, help="quiet seconds before a re-index (default 1)")
     w.add_argument("--flush-after", type=float, default=30.0, help="quiet seconds before a flush to disk (default 30)")
 
+
+def _add_chunk(sub: Commands) -> None:
     c = sub.add_parser("chunk", help="show how a markdown, PDF or text file is chunked")
     c.add_argument("file")
     c.add_argument("--json", action="store_true")
 
+
+def _add_fetch(sub: Commands) -> None:
     f = sub.add_parser("fetch", help="print one chunk by reference (VAULT/REL_PATH#ORDINAL), checked against the note")
     f.add_argument("ref", help="e.g. notes/Recipes/Soup.md#2")
     f.add_argument("--expect-version", default=None, help="fail as stale unless the note's indexed version is this")
     f.add_argument("--allow-restricted", action="store_true", help="allow notes marked confidentiality: restricted")
     f.add_argument("--json", action="store_true")
 
+
+def _add_mcp(sub: Commands) -> None:
     m = sub.add_parser("mcp", help="serve the notes to an MCP client over stdio")
     m.add_argument("--allow-restricted", action="store_true", help="let the client see notes marked confidentiality: restricted")
+    m.add_argument("--no-bridge", action="store_true", help="serve in this process even when `cairn serve` or the app is serving")
+    agents_cmd.add_parsers(sub, _Parser)
 
+
+def _add_status(sub: Commands) -> None:
     st = sub.add_parser("status", help="per-vault index health")
     st.add_argument("--json", action="store_true")
 
+
+def _add_eval(sub: Commands) -> None:
     ev = sub.add_parser("eval", help="evaluate retrieval on a golden file or a BEIR dataset")
     ev.add_argument("golden", nargs="?", help="golden file (.yaml or .json)")
     ev.add_argument("--beir", metavar="DIR", help="a BEIR dataset folder instead of a golden file")
@@ -137,7 +178,6 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--model", default=None, help="the model of --provider")
     ev.add_argument("--base-url", default=None, help="the server of --provider")
     ev.add_argument("--route-folders", action="store_true", help="ask cases with folder routing (needs --provider)")
-    return p
 
 
 def _add_filter_args(p: argparse.ArgumentParser) -> None:
@@ -241,6 +281,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         "eval": _eval,
         "fetch": _fetch,
         "mcp": _mcp,
+        "serve": agents_cmd.cmd_serve,
+        "agents": agents_cmd.cmd_agents,
     }[args.command]
     return handler(args)
 

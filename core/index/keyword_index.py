@@ -29,6 +29,7 @@ from core.index.keyword_schema import analyzer as analyzer  # re-exported
 from core.index.keyword_schema import folder_ancestors as folder_ancestors  # re-exported
 from core.index.keyword_schema import stored_page as stored_page  # re-exported
 from core.index.keyword_store import KeywordStore
+from core.index.merge_policy import LIVE_MERGE_DOCS, tiered
 from core.index.phrase_match import phrase_checks, scan, verified
 from core.index.searchers import Searchers
 from core.index.whoosh_storage import MappedStorage
@@ -118,7 +119,8 @@ class KeywordIndex:
         removed = list(removed)
         if not removed and not added:
             return
-        with self._write_lock, gc_paused(len(added) >= BULK_NOTES):
+        bulk = len(added) >= BULK_NOTES
+        with self._write_lock, gc_paused(bulk):
             with self._store.writing() as writer:
                 # A note not in the index has nothing to delete: asking the reader whether the
                 # term exists is ~10x cheaper than Whoosh's delete query (a first index deletes nothing).
@@ -127,7 +129,8 @@ class KeywordIndex:
                     if ("rel_path", rel) in reader:
                         writer.delete_by_term("rel_path", rel)
                 self._store.add(writer, added)
-            writer.commit(merge=True)  # MERGE_SMALL: without it every live edit leaves one more segment
+            # Size tiers (core.index.merge_policy): a live edit merges small segments only.
+            writer.commit(mergetype=tiered(None if bulk else LIVE_MERGE_DOCS))
         self._searchers.forget_mine()  # reopened on this thread's next search; the others see up_to_date() fail
 
     def add_built(self, built: BuiltSegment, replaced: Iterable[str]) -> None:
@@ -142,7 +145,7 @@ class KeywordIndex:
                 for rel in replaced:
                     writer.delete_by_term("rel_path", rel)
                 self._store.take_files(built.files, built.folder, self.directory)
-            writer.commit(merge=True, extra_segments=[built.segment])
+            writer.commit(mergetype=tiered(None), extra_segments=[built.segment])
         self._searchers.forget_mine()
 
     def search(

@@ -207,9 +207,14 @@ def serve(conn: Any, vault: str, jobs: list[Job], limits: ChunkLimits, max_bytes
         except (EOFError, OSError):
             return  # the indexing process is gone or done
         try:
-            built: Any = build_job(vault, jobs[index], limits, max_bytes, scratch)
-            conn.send((index, built))
-        except Exception:  # noqa: BLE001 - a note that broke the writer, an answer that would not pickle
+            answer: tuple[int, Any] = (index, build_job(vault, jobs[index], limits, max_bytes, scratch))
+        except Exception:  # noqa: BLE001 - a note that broke the writer: the job is indexed there
+            answer = (index, None)
+        try:
+            conn.send(answer)
+        except (EOFError, OSError):
+            return  # the indexing process is gone
+        except Exception:  # noqa: BLE001 - an answer that would not pickle (nothing was sent)
             conn.send((index, None))
 
 

@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 from core.base.models import Link, LinkKind
 from core.vault.simple_blocks import InlineText, parse_inline
+from core.vault.wikilinks_plain import plain_wikilinks
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
@@ -97,6 +98,7 @@ def new_link_parser() -> MarkdownIt:
 def split_wikilink(inner: str) -> tuple[str, str, str]:
     """`note#Heading|label` -> ("note", "Heading", "label"); the label defaults to what is shown by Obsidian."""
     target, _, label = inner.partition("|")
+    target = target.removesuffix("\\")  # `[[a\|b]]` in a table cell escapes its pipe from the table
     target, _, anchor = target.partition("#")
     target, anchor, label = target.strip(), anchor.strip(), label.strip()
     if not label:
@@ -163,7 +165,7 @@ def _extract(text: str, first_line: int, parser: MarkdownIt | None, inline: Sequ
     if inline is None:
         tokens = [tok for tok in md.parse(text) if tok.type == "inline" and tok.children and tok.map is not None]
     else:
-        tokens = [tok for tok in parse_inline(md, [t for t in inline if _MAYBE_LINK.search(t.content)]) if tok.children]
+        tokens = _inline_tokens(md, [t for t in inline if _MAYBE_LINK.search(t.content)])
     for tok in tokens:
         children, start = tok.children or [], tok.map[0] if tok.map else 0
         cursor = 0  # search position in tok.content, for links the parser gives no position
@@ -177,6 +179,21 @@ def _extract(text: str, first_line: int, parser: MarkdownIt | None, inline: Sequ
             context = lines[row].strip() if row < len(lines) else ""
             out.append(Link(link.kind, link.target, link.anchor, link.label, first_line + row, _trim(context)))
     return tuple(out)
+
+
+def _inline_tokens(md: MarkdownIt, texts: Sequence[InlineText]) -> list[Token]:
+    """Inline tokens with links in them, in order: read by `plain_wikilinks` where it can, else parsed."""
+    from markdown_it.token import Token
+
+    tokens: list[Token] = []
+    for text in texts:
+        found = plain_wikilinks(text.content)
+        if found is None:
+            tokens.extend(tok for tok in parse_inline(md, [text]) if tok.children)
+        elif found:
+            children = [Token("wikilink", "", 0, content=inner, meta={"embed": embed, "pos": pos}) for embed, inner, pos in found]
+            tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))
+    return tokens
 
 
 def _link_from(child: Token, content: str, cursor: int) -> tuple[Link | None, int]:

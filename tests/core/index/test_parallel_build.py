@@ -19,25 +19,39 @@ from core.base.paths import AppPaths
 from core.index.indexer import SCRATCH, VaultIndex
 from core.vault.chunker import ChunkLimits
 from core.vault.scanner import ScanEntry
+from tests.fixture_notes import write_vault
 from tests.index_dump import index_dump_by_chunk
 from tests.stuck_note import StuckPath
 
 TIL = next((p / "shared/data/vaults/simonw-til" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults").is_dir()), Path("/none"))
 
-pytestmark = pytest.mark.skipif(not TIL.is_dir(), reason="needs the simonw-til vault")
+
+
+def _with_bad_files(root: Path) -> Path:
+    """60 notes, then a binary file, one over the size limit and an empty one."""
+    (root / "binary.md").write_bytes(b"# looks like a note\x00\x01\x02")
+    (root / "big.md").write_bytes(b"x" * 300_000)
+    (root / "empty.md").write_bytes(b"")
+    return root
 
 
 @pytest.fixture()
 def vault(tmp_path: Path) -> Path:
+    """60 generated notes (tests/fixture_notes.py) and the bad files."""
+    return _with_bad_files(write_vault(tmp_path / "vault", 60))
+
+
+@pytest.fixture()
+def real_vault(tmp_path: Path) -> Path:
+    """60 real notes of simonw-til, where the shared vaults are beside the checkout."""
+    if not TIL.is_dir():
+        pytest.skip("needs the simonw-til vault")
     root = tmp_path / "vault"
     for src in sorted(TIL.rglob("*.md"))[:60]:
         dest = root / src.relative_to(TIL)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dest)
-    (root / "binary.md").write_bytes(b"# looks like a note\x00\x01\x02")
-    (root / "big.md").write_bytes(b"x" * 300_000)
-    (root / "empty.md").write_bytes(b"")
-    return root
+    return _with_bad_files(root)
 
 
 class Spy:
@@ -66,12 +80,32 @@ class Spy:
         monkeypatch.setattr(pb.ParallelBuild, "__iter__", counting)
 
 
+def _assert_same_index(one: Any, other: Any) -> None:
+    """The same postings, stored fields and length bytes by chunk; the same field totals up to merges.
+
+    Whoosh's merge re-sums a field's total length from the documents' one-byte (rounded)
+    lengths, so an index whose segments were merged otherwise has slightly other totals.
+    """
+    a, b = index_dump_by_chunk(one), index_dump_by_chunk(other)
+    totals_a, totals_b = a.pop("lengths"), b.pop("lengths")
+    assert a == b
+    assert totals_a == pytest.approx(totals_b, rel=0.03)
+
+
 def _index(vault: Path, home: Path) -> VaultIndex:
     cfg = EngineConfig(vaults=(VaultConfig(name="v", root=str(vault)),), max_file_bytes=200_000)
     return VaultIndex(cfg.vaults[0], AppPaths(home), cfg)
 
 
 def test_a_two_process_index_equals_the_in_process_one(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _two_process_equals_in_process(vault, tmp_path, monkeypatch)
+
+
+def test_a_two_process_index_of_real_notes_equals_the_in_process_one(real_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _two_process_equals_in_process(real_vault, tmp_path, monkeypatch)
+
+
+def _two_process_equals_in_process(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     Spy(monkeypatch, worker=False)
     plain = _index(vault, tmp_path / "a")
     plain_stats = plain.sync()
@@ -83,7 +117,7 @@ def test_a_two_process_index_equals_the_in_process_one(vault: Path, tmp_path: Pa
     assert plain_stats.documents == fast_stats.documents == 61
     assert plain_stats.skipped == fast_stats.skipped == {"binary": 1, "too_large": 1}
     assert plain.files == fast.files
-    assert index_dump_by_chunk(plain.keyword._ix) == index_dump_by_chunk(fast.keyword._ix)
+    _assert_same_index(plain.keyword._ix, fast.keyword._ix)
     assert fast.keyword.doc_count() == sum(len(r.chunks) for r in fast.files.values())
     assert progress == sorted(progress) and progress[-1] == 62  # big.md is skipped by the scan, before any job
     assert not (fast.dir / SCRATCH).exists()  # the worker's scratch folder is gone
@@ -125,7 +159,7 @@ def test_a_segment_the_index_refuses_goes_in_note_by_note(vault: Path, tmp_path:
     assert spy.built >= 1
     assert stats.documents == 61
     assert fast.files == plain.files
-    assert index_dump_by_chunk(plain.keyword._ix) == index_dump_by_chunk(fast.keyword._ix)
+    _assert_same_index(plain.keyword._ix, fast.keyword._ix)
 
 
 def test_a_job_the_worker_fails_is_indexed_here(tmp_path: Path) -> None:
@@ -253,3 +287,27 @@ def test_cancel_is_seen_while_waiting_for_the_worker(tmp_path: Path, monkeypatch
         _drain(build, 10.0)
     finally:
         build.close()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="no SIGKILL here")
+def test_a_sync_whose_worker_is_killed_indexes_every_note_here(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    Spy(monkeypatch, worker=False)
+    plain = _index(vault, tmp_path / "a")
+    plain.sync()
+    spy = Spy(monkeypatch, worker=True)
+    counting = pb.ParallelBuild.__iter__
+
+    def killing(build: Any) -> Any:
+        for n, unit in enumerate(counting(build)):
+            if n == 0:  # the worker holds jobs now: killed as the system would (out of memory)
+                os.kill(build._worker._process.pid, signal.SIGKILL)
+            yield unit
+
+    monkeypatch.setattr(pb.ParallelBuild, "__iter__", killing)
+    fast = _index(vault, tmp_path / "b")
+    started = time.monotonic()
+    stats = fast.sync()
+    assert time.monotonic() - started < 60  # not the 15-minute wait
+    assert spy.local >= 2 and stats.documents == 61
+    assert fast.files == plain.files
+    _assert_same_index(plain.keyword._ix, fast.keyword._ix)

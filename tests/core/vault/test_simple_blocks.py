@@ -130,6 +130,8 @@ _LINES = [
     "</Listing>", "<br/>", "<script>", "</script>", "<?php", "?>", "<!DOCTYPE x>", "<![CDATA[", "]]>", "<a href=\"u\">",
     "<b>bold</b> text", "<notatag", "---", "***", "___", "- - -", "* * *", "-- -", "--- x", "[[w]]: colon", "x [[y]]: z",
     "[a\\]]: /u", "1. ordered", "3. three",
+    "[[a]]]", "[[a]b]]", "[[]]", "*[[a_b]]* _c_", "![[x|y]] and [[z#h|w]]", "[[a]] [b](c.md)", "[[x]] `[[code]]`",
+    "\\[[esc]]", "[[a]]! [[b]]", "<b>[[h]]</b>", "[[one [[two]]", "ok ]] [[three]]",
 ]
 
 
