@@ -354,8 +354,8 @@ def test_ignored_folders_and_non_note_files_trigger_nothing(engine: Engine, vaul
     (vault / ".obsidian" / "workspace.json").write_text('{"active": "beta.md"}\n')
     (vault / ".obsidian" / "snippets").mkdir()
     (vault / ".obsidian" / "snippets" / "style.md").write_text("# css notes\n")
-    (vault / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\nmore")
-    (vault / "todo.docx").write_bytes(b"PK\x03\x04 not indexed")  # .txt and .pdf are attachments; .docx is not read
+    (vault / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\nmore")  # images are read only with OCR switched on
+    (vault / "todo.xlsx").write_bytes(b"PK\x03\x04 not indexed")  # spreadsheets are not read (core.vault.kinds)
     # A real edit afterwards: events are delivered in order, so once it is indexed the
     # ignored ones above have been seen too (no fixed sleep needed).
     (vault / "beta.md").write_text("# Beta\n\nSentinel: cassowary.\n")
