@@ -21,7 +21,7 @@ import hashlib
 import threading
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -40,7 +40,7 @@ _HASH_BLOCK = 1 << 20
 
 
 def attachment_kind(rel_path: str) -> str | None:
-    """The kind ('pdf', 'txt', 'docx', 'epub', 'html', 'email', 'chat') of an attachment's
+    """The kind ('pdf', 'txt', 'canvas', 'docx', 'epub', 'html', 'email', 'chat', 'image') of an attachment's
     name; None for a note or anything else."""
     kind = kind_of(rel_path)
     return kind.name if kind is not None else None
@@ -171,7 +171,7 @@ def parse_attachment(
 ) -> Document | SkippedFile:
     """Turn an attachment into a `Document`, or say why it cannot be indexed."""
     kind = attachment_kind(src.rel_path)
-    if kind != "txt":
+    if kind not in ("txt", "canvas"):  # text and canvases are read here; the rest in the extraction child
         from core.vault.extractor import ExtractionFailure
 
         got = extractor.extract(src.path, cancel)
@@ -187,7 +187,20 @@ def parse_attachment(
         return SkippedFile(src.rel_path, SkipReason.TOO_LARGE, f"over the {text_max_bytes:,}-byte limit")
     if b"\x00" in raw:
         return SkippedFile(src.rel_path, SkipReason.BINARY, "file contains NUL bytes; it is not text")
+    if kind == "canvas":
+        return canvas_document(src, raw, limits)
     return text_document(src, raw, limits)
+
+
+def canvas_document(src: AttachmentSource, raw: bytes, limits: ChunkLimits = ChunkLimits()) -> Document:
+    """A canvas's cards as text (`core.vault.canvas`); its file cards are its links."""
+    from core.vault.canvas import canvas_chunks, read_canvas
+
+    depth = len(PurePosixPath(src.rel_path).parts)
+    canvas = read_canvas(raw, src.path.parents[depth - 1] if depth else None)
+    chunks, _ = canvas_chunks(canvas, limits)
+    warnings = [FileWarning(src.rel_path, "canvas", p) for p in canvas.problems[:20]]
+    return replace(_document(src, None, chunks, warnings), links=canvas.links)
 
 
 def units_document(src: AttachmentSource, pdf: KindText, limits: ChunkLimits = ChunkLimits()) -> Document:

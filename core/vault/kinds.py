@@ -42,6 +42,7 @@ class Kind:
 KINDS: tuple[Kind, ...] = (
     Kind("pdf", (".pdf",), ("PDF", "PDFs"), "page", True),
     Kind("txt", (".txt",), ("text file", "text files"), None, False),
+    Kind("canvas", (".canvas",), ("canvas", "canvases"), None, False),  # Obsidian's JSON Canvas, read in-process (core.vault.canvas)
     Kind("docx", (".docx",), ("Word document", "Word documents"), None, True),
     Kind("epub", (".epub",), ("e-book", "e-books"), "chapter", True),
     Kind("html", (".html", ".htm", ".mhtml", ".mht"), ("web page", "web pages"), None, False),
