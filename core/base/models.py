@@ -237,8 +237,12 @@ class Hit:
 
 
 def cited_path(rel_path: str, page: int | None, last_page: int | None = None) -> str:
-    """How a hit or citation names where it is: `notes/a.md`, `manuals/r.pdf, p. 12` or `…, pp. 12–13`."""
-    if page is None:
+    """How a hit or citation names where it is: `notes/a.md`, `manuals/r.pdf, p. 12` or `…, pp. 12–13`.
+
+    Only a PDF's unit is a page a viewer opens by number; an e-book's chapter, a mailbox's
+    message or an export's conversation is named by its heading path instead.
+    """
+    if page is None or not rel_path.lower().endswith(".pdf"):
         return rel_path
     if last_page is not None and last_page != page:
         return f"{rel_path}, pp. {page}\u2013{last_page}"
