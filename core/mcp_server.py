@@ -183,7 +183,7 @@ def _add_search_tools(server: MCPServer, holder: EngineHolder, *, allow_restrict
             raise ToolError("query must not be empty")
         engine = holder.get()
         filters = _call(lambda: search_filters(vault, folder, tags, where, allow_restricted=allow_restricted))
-        request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight)
+        request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight, grouped=True)
         resp = _call(lambda: engine.search(request))
         return build_llm_pack(resp).render(max_chars)
 

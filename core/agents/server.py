@@ -212,7 +212,7 @@ def _add_search_tools(server: AgentServer, calls: Calls) -> None:
 
         def work(view: ScopedEngine) -> tuple[str, tuple[str, ...]]:
             filters = search_filters(vault, folder, tags, where)
-            request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight)
+            request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight, grouped=True)
             resp = view.search(request)
             return render_pack(resp, calls.limits.max_chars), pack_refs(resp)
 
