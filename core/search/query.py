@@ -21,6 +21,7 @@ from core.search.property_query import PROPERTY_TOKEN, property_filter
 # with every term (5,000 words took 18 s in #22) and nothing useful comes of it.
 MAX_QUERY_CHARS = 2_000
 MAX_QUERY_TERMS = 200
+OUTSIDE_SCOPE = "is outside the scope"  # in the warning of a typed folder the scope excludes
 FILTER_KEYS = ("vault", "folder", "tag", "type", "after", "before", "lang")
 # Words that carry no subject: a typed question ("how do I publish my vault") must match and
 # highlight "publish" and "vault", not "my" and "do". Whoosh's own stop list (used when indexing)
@@ -106,7 +107,7 @@ def _narrowed(scope: tuple[str, ...], typed: tuple[str, ...], warnings: list[str
     """`narrow_folders`, with the warning a person reads when the typed folder lies outside the scope."""
     kept = narrow_folders(scope, typed)
     if kept is None:
-        warnings.append(f"folder:{', '.join(typed)} is outside the scope {', '.join(scope)}: no notes match")
+        warnings.append(f"folder:{', '.join(typed)} {OUTSIDE_SCOPE} {', '.join(scope)}: no notes match")
     return kept
 
 
