@@ -1,8 +1,9 @@
-"""Hybrid search over one or more vaults: BM25F list + vector list, fused by RRF.
+"""Hybrid search over one or more vaults: a BM25F list and a vector list, fused into one ranking.
 
 Both lists see the same filters before fusion. Every hit carries its ranks,
 raw scores and the named terms that add up to its final score. What moves hits
-after fusion (re-scoring, per-note cap, snippets, guards) is in `core.search.rescore`.
+after fusion is a list of named stages in `core.search.stages` (shortlist, assemble, title
+boost, language, re-score, phrase lift, cap, guard).
 """
 
 from __future__ import annotations
@@ -15,30 +16,21 @@ from typing import TYPE_CHECKING, Protocol
 
 from core.base.models import (
     Candidate,
-    ChunkRef,
     Fusion,
-    Hit,
     ParsedQuery,
-    RankedScore,
     SearchFilters,
     SearchMode,
     SearchResponse,
     SearchSettings,
-    Term,
     id_order,
-    split_chunk_id,
 )
-from core.index.analysis import Stemmer
-from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk
+from core.index.keyword_index import KeywordHit, KeywordIndex
 from core.index.link_graph import LinkGraph
 from core.search.feedback import search_with_feedback
 from core.search.fusion import Fused, RankedList, ScoredList, fuse_convex, fuse_rrf
-from core.search.language_preference import prefer_query_language
-from core.search.phrase_rank import lift_phrase_hits
 from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query
-from core.search.rescore import cap_per_note, guard, rescore, shortlist
-from core.search.title_boost import title_boosts
+from core.search.stages import RankContext, rank
 from core.vault.language import query_language
 
 if TYPE_CHECKING:
@@ -46,13 +38,11 @@ if TYPE_CHECKING:
 
 MODES = tuple(SearchMode)  # kept for callers that list the choices
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
-TITLE_BOOST_DEPTH = 3  # with a title boost, candidates looked at: k times this
 # Weight of the vector list (on top of the profile's) when every searched embedder declares
 # languages and the query is in none of them: MiniLM's vectors for a Chinese query are noise.
 # Measured on the tldr golden sets (hybrid top-3, zh/ja): 1.0 → 0.30/0.60, see the commit.
 FOREIGN_QUERY_VECTOR_WEIGHT = 0.0
 NO_EXACT_MATCHES = "no exact matches; showing related notes"
-RESCORE_POOL = 30  # candidates that get the text signals (links, query words) before the final cut
 
 
 class VectorSearcher(Protocol):
@@ -134,30 +124,115 @@ class _Timer:
         return now
 
 
+@dataclass
+class _Plan:
+    """One search's resolved shape: the mode it runs in, its settings and query, the vaults searched."""
+
+    requested: SearchMode
+    mode: SearchMode
+    settings: SearchSettings
+    top_n: int
+    profile: Profile
+    parsed: ParsedQuery
+    keyword_parsed: ParsedQuery  # the words that carry the subject (stop-words out)
+    sides: list[VaultSearchSide]
+    vector_ready: list[VaultSearchSide]
+    warnings: list[str]
+
+    @property
+    def text(self) -> str:
+        return self.parsed.text.strip()
+
+
 def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchResponse:
-    """Run one search over the given vaults. A vault without vectors is searched by keyword only."""
+    """Run one search over the given vaults. A vault without vectors is searched by keyword only.
+
+    The request flow: parse, the keyword list, the vector list, fusion, then the
+    named stages of `core.search.stages` (shortlist … guard).
+    """
     timer = _Timer()
     t_start = t = time.perf_counter()
+    plan = _plan(request, sides)
+    t = timer.lap("parse", t)
+    keyword_hits, fed_back = _keyword_side(plan, request.feedback)
+    if plan.mode in (SearchMode.HYBRID, SearchMode.KEYWORD):
+        t = timer.lap("keyword", t)
+    vector_hits = _vector_side(plan, timer)
+    t = time.perf_counter()
+    fused = _fused(plan, keyword_hits, vector_hits, fed_back)
+    t = timer.lap("fuse", t)
+    ctx = RankContext(
+        k=request.k,
+        text=plan.parsed.text,
+        phrases=plan.parsed.phrases,
+        languages=plan.parsed.filters.languages,
+        mode=plan.mode,
+        settings=plan.settings,
+        profile=plan.profile,
+        sides=plan.sides,
+        keyword_hits=keyword_hits,
+        vector_hits=vector_hits,
+        stems=_query_stems(plan.keyword_parsed, plan.sides),
+        today=request.today or dt.date.today(),
+    )
+    hits = rank(ctx, fused)
+    # Semantic mode never looks for the words, so it makes no claim about them.
+    exact_matches = bool(keyword_hits) or not plan.text or plan.mode == SearchMode.SEMANTIC
+    if not exact_matches:
+        plan.warnings.append(NO_EXACT_MATCHES)
+    timer.lap("assemble", t)
+    timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
+    return SearchResponse(
+        query=request.query,
+        mode=plan.mode,
+        requested_mode=plan.requested,
+        hits=tuple(hits),
+        warnings=tuple(dict.fromkeys(plan.warnings)),
+        timings_ms=timer.timings,
+        parsed=plan.parsed,
+        keyword_candidates=tuple(Candidate(h.chunk_id, i, h.score) for i, h in enumerate(keyword_hits, 1)),
+        vector_candidates=tuple(Candidate(cid, i, s) for i, (cid, s) in enumerate(vector_hits, 1)),
+        profile=plan.profile.name,
+        settings=replace(plan.settings, top_n=plan.top_n),
+        exact_matches=exact_matches,
+    )
+
+
+def _plan(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> _Plan:
+    """Parse the query, pick the vaults, and settle the mode (hybrid falls back to keyword without vectors)."""
     try:
         requested = SearchMode(request.mode)
     except ValueError:
         raise ValueError(f"unknown mode {request.mode!r}; choose one of {', '.join(MODES)}") from None
     settings = request.settings()
-    top_n = max(settings.top_n, request.k)  # fewer candidates than wanted hits would cut the list short
-    profile = get_profile(settings.profile)
     check_query_size(request.query)
     parsed_result = parse_query(request.query, request.filters)
     parsed = parsed_result.query
-    # The keyword side and the highlights see only the words that carry the subject; the
-    # embedding still reads the whole question.
-    keyword_parsed = replace(parsed, terms=content_terms(parsed.terms))
     warnings = list(parsed_result.warnings)
-    sides = _select_vaults(sides, parsed.filters, warnings)
-    t = timer.lap("parse", t)
+    chosen = _select_vaults(sides, parsed.filters, warnings)
+    vector_ready = [s for s in chosen if s.vectors is not None and s.embedder is not None]
+    return _Plan(
+        requested=requested,
+        mode=_effective_mode(requested, parsed.text, chosen, vector_ready, warnings),
+        settings=settings,
+        top_n=max(settings.top_n, request.k),  # fewer candidates than wanted hits would cut the list short
+        profile=get_profile(settings.profile),
+        parsed=parsed,
+        # The keyword side and the highlights see only the words that carry the subject; the
+        # embedding still reads the whole question.
+        keyword_parsed=replace(parsed, terms=content_terms(parsed.terms)),
+        sides=chosen,
+        vector_ready=vector_ready,
+        warnings=warnings,
+    )
 
+
+def _effective_mode(
+    requested: SearchMode, text: str, sides: list[VaultSearchSide], vector_ready: list[VaultSearchSide], warnings: list[str]
+) -> SearchMode:
+    """The mode the search can run in, with a warning for every vault that has no vectors."""
     mode = requested
-    wants_vectors = mode in (SearchMode.HYBRID, SearchMode.SEMANTIC) and bool(parsed.text.strip())
-    vector_ready = [s for s in sides if s.vectors is not None and s.embedder is not None]
+    wants_vectors = mode in (SearchMode.HYBRID, SearchMode.SEMANTIC) and bool(text.strip())
     if wants_vectors and not vector_ready:
         reasons = sorted({f"{s.name}: {s.unavailable_reason or 'no embeddings have been built yet'}" for s in sides})
         warnings.append(f"{FALLBACK_WARNING} ({'; '.join(reasons) or 'no vault selected'})")
@@ -169,92 +244,63 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
             for s in sides
             if s not in vector_ready
         )
-    if requested == SearchMode.SEMANTIC and not parsed.text.strip():
+    if requested == SearchMode.SEMANTIC and not text.strip():
         mode = SearchMode.KEYWORD
+    return mode
 
+
+def _keyword_side(plan: _Plan, feedback: bool) -> tuple[list[KeywordHit], list[str]]:
+    """The keyword list over every vault (best first, top_n long) and the feedback words it used."""
     keyword_hits: list[KeywordHit] = []
     fed_back: list[str] = []  # feedback words, named in the keyword term of every hit
-    if mode in (SearchMode.HYBRID, SearchMode.KEYWORD):
-        for side in sides:
-            found = side.keyword.search(keyword_parsed, parsed.filters, top_n)
-            if request.feedback and mode == SearchMode.HYBRID:  # keyword mode: see core.search.feedback
-                found, words = search_with_feedback(side.keyword, keyword_parsed, parsed.filters, top_n, found)
-                fed_back += [w for w in words if w not in fed_back]
-            keyword_hits.extend(found)
-        keyword_hits.sort(key=lambda h: (-h.score, *id_order(h.chunk_id)))
-        keyword_hits = keyword_hits[: top_n]
-        t = timer.lap("keyword", t)
+    if plan.mode not in (SearchMode.HYBRID, SearchMode.KEYWORD):
+        return keyword_hits, fed_back
+    filters = plan.parsed.filters
+    for side in plan.sides:
+        found = side.keyword.search(plan.keyword_parsed, filters, plan.top_n)
+        if feedback and plan.mode == SearchMode.HYBRID:  # keyword mode: see core.search.feedback
+            found, words = search_with_feedback(side.keyword, plan.keyword_parsed, filters, plan.top_n, found)
+            fed_back += [w for w in words if w not in fed_back]
+        keyword_hits.extend(found)
+    keyword_hits.sort(key=lambda h: (-h.score, *id_order(h.chunk_id)))
+    return keyword_hits[: plan.top_n], fed_back
 
+
+def _vector_side(plan: _Plan, timer: _Timer) -> list[tuple[str, float]]:
+    """The vector list over every vault with vectors: one query embedding per distinct model."""
+    if plan.mode not in (SearchMode.HYBRID, SearchMode.SEMANTIC):
+        return []
+    from core.search.query_vectors import embed_query_cached
+
+    t = time.perf_counter()
+    qvecs: dict[int, np.ndarray] = {}
+    for side in plan.vector_ready:
+        assert side.vectors is not None and side.embedder is not None
+        if id(side.embedder) not in qvecs:  # one query embedding per distinct model
+            qvecs[id(side.embedder)] = embed_query_cached(side.embedder, plan.parsed.text)
+    t = timer.lap("embed_query", t)
     vector_hits: list[tuple[str, float]] = []
-    if mode in (SearchMode.HYBRID, SearchMode.SEMANTIC):
-        from core.search.query_vectors import embed_query_cached
+    for side in plan.vector_ready:
+        assert side.vectors is not None
+        vector_hits.extend(side.vectors.search(qvecs[id(side.embedder)], plan.parsed.filters, plan.top_n))
+    vector_hits.sort(key=lambda h: (-h[1], *id_order(h[0])))
+    timer.lap("vector", t)
+    return vector_hits[: plan.top_n]
 
-        qvecs: dict[int, np.ndarray] = {}
-        for side in vector_ready:
-            assert side.vectors is not None and side.embedder is not None
-            if id(side.embedder) not in qvecs:  # one query embedding per distinct model
-                qvecs[id(side.embedder)] = embed_query_cached(side.embedder, parsed.text)
-        t = timer.lap("embed_query", t)
-        for side in vector_ready:
-            assert side.vectors is not None
-            vector_hits.extend(side.vectors.search(qvecs[id(side.embedder)], parsed.filters, top_n))
-        vector_hits.sort(key=lambda h: (-h[1], *id_order(h[0])))
-        vector_hits = vector_hits[: top_n]
-        t = timer.lap("vector", t)
 
+def _fused(plan: _Plan, keyword_hits: list[KeywordHit], vector_hits: list[tuple[str, float]], fed_back: list[str]) -> list[Fused]:
+    """Both lists fused (the vector side muted for a language its model cannot read); a browse: newest first."""
+    if not plan.text:  # filter-only browse: newest first
+        return _browse_order(keyword_hits)
     vector_scale = 1.0
-    if vector_hits and mode == SearchMode.HYBRID:
-        foreign = _foreign_query(parsed.text, vector_ready)
+    if vector_hits and plan.mode == SearchMode.HYBRID:
+        foreign = _foreign_query(plan.parsed.text, plan.vector_ready)
         if foreign:
             vector_scale = FOREIGN_QUERY_VECTOR_WEIGHT
-            warnings.append(f"the embedding model does not read {foreign}: meaning-based matches count less")
+            plan.warnings.append(f"the embedding model does not read {foreign}: meaning-based matches count less")
     keyword_name = f"keyword + feedback ({', '.join(fed_back)})" if fed_back else "keyword"
-    fused = _fuse(settings, profile, mode, keyword_hits, vector_hits, vector_scale, keyword_name)
-    if not parsed.text.strip():  # filter-only browse: newest first
-        fused = _browse_order(keyword_hits)
-    t = timer.lap("fuse", t)
+    return _fuse(plan.settings, plan.profile, plan.mode, keyword_hits, vector_hits, vector_scale, keyword_name)
 
-    if not profile.freshness_weight:
-        # Fetch stored fields only for what can be shown or re-scored: a vector-only candidate costs a
-        # lookup. A title boost may lift a hit from a little below k, so it looks a little further.
-        boosting = bool(settings.title_boost and settings.title_boost > 0)
-        fused = shortlist(fused, max(request.k * (TITLE_BOOST_DEPTH if boosting else 1), RESCORE_POOL), settings.per_note_cap)
-    stored = _stored_chunks(sides, keyword_hits, [f.chunk_id for f in fused])
-    kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
-    vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
-    stems = _query_stems(keyword_parsed, sides)
-    today = request.today or dt.date.today()
-    hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip(), languages=parsed.filters.languages)
-    if settings.title_boost and settings.title_boost > 0 and parsed.text.strip():
-        graphs = {s.name: s.links for s in sides if s.links is not None}
-        hits = title_boosts(hits, parsed.text, graphs, settings.title_boost)
-    stemmer = sides[0].keyword.stemmer if sides else Stemmer()
-    # Semantic mode never looks for the words, so it makes no claim about them.
-    exact_matches = bool(keyword_hits) or not parsed.text.strip() or mode == SearchMode.SEMANTIC
-    if parsed.text.strip():
-        hits = rescore(prefer_query_language(hits, parsed.text), stems, stemmer)
-    if mode == SearchMode.HYBRID:
-        hits = lift_phrase_hits(hits, parsed.phrases)
-    if not exact_matches:
-        warnings.append(NO_EXACT_MATCHES)
-    hits = cap_per_note(hits, settings.per_note_cap)[: request.k]
-    hits = guard(hits, stems, stemmer, resort=bool(parsed.text.strip()), phrases=parsed.phrases)
-    timer.lap("assemble", t)
-    timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
-    return SearchResponse(
-        query=request.query,
-        mode=mode,
-        requested_mode=requested,
-        hits=tuple(hits),
-        warnings=tuple(dict.fromkeys(warnings)),
-        timings_ms=timer.timings,
-        parsed=parsed,
-        keyword_candidates=tuple(Candidate(h.chunk_id, i, h.score) for i, h in enumerate(keyword_hits, 1)),
-        vector_candidates=tuple(Candidate(cid, i, s) for i, (cid, s) in enumerate(vector_hits, 1)),
-        profile=profile.name,
-        settings=replace(settings, top_n=top_n),
-        exact_matches=exact_matches,
-    )
 
 
 def _fuse(
@@ -304,19 +350,6 @@ def _browse_order(keyword_hits: list[KeywordHit]) -> list[Fused]:
     return [Fused(h.chunk_id, 0.0, ()) for h in ordered]
 
 
-def _stored_chunks(sides: Sequence[VaultSearchSide], keyword_hits: list[KeywordHit], wanted_ids: list[str]) -> dict[str, StoredChunk]:
-    stored = {h.chunk_id: h.stored for h in keyword_hits if h.stored is not None}
-    missing = [cid for cid in wanted_ids if cid not in stored]
-    if missing:
-        by_vault: dict[str, list[str]] = {}
-        for cid in missing:
-            by_vault.setdefault(split_chunk_id(cid)[0], []).append(cid)
-        for side in sides:
-            if side.name in by_vault:
-                stored.update(side.keyword.stored(by_vault[side.name]))
-    return stored
-
-
 def _foreign_query(text: str, sides: Sequence[VaultSearchSide]) -> str:
     """The query's language when no searched embedder reads it, else ""."""
     known = [getattr(s.embedder, "languages", None) for s in sides]
@@ -332,52 +365,3 @@ def _query_stems(parsed: ParsedQuery, sides: Sequence[VaultSearchSide]) -> froze
     if not text.strip():
         return frozenset()
     return frozenset(t for side in sides for t in side.keyword.query_terms(text))
-
-
-def _assemble(
-    fused: list[Fused],
-    stored: dict[str, StoredChunk],
-    kw_rank: dict[str, RankedScore],
-    vec_rank: dict[str, RankedScore],
-    profile: Profile,
-    today: dt.date,
-    *,
-    keep_order: bool = False,
-    languages: tuple[str, ...] = (),
-) -> list[Hit]:
-    hits: list[Hit] = []
-    wanted = {lang.lower() for lang in languages}
-    for f in fused:
-        chunk = stored.get(f.chunk_id)
-        if chunk is None:  # a vector whose chunk left the keyword index: stale, skip it
-            continue
-        if wanted and chunk.lang not in wanted:  # `lang:` — the vector list cannot tell
-            continue
-        terms = list(f.terms)
-        boost = profile.freshness_boost(chunk.date, today)
-        if boost:
-            terms.append(Term(f"freshness boost ({profile.name})", boost))
-        score = sum(t.value for t in terms)
-        hits.append(
-            Hit(
-                chunk=ChunkRef(chunk.vault, chunk.rel_path, chunk.ordinal, chunk.heading_path),
-                score=score,
-                title=chunk.title,
-                snippet="",
-                start_byte=chunk.start_byte,
-                end_byte=chunk.end_byte,
-                bm25=kw_rank.get(f.chunk_id),
-                vector=vec_rank.get(f.chunk_id),
-                contributions=tuple(terms),
-                tags=chunk.tags,
-                date=chunk.date,
-                doc_type=chunk.doc_type,
-                text=chunk.body,
-                confidentiality=chunk.confidentiality,
-                page=chunk.page,
-                lang=chunk.lang,
-            )
-        )
-    if not keep_order:  # a filter-only browse keeps its newest-first order
-        hits.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
-    return hits
