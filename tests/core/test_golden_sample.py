@@ -38,7 +38,7 @@ def test_golden_cases_pass(engine: Engine, mode: str, min_ndcg: float) -> None:
 
 def test_hybrid_stays_within_reach_of_the_best_single_mode_on_the_golden_file(engine: Engine) -> None:
     # 26 hand-written cases lean on exact identifiers, where keyword search shines; hybrid
-    # must not lose much to it there while beating semantic search (SciFact, in the README,
+    # must not lose much to it there while beating semantic search (SciFact, in docs/quality.md,
     # is where hybrid is shown to beat both).
     golden = load_golden(REPO / "tests" / "golden" / "sample.yaml")
     ndcg = {m: run_golden(engine, golden, mode=m, k=10).overall["ndcg@10"] for m in ("keyword", "semantic", "hybrid")}

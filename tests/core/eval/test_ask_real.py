@@ -1,7 +1,7 @@
 """`cairn eval` runs the ask cases of a real vault: the regression check for "Answers that answer".
 
 Keyword retrieval and no embedding model keep this to about a minute on the full 578-note
-vault; the figures with the model are in the README (they are higher).
+vault; the figures with the model are in docs/quality.md (they are higher).
 """
 
 from __future__ import annotations
