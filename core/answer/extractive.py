@@ -24,7 +24,7 @@ import numpy as np
 
 from core.answer.context import question_stems, stems
 from core.answer.models import Quote, Source
-from core.answer.units import CODE, Unit, split_units
+from core.answer.units import CODE, ITEM, ROW, Unit, split_units
 from core.search.guardrails import mask_secrets
 from core.vault.links import labelled_text
 
@@ -224,9 +224,9 @@ def pick(scored: Sequence[Scored], procedural: bool = False) -> list[Scored]:
     if follower is not None and follower not in picked:
         picked = [p for p in picked if p is not best] if len(picked) >= MAX_QUOTES else picked
         picked.append(follower)
-    # A code block renders its introducing sentence: the sentence need not be quoted twice.
-    intros = {(p.source.number, p.hit_index, p.unit.intro) for p in picked if p.unit.kind == CODE}
-    picked = [p for p in picked if p.unit.kind == CODE or (p.source.number, p.hit_index, p.unit.text) not in intros]
+    # A code block, row or item renders its intro (sentence, header, lead-in): it need not be quoted twice.
+    intros = {(p.source.number, p.hit_index, p.unit.intro) for p in picked if p.unit.intro}
+    picked = [p for p in picked if (p.source.number, p.hit_index, p.unit.text) not in intros or p.unit.intro]
     return sorted(picked, key=lambda s: (s.source.number, s.hit_index, s.unit.position))
 
 
@@ -280,8 +280,14 @@ def render(quotes: Sequence[Quote]) -> str:
             lines.extend([f"{fence}{q.language}", q.text, fence, ""])
             if not q.intro:
                 lines.insert(len(lines) - 1, f"[{q.number}]")
+        elif q.kind == ROW and q.intro:
+            cols = q.intro.count("|") + 1
+            lines.extend([f"| {q.intro} |", "|" + " --- |" * cols, f"| {q.text} |", f"[{q.number}]", ""])
+        elif q.kind == ITEM and q.intro:
+            lines.append(f"- {labelled_text(q.intro)} [{q.number}]")
+            lines.append(f"  - {labelled_text(q.text.lstrip('-*+ ').strip())}")
         else:
-            text = q.text.lstrip("-*+ ").strip() if q.kind == "item" else q.text
+            text = q.text.lstrip("-*+ ").strip() if q.kind == ITEM else q.text
             lines.append(f"- {labelled_text(text)} [{q.number}]")
     return "\n".join(lines).rstrip() + "\n"
 

@@ -3,7 +3,10 @@
 A unit is a sentence of prose, a list item, a table row or a code block (fenced,
 indented, or a paragraph that is one inline-code span as in tldr pages). A code
 block carries the sentence that introduces it, because "use `lsof -i :8000`"
-without its code, or the code without its purpose, answers nothing.
+without its code, or the code without its purpose, answers nothing; likewise a
+table row carries its table's header ("Total storage | 1 GB" means nothing under
+the wrong columns) and a list item the sentence that leads into the list
+("…for the following services:").
 
 Units are verbatim: the text is cut from the chunk, never rewritten, so the
 answer can be checked against the note byte for byte. Link lists, bare links and
@@ -34,7 +37,7 @@ class Unit:
     text: str  # verbatim (a code block without its fences)
     position: int  # order inside the chunk
     language: str = ""
-    intro: str = ""  # for code: the sentence or list item just before it
+    intro: str = ""  # code: the sentence or item before it; row: its table's header row; item: the list's lead-in
     lead: str = ""  # for code: the two sentences before it, which often say what it is for (scoring only)
 
 
@@ -48,12 +51,22 @@ def is_boilerplate(text: str) -> bool:
     return linked > 0.5 * len(text)
 
 
+def _after_heading(lines: list[str], i: int) -> bool:
+    """Whether the nearest non-blank line above line `i` is a heading (a list under it has no lead-in)."""
+    for j in range(i - 1, -1, -1):
+        if lines[j].strip():
+            return lines[j].lstrip().startswith("#")
+    return False
+
+
 def split_units(text: str) -> list[Unit]:
     """The units of one chunk, in order; headings, images and HTML are left out."""
     out: list[Unit] = []
     lines = text.splitlines()
     paragraph: list[str] = []
     last_words = ""  # the latest prose/item text: the intro of a code block that follows
+    header = ""  # the current table's first row: the intro of its other rows
+    list_lead = ""  # the sentence before the current list: the intro of its items
     recent: list[str] = []  # the last few sentences, the lead of a code block
     i = 0
 
@@ -84,6 +97,8 @@ def split_units(text: str) -> list[Unit]:
     while i < len(lines):
         line = lines[i]
         stripped = line.strip()
+        if not stripped.startswith("|") and not (stripped and set(stripped) <= set("-|:= ")):
+            header = ""  # the table ended
         fence = _FENCE.match(line)
         if fence:
             close()
@@ -117,11 +132,15 @@ def split_units(text: str) -> list[Unit]:
             close()
             row = stripped.strip("|").strip()  # verbatim between the outer pipes
             if len(row) >= MIN_CHARS and not is_boilerplate(row):
-                add(ROW, row)
+                add(ROW, row, "", header)
+            header = header or row
             i += 1
             continue
         if _ITEM.match(line):
             close()
+            if not out or out[-1].kind != ITEM or _after_heading(lines, i):
+                led = out and out[-1].kind == PROSE and out[-1].text == last_words and not _after_heading(lines, i)
+                list_lead = last_words if led else ""
             item = [stripped]
             i += 1
             while i < len(lines) and lines[i].strip() and not _ITEM.match(lines[i]) and not _FENCE.match(lines[i]):
@@ -132,7 +151,7 @@ def split_units(text: str) -> list[Unit]:
             joined = " ".join(item)
             words = _ITEM.sub("", joined)
             if len(words) >= MIN_CHARS and not is_boilerplate(words):
-                add(ITEM, joined)
+                add(ITEM, joined, "", list_lead)
             else:
                 recent.append(joined)
             last_words = joined
