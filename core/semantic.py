@@ -181,6 +181,8 @@ def embed_vectors(
         trim = getattr(emb, "trim", None)  # the built-in model's extra session: memory, not needed to search
         if trim is not None:
             trim()
+    if only is None and stats is not None and not stats.cancelled and problem is None:
+        _refresh_vocabulary(vi, vv, emb, cancel)
     if persist and vv.dirty:
         with write_lock():
             try:
@@ -192,6 +194,20 @@ def embed_vectors(
     elif not persist:
         vv.cache.flush()  # cheap append: a crash before the next flush re-embeds nothing
     return stats, problem
+
+
+def _refresh_vocabulary(vi: VaultIndex, vv: VaultVectors, emb: Embedder, cancel: threading.Event | None) -> None:
+    """The vault's words in the embedding space, for closing vocabulary gaps (core.index.vocab_vectors).
+
+    Best effort: a failure leaves the search without expansion words, never the sync failed.
+    """
+    from core.index import vocab_vectors
+
+    try:
+        texts = (chunk.body for chunk in vi.keyword.all_stored())
+        vocab_vectors.refresh(vv.directory, texts, lambda words: emb.embed_documents(words), emb.model_id, cancel)
+    except Exception:  # noqa: BLE001 - an optional aid; the sync itself succeeded
+        logging.getLogger(__name__).warning("vocabulary vectors of %s not built", vi.keyword.directory, exc_info=True)
 
 
 def vault_side(
@@ -208,4 +224,9 @@ def vault_side(
     note = None
     if vv.fraction_complete < 1.0:  # the same number the status bar shows for this vault
         note = f"{name}: semantic index {int(vv.fraction_complete * 100)}% complete"
-    return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi), emb, semantic_note=note, links=vi.links)
+    from core.index import vocab_vectors
+
+    vocab = vocab_vectors.cached(vv.directory)
+    if vocab is not None and (emb is None or vocab.model_id != emb.model_id):
+        vocab = None
+    return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi), emb, semantic_note=note, links=vi.links, vocabulary=vocab)

@@ -57,6 +57,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         fusion=args.fusion,
         keyword_share=args.keyword_weight,
         rrf_k=args.rrf_k,
+        spelling=not getattr(args, "as_typed", False),
     )
     try:
         resp = _search(engine, request)
@@ -73,8 +74,11 @@ def cmd_search(args: argparse.Namespace) -> int:
 
         sys.stdout.write(build_llm_pack(resp).render() + "\n")
         return EXIT_OK
+    if resp.correction:
+        print(f"{resp.correction.message} (cairn search --as-typed)")
     for w in resp.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        if not (resp.correction and w == resp.correction.message):
+            print(f"warning: {w}", file=sys.stderr)
     if args.explain:
         print(f"fusion: {fusion_text(resp.settings, resp.mode)}")
     if not resp.hits:

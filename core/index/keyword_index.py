@@ -38,6 +38,7 @@ from core.index.keyword_schema import analyzer as analyzer  # re-exported
 from core.index.keyword_schema import folder_ancestors as folder_ancestors  # re-exported
 from core.index.keyword_schema import stored_page as stored_page  # re-exported
 from core.index.phrase_match import phrase_checks, scan, verified
+from core.index.vocabulary import searcher_vocabulary
 from core.index.whoosh_storage import MappedStorage
 
 if TYPE_CHECKING:
@@ -117,6 +118,10 @@ class KeywordIndex:
         """How many chunks hold each (analysed) term: what the answerer weighs key words by."""
         searcher = self._fresh_searcher()
         return {t: int(searcher.doc_frequency(field, t)) for t in terms}
+
+    def vocabulary(self) -> dict[str, int]:
+        """Every title and body term with its chunk count (core.index.vocabulary), kept until the index changes."""
+        return searcher_vocabulary(self._fresh_searcher())
 
     def apply(self, removed: Iterable[str], added: Sequence[Document]) -> None:
         """Delete every chunk of the `removed` notes, then add the chunks of `added`."""

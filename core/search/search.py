@@ -10,26 +10,33 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from core.base.models import (
     Candidate,
     Fusion,
     ParsedQuery,
+    QueryCorrection,
     SearchFilters,
     SearchMode,
     SearchResponse,
     SearchSettings,
+    Term,
     id_order,
 )
-from core.index.keyword_index import KeywordHit, KeywordIndex
-from core.index.link_graph import LinkGraph
+from core.index.keyword_index import KeywordHit
+from core.search.evidence import adapted_share, explain
+from core.search.expansion import Expansion, vocabulary_expansion
 from core.search.feedback import search_with_feedback
-from core.search.fusion import Fused, RankedList, ScoredList, fuse_convex, fuse_rrf
+from core.search.fusing import fuse_lists, measure_evidence
+from core.search.fusion import Fused, keep_meaning_hits
+from core.search.passages import aggregate_notes
 from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query
+from core.search.sides import QueryEmbedder, VaultSearchSide, VectorSearcher
+from core.search.spelling import correct_query
 from core.search.stages import RankContext, rank
 from core.vault.language import query_language
 
@@ -37,35 +44,14 @@ if TYPE_CHECKING:
     import numpy as np  # the vector side's; a keyword search never imports it
 
 MODES = tuple(SearchMode)  # kept for callers that list the choices
+__all__ = ["QueryEmbedder", "SearchRequest", "VaultSearchSide", "VectorSearcher", "search"]
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
 # Weight of the vector list (on top of the profile's) when every searched embedder declares
 # languages and the query is in none of them: MiniLM's vectors for a Chinese query are noise.
 # Measured on the tldr golden sets (hybrid top-3, zh/ja): 1.0 → 0.30/0.60, see the commit.
 FOREIGN_QUERY_VECTOR_WEIGHT = 0.0
+FEEDBACK_TRUST_DEPTH = 10  # feedback reads a keyword chunk only if its note is among the vector list's first this many notes
 NO_EXACT_MATCHES = "no exact matches; showing related notes"
-
-
-class VectorSearcher(Protocol):
-    """One vault's vector side, as the search needs it."""
-
-    def search(self, query: np.ndarray, filters: SearchFilters, limit: int) -> list[tuple[str, float]]: ...
-
-
-class QueryEmbedder(Protocol):
-    def embed_query(self, text: str) -> np.ndarray: ...
-
-
-@dataclass(frozen=True, slots=True)
-class VaultSearchSide:
-    """What search needs of one vault: its keyword index and, when ready, its vectors."""
-
-    name: str
-    keyword: KeywordIndex
-    vectors: VectorSearcher | None = None
-    embedder: QueryEmbedder | None = None
-    semantic_note: str | None = None  # e.g. "semantic index 40% complete"
-    unavailable_reason: str | None = None  # why this vault has no semantic side
-    links: LinkGraph | None = None  # aliases, for the title boost (core.search.title_boost)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +72,7 @@ class SearchRequest:
     fusion: Fusion | str | None = None  # "blend" (normalised scores) or "rrf"; None = the user's
     keyword_share: float | None = None  # blend: the keyword list's share; None = the user's (or the profile's)
     feedback: bool = True  # hybrid: pseudo-relevance feedback on the keyword side (core.search.feedback)
+    spelling: bool = True  # correct words the vault lacks from its own words (core.search.spelling); False: as typed
 
     def settings(self, defaults: SearchSettings = SearchSettings()) -> SearchSettings:
         """The settings this request runs with: its own where set, else `defaults`."""
@@ -138,6 +125,8 @@ class _Plan:
     sides: list[VaultSearchSide]
     vector_ready: list[VaultSearchSide]
     warnings: list[str]
+    query_vectors: dict[int, np.ndarray] = field(default_factory=dict)  # one per distinct embedder
+    also_searched: list[str] = field(default_factory=list)  # the vault's words nearest the query's meaning
 
     @property
     def text(self) -> str:
@@ -152,13 +141,16 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     """
     timer = _Timer()
     t_start = t = time.perf_counter()
-    plan = _plan(request, sides)
+    correction = _spelling(request, sides)
+    plan = _plan(replace(request, query=correction.corrected) if correction else request, sides)
+    if correction:
+        plan.warnings.insert(0, correction.message)
     t = timer.lap("parse", t)
-    keyword_hits, fed_back = _keyword_side(plan, request.feedback)
-    if plan.mode in (SearchMode.HYBRID, SearchMode.KEYWORD):
-        t = timer.lap("keyword", t)
     vector_hits = _vector_side(plan, timer)
     t = time.perf_counter()
+    keyword_hits, fed_back = _keyword_side(plan, request.feedback, vector_hits)
+    if plan.mode in (SearchMode.HYBRID, SearchMode.KEYWORD):
+        t = timer.lap("keyword", t)
     fused = _fused(plan, keyword_hits, vector_hits, fed_back)
     t = timer.lap("fuse", t)
     ctx = RankContext(
@@ -195,7 +187,19 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         profile=plan.profile.name,
         settings=replace(plan.settings, top_n=plan.top_n),
         exact_matches=exact_matches,
+        correction=correction,
     )
+
+
+def _spelling(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> QueryCorrection | None:
+    """The query with its typos corrected from the searched vaults' words, if it has any."""
+    if not request.spelling:
+        return None
+    check_query_size(request.query)
+    parsed = parse_query(request.query, request.filters).query
+    words = content_terms(parsed.terms)
+    chosen = _select_vaults(sides, parsed.filters, [])
+    return correct_query(request.query, words, [s.keyword for s in chosen], parsed.filters)
 
 
 def _plan(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> _Plan:
@@ -249,21 +253,44 @@ def _effective_mode(
     return mode
 
 
-def _keyword_side(plan: _Plan, feedback: bool) -> tuple[list[KeywordHit], list[str]]:
-    """The keyword list over every vault (best first, top_n long) and the feedback words it used."""
+def _keyword_side(plan: _Plan, feedback: bool, vector_hits: list[tuple[str, float]]) -> tuple[list[KeywordHit], list[str]]:
+    """The keyword list over every vault (best first, top_n long) and the feedback words it used.
+
+    Feedback reads only chunks of notes the vector side ranks high (when it ran).
+    """
     keyword_hits: list[KeywordHit] = []
     fed_back: list[str] = []  # feedback words, named in the keyword term of every hit
     if plan.mode not in (SearchMode.HYBRID, SearchMode.KEYWORD):
         return keyword_hits, fed_back
     filters = plan.parsed.filters
+    trusted = _trusted_by_meaning(vector_hits) if vector_hits else None
     for side in plan.sides:
-        found = side.keyword.search(plan.keyword_parsed, filters, plan.top_n)
+        extra = _expansion(plan, side)
+        found = side.keyword.search(plan.keyword_parsed, filters, plan.top_n, expansion=extra.terms or None)
+        plan.also_searched += [w for w in extra.words if w not in plan.also_searched]
         if feedback and plan.mode == SearchMode.HYBRID:  # keyword mode: see core.search.feedback
-            found, words = search_with_feedback(side.keyword, plan.keyword_parsed, filters, plan.top_n, found)
+            found, words = search_with_feedback(
+                side.keyword, plan.keyword_parsed, filters, plan.top_n, found, trusted=trusted, base=extra.terms
+            )
             fed_back += [w for w in words if w not in fed_back]
         keyword_hits.extend(found)
     keyword_hits.sort(key=lambda h: (-h.score, *id_order(h.chunk_id)))
     return keyword_hits[: plan.top_n], fed_back
+
+
+def _expansion(plan: _Plan, side: VaultSearchSide) -> Expansion:
+    """Hybrid: the vault's words nearest the query's meaning, for this vault's keyword search."""
+    qvec = plan.query_vectors.get(id(side.embedder)) if side.embedder is not None else None
+    if plan.mode != SearchMode.HYBRID or side.vocabulary is None or qvec is None or plan.parsed.phrases:
+        return Expansion()
+    asked = set(side.keyword.query_terms(" ".join(plan.keyword_parsed.terms)))
+    return vocabulary_expansion(side.vocabulary, qvec, asked, side.keyword.query_terms)
+
+
+def _trusted_by_meaning(vector_hits: list[tuple[str, float]]) -> Callable[[str], bool]:
+    """Whether a chunk's note is among the vector side's first FEEDBACK_TRUST_DEPTH notes."""
+    notes = set(list(dict.fromkeys(id_order(cid)[::2] for cid, _ in vector_hits))[:FEEDBACK_TRUST_DEPTH])
+    return lambda cid: id_order(cid)[::2] in notes
 
 
 def _vector_side(plan: _Plan, timer: _Timer) -> list[tuple[str, float]]:
@@ -279,6 +306,7 @@ def _vector_side(plan: _Plan, timer: _Timer) -> list[tuple[str, float]]:
         if id(side.embedder) not in qvecs:  # one query embedding per distinct model
             qvecs[id(side.embedder)] = embed_query_cached(side.embedder, plan.parsed.text)
     t = timer.lap("embed_query", t)
+    plan.query_vectors = qvecs
     vector_hits: list[tuple[str, float]] = []
     for side in plan.vector_ready:
         assert side.vectors is not None
@@ -299,39 +327,17 @@ def _fused(plan: _Plan, keyword_hits: list[KeywordHit], vector_hits: list[tuple[
             vector_scale = FOREIGN_QUERY_VECTOR_WEIGHT
             plan.warnings.append(f"the embedding model does not read {foreign}: meaning-based matches count less")
     keyword_name = f"keyword + feedback ({', '.join(fed_back)})" if fed_back else "keyword"
-    return _fuse(plan.settings, plan.profile, plan.mode, keyword_hits, vector_hits, vector_scale, keyword_name)
-
-
-
-def _fuse(
-    settings: SearchSettings,
-    profile: Profile,
-    mode: str,
-    keyword_hits: list[KeywordHit],
-    vector_hits: list[tuple[str, float]],
-    vector_scale: float = 1.0,
-    keyword_name: str = "keyword",
-) -> list[Fused]:
-    """Hybrid: the user's fusion (a blend of normalised scores, or RRF); one list: its own order.
-
-    `vector_scale` lowers the vector side's say (0 when the model cannot read the query's language);
-    `keyword_name` names the keyword list in every term (with its feedback words, if any).
-    """
-    hybrid = mode == SearchMode.HYBRID
-    if settings.fusion == Fusion.RRF or not hybrid:
-        lists = []
-        if keyword_hits:
-            lists.append(RankedList(keyword_name, profile.keyword_weight if hybrid else 1.0, [h.chunk_id for h in keyword_hits]))
-        if vector_hits:
-            lists.append(RankedList("vector", (profile.vector_weight * vector_scale) if hybrid else 1.0, [cid for cid, _ in vector_hits]))
-        return fuse_rrf(lists, settings.rrf_k)
-    share = keyword_share(settings)
-    return fuse_convex(
-        [
-            ScoredList(keyword_name, share, [(h.chunk_id, h.score) for h in keyword_hits], floor_at_min=False),
-            ScoredList("meaning", round((1.0 - share) * vector_scale, 6), vector_hits),
-        ]
-    )
+    if plan.also_searched:
+        keyword_name += f" (also searched: {', '.join(plan.also_searched)})"
+    adaptive = plan.mode == SearchMode.HYBRID and vector_scale > 0 and keyword_hits and vector_hits
+    if not adaptive or plan.settings.fusion != Fusion.BLEND or plan.settings.keyword_share is not None:
+        return fuse_lists(plan.settings, plan.profile, plan.mode, keyword_hits, vector_hits, vector_scale, keyword_name)
+    evidence = measure_evidence([side.keyword for side in plan.sides], plan.keyword_parsed.terms, keyword_hits, vector_hits)
+    share = adapted_share(keyword_share(plan.settings), evidence)
+    fused = fuse_lists(plan.settings, plan.profile, plan.mode, keyword_hits, vector_hits, vector_scale, keyword_name, share=share)
+    why = Term(explain(evidence, share), 0.0)
+    fused = [Fused(f.chunk_id, f.score, f.terms + (why,)) for f in fused]
+    return keep_meaning_hits(aggregate_notes(fused), [cid for cid, _ in vector_hits])
 
 
 def _select_vaults(sides: Sequence[VaultSearchSide], filters: SearchFilters, warnings: list[str]) -> list[VaultSearchSide]:

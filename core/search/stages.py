@@ -4,7 +4,7 @@ Fusion gives one scored list of chunk ids; what the user sees is shaped by the
 stages below, in this order: a shortlist (the per-note cut, before any stored
 text is fetched), the hits assembled from stored chunks, the title/alias boost,
 the query's language, the text re-scoring, the quoted-phrase lift, one row per
-note and the guard (snippets, masked secrets, injection penalty). Each stage is
+note, the passage each row shows and the guard (snippets, masked secrets, injection penalty). Each stage is
 a small function of the shared `RankContext` and the `RankState` it hands on,
 so a new step (grouping, a re-ranker) is one more entry in the list, and each
 can be tested or timed on its own.
@@ -22,13 +22,14 @@ from core.index.analysis import Stemmer
 from core.index.keyword_index import KeywordHit, StoredChunk
 from core.search.fusion import Fused
 from core.search.language_preference import prefer_query_language
+from core.search.passages import choose_passages
 from core.search.phrase_rank import lift_phrase_hits
 from core.search.profiles import Profile
 from core.search.rescore import cap_per_note, guard, rescore, shortlist
 from core.search.title_boost import title_boosts
 
 if TYPE_CHECKING:
-    from core.search.search import VaultSearchSide
+    from core.search.sides import VaultSearchSide
 
 TITLE_BOOST_DEPTH = 3  # with a title boost, candidates looked at: k times this
 RESCORE_POOL = 30  # candidates that get the text signals (links, query words) before the final cut
@@ -131,6 +132,13 @@ def cap_stage(ctx: RankContext, state: RankState) -> RankState:
     return replace(state, hits=cap_per_note(state.hits, ctx.settings.per_note_cap)[: ctx.k])
 
 
+def passage_stage(ctx: RankContext, state: RankState) -> RankState:
+    """Each row shows its note's section that answers the query (core.search.passages)."""
+    if ctx.browsing:
+        return state
+    return replace(state, hits=choose_passages(state.hits, ctx.stems, ctx.stemmer))
+
+
 def guard_stage(ctx: RankContext, state: RankState) -> RankState:
     """Snippets with secrets masked; injection-like chunks flagged and ranked down."""
     hits = guard(state.hits, ctx.stems, ctx.stemmer, resort=not ctx.browsing, phrases=ctx.phrases)
@@ -145,6 +153,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("re-score", rescore_stage),
     ("phrase lift", phrase_lift_stage),
     ("cap", cap_stage),
+    ("passage", passage_stage),
     ("guard", guard_stage),
 )
 
