@@ -269,7 +269,7 @@ def _file_name(title: str, rng: random.Random, used: dict[str, int]) -> str:
     return f"{stem}.md" if used[key] == 1 else f"{stem} {used[key]}.md"
 
 
-def generate_vault(out_dir: Path, n_notes: int, seed: int = 7) -> GenStats:
+def generate_vault(out_dir: Path, n_notes: int, seed: int = 7, shape: str = "plain") -> GenStats:
     """Write ``n_notes`` synthetic markdown notes below ``out_dir``.
 
     Args:
@@ -277,6 +277,8 @@ def generate_vault(out_dir: Path, n_notes: int, seed: int = 7) -> GenStats:
             what ``seed`` produces (no leftovers from another run).
         n_notes: Number of notes to write.
         seed: Seed for every random choice; same seed → byte-identical files.
+        shape: "plain" (headings, paragraphs, lists, code) or "obsidian" (also properties,
+            wikilinks, callouts, tables, tasks, embeds, block ids: `synth_obsidian.py`).
 
     Returns:
         Counts and sizes of what was written.
@@ -290,7 +292,7 @@ def generate_vault(out_dir: Path, n_notes: int, seed: int = 7) -> GenStats:
     if out_dir.exists() and any(out_dir.iterdir()):
         raise FileExistsError(f"{out_dir} is not empty; use a new folder so the vault matches seed {seed} exactly")
     started = time.perf_counter()
-    writer = _Writer(seed)
+    writer = _writer(shape, seed)
     rng = writer.rng
     for topic in writer.topics:
         (out_dir / topic.folder).mkdir(parents=True, exist_ok=True)
@@ -316,15 +318,26 @@ def generate_vault(out_dir: Path, n_notes: int, seed: int = 7) -> GenStats:
     )
 
 
+def _writer(shape: str, seed: int) -> _Writer:
+    if shape == "plain":
+        return _Writer(seed)
+    if shape == "obsidian":
+        from synth_obsidian import ObsidianWriter
+
+        return ObsidianWriter(seed)
+    raise ValueError(f"unknown shape {shape!r}: plain or obsidian")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI entry point; returns the process exit code."""
     parser = argparse.ArgumentParser(description="Write a deterministic synthetic markdown vault.")
     parser.add_argument("out", type=Path, help="output folder (must be missing or empty)")
     parser.add_argument("--notes", type=int, default=10_000, help="number of notes (default 10000)")
     parser.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
+    parser.add_argument("--shape", choices=("plain", "obsidian"), default="plain", help="what the notes hold (default plain)")
     args = parser.parse_args(argv)
     try:
-        stats = generate_vault(args.out, args.notes, args.seed)
+        stats = generate_vault(args.out, args.notes, args.seed, args.shape)
     except (FileExistsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

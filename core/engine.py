@@ -2,7 +2,8 @@
 
 The CLI, the desktop app and the tests all drive Cairn through `Engine`;
 nothing here knows about Qt. The vault list, open indexes and writer locks are
-kept by `core.engine_vaults.VaultRegistry`, which `Engine` inherits.
+kept by a `core.engine_vaults.VaultRegistry` the engine holds (`engine.registry`);
+the engine answers its vault questions through it.
 """
 
 from __future__ import annotations
@@ -11,18 +12,15 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.base.config import (
-    EngineConfig,
-    VaultConfig,
-    read_config,
-)
-from core.base.errors import IndexBusyError, IndexNotBuiltError
+from core.base.config import EngineConfig, VaultConfig
+from core.base.errors import IndexBusyError, IndexNotBuiltError, SemanticUnavailableError
 from core.base.models import SearchMode, SearchResponse
 from core.base.paths import AppPaths
 from core.engine_vaults import VaultRegistry
-from core.index.indexer import Progress, Recovery, SyncStats, VaultIndex
+from core.index.indexer import Progress, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo, load_info
 from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S
 from core.search.admission import Admission
@@ -35,7 +33,7 @@ from core.semantic import (
     embeddable_files,
     vault_side,
 )
-from core.status import SEMANTIC_OFF, VaultStatus, busy_status, language_advice, semantic_coverage, stored_status
+from core.status import SEMANTIC_OFF, VaultStatus, busy_status, semantic_coverage, stored_status
 
 if TYPE_CHECKING:
     # The semantic side (numpy, usearch, the embedding providers) is imported where it is
@@ -44,18 +42,6 @@ if TYPE_CHECKING:
     from core.providers.embedding import Embedder
     from core.search.related import NoteLinks
 
-# Re-exported: callers import these from the engine.
-__all__ = [
-    "SEMANTIC_OFF",
-    "EmbedderFactory",
-    "Engine",
-    "SyncReport",
-    "VaultStatus",
-    "default_embedder_factory",
-    "language_advice",
-]
-
-
 @dataclass(frozen=True, slots=True)
 class SyncReport:
     keyword: SyncStats
@@ -63,7 +49,7 @@ class SyncReport:
     semantic_problem: str | None = None
 
 
-class Engine(VaultRegistry):
+class Engine:
     def __init__(
         self,
         paths: AppPaths,
@@ -74,18 +60,54 @@ class Engine(VaultRegistry):
     ) -> None:
         self.paths = paths
         paths.ensure()
-        self.config_problem: str | None = None  # a damaged config.json set aside at start
-        if config is None:
-            loaded = read_config(paths)
-            config, self.config_problem = loaded.config, loaded.problem
-        self.config = config
-        self._indexes: dict[str, VaultIndex] = {}
-        self._vectors: dict[str, VaultVectors] = {}
         self._lock = threading.RLock()
+        self.registry = VaultRegistry(paths, config, self._lock, on_forget=self._forget_vectors)
+        self._vectors: dict[str, VaultVectors] = {}
         self._embedders = EmbedderPool(embedder_factory, self._lock, paths.cache_dir / "models")
-        self._write_locks: dict[str, threading.RLock] = {}
         self._admission = Admission(max_concurrent_searches)
         self.child_sync_problem: str | None = None  # why the last bulk index ran in-process
+
+    def _forget_vectors(self, name: str) -> None:
+        self._vectors.pop(name, None)
+
+    # -- vaults (see core.engine_vaults) ---------------------------------------------------------
+
+    @property
+    def config(self) -> EngineConfig:
+        return self.registry.config
+
+    @property
+    def config_problem(self) -> str | None:
+        """A damaged config.json that was set aside at start, in words."""
+        return self.registry.config_problem
+
+    @property
+    def vaults(self) -> tuple[VaultConfig, ...]:
+        return self.registry.config.vaults
+
+    def add_vault(self, root: Path, name: str | None = None) -> VaultConfig:
+        return self.registry.add_vault(root, name)
+
+    def remove_vault(self, name: str) -> None:
+        self.registry.remove_vault(name)
+
+    def update_config(self, config: EngineConfig) -> None:
+        self.registry.update_config(config)
+
+    def reload_config(self) -> bool:
+        return self.registry.reload_config()
+
+    def vault(self, name: str) -> VaultConfig:
+        return self.registry.vault(name)
+
+    def index_for(self, name: str) -> VaultIndex:
+        return self.registry.index_for(name)
+
+    def keyword_built(self, name: str) -> bool:
+        return self.registry.keyword_built(name)
+
+    def write_lock(self, name: str) -> threading.RLock:
+        return self.registry.write_lock(name)
 
     # -- semantic side ---------------------------------------------------------------------
 
@@ -105,7 +127,13 @@ class Engine(VaultRegistry):
             emb = self.embedder_for(vc)
             if emb is None:
                 return None
-            model = ModelIdentity(emb.model_id, emb.model_hash, emb.dims)
+            from core.providers.embedding.base import EmbedderUnavailable
+
+            try:
+                model = ModelIdentity(emb.model_id, emb.model_hash, emb.dims)  # a remote model's dims: a request
+            except EmbedderUnavailable as exc:  # down, hanging or talking nonsense: keyword search, reason shown
+                self._embedders.unavailable(exc, vc)
+                return None
             cache = EmbeddingCache(self.paths.cache_dir / "embeddings", model.model_hash, model.dims)
             vi = self.index_for(name)
             vv = VaultVectors(vi.dir, name, model, cache)
@@ -186,9 +214,7 @@ class Engine(VaultRegistry):
             logging.getLogger(__name__).warning("indexing %s in-process: %s", name, exc)
             return None  # index in this process instead; slower for the UI, never wrong
         self.child_sync_problem = None
-        with self._lock:  # the child wrote manifest and index: open them afresh
-            old = self._indexes.pop(name, None)
-            self._vectors.pop(name, None)
+        old = self.registry.forget_index(name)  # the child wrote manifest and index: open them afresh
         if old is not None:
             old.close()
         with gc_paused():  # reopening allocates ~10 objects a note (see core.index.child_sync)
@@ -212,9 +238,9 @@ class Engine(VaultRegistry):
 
     def flush(self, names: Sequence[str] | None = None) -> None:
         """Persist everything the live path holds in memory; clears the dirty flags."""
-        for name in names or list(self._indexes):
+        for name in names or self.registry.open_names():
             with self.write_lock(name):
-                vi = self._indexes.get(name)
+                vi = self.registry.open_index(name)
                 if vi is None:
                     continue
                 try:
@@ -231,7 +257,7 @@ class Engine(VaultRegistry):
                     logging.getLogger(__name__).info("flush of %s deferred: %s", name, BUSY_STATE)
 
     def is_dirty(self, name: str) -> bool:
-        vi = self._indexes.get(name)
+        vi = self.registry.open_index(name)
         vv = self._vectors.get(name)
         return bool((vi is not None and vi.is_dirty) or (vv is not None and vv.dirty))
 
@@ -278,24 +304,24 @@ class Engine(VaultRegistry):
             # A keyword search never touches vectors: opening them (model check, key hashing, usearch)
             # was ~40 % of a cold keyword `cairn search` on 10k notes.
             semantic = request.mode != SearchMode.KEYWORD
-            sides = [self._side(v.name, semantic=semantic) for v in self.config.vaults]
-            if not any(s is not None for s in sides):
-                built = [v.name for v in self.config.vaults if self._is_built(v.name)]
-                if not built:
-                    elsewhere = [v.name for v in self.config.vaults if self._busy(v.name)]
-                    if elsewhere:
-                        raise IndexNotBuiltError(
-                            f"{', '.join(elsewhere)}: {BUSY_STATE} — search again when it has finished"
-                        )
-                    stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == Recovery.OUTDATED]
-                    if stale:
-                        raise IndexNotBuiltError(
-                            f"The index of {', '.join(stale)} was built by an older version of Cairn — run `cairn index` to rebuild it"
-                        )
-                    raise IndexNotBuiltError(
-                        "No index yet — run `cairn index --vault PATH` (or press Index in the app)"
-                    )
-            return search(request, [s for s in sides if s is not None])
+            sides = self._sides(semantic=semantic)
+            if not semantic:
+                return search(request, sides)
+            from core.providers.embedding.base import EmbedderUnavailable
+
+            try:
+                return search(request, sides)
+            except EmbedderUnavailable as exc:  # its server went away since it last answered
+                self._embedders.unavailable(exc)
+                return search(request, self._sides(semantic=semantic))  # its vaults now by keywords, reason shown
+
+    def _sides(self, *, semantic: bool) -> list[VaultSearchSide]:
+        """What a search reads of each vault; raises `IndexNotBuiltError` when there is nothing to search."""
+        sides = [self._side(v.name, semantic=semantic) for v in self.config.vaults]
+        if not any(s is not None for s in sides):
+            if not any(self.registry.is_built(v.name) for v in self.config.vaults):
+                raise self.registry.nothing_built()
+        return [s for s in sides if s is not None]
 
     def warm_up(self) -> None:
         """Pay the first search's one-time costs now, off the user's path.
@@ -311,14 +337,6 @@ class Engine(VaultRegistry):
             self.search(SearchRequest("notes", k=1))
         except Exception:  # noqa: BLE001 - a warm-up never raises; the real search reports problems
             logging.getLogger(__name__).debug("warm-up search failed", exc_info=True)
-
-    def _busy(self, name: str) -> bool:
-        """Not built here, and another process holds its lock: a first index being built elsewhere."""
-        try:
-            vi = self.index_for(name)
-        except IndexBusyError:
-            return True
-        return not vi.is_built and not vi.xlock.free()
 
     def _side(self, name: str, *, semantic: bool = True) -> VaultSearchSide | None:
         try:
@@ -337,9 +355,11 @@ class Engine(VaultRegistry):
         """Other notes nearest to this one by meaning (see core.search.similar)."""
         from core.search.similar import similar_notes
 
-        return similar_notes(
-            self.index_for(name), self.vectors_for(name), name, rel_path, k, allow_restricted=allow_restricted
-        )
+        vi, vv = self.index_for(name), self.vectors_for(name)
+        problem = self.semantic_problem(name)
+        if vv is None and vi.is_built and problem and problem != SEMANTIC_OFF:
+            raise SemanticUnavailableError(f"Similar notes need the embedding model of vault {name!r}: {problem}")
+        return similar_notes(vi, vv, name, rel_path, k, allow_restricted=allow_restricted)
 
     def links(self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = True) -> NoteLinks:
         """A note's links, backlinks, unlinked mentions and related notes (see core.search.related)."""
@@ -366,13 +386,12 @@ class Engine(VaultRegistry):
         except IndexBusyError:
             return busy_status(load_info(self.paths.vault_dir(name) / "info.json") or IndexInfo(name, v.root))
         vv = self.vectors_for(name)
+        if vv is not None and self.embedder_for(v) is None:
+            vv = None  # vectors on disk, but no model to embed a query: semantic search is unavailable
         desired = 0
         if vv is not None and not vv.desired:
             desired = sum(len(r.chunks) for r in embeddable_files(v, vi.files).values())
         return stored_status(v, vi, semantic_coverage(vv, self.semantic_problem(name), desired))
 
     def close(self) -> None:
-        with self._lock:
-            for vi in self._indexes.values():
-                vi.close()
-            self._indexes.clear()
+        self.registry.close()

@@ -1,18 +1,19 @@
 """The engine's vault management: the vault list in config.json, each vault's open index, its writer lock.
 
-Split from `core.engine`, which keeps the work done on vaults (sync, live
-updates, embedding, search, status). What is here is the bookkeeping all of
+A part `Engine` holds (`engine.registry`), beside the work done on vaults (sync,
+live updates, embedding, search, status). What is here is the bookkeeping all of
 that stands on: adding and forgetting vaults against the file (another process
 may have changed it), opening a vault's index once and reopening it when another
-process rewrote it, and one writer lock per vault. `Engine` inherits it.
+process rewrote it, and one writer lock per vault. When it lets go of a vault's
+index it tells its owner (`on_forget`), which drops what it built on top.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from core.base.config import (
     EngineConfig,
@@ -24,24 +25,54 @@ from core.base.config import (
     read_config,
     remove_vault,
 )
-from core.base.errors import IndexBusyError, UsageError
+from core.base.errors import IndexBusyError, IndexNotBuiltError, UsageError
 from core.base.paths import AppPaths
-from core.index.indexer import VaultIndex
-
-if TYPE_CHECKING:
-    from core.index.vector_store import VaultVectors  # numpy and usearch: not for a keyword search
+from core.index.indexer import Recovery, VaultIndex
+from core.index.vault_lock import BUSY_STATE
 
 
 class VaultRegistry:
-    """The vaults half of `Engine`: config, open indexes and writer locks, under one lock."""
+    """Config, open indexes and writer locks, under the lock its owner passes in (the engine's)."""
 
-    paths: AppPaths
-    config: EngineConfig
-    config_problem: str | None
-    _indexes: dict[str, VaultIndex]
-    _vectors: dict[str, VaultVectors]
-    _lock: threading.RLock
-    _write_locks: dict[str, threading.RLock]
+    def __init__(
+        self, paths: AppPaths, config: EngineConfig | None, lock: threading.RLock, on_forget: Callable[[str], None]
+    ) -> None:
+        self.paths = paths
+        self.config_problem: str | None = None  # a damaged config.json set aside at start
+        if config is None:
+            loaded = read_config(paths)
+            config, self.config_problem = loaded.config, loaded.problem
+        self.config = config
+        self._lock = lock
+        self._on_forget = on_forget
+        self._indexes: dict[str, VaultIndex] = {}
+        self._write_locks: dict[str, threading.RLock] = {}
+
+    def open_index(self, name: str) -> VaultIndex | None:
+        """The vault's index if it is open here; never opens (or creates) one."""
+        return self._indexes.get(name)
+
+    def open_names(self) -> list[str]:
+        return list(self._indexes)
+
+    def forget_index(self, name: str) -> VaultIndex | None:
+        """Let go of the vault's open index (another process rewrote it); the caller closes it."""
+        with self._lock:
+            self._on_forget(name)
+            return self._indexes.pop(name, None)
+
+    def close(self) -> None:
+        with self._lock:
+            indexes = list(self._indexes.values())
+            self._indexes.clear()
+        for vi in indexes:
+            vi.close()
+
+    def _drop(self, name: str) -> None:
+        vi = self._indexes.pop(name, None)
+        if vi is not None:
+            vi.close()
+        self._on_forget(name)
 
     @property
     def vaults(self) -> tuple[VaultConfig, ...]:
@@ -72,10 +103,7 @@ class VaultRegistry:
         the same protection as the app.
         """
         with self.write_lock(name), self._lock:
-            vi = self._indexes.pop(name, None)
-            if vi is not None:
-                vi.close()
-            self._vectors.pop(name, None)
+            self._drop(name)
             self.config = modify_config(self.paths, lambda disk: remove_vault(disk, name))
 
     def update_config(self, config: EngineConfig) -> None:
@@ -98,10 +126,7 @@ class VaultRegistry:
                 return False
             gone = {v.name for v in self.config.vaults} - {v.name for v in loaded.config.vaults}
             for name in gone:
-                vi = self._indexes.pop(name, None)
-                if vi is not None:
-                    vi.close()
-                self._vectors.pop(name, None)
+                self._drop(name)
             self.config = replace(self.config, vaults=loaded.config.vaults)
             return True
 
@@ -140,12 +165,12 @@ class VaultRegistry:
             if vi.is_dirty or not vi.xlock.free():
                 return vi  # unsaved live edits here, or the other writer is not done yet
             self._indexes.pop(name, None)
-            self._vectors.pop(name, None)
+            self._on_forget(name)
             return None
         finally:
             lock.release()
 
-    def _is_built(self, name: str) -> bool:
+    def is_built(self, name: str) -> bool:
         try:
             return self.index_for(name).is_built
         except IndexBusyError:
@@ -167,3 +192,23 @@ class VaultRegistry:
         """One writer per vault: a full sync, a live update and a flush never interleave."""
         with self._lock:
             return self._write_locks.setdefault(name, threading.RLock())
+
+    def busy(self, name: str) -> bool:
+        """Not built here, and another process holds its lock: a first index being built elsewhere."""
+        try:
+            vi = self.index_for(name)
+        except IndexBusyError:
+            return True
+        return not vi.is_built and not vi.xlock.free()
+
+    def nothing_built(self) -> IndexNotBuiltError:
+        """Why there is nothing to search, in words the user can act on."""
+        elsewhere = [v.name for v in self.config.vaults if self.busy(v.name)]
+        if elsewhere:
+            return IndexNotBuiltError(f"{', '.join(elsewhere)}: {BUSY_STATE} — search again when it has finished")
+        stale = [v.name for v in self.config.vaults if self.index_for(v.name).recovery == Recovery.OUTDATED]
+        if stale:
+            return IndexNotBuiltError(
+                f"The index of {', '.join(stale)} was built by an older version of Cairn — run `cairn index` to rebuild it"
+            )
+        return IndexNotBuiltError("No index yet — run `cairn index --vault PATH` (or press Index in the app)")

@@ -35,7 +35,6 @@ from core.base.errors import CairnError
 from core.base.models import SearchFilters, SearchMode, cited_path
 from core.base.paths import AppPaths
 from core.engine import Engine
-from core.mcp_wire import jsonrpc_problem as jsonrpc_problem  # re-exported: importers predate the split
 from core.mcp_wire import serve_checked_stdio
 from core.search.guardrails import mask_secrets
 from core.search.search import SearchRequest
@@ -96,6 +95,13 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
     holder = EngineHolder(engine_factory or (lambda: Engine(AppPaths.from_env())))
     server: MCPServer = MCPServer("cairn", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
 
+    for add in (_add_search_tools, _add_ask_tool, _add_vault_tools):
+        add(server, holder, allow_restricted=allow_restricted, max_chars=max_chars)
+    return server
+
+
+def _add_search_tools(server: MCPServer, holder: EngineHolder, *, allow_restricted: bool, max_chars: int) -> None:
+    """search_notes and fetch_note_chunk: passages as an evidence pack, one passage in full."""
     @server.tool(
         name="search_notes",
         description=(
@@ -146,6 +152,9 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
         chunk = _call(lambda: fetch_chunk(engine, ref, allow_restricted=allow_restricted))
         return truncate(chunk.to_text(), max_chars)
 
+
+def _add_ask_tool(server: MCPServer, holder: EngineHolder, *, allow_restricted: bool, max_chars: int) -> None:
+    """ask_notes: a short answer with references to fetch."""
     @server.tool(
         name="ask_notes",
         description="Answer a question from the user's notes, with numbered references to the passages used.",
@@ -169,6 +178,9 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
         resp = _call(lambda: Answerer(engine).ask(req))
         return truncate(render_answer(resp), max_chars)
 
+
+def _add_vault_tools(server: MCPServer, holder: EngineHolder, *, allow_restricted: bool, max_chars: int) -> None:
+    """list_vaults and note_links: the vaults' state, a note's links."""
     @server.tool(
         name="list_vaults",
         description="The indexed vaults (names to pass as 'vault') and their state.",
@@ -208,8 +220,6 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
             raise ToolError("several vaults are indexed: pass 'vault' (see list_vaults)")
         result = _call(lambda: engine.links(name, note, k=k, allow_restricted=allow_restricted))
         return links_text(links_json(result), max_chars)
-
-    return server
 
 
 def render_answer(resp: AskResponse) -> str:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.base.confidentiality import may_send, sends_text_away
 from core.base.config import VaultConfig
 from core.base.errors import IndexBusyError
 from core.base.models import SearchFilters, chunk_id
@@ -27,11 +29,16 @@ if TYPE_CHECKING:
     import numpy as np
 
     from core.index.vector_store import EmbedStats, VaultVectors
-    from core.providers.embedding import Embedder
+    from core.providers.embedding import Embedder, EmbedderUnavailable
 
 # The vector store, numpy and the embedding providers are imported where they are used: a
 # keyword search (a keyword `cairn search` process above all) never loads any of them.
 EmbedderFactory = Callable[[VaultConfig], "Embedder"]
+EmbedderKey = tuple[str, str | None, str | None]  # (kind, model, endpoint)
+
+#: How long an embedder that failed (a server down, hanging or answering garbage) is left alone:
+#: every command and search meanwhile runs on keywords at once instead of waiting on it again.
+DOWN_FOR_S = 60.0
 
 
 def default_embedder_factory(vault: VaultConfig) -> Embedder:
@@ -46,25 +53,28 @@ def embeddable_files(vc: VaultConfig, files: dict[str, FileRecord]) -> dict[str,
     """Restricted notes never leave the machine: a remote embedder does not see them."""
     from core.providers.embedding import default_registry
 
-    info = default_registry().get(vc.embedder)
-    if info is not None and info.remote:
-        return {rel: rec for rel, rec in files.items() if rec.confidentiality != "restricted"}
-    return files
+    info = default_registry().get(vc.embedder)  # an unknown embedder counts as remote
+    if not sends_text_away(info):
+        return files
+    return {rel: rec for rel, rec in files.items() if may_send(rec.confidentiality, info)}
 
 
 class EmbedderPool:
     """One embedder per (kind, model, endpoint), shared by the vaults that use it, and why one is missing.
 
     Takes the engine's lock rather than its own, so a model is loaded while nothing
-    else in the engine changes, exactly as when this lived inside `Engine`.
+    else in the engine changes, exactly as when this lived inside `Engine`. An embedder
+    that fails (`unavailable`) is dropped and not asked again for `DOWN_FOR_S`.
     """
 
     def __init__(self, factory: EmbedderFactory | None, lock: threading.RLock, models_dir: Path | None = None) -> None:
         self._factory = factory
         self._lock = lock
         self._models_dir = models_dir  # where an embedder may keep a prepared copy of its model
-        self._embedders: dict[tuple[str, str | None, str | None], Embedder] = {}
+        self._embedders: dict[EmbedderKey, Embedder] = {}
         self._problems: dict[str, str] = {}
+        self._down: dict[EmbedderKey, tuple[float, str]] = {}  # failed embedders: since when, why
+        self._users: dict[EmbedderKey, set[str]] = {}  # the vaults each embedder serves
 
     def get(self, vc: VaultConfig) -> Embedder | None:
         """The vault's embedder, or None with the reason kept for `problem`."""
@@ -73,22 +83,51 @@ class EmbedderPool:
             return None
         from core.providers.embedding import EmbedderUnavailable
 
-        key = (vc.embedder, vc.embed_model, vc.embed_base_url)
+        key = _key(vc)
         with self._lock:
+            self._users.setdefault(key, set()).add(vc.name)
+            down = self._down.get(key)
+            if down is not None and time.monotonic() - down[0] < DOWN_FOR_S:
+                self._problems[vc.name] = down[1]
+                return None
             emb = self._embedders.get(key)
             if emb is None:
                 try:
-                    emb = self._factory(vc)
-                    _ = emb.model_hash  # verifies the model file now, not mid-search
-                    prepare = getattr(emb, "prepare_in", None)  # the built-in model (see MiniLMEmbedder.prepare_in)
-                    if self._models_dir is not None and callable(prepare):
-                        prepare(self._models_dir)
+                    emb = self._made(vc)
                 except EmbedderUnavailable as exc:
                     self._problems[vc.name] = f"{exc.reason}: {exc}"
                     return None
                 self._embedders[key] = emb
+            self._down.pop(key, None)
             self._problems.pop(vc.name, None)
             return emb
+
+    def _made(self, vc: VaultConfig) -> Embedder:
+        assert self._factory is not None
+        emb = self._factory(vc)
+        _ = emb.model_hash  # verifies the model file now, not mid-search
+        prepare = getattr(emb, "prepare_in", None)  # the built-in model (see MiniLMEmbedder.prepare_in)
+        if self._models_dir is not None and callable(prepare):
+            prepare(self._models_dir)
+        return emb
+
+    def unavailable(self, exc: EmbedderUnavailable, vc: VaultConfig | None = None) -> None:
+        """An embedder failed (`vc`'s, or whichever raised `exc`): drop it, say why, leave it alone a while.
+
+        A server that is down, hangs or answers garbage then costs one timeout, not one per
+        command or per search; its vaults are searched by keywords with this reason shown.
+        """
+        problem = f"{exc.reason}: {exc}"
+        with self._lock:
+            if vc is not None:
+                keys = [_key(vc)]
+            else:
+                keys = [k for k, e in self._embedders.items() if getattr(e, "model_hash", None) == exc.model_hash]
+            for key in keys:
+                self._embedders.pop(key, None)
+                self._down[key] = (time.monotonic(), problem)
+                for name in self._users.get(key, ()):
+                    self._problems[name] = problem
 
     def loaded(self) -> tuple[Embedder, ...]:
         """The embedders made so far: a model loads on first use, never at start."""
@@ -100,6 +139,10 @@ class EmbedderPool:
     def failed(self, name: str, problem: str) -> None:
         """An embedder that loaded failed later (a remote one went away): say so in the status."""
         self._problems[name] = problem
+
+
+def _key(vc: VaultConfig) -> EmbedderKey:
+    return (vc.embedder, vc.embed_model, vc.embed_base_url)
 
 
 class BoundVectors:
@@ -218,7 +261,7 @@ def vault_side(
         return None
     if not semantic:
         return VaultSearchSide(name, vi.keyword, unavailable_reason="keyword search", links=vi.links)
-    if vv is None or len(vv.index) == 0:
+    if vv is None or len(vv.index) == 0 or emb is None:
         reason = problem or ("vector index " + (vv.status if vv else "missing"))
         return VaultSearchSide(name, vi.keyword, unavailable_reason=reason, links=vi.links)
     note = None

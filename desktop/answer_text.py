@@ -14,9 +14,10 @@ from dataclasses import replace
 from core.answer import AskResponse, Quote, Source
 from core.answer.extractive import LABEL as EXTRACTIVE_LABEL
 from core.answer.pipeline import EXTRACTIVE
+from core.base.confidentiality import is_restricted
 from core.base.models import Hit, cited_path
 from core.providers.llm import default_llm_registry
-from core.vault.links import labelled_text
+from core.vault.display_text import display_text, passage
 from desktop.formatting import heading_trail
 from desktop.settings import Settings
 
@@ -60,7 +61,7 @@ def source_line(source: Source) -> str:
     trail = heading_trail(source.heading_path, source.title)
     where = f" › {trail}" if trail else ""
     flags = "".join(f"  ⚠ {flag_text(f)}" for f in source.flags)
-    if any(h.confidentiality == "restricted" for h in source.hits):
+    if any(is_restricted(h.confidentiality) for h in source.hits):
         flags += "  🔒 restricted"
     return f"[{source.number}] {source.title}{where} — {cited_path(source.rel_path, source.page, source.last_page)}{flags}"
 
@@ -95,17 +96,18 @@ def passage_markdown(source: Source, quotes: Sequence[Quote] = ()) -> str:
     head = f"**[{source.number}] {source.title}**" + (f" › {trail}" if trail else "") + f"  \n`{source.vault}/{source.rel_path}`"
     mine = [q for q in quotes if q.number == source.number]
     if not mine:
-        return f"{head}\n\n{source.text.strip()}\n"
+        shown = "  \n".join(display_text(source.text).splitlines())  # as read, one line a block
+        return f"{head}\n\n{shown}\n"
     parts = [head]
     for q in mine:
         section = heading_trail(q.heading_path, source.title)
         label = f"_{section}_\n\n" if section and section != trail else ""
         if q.kind == "code":
             fence = "````" if "```" in q.text else "```"
-            intro = f"{q.intro}\n\n" if q.intro else ""
+            intro = f"{passage(q.intro)}\n\n" if q.intro else ""
             parts.append(f"{label}{intro}{fence}{q.language}\n{q.text}\n{fence}")
         else:
-            parts.append(f"{label}{labelled_text(q.text)}")  # as read: link labels, not link syntax
+            parts.append(f"{label}{passage(q.text, row=q.kind == 'row')}")  # as read: no link, callout or table syntax
     return "\n\n".join(parts) + "\n"
 
 

@@ -7,7 +7,7 @@ them safely and views can update widgets from any slot.
 This module holds the writes and the app's life: the vaults, indexing, live updates,
 settings (which may replace the engine) and closing. The reads the query thread answers
 — vault snapshots and searches, with their newest-result-only rule and the rerank — are
-in `desktop.query_control`, which `AppController` inherits.
+a `desktop.query_control.QueryControl` the controller holds (`self.queries`) and relays.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.base.config import EngineConfig, VaultConfig
 from core.base.errors import CairnError
+from core.base.models import Hit, SearchFilters
 from core.base.paths import AppPaths
 from core.engine import Engine
 from core.providers.secrets import KeyStore
@@ -37,6 +38,8 @@ from desktop.query_control import QueryControl
 from desktop.rerank_worker import RerankRunner
 from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
+from desktop.state import VaultSnapshot
+from desktop.vault_models import follow_app_model
 from desktop.workers import IndexWorker, JobRunner
 
 __all__ = ["AppController", "Lifecycle", "Scope"]
@@ -44,7 +47,7 @@ __all__ = ["AppController", "Lifecycle", "Scope"]
 _DEFAULT = object()
 
 
-class AppController(QueryControl):
+class AppController(QObject):
     """Owns the engine and runs every slow call on a worker thread.
 
     Args:
@@ -61,8 +64,15 @@ class AppController(QueryControl):
     #: Pass as `embedder_factory` to get the app's own consent-checking factory (the default).
     DEFAULT_FACTORY = _DEFAULT
 
-    # snapshotChanged, searchStarted, resultsReady, resultsCleared, searchFailed, hitSelected,
-    # scopeChanged and message come from `QueryControl`.
+    # Relayed from `self.queries` (desktop.query_control), so views connect to the controller alone.
+    snapshotChanged = Signal(object)  # tuple[VaultSnapshot, ...]
+    searchStarted = Signal(int)
+    resultsReady = Signal(object)  # SearchResponse
+    resultsCleared = Signal()
+    searchFailed = Signal(str)
+    hitSelected = Signal(object)  # Hit | None
+    scopeChanged = Signal(object)  # Scope | None
+    message = Signal(str)  # a sentence for the status line
     indexStarted = Signal(object)  # list[str]
     indexProgress = Signal(str, int, int, str)
     indexFinished = Signal(object)  # list[SyncReport]
@@ -103,13 +113,14 @@ class AppController(QueryControl):
         self._pending_config: EngineConfig | None = None
         self.lifecycle = Lifecycle.RUNNING
         self._close_token: int | None = None  # the live stop whose end finishes closing
-        self._start_query_thread()
         if chat_provider_factory is None:
             chat_provider_factory = lambda settings: chat_provider_for(settings, self.keys)  # noqa: E731
         self.asks = AskRunner(lambda: self.engine, lambda: self.settings, chat_provider_factory, self)
         self.reranks = RerankRunner(lambda: self.settings, chat_provider_factory, self)
-        self.reranks.reranked.connect(self._on_reranked)
-        self.reranks.failed.connect(self._on_rerank_failed)
+        self.queries = QueryControl(lambda: self.engine, lambda: self.settings, lambda: self.lifecycle, self.reranks, self)
+        for relayed in ("snapshotChanged", "searchStarted", "resultsReady", "resultsCleared", "searchFailed", "hitSelected", "scopeChanged", "message"):
+            getattr(self.queries, relayed).connect(getattr(self, relayed))
+        self.queries.start()
         self.board = ProgressBoard(self)  # each vault's phase and percentage, for every view
         self.snapshotChanged.connect(self.board.set_snapshot)
         self.indexStarted.connect(self.board.started)
@@ -126,6 +137,36 @@ class AppController(QueryControl):
         self.connections.tested.connect(self.connectionTested)
         self.config_watch = ConfigWatch(paths.config_file, self)
         self.config_watch.changed.connect(self.reload_config)
+
+    # -- what the query thread answers (see desktop.query_control) --------------------------
+
+    snapshot = property(lambda self: self.queries.snapshot, doc="The vaults as the last snapshot showed them.")
+    scope = property(lambda self: self.queries.scope, doc="The vault or folder the search is limited to, if any.")
+    response = property(lambda self: self.queries.response, doc="The search response on screen.")
+    selected = property(lambda self: self.queries.selected, doc="The hit on screen.")
+    stale_dropped = property(lambda self: self.queries.stale_dropped, doc="Late answers to older queries, dropped.")
+
+    def refresh(self) -> None:
+        self.queries.refresh()
+
+    def vault_snapshot(self, name: str) -> VaultSnapshot | None:
+        return self.queries.vault_snapshot(name)
+
+    def search(self, text: str, mode: str, filters: SearchFilters = SearchFilters()) -> int:
+        return self.queries.search(text, mode, filters)
+
+    def rerun_search(self) -> None:
+        self.queries.rerun_search()
+
+    def select_hit(self, hit: Hit | None) -> None:
+        self.queries.select_hit(hit)
+
+    def set_scope(self, scope: Scope | None) -> None:
+        self.queries.set_scope(scope)
+
+    def remember_query(self, text: str) -> None:
+        self.settings = replace(self.settings, last_query=text)
+        self.store.save_last_query(text)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -150,8 +191,7 @@ class AppController(QueryControl):
         self._queued_index.clear()
         self._jobs.wait_all()
         self._index_thread = None
-        self._query_thread.quit()
-        self._query_thread.wait(30000)
+        self.queries.stop()
         if self._pending_config is not None:  # keep the user's new settings even though nothing re-indexes now
             self.engine.update_config(self._pending_config)
             self._pending_config = None
@@ -323,12 +363,6 @@ class AppController(QueryControl):
             config, self._pending_config = self._pending_config, None
             self._replace_engine(config)
 
-    def test_embedder(self, provider: str, model: str, base_url: str, key: str | None = None) -> None:
-        self.connections.test_embedder(provider, model, base_url, key)
-
-    def test_llm(self, provider: str, base_url: str, key: str | None = None) -> None:
-        self.connections.test_llm(provider, base_url, key)
-
     # -- settings --------------------------------------------------------------------------
 
     def apply_settings(self, settings: Settings, config: EngineConfig) -> None:
@@ -336,16 +370,7 @@ class AppController(QueryControl):
         old = self.settings
         self.settings = settings
         self.store.save(settings)
-        # The Settings model is every vault's, except a vault given its own (`cairn index --vault V --embedder ID`,
-        # e.g. the multilingual model for a Chinese vault): one that no longer follows the old choice keeps its model.
-        follows = (old.embedder, old.embed_model or None, old.embed_base_url or None)
-        vaults = tuple(
-            replace(v, embedder=settings.embedder, embed_model=settings.embed_model or None, embed_base_url=settings.embed_base_url or None)
-            if (v.embedder, v.embed_model, v.embed_base_url) == follows
-            else v
-            for v in config.vaults
-        )
-        config = replace(config, vaults=vaults)
+        config = follow_app_model(config, old, settings)  # the Settings model is every vault's but those given their own
         self.settingsChanged.emit(settings)
         if settings.live_debounce_ms != old.live_debounce_ms:
             self.live.set_debounce(settings.live_debounce_ms / 1000)

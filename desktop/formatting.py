@@ -6,14 +6,28 @@ import html
 import re
 
 from core.base.models import SearchFilters, split_chunk_id
+from core.vault.display_text import code_spans, unmarked
 
 MARK = "**"
 _HEADING_MARK = re.compile(r"(?:(?<=\s)|^)#{1,6}\s+")
 
 
 def snippet_html(snippet: str) -> str:
-    """Turn the core's `**match**` marks into <b>, escaping everything else (note text is not HTML)."""
-    parts = _HEADING_MARK.sub("", snippet).split(MARK)
+    """Turn the core's `**match**` marks into <b> and its `code` spans into <code>, escaping the rest
+    (note text is not HTML)."""
+    text = _HEADING_MARK.sub("", snippet)
+    out: list[str] = []
+    pos = 0
+    for m in code_spans(text):
+        out.append(_marked(text[pos : m.start()]))
+        out.append(f"<code>{_marked(unmarked(m.group(0)))}</code>")
+        pos = m.end()
+    out.append(_marked(text[pos:]))
+    return "".join(out)
+
+
+def _marked(text: str) -> str:
+    parts = text.split(MARK)
     out = []
     for i, part in enumerate(parts):
         escaped = html.escape(part, quote=False)
@@ -28,7 +42,7 @@ def snippet_html(snippet: str) -> str:
 
 
 def snippet_plain(snippet: str) -> str:
-    return _HEADING_MARK.sub("", snippet).replace(MARK, "")
+    return unmarked(_HEADING_MARK.sub("", snippet).replace(MARK, ""))
 
 
 def heading_trail(heading_path: str, title: str) -> str:

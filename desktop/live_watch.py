@@ -27,7 +27,7 @@ class LiveWatch(QObject):
         live.updated.connect(self._on_update)
         live.failed.connect(self._on_failed)
         live.watchingChanged.connect(self._on_live_state)
-        live.caughtUp.connect(self._on_live_state)
+        live.caughtUp.connect(self._on_caught_up)
 
     @property
     def watched(self) -> tuple[str, ...]:
@@ -46,6 +46,12 @@ class LiveWatch(QObject):
     def _on_failed(self, message: str) -> None:
         self._board.set_live_problem(message)
         self.message.emit(message)
+
+    @Slot(object)
+    def _on_caught_up(self, name: object) -> None:
+        if self._board.live_problem:
+            self._board.set_live_problem("")  # a retried catch-up went through: live again
+        self._on_live_state(name)
 
     @Slot(object)
     def _on_live_state(self, _news: object) -> None:

@@ -65,15 +65,23 @@ def preview_markdown(
 ) -> str:
     """The note's markdown with wikilinks as links, note embeds as excerpts and image embeds as images."""
 
+    missing: set[str] = set()  # a missing image is named once, not at every embed of it
+
     def repl(m: re.Match[str]) -> str:
         target, anchor, label = split_wikilink(m.group("wiki"))
         embed = m.group(0).startswith("!")
         if embed and is_attachment(target):
             found = attachment(target)
             ext = target.rpartition(".")[2].lower()
+            name = posixpath.basename(target)
             if found is not None and ext in IMAGE_EXTS:
-                return f"![{_md(posixpath.basename(target))}](<{found.as_uri()}>)"
-            shown = f"📎 {posixpath.basename(target)}" + ("" if found else " (missing)")
+                return f"![{_md(name)}](<{found.as_uri()}>)"
+            if found is None and ext in IMAGE_EXTS:
+                if is_icon(name, anchor) or name in missing:
+                    return ""  # Obsidian's own icons (`lucide-*.svg#icon`) live in its app, not the vault
+                missing.add(name)
+                return _md(f"🖼 {name} (missing)")
+            shown = f"📎 {name}" + ("" if found else " (missing)")
             return f"[{_md(shown)}](<{found.as_uri()}>)" if found else _md(shown)
         link = f"[{_md(label)}]({note_url(target, anchor)})"
         if not embed:
@@ -87,6 +95,11 @@ def preview_markdown(
         return f"\n\n> **[{_md('↪ ' + ex.title)}]({note_url(target, anchor)})** — {_md(body)}\n\n"
 
     return rewrite_links(BLOCK_ID_TAIL.sub("", markdown), repl, parser=new_link_parser())
+
+
+def is_icon(name: str, anchor: str) -> bool:
+    """An icon embed as the Obsidian Help vault writes them: `![[lucide-send.svg#icon]]`."""
+    return anchor.lower() == "icon" or name.lower().startswith("lucide-")
 
 
 def answer_links(text: str) -> str:

@@ -11,12 +11,14 @@ from pathlib import Path
 
 from core.base.models import ChunkRef, Hit, Link, LinkKind
 from core.engine import Engine
+from core.vault.display_text import one_line
 from core.vault.frontmatter import split_front_matter
-from core.vault.links import key, labelled_text
+from core.vault.links import key
 from desktop.actions import note_path
-from desktop.note_links import BLOCK_ID_TAIL, Excerpt, anchor_range, byte_of_line, chunk_at, resolve_relative
+from desktop.note_links import Excerpt, anchor_range, byte_of_line, chunk_at, resolve_relative
 from desktop.note_text import read_note
 
+EXCERPT_SOURCE_CHARS = 4000  # markdown read for an embed's excerpt: never a whole big note
 MAX_ATTACHMENT_WALK = 50_000  # files looked at to find an attachment by name, once per vault
 
 
@@ -77,8 +79,9 @@ class NoteLocator:
             _, body = split_front_matter(raw, 3 if raw.startswith(b"\xef\xbb\xbf") else 0)
             span = (body, len(raw))
         text = raw[span[0] : span[1]].decode("utf-8", "replace")
-        lines = [BLOCK_ID_TAIL.sub("", ln.lstrip("# ")) for ln in text.splitlines() if ln.strip() and not ln.startswith("# ")]
-        return Excerpt(rec.title, labelled_text(" ".join(lines)))
+        # As read (the title line left out: the embed shows the title): blank lines stay, as they end tables and callouts.
+        shown = "\n".join(ln for ln in text.splitlines() if not ln.startswith("# "))
+        return Excerpt(rec.title, one_line(shown[:EXCERPT_SOURCE_CHARS]))  # the excerpt shows ~280 of them
 
     def attachment(self, vault: str, source: str, target: str) -> Path | None:
         """An embedded file: beside the note, from the vault root, else anywhere by name (Obsidian's way)."""

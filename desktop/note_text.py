@@ -22,6 +22,8 @@ MAX_PREVIEW_BYTES = 5 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 _PREFIX = re.compile(r"[ \t]*(?:(?:#{1,6}[ \t]+)|(?:[-*+][ \t]+(?:\[[ xX]\][ \t]+)?)|(?:\d+[.)][ \t]+)|(?:>[ \t]?))*")
 
+_CALLOUT_LINE = re.compile(r"^[ \t]*(?:>[ \t]?)+\[!")
+
 
 @dataclass(frozen=True, slots=True)
 class NoteForPreview:
@@ -61,8 +63,9 @@ def _insert_after_prefix(text: str, marker: str) -> str:
     stripped = len(text) - len(text.lstrip("\r\n"))
     line_end = text.find("\n", stripped)
     line = text[stripped : line_end if line_end >= 0 else len(text)]
-    if line.lstrip().startswith(("```", "~~~", "|", "---", "***", "<")):
-        # Fences, tables, rules and HTML would swallow or break on a word: mark the line before.
+    if line.lstrip().startswith(("```", "~~~", "|", "---", "***", "<")) or _CALLOUT_LINE.match(line):
+        # Fences, tables, rules, HTML and callouts' `[!kind]` lines would swallow or break on a word:
+        # mark the line before.
         return text[:stripped] + f"{marker}\n\n" + text[stripped:]
     m = _PREFIX.match(line)
     cut = stripped + (m.end() if m else 0)

@@ -1,6 +1,6 @@
 """The controller's read side: what the query thread answers — vault snapshots and searches.
 
-`AppController` inherits this. It is split off because these reads follow rules of their
+A part `AppController` holds (`controller.queries`) and relays. It stands apart because these reads follow rules of their
 own that the rest of the controller (vaults, indexing, live updates, settings: the writes)
 never needs: every search gets a sequence number and only the newest result is ever shown,
 a re-run keeps the user's selected hit, the language model's rerank replaces the fused order
@@ -11,6 +11,7 @@ calls go to one long-lived `QueryWorker` thread through queued signals.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
@@ -20,7 +21,7 @@ from core.engine import Engine
 from core.search.search import SearchRequest
 from desktop.app_state import Lifecycle, Scope
 from desktop.rerank_worker import RerankRunner
-from desktop.settings import Settings, SettingsStore
+from desktop.settings import Settings
 from desktop.state import VaultSnapshot
 from desktop.workers import QueryWorker, SearchJob
 
@@ -32,9 +33,9 @@ ELSEWHERE_RETRY_MS = 3000  # how often the app looks again at a vault another pr
 class QueryControl(QObject):
     """Snapshots and searches on the query thread, with the newest-result-only rule.
 
-    The subclass (`AppController`) sets the attributes annotated below before the first
-    request and calls `_start_query_thread`; searches read them when they start, so a
-    replaced engine or new settings apply from the next search on.
+    The owner passes how to read its current engine, settings and lifecycle; a search reads
+    them when it starts, so a replaced engine or new settings apply from the next one on.
+    `start` starts the query thread, `stop` ends it.
     """
 
     snapshotChanged = Signal(object)  # tuple[VaultSnapshot, ...]
@@ -48,14 +49,21 @@ class QueryControl(QObject):
     _searchRequested = Signal(int, object)
     _snapshotRequested = Signal(object)
 
-    engine: Engine
-    settings: Settings
-    store: SettingsStore
-    reranks: RerankRunner
-    lifecycle: Lifecycle
-
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        engine: Callable[[], Engine],
+        settings: Callable[[], Settings],
+        lifecycle: Callable[[], Lifecycle],
+        reranks: RerankRunner,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
+        self._engine = engine
+        self._settings = settings
+        self._lifecycle = lifecycle
+        self.reranks = reranks
+        reranks.reranked.connect(self._on_reranked)
+        reranks.failed.connect(self._on_rerank_failed)
         self.snapshot: tuple[VaultSnapshot, ...] = ()
         self._elsewhere_retry = False  # a look-again is scheduled (see `_on_snapshot`)
         self.scope: Scope | None = None
@@ -66,7 +74,8 @@ class QueryControl(QObject):
         self.stale_dropped = 0
         self._last_search: tuple[str, str, SearchFilters] | None = None
 
-    def _start_query_thread(self) -> None:
+    def start(self) -> None:
+        """Start the query thread; searches and snapshots may be asked for from now on."""
         self._query_thread = QThread()
         self._query_thread.setObjectName("QueryWorker")
         self._query = QueryWorker(lambda: self._seq)
@@ -79,25 +88,30 @@ class QueryControl(QObject):
         self._query.snapshotFailed.connect(self.rerun_search)
         self._query_thread.start()
 
+    def stop(self) -> None:
+        """End the query thread (waits for a search in progress)."""
+        self._query_thread.quit()
+        self._query_thread.wait(30000)
+
     # -- snapshots -------------------------------------------------------------------------
 
     def refresh(self) -> None:
         """Ask the query thread for a fresh snapshot; `snapshotChanged` follows."""
-        self._snapshotRequested.emit(self.engine)
+        self._snapshotRequested.emit(self._engine())
 
     @Slot(object)
     def _on_snapshot(self, snap: tuple[VaultSnapshot, ...]) -> None:
         self.snapshot = snap
         self.snapshotChanged.emit(snap)
         self.rerun_search()  # the index changed under the shown results
-        if any(s.status.elsewhere for s in snap) and not self._elsewhere_retry and self.lifecycle is Lifecycle.RUNNING:
+        if any(s.status.elsewhere for s in snap) and not self._elsewhere_retry and self._lifecycle() is Lifecycle.RUNNING:
             # Another Cairn process builds a vault's index: look again until it is done.
             self._elsewhere_retry = True
             QTimer.singleShot(ELSEWHERE_RETRY_MS, self, self._retry_elsewhere)
 
     def _retry_elsewhere(self) -> None:
         self._elsewhere_retry = False
-        if self.lifecycle is Lifecycle.RUNNING:
+        if self._lifecycle() is Lifecycle.RUNNING:
             self.refresh()
 
     def vault_snapshot(self, name: str) -> VaultSnapshot | None:
@@ -121,14 +135,14 @@ class QueryControl(QObject):
             self.select_hit(None)
             self.resultsCleared.emit()
             return self._seq
-        request = SearchRequest(query=text, mode=mode, k=self.settings.results_k, filters=filters)
+        request = SearchRequest(query=text, mode=mode, k=self._settings().results_k, filters=filters)
         self.searchStarted.emit(self._seq)
-        self._searchRequested.emit(self._seq, SearchJob(self.engine, request))
+        self._searchRequested.emit(self._seq, SearchJob(self._engine(), request))
         return self._seq
 
     def rerun_search(self) -> None:
         """Run the last query again (the index changed); the stale-result rules still apply."""
-        if self._last_search is not None and self.lifecycle is not Lifecycle.SHUT:
+        if self._last_search is not None and self._lifecycle() is not Lifecycle.SHUT:
             self.search(*self._last_search)
 
     @Slot(int, object)
@@ -175,7 +189,3 @@ class QueryControl(QObject):
         if scope != self.scope:
             self.scope = scope
             self.scopeChanged.emit(scope)
-
-    def remember_query(self, text: str) -> None:
-        self.settings = replace(self.settings, last_query=text)
-        self.store.save_last_query(text)

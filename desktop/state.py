@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.base.vault_state import LiveState, Phase, VaultProgress
-from core.engine import Engine, VaultStatus
+from core.engine import Engine
 from core.index.manifest import FileRecord
+from core.status import VaultStatus
 
 
 @dataclass(frozen=True, slots=True)

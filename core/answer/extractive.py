@@ -26,7 +26,7 @@ from core.answer.context import question_stems, stems
 from core.answer.models import Quote, Source
 from core.answer.units import CODE, ITEM, ROW, Unit, split_units
 from core.search.guardrails import mask_secrets
-from core.vault.links import labelled_text
+from core.vault.display_text import passage
 
 MAX_SOURCES = 5
 MAX_UNITS = 64
@@ -265,30 +265,41 @@ def to_quote(s: Scored) -> Quote:
     )
 
 
+def row_with_header(row: str, header: str) -> str:
+    """A table row read with its header: "Plan: Sync Standard; Total storage: 1 GB" (cells paired by position).
+
+    When the cells do not pair up (a pipe inside a cell), the header and the row are shown one after the other.
+    """
+    names = [c.strip() for c in header.split("|")]
+    cells = [c.strip() for c in row.split("|")]
+    if len(names) != len(cells):
+        return f"{passage(header, row=True)} → {passage(row, row=True)}"
+    return "; ".join(f"{passage(n)}: {passage(c)}" if n else passage(c) for n, c in zip(names, cells, strict=True))
+
+
 def render(quotes: Sequence[Quote]) -> str:
     """Markdown: prose as list lines, code verbatim in a fence with its language, each cited.
 
-    Prose shows link labels, not link syntax (`[[a|b]]` reads "b"); the quote itself stays
-    verbatim in `Quote.text`, so it can still be checked against the note.
+    Prose shows its display text (`core.vault.display_text`: link labels, callouts, table rows
+    as read); the quote itself stays verbatim in `Quote.text`, so it can still be checked
+    against the note.
     """
     lines = [LABEL, ""]
     for q in quotes:
         if q.kind == CODE:
             if q.intro:
-                lines.append(f"- {labelled_text(q.intro.lstrip('-*+ ').strip())} [{q.number}]")
+                lines.append(f"- {passage(q.intro)} [{q.number}]")
             fence = "````" if "```" in q.text else "```"
             lines.extend([f"{fence}{q.language}", q.text, fence, ""])
             if not q.intro:
                 lines.insert(len(lines) - 1, f"[{q.number}]")
         elif q.kind == ROW and q.intro:
-            cols = q.intro.count("|") + 1
-            lines.extend([f"| {q.intro} |", "|" + " --- |" * cols, f"| {q.text} |", f"[{q.number}]", ""])
+            lines.append(f"- {row_with_header(q.text, q.intro)} [{q.number}]")
         elif q.kind == ITEM and q.intro:
-            lines.append(f"- {labelled_text(q.intro)} [{q.number}]")
-            lines.append(f"  - {labelled_text(q.text.lstrip('-*+ ').strip())}")
+            lines.append(f"- {passage(q.intro)} [{q.number}]")
+            lines.append(f"  - {passage(q.text)}")
         else:
-            text = q.text.lstrip("-*+ ").strip() if q.kind == ITEM else q.text
-            lines.append(f"- {labelled_text(text)} [{q.number}]")
+            lines.append(f"- {passage(q.text, row=q.kind == ROW)} [{q.number}]")
     return "\n".join(lines).rstrip() + "\n"
 
 

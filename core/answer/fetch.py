@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.base.confidentiality import is_restricted
 from core.base.errors import CairnError, RestrictedNoteError, UsageError
 from core.base.models import chunk_id, cited_path
 from core.search.guardrails import injection_risk, mask_secrets
@@ -142,7 +143,7 @@ def fetch_chunk(engine: Engine, ref: str, expected_version: str | None = None, *
     rec = vi.files.get(addr.rel_path)
     if rec is None:
         raise StaleReferenceError(addr.ref, "is not in the index: the note was moved, renamed or deleted")
-    if rec.confidentiality == "restricted" and not allow_restricted:
+    if is_restricted(rec.confidentiality) and not allow_restricted:
         raise RestrictedNoteError(f"{addr.vault}/{addr.rel_path} is marked confidentiality: restricted; it is not shown unless allowed (--allow-restricted)")
     crec = next((c for c in rec.chunks if c.ordinal == addr.ordinal), None)
     if crec is None:

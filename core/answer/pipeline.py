@@ -15,6 +15,7 @@ from core.answer.followup import rewrite
 from core.answer.grounding import check_support
 from core.answer.models import AskRequest, AskResponse, Quote, Reference, Source
 from core.answer.routing import PER_FOLDER_K, Routing, folders_of, merge, select_folders, weigh
+from core.base.confidentiality import may_send, sends_text_away
 from core.base.models import Hit, SearchFilters
 from core.engine import Engine
 from core.search.search import SearchRequest
@@ -164,10 +165,12 @@ class Answerer:
         )
 
     def _sentence_embedder(self, sources: tuple[Source, ...]) -> Callable[[list[str]], Any] | None:
+        from core.providers.embedding.registry import default_registry
+
         vc = self.engine.config.vault_named(sources[0].vault) if sources else None
         emb = self.engine.embedder_for(vc) if vc is not None else None
-        if emb is None or getattr(emb, "remote", False) or vc is None or vc.embedder != "builtin":
-            return None  # only the local model: sentences of notes are not sent anywhere for this
+        if emb is None or vc is None or vc.embedder != "builtin" or sends_text_away(default_registry().get(vc.embedder)):
+            return None  # only the built-in local model: sentences of notes are not sent anywhere for this
         return lambda texts: emb.embed_documents(texts)
 
     def _generate(
@@ -291,7 +294,7 @@ def unsafe_for(hit: Hit, provider: Any | None) -> bool:
 
     Shared by Ask and the LLM rerank (`core.answer.rerank`), so both keep the same rule.
     """
-    return provider is not None and bool(getattr(provider, "remote", True)) and hit.confidentiality == "restricted"
+    return not may_send(hit.confidentiality, provider)
 
 
 def _ms(t0: float) -> float:

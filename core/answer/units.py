@@ -61,108 +61,157 @@ def _after_heading(lines: list[str], i: int) -> bool:
 
 def split_units(text: str) -> list[Unit]:
     """The units of one chunk, in order; headings, images and HTML are left out."""
-    out: list[Unit] = []
-    lines = text.splitlines()
-    paragraph: list[str] = []
-    last_words = ""  # the latest prose/item text: the intro of a code block that follows
-    header = ""  # the current table's first row: the intro of its other rows
-    list_lead = ""  # the sentence before the current list: the intro of its items
-    recent: list[str] = []  # the last few sentences, the lead of a code block
-    i = 0
+    return _Splitter(text.splitlines()).run()
 
-    def add(kind: str, body: str, language: str = "", intro: str = "") -> None:
-        lead = " ".join(recent[-2:]) if kind == CODE else ""
-        out.append(Unit(kind, body, len(out), language, intro, lead))
+
+class _Splitter:
+    """One pass over a chunk's lines; each block kind (fence, indented code, table row,
+    list item, paragraph) is read by its own method from line `i` on."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.i = 0
+        self.out: list[Unit] = []
+        self.paragraph: list[str] = []
+        self.last_words = ""  # the latest prose/item text: the intro of a code block that follows
+        self.recent: list[str] = []  # the last few sentences, the lead of a code block
+        self.header = ""  # the current table's first row: the intro of its other rows
+        self.list_lead = ""  # the sentence before the current list: the intro of its items
+
+    def run(self) -> list[Unit]:
+        lines = self.lines
+        while self.i < len(lines):
+            line = lines[self.i]
+            stripped = line.strip()
+            if not stripped.startswith("|") and not (stripped and set(stripped) <= set("-|:= ")):
+                self.header = ""  # the table ended
+            fence = _FENCE.match(line)
+            if fence:
+                self.close()
+                self.fenced(fence.group(1), fence.group(2))
+            elif line.startswith(("    ", "\t")) and not self.paragraph and stripped:
+                self.indented()  # after a blank line (or a heading), not a list continuation
+            elif not stripped or stripped.startswith("#") or _HTML.match(stripped) or set(stripped) <= set("-|:= *_"):
+                self.close()
+                self.i += 1
+            elif stripped.startswith("|"):
+                self.close()
+                self.row(stripped)
+            elif _ITEM.match(line):
+                self.close()
+                self.item(stripped)
+            else:
+                self.prose(stripped)
+        self.close()
+        return self.out
+
+    def add(self, kind: str, body: str, language: str = "", intro: str = "") -> None:
+        lead = " ".join(self.recent[-2:]) if kind == CODE else ""
+        self.out.append(Unit(kind, body, len(self.out), language, intro, lead))
         if kind != CODE:
-            recent.append(body)
+            self.recent.append(body)
 
-    def close() -> None:
-        nonlocal last_words
-        if not paragraph:
+    def close(self) -> None:
+        """The paragraph read so far becomes sentences (or one inline-code unit)."""
+        if not self.paragraph:
             return
-        joined = " ".join(p.strip() for p in paragraph)
-        paragraph.clear()
+        joined = " ".join(p.strip() for p in self.paragraph)
+        self.paragraph.clear()
         if _INLINE_CODE_LINE.match(joined):
-            add(CODE, joined.strip("`"), "", last_words)
+            self.add(CODE, joined.strip("`"), "", self.last_words)
             return
         for sentence in _SENTENCE.split(joined):
             sentence = sentence.strip()
             if len(sentence) >= MIN_CHARS and not is_boilerplate(sentence):
-                add(PROSE, sentence)
+                self.add(PROSE, sentence)
             if sentence:
-                last_words = sentence
+                self.last_words = sentence
                 if is_boilerplate(sentence) or len(sentence) < MIN_CHARS:
-                    recent.append(sentence)
+                    self.recent.append(sentence)
 
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        if not stripped.startswith("|") and not (stripped and set(stripped) <= set("-|:= ")):
-            header = ""  # the table ended
-        fence = _FENCE.match(line)
-        if fence:
-            close()
-            marker, language = fence.group(1), fence.group(2)
-            body: list[str] = []
-            i += 1
-            while i < len(lines) and not lines[i].strip().startswith(marker):
-                body.append(lines[i])
-                i += 1
-            i += 1  # the closing fence
-            code = "\n".join(body).strip("\n")
-            if code.strip():
-                add(CODE, code, language, last_words)
-            continue
-        if line.startswith(("    ", "\t")) and not paragraph and stripped:
-            # An indented code block: after a blank line (or a heading), not a list continuation.
-            body = []
-            while i < len(lines) and (lines[i].startswith(("    ", "\t")) or not lines[i].strip()):
-                body.append(lines[i][4:] if lines[i].startswith("    ") else lines[i].lstrip("\t"))
-                i += 1
-            code = "\n".join(body).strip("\n")
-            if out and out[-1].kind == ITEM and not code.strip().startswith(("$", "`")) and "\n" not in code:
-                continue  # a wrapped list item rather than code
-            add(CODE, code, "", last_words)
-            continue
-        if not stripped or stripped.startswith("#") or _HTML.match(stripped) or set(stripped) <= set("-|:= *_"):
-            close()
-            i += 1
-            continue
-        if stripped.startswith("|"):
-            close()
-            row = stripped.strip("|").strip()  # verbatim between the outer pipes
-            if len(row) >= MIN_CHARS and not is_boilerplate(row):
-                add(ROW, row, "", header)
-            header = header or row
-            i += 1
-            continue
-        if _ITEM.match(line):
-            close()
-            if not out or out[-1].kind != ITEM or _after_heading(lines, i):
-                led = out and out[-1].kind == PROSE and out[-1].text == last_words and not _after_heading(lines, i)
-                list_lead = last_words if led else ""
-            item = [stripped]
-            i += 1
-            while i < len(lines) and lines[i].strip() and not _ITEM.match(lines[i]) and not _FENCE.match(lines[i]):
-                if lines[i].strip().startswith(("#", "|")):
-                    break
-                item.append(lines[i].strip())
-                i += 1
-            joined = " ".join(item)
-            words = _ITEM.sub("", joined)
-            if len(words) >= MIN_CHARS and not is_boilerplate(words):
-                add(ITEM, joined, "", list_lead)
-            else:
-                recent.append(joined)
-            last_words = joined
-            continue
+    def fenced(self, marker: str, language: str) -> None:
+        lines = self.lines
+        body: list[str] = []
+        self.i += 1
+        while self.i < len(lines) and not lines[self.i].strip().startswith(marker):
+            body.append(lines[self.i])
+            self.i += 1
+        self.i += 1  # the closing fence
+        code = "\n".join(body).strip("\n")
+        if code.strip():
+            self.add(CODE, code, language, self.last_words)
+
+    def indented(self) -> None:
+        lines = self.lines
+        start = self.i
+        body: list[str] = []
+        while self.i < len(lines) and (lines[self.i].startswith(("    ", "\t")) or not lines[self.i].strip()):
+            body.append(lines[self.i][4:] if lines[self.i].startswith("    ") else lines[self.i].lstrip("\t"))
+            self.i += 1
+        code = "\n".join(body).strip("\n")
+        if self.out and self.out[-1].kind == ITEM and not code.strip().startswith(("$", "`")) and "\n" not in code:
+            return  # a wrapped list item rather than code
+        if _list_code(lines, start, self.i) is False or _images_and_captions(code):
+            return  # an item's further paragraphs, images or captions: markdown, not code
+        self.add(CODE, code, "", self.last_words)
+
+    def row(self, stripped: str) -> None:
+        row = stripped.strip("|").strip()  # verbatim between the outer pipes
+        if len(row) >= MIN_CHARS and not is_boilerplate(row):
+            self.add(ROW, row, "", self.header)
+        self.header = self.header or row
+        self.i += 1
+
+    def item(self, stripped: str) -> None:
+        lines = self.lines
+        out = self.out
+        if not out or out[-1].kind != ITEM or _after_heading(lines, self.i):  # a new list: its lead-in, if any
+            led = out and out[-1].kind == PROSE and out[-1].text == self.last_words and not _after_heading(lines, self.i)
+            self.list_lead = self.last_words if led else ""
+        item = [stripped]
+        self.i += 1
+        while self.i < len(lines) and lines[self.i].strip() and not _ITEM.match(lines[self.i]) and not _FENCE.match(lines[self.i]):
+            if lines[self.i].strip().startswith(("#", "|")):
+                break
+            item.append(lines[self.i].strip())
+            self.i += 1
+        joined = " ".join(item)
+        words = _ITEM.sub("", joined)
+        if len(words) >= MIN_CHARS and not is_boilerplate(words):
+            self.add(ITEM, joined, "", self.list_lead)
+        else:
+            self.recent.append(joined)
+        self.last_words = joined
+
+    def prose(self, stripped: str) -> None:
         if stripped.startswith(">"):
             stripped = stripped.lstrip("> ").strip()
             if not stripped:
-                close()
-                i += 1
-                continue
-        paragraph.append(stripped)
-        i += 1
-    close()
-    return out
+                self.close()
+                self.i += 1
+                return
+        self.paragraph.append(stripped)
+        self.i += 1
+
+
+def _list_code(lines: list[str], start: int, end: int) -> bool | None:
+    """For indented lines [start, end) under a list item: whether markdown reads them as code.
+
+    None when they are not under a list item. Markdown decides by the item's own indentation,
+    which a line scanner does not know: `    ![image](x.png)` under `- item` is the item's content.
+    """
+    j = start - 1
+    while j >= 0 and (not lines[j].strip() or lines[j].startswith((" ", "\t"))):
+        j -= 1
+    if j < 0 or _ITEM.match(lines[j]) is None:
+        return None
+    from core.vault.obsidian_md import parse
+
+    offset = start - j
+    return any(t.type in ("code_block", "fence") and t.map is not None and t.map[1] > offset for t in parse("\n".join(lines[j:end])))
+
+
+def _images_and_captions(code: str) -> bool:
+    """Indented image embeds with their HTML captions (a list item's pictures cut off from the item)."""
+    rows = [row.strip() for row in code.splitlines() if row.strip()]
+    return any(r.startswith("![") for r in rows) and all(r.startswith(("![", "<")) for r in rows)

@@ -41,3 +41,10 @@ class IndexBusyError(CairnError):
     vault's index; the caller shows that and tries again later instead of waiting or resetting it."""
 
     exit_code = 1
+
+
+class SemanticUnavailableError(CairnError):
+    """What was asked needs the vault's embedding model, and it cannot be used now (a server down,
+    a model missing); the message says why. Searches do not raise it: they fall back to keywords."""
+
+    exit_code = 1

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from core.base.confidentiality import Confidentiality
+
 
 class SearchMode(StrEnum):
     """How a search retrieves: a StrEnum, so `mode == "hybrid"` and JSON output keep working."""
@@ -85,7 +87,7 @@ class FrontMatter:
     date: str | None = None  # ISO date "YYYY-MM-DD" when parseable
     project: str | None = None
     doc_type: str | None = None
-    confidentiality: str = "internal"
+    confidentiality: str = Confidentiality.INTERNAL
     end_byte: int = 0  # where the body starts in the raw bytes
     error: str | None = None  # YAML problem, if any
 
@@ -215,7 +217,7 @@ class Hit:
     doc_type: str | None = None
     text: str = ""
     flags: tuple[str, ...] = ()  # guardrail flags, e.g. "policy_override_attempt"
-    confidentiality: str = "internal"
+    confidentiality: str = Confidentiality.INTERNAL
     page: int | None = None  # 1-based PDF page of the chunk
     lang: str = ""  # the chunk's detected language (ISO 639-1), "" when unknown
     more: tuple[Hit, ...] = ()  # further passages of the same note past the per-note cap, best first

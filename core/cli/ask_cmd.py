@@ -66,6 +66,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return EXIT_FAIL if resp.error and not resp.answer else EXIT_OK
     if resp.standalone_question:
         print(f"(searched for: {resp.standalone_question})", file=sys.stderr)
+    _print_answer(resp, streamed=streamed)
+    for w in resp.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if resp.error:
+        print(f"cairn: {resp.error}", file=sys.stderr)
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def _print_answer(resp: AskResponse, *, streamed: bool) -> None:
+    """The answer (unless it streamed already) and its sources, as text."""
     if streamed and resp.unverified:
         # What streamed was the model's text; it cited nothing, so the notes' own passages follow.
         sys.stdout.write("\n\n(unverified: the text above cites none of your notes)\n\n" + resp.answer)
@@ -78,9 +89,3 @@ def cmd_ask(args: argparse.Namespace) -> int:
             where = f" › {r.heading_path}" if r.heading_path else ""
             span = f"bytes {r.start_byte}–{r.end_byte}" if r.page is None else f"#{r.chunk_ordinal}"
             print(f"  [{r.number}] {r.vault}/{cited_path(r.rel_path, r.page, r.last_page)}{where}  ({span})")
-    for w in resp.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    if resp.error:
-        print(f"cairn: {resp.error}", file=sys.stderr)
-        return EXIT_FAIL
-    return EXIT_OK

@@ -34,10 +34,10 @@ def open_engine() -> Engine:
     return Engine(AppPaths.from_env())
 
 
-def cmd_index(args: argparse.Namespace) -> int:
-    engine = open_engine()
+def _named_vaults(engine: Engine, items: list[str]) -> list[str]:
+    """The vaults `--vault` names: a folder (registered if new) or a known vault name."""
     names: list[str] = []
-    for item in args.vault:
+    for item in items:
         path = resolve_path(item)
         if path.is_dir():
             names.append(engine.add_vault(path).name)
@@ -45,6 +45,12 @@ def cmd_index(args: argparse.Namespace) -> int:
             names.append(item)
         else:
             raise UsageError(f"{item} is neither a folder nor a known vault name")
+    return names
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    engine = open_engine()
+    names = _named_vaults(engine, args.vault)
     if not engine.vaults:
         raise UsageError("No vaults yet. Add one: cairn index --vault PATH/TO/NOTES")
     if args.embedder is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import NoReturn, TypeAlias
 
 from core.base.errors import CairnError, UsageError
 from core.base.models import SearchMode
@@ -22,10 +22,43 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def positive_int(text: str) -> int:
+    """A count option (`-k`, `--rrf-k`, `--limit-queries`): refused unless a whole number above zero.
+
+    One type for every command, so `-k -1` never slices a list from its end and `-k 0` never
+    answers an empty list as if nothing matched.
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return value
+
+
+#: The sub-command table `build_parser` fills, one `_add_*` function per command.
+Commands: TypeAlias = "argparse._SubParsersAction[_Parser]"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="cairn", description="Search and ask your markdown notes, offline.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _add_index(sub)
+    _add_search(sub)
+    _add_similar(sub)
+    _add_links(sub)
+    _add_ask(sub)
+    _add_watch(sub)
+    _add_chunk(sub)
+    _add_fetch(sub)
+    _add_mcp(sub)
+    _add_status(sub)
+    _add_eval(sub)
+    return p
 
+
+def _add_index(sub: Commands) -> None:
     ix = sub.add_parser("index", help="register vaults and bring their indexes up to date")
     ix.add_argument("--vault", action="append", default=[], metavar="PATH_OR_NAME", help="a folder (registered if new) or a vault name")
     ix.add_argument("--no-embed", action="store_true", help="keyword index only; skip embeddings")
@@ -37,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     ix.add_argument("--json", action="store_true")
     ix.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
+
+def _add_search(sub: Commands) -> None:
     s = sub.add_parser("search", help="search the indexed vaults")
     s.add_argument("query", help='what to look for; a query may start with "-" (cairn search -budget)')
     _add_filter_args(s)
@@ -48,27 +83,33 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--keyword-weight", type=float, default=None, metavar="0..1", help="blend: the keyword list's share of the score (default: the configured one)"
     )
-    s.add_argument("--rrf-k", type=int, default=None, help="rrf: the k of weight / (k + rank) (default: the configured one)")
-    s.add_argument("-k", type=int, default=10, help="number of hits (default 10)")
+    s.add_argument("--rrf-k", type=positive_int, default=None, help="rrf: the k of weight / (k + rank) (default: the configured one)")
+    s.add_argument("-k", type=positive_int, default=10, help="number of hits (default 10)")
     s.add_argument("--explain", action="store_true", help="print each hit's score breakdown")
     s.add_argument("--as-typed", action="store_true", help="search the words as typed (no correction of words the vaults lack)")
     s.add_argument("--format", choices=("text", "json", "llm"), default=None, help="text (default), json, or llm (compact evidence pack)")
     s.add_argument("--json", action="store_true", help="same as --format json")
 
+
+def _add_similar(sub: Commands) -> None:
     sim = sub.add_parser("similar", help="notes nearest to a note, by meaning")
     sim.add_argument("rel_path")
     sim.add_argument("--vault", default=None)
-    sim.add_argument("-k", type=int, default=10)
+    sim.add_argument("-k", type=positive_int, default=10)
     sim.add_argument("--allow-restricted", action="store_true", help="use (and show) notes marked confidentiality: restricted")
     sim.add_argument("--json", action="store_true")
 
+
+def _add_links(sub: Commands) -> None:
     ln = sub.add_parser("links", help="a note's links, backlinks, unlinked mentions and related notes")
     ln.add_argument("note", help="path inside the vault (e.g. Projects/Plan.md) or a note name as a [[link]] would say it")
     ln.add_argument("--vault", default=None)
-    ln.add_argument("-k", type=int, default=10, help="related notes to list (default 10)")
+    ln.add_argument("-k", type=positive_int, default=10, help="related notes to list (default 10)")
     ln.add_argument("--allow-restricted", action="store_true", help="include notes marked confidentiality: restricted")
     ln.add_argument("--json", action="store_true")
 
+
+def _add_ask(sub: Commands) -> None:
     a = sub.add_parser("ask", help="answer a question from your notes, with citations")
     a.add_argument("question", help='the question; it may start with "-"')
     a.add_argument("--vault", action="append", default=[], help="limit to this vault (repeatable)")
@@ -77,31 +118,43 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--model", default=None)
     a.add_argument("--base-url", default=None)
     a.add_argument("--detail", choices=("brief", "normal", "detailed"), default="normal")
-    a.add_argument("-k", type=int, default=None, help="chunks of context (default: chosen from 3 to 8)")
+    a.add_argument("-k", type=positive_int, default=None, help="chunks of context (default: chosen from 3 to 8)")
     a.add_argument("--json", action="store_true", help="print the whole response as JSON")
     a.add_argument("--route-folders", action="store_true", help="let the model pick the folders to search first (needs --provider)")
 
+
+def _add_watch(sub: Commands) -> None:
     w = sub.add_parser("watch", help="follow edits live; Ctrl-C (or SIGTERM) flushes and exits")
     w.add_argument("--vault", action="append", default=[], help="vault name (default: all)")
     w.add_argument("--debounce", type=float, default=1.0, help="quiet seconds before a re-index (default 1)")
     w.add_argument("--flush-after", type=float, default=30.0, help="quiet seconds before a flush to disk (default 30)")
 
+
+def _add_chunk(sub: Commands) -> None:
     c = sub.add_parser("chunk", help="show how a markdown, PDF or text file is chunked")
     c.add_argument("file")
     c.add_argument("--json", action="store_true")
 
+
+def _add_fetch(sub: Commands) -> None:
     f = sub.add_parser("fetch", help="print one chunk by reference (VAULT/REL_PATH#ORDINAL), checked against the note")
     f.add_argument("ref", help="e.g. notes/Recipes/Soup.md#2")
     f.add_argument("--expect-version", default=None, help="fail as stale unless the note's indexed version is this")
     f.add_argument("--allow-restricted", action="store_true", help="allow notes marked confidentiality: restricted")
     f.add_argument("--json", action="store_true")
 
+
+def _add_mcp(sub: Commands) -> None:
     m = sub.add_parser("mcp", help="serve the notes to an MCP client over stdio")
     m.add_argument("--allow-restricted", action="store_true", help="let the client see notes marked confidentiality: restricted")
 
+
+def _add_status(sub: Commands) -> None:
     st = sub.add_parser("status", help="per-vault index health")
     st.add_argument("--json", action="store_true")
 
+
+def _add_eval(sub: Commands) -> None:
     ev = sub.add_parser("eval", help="evaluate retrieval on a golden file or a BEIR dataset")
     ev.add_argument("golden", nargs="?", help="golden file (.yaml or .json)")
     ev.add_argument("--beir", metavar="DIR", help="a BEIR dataset folder instead of a golden file")
@@ -112,10 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--summary", action="store_true", help="list only failed cases, then one line per mode")
     ev.add_argument("--vault", default=None)
-    ev.add_argument("-k", type=int, default=10)
+    ev.add_argument("-k", type=positive_int, default=10)
     ev.add_argument("--baseline", default=None, help="an earlier --json report to compare with")
     ev.add_argument("--tolerance", type=float, default=0.01)
-    ev.add_argument("--limit-queries", type=int, default=None, help="evaluate only the first N queries")
+    ev.add_argument("--limit-queries", type=positive_int, default=None, help="evaluate only the first N queries")
     ev.add_argument("--json", action="store_true")
     ev.add_argument("--quiet", action="store_true")
     ev.add_argument("--provider", default=None, help="answering provider for ask cases (default: extractive)")
@@ -123,7 +176,6 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--model", default=None, help="the model of --provider")
     ev.add_argument("--base-url", default=None, help="the server of --provider")
     ev.add_argument("--route-folders", action="store_true", help="ask cases with folder routing (needs --provider)")
-    return p
 
 
 def _add_filter_args(p: argparse.ArgumentParser) -> None:
@@ -141,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(dashed_text_as_positional(parser, list(sys.argv[1:] if argv is None else argv)))
+        require_text(args)
         return _dispatch(args)
     except CairnError as exc:
         print(f"cairn: {exc}", file=sys.stderr)
@@ -150,6 +203,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAIL
     except BrokenPipeError:
         return EXIT_OK
+
+
+#: Options that are words to match, not file names: they must be text (file names may be any bytes).
+_TEXT_OPTIONS = {"query": "the query", "question": "the question", "folder": "--folder", "tag": "--tag", "doc_type": "--type"}
+
+
+def require_text(args: argparse.Namespace) -> None:
+    """Refuse a query, question or filter that is not valid UTF-8.
+
+    Python hands argv bytes that are not UTF-8 over as lone surrogates (`$'\\xff'` becomes
+    `'\\udcff'`); they cannot be encoded, analysed or printed, so they would end in a traceback
+    deep in the search. Say which argument and which byte instead.
+    """
+    for dest, label in _TEXT_OPTIONS.items():
+        values = getattr(args, dest, None)
+        for value in values if isinstance(values, list) else [values]:
+            if not isinstance(value, str):
+                continue
+            bad = next((ch for ch in value if "\udc80" <= ch <= "\udcff"), None)
+            if bad is not None:
+                raise UsageError(f"{label} is not valid UTF-8 text (byte 0x{ord(bad) - 0xDC00:02x}); check the terminal's encoding")
 
 
 def dashed_text_as_positional(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from core.base.errors import IndexNotBuiltError, UsageError
-from core.base.models import SearchFilters, SearchMode, SearchResponse, cited_path
+from core.base.models import Hit, SearchFilters, SearchMode, SearchResponse, cited_path
 from core.base.paths import AppPaths
 from core.cli.common import EXIT_OK, print_json
 from core.engine import Engine
@@ -39,15 +39,11 @@ def filters_from_args(args: argparse.Namespace) -> SearchFilters:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    if args.k <= 0:
-        raise UsageError("-k must be a positive number")
     engine = Engine(AppPaths.from_env())
     if not engine.vaults:
         raise IndexNotBuiltError("No vaults indexed yet — run `cairn index --vault PATH` first")
     if args.keyword_weight is not None and not 0.0 <= args.keyword_weight <= 1.0:
         raise UsageError("--keyword-weight must be between 0 and 1")
-    if args.rrf_k is not None and args.rrf_k < 1:
-        raise UsageError("--rrf-k must be a positive number")
     request = SearchRequest(
         args.query,
         mode=args.mode,
@@ -84,23 +80,28 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not resp.hits:
         print("No matches.")
     for i, h in enumerate(resp.hits, 1):
-        where = f" › {h.chunk.heading_path}" if h.chunk.heading_path else ""
-        cited = h.chunk.rel_path if h.page is None else f"{cited_path(h.chunk.rel_path, h.page)} · "
-        ref = f"{h.chunk.vault}/{cited}#{h.chunk.ordinal}"
-        print(f"{i:>2}. {h.title}{where}  [{ref}]  score {h.score:.4f}")
-        print(f"    {h.snippet}")
-        if h.more:
-            print(f"    (+{len(h.more)} more passage{'s' if len(h.more) != 1 else ''} in this note)")
-        if args.explain:
-            bm = f"rank {h.bm25.rank}, score {h.bm25.score:.3f}" if h.bm25 else "not a candidate"
-            vec = f"rank {h.vector.rank}, cosine {h.vector.score:.3f}" if h.vector else "not a candidate"
-            print(f"    BM25: {bm}; vector: {vec}")
-            for t in h.contributions:
-                print(f"      + {t.value:.5f}  {t.name}")
-            print(f"      = {h.score:.5f}")
+        _print_hit(i, h, explain=args.explain)
     print(f"({resp.mode} search, {resp.timings_ms.get('total', 0):.1f} ms)", file=sys.stderr)
     return EXIT_OK
 
+
+
+def _print_hit(i: int, h: Hit, *, explain: bool) -> None:
+    """One hit as text: title and reference, snippet, and with `explain` its score breakdown."""
+    where = f" › {h.chunk.heading_path}" if h.chunk.heading_path else ""
+    cited = h.chunk.rel_path if h.page is None else f"{cited_path(h.chunk.rel_path, h.page)} · "
+    ref = f"{h.chunk.vault}/{cited}#{h.chunk.ordinal}"
+    print(f"{i:>2}. {h.title}{where}  [{ref}]  score {h.score:.4f}")
+    print(f"    {h.snippet}")
+    if h.more:
+        print(f"    (+{len(h.more)} more passage{'s' if len(h.more) != 1 else ''} in this note)")
+    if explain:
+        bm = f"rank {h.bm25.rank}, score {h.bm25.score:.3f}" if h.bm25 else "not a candidate"
+        vec = f"rank {h.vector.rank}, cosine {h.vector.score:.3f}" if h.vector else "not a candidate"
+        print(f"    BM25: {bm}; vector: {vec}")
+        for t in h.contributions:
+            print(f"      + {t.value:.5f}  {t.name}")
+        print(f"      = {h.score:.5f}")
 
 
 def _search(engine: Engine, request: SearchRequest) -> SearchResponse:

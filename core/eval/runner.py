@@ -18,13 +18,14 @@ from pathlib import Path
 from core.base.config import EngineConfig
 from core.base.models import SearchFilters, SearchMode
 from core.base.paths import AppPaths
-from core.engine import EmbedderFactory, Engine, default_embedder_factory
+from core.engine import Engine
 from core.eval.beir import BeirDataset, corpus_hash, load_beir, write_corpus_as_notes
 from core.eval.golden import GoldenCase, GoldenSet
 from core.eval.metrics import mrr_at_k, ndcg_at_k, precision_at_k, recall_at_k
 from core.eval.report import CaseResult, EvalReport, build_report
 from core.index.indexer import chunking_hash
 from core.search.search import SearchRequest
+from core.semantic import EmbedderFactory, default_embedder_factory
 from core.vault.chunker import ChunkLimits
 
 Progress = Callable[[int, int, str], None]

@@ -7,8 +7,8 @@ segment: Whoosh segments are immutable, so a cache outlives commits) and
 applies the same formula (`whoosh.scoring.bm25`, same idf, same average and
 per-document field lengths, field boosts already folded into the stored
 weights). Scores match Whoosh's to float precision; a test holds it to that.
-It relies on the block layout of whoosh-reloaded 2.7.5 (pinned) and falls
-back to the public matcher API if that layout is not there.
+Postings and length columns are read by `core.index.w3_postings`, as for
+the plain-Python path.
 
 A process that has not loaded numpy (a keyword `cairn search`: importing numpy is
 ~0.07 s of a ~0.4 s process) scores in plain Python instead (`core.index.bm25_python`),
@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.index import bm25_python
+from core.index.w3_postings import UnknownLayout, length_codes, term_postings
+from core.index.whoosh_pin import LENGTH_OF_BYTE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,32 +69,20 @@ class _SegmentData:
 
 
 def _bulk_field_lengths(reader: Any, field: str, count: int) -> np.ndarray | None:
-    """A segment's field lengths read as one byte string and decoded through Whoosh's own table.
-
-    Whoosh stores each document's field length as one byte (a log-scale code) in a
-    fixed-width column; asking for them one document at a time cost ~250 ms per field on
-    30k chunks, most of a cold `cairn search`. Same values as `doc_field_length` (a 0
-    byte, no tokens, is NaN there as here: such a document has no postings to score).
-    None when the segment is not laid out as whoosh-reloaded 2.7.5 writes it.
-    """
+    """A segment's field lengths from their byte codes (`w3_postings.length_codes`), decoded
+    through Whoosh's own table. Same values as `doc_field_length` (a 0 byte, no tokens, is NaN
+    here: such a document has no postings to score); None where the layout is not known."""
     import numpy as np
 
     try:
-        from whoosh.codec.whoosh3 import LENGTHS_COLUMN, _lenfield
-        from whoosh.util.numeric import _length_byte_cache
-
-        column = reader._perdoc._cached_reader(_lenfield(field), LENGTHS_COLUMN)
-        if column is None:
-            return np.ones(count, dtype=np.float32)  # what doc_field_length(i, field, 1) gives
-        if column._fixedlen != 1:
-            return None
-        stored = min(column._count, count)
-        codes = np.zeros(count, dtype=np.uint8)  # documents past the column's end have the default, 0
-        if stored:
-            codes[:stored] = np.frombuffer(bytes(column._dbfile.get(column._basepos, stored)), dtype=np.uint8)
-    except (AttributeError, ImportError, TypeError, ValueError):
+        stored = length_codes(reader, field)
+    except UnknownLayout:
         return None
-    table = np.asarray(_length_byte_cache, dtype=np.float32)
+    if stored is None:
+        return np.ones(count, dtype=np.float32)  # what doc_field_length(i, field, 1) gives
+    codes = np.zeros(count, dtype=np.uint8)  # documents past the column's end have the default, 0
+    codes[: len(stored)] = np.frombuffer(stored, dtype=np.uint8)
+    table = np.asarray(LENGTH_OF_BYTE, dtype=np.float32)
     table[0] = np.nan
     return table[codes]
 
@@ -100,30 +90,10 @@ def _bulk_field_lengths(reader: Any, field: str, count: int) -> np.ndarray | Non
 def _read_postings(reader: Any, field: str, text: str) -> tuple[np.ndarray, np.ndarray] | None:
     import numpy as np
 
-    if (field, text) not in reader:
+    found = term_postings(reader, field, text)
+    if found is None:
         return None
-    fmt = reader.schema[field].format
-    raw = reader._terms.matcher(field, reader._text_to_bytes(field, text), fmt)  # no deletion filter: masked later
-    ids: list[np.ndarray] = []
-    weights: list[np.ndarray] = []
-    if all(hasattr(raw, a) for a in ("_read_ids", "_read_weights", "_lastblock", "_goto", "_nextoffset")):
-        while True:
-            raw._read_ids()
-            raw._read_weights()
-            ids.append(np.asarray(raw._ids, dtype=np.int64))
-            weights.append(np.asarray(raw._weights, dtype=np.float64))
-            if raw._lastblock:
-                break
-            raw._goto(raw._nextoffset)
-    else:  # the public, slower way
-        id_list, w_list = [], []
-        while raw.is_active():
-            id_list.append(raw.id())
-            w_list.append(raw.weight())
-            raw.next()
-        ids.append(np.asarray(id_list, dtype=np.int64))
-        weights.append(np.asarray(w_list, dtype=np.float64))
-    return np.concatenate(ids), np.concatenate(weights)
+    return np.asarray(found[0], dtype=np.int64), np.asarray(found[1], dtype=np.float64)
 
 
 class FastBM25F:

@@ -17,6 +17,9 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from core.index.w3_postings import UnknownLayout, length_codes, term_postings
+from core.index.whoosh_pin import LENGTH_OF_BYTE
+
 NAN = float("nan")
 
 
@@ -61,49 +64,13 @@ class LengthCache:
 
 
 def _read_lengths(reader: Any, field: str) -> _Lengths:
-    """The byte codes of one field's length column, as `bm25_fast._bulk_field_lengths` reads them."""
+    """One field's length codes (`w3_postings.length_codes`), decoded as float32 like the numpy path."""
+    table = array("f", LENGTH_OF_BYTE)
+    table[0] = NAN  # a 0 byte: no tokens (such a document has no postings to score)
     try:
-        from whoosh.codec.whoosh3 import LENGTHS_COLUMN, _lenfield
-        from whoosh.util.numeric import _length_byte_cache
-
-        column = reader._perdoc._cached_reader(_lenfield(field), LENGTHS_COLUMN)
-        table = array("f", _length_byte_cache)  # float32, as the numpy path decodes them
-        table[0] = NAN  # a 0 byte: no tokens (such a document has no postings to score)
-        if column is None:
-            return _Lengths(None, table)
-        if column._fixedlen != 1:
-            return _Lengths(None, None, reader, field)
-        stored = min(column._count, reader.doc_count_all())
-        codes = bytes(column._dbfile.get(column._basepos, stored)) if stored else b""
-        return _Lengths(codes, table)
-    except (AttributeError, ImportError, TypeError, ValueError):
+        return _Lengths(length_codes(reader, field), table)
+    except UnknownLayout:
         return _Lengths(None, None, reader, field)
-
-
-def _postings(reader: Any, field: str, text: str) -> tuple[list[int], list[float]] | None:
-    """(document numbers, term weights) of one term in one segment, block by block."""
-    if (field, text) not in reader:
-        return None
-    fmt = reader.schema[field].format
-    raw = reader._terms.matcher(field, reader._text_to_bytes(field, text), fmt)  # no deletion filter: masked later
-    ids: list[int] = []
-    weights: list[float] = []
-    if all(hasattr(raw, a) for a in ("_read_ids", "_read_weights", "_lastblock", "_goto", "_nextoffset")):
-        while True:
-            raw._read_ids()
-            raw._read_weights()
-            ids.extend(raw._ids)
-            weights.extend(raw._weights)
-            if raw._lastblock:
-                break
-            raw._goto(raw._nextoffset)
-    else:  # the public, slower way
-        while raw.is_active():
-            ids.append(raw.id())
-            weights.append(raw.weight())
-            raw.next()
-    return ids, weights
-
 
 
 def weighted_clauses(
@@ -118,6 +85,7 @@ def weighted_clauses(
         if weight == 0.0:
             continue
         yield field, text, weight * searcher.idf(field, text), searcher.avg_field_length(field) or 1
+
 
 def top(
     searcher: Any,
@@ -140,7 +108,7 @@ def top(
     for field, text, idf, avgfl in weighted_clauses(searcher, clauses, field_weights, clause_weights):
         lift = idf * (k1 + 1)
         for reader, offset in readers:
-            posting = _postings(reader, field, text)
+            posting = term_postings(reader, field, text)
             if posting is None:
                 continue
             ids, tfs = posting

@@ -26,16 +26,22 @@ import heapq
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3FieldWriter, W3PerDocWriter, _lenfield
-from whoosh.reading import SegmentReader
-from whoosh.util.numeric import byte_to_length, length_to_byte
-from whoosh.writing import PostingPool, SegmentWriter
-
 from core.index.field_analysis import Analysed, FieldAnalyser, FieldItems
 from core.index.field_analysis import is_fast_text as is_fast_text  # re-exported: tests hold it to Whoosh's
 from core.index.field_analysis import text_items as text_items  # re-exported
 from core.index.segment_merge import segment_postings, write_per_doc
 from core.index.w3_postings import Rows, supported, write_pool, write_terms
+from core.index.whoosh_pin import (
+    LENGTHS_COLUMN,
+    PostingPool,
+    SegmentReader,
+    SegmentWriter,
+    W3FieldWriter,
+    W3PerDocWriter,
+    byte_to_length,
+    length_field,
+    length_to_byte,
+)
 
 Posting = tuple[str, bytes, int, float, bytes | None]  # (field, term bytes, docnum, weight, value): Whoosh's pool item
 #: Rough bytes one posting costs in a `TermPool` (a 3-tuple in a list, its value bytes, the float).
@@ -129,7 +135,7 @@ class FastSegmentWriter(SegmentWriter):
         self._analyser = FieldAnalyser(self.schema)
         #: field -> (field, indexed, stored, column type, length column name), looked up once per chunk field
         self._plan = {
-            name: (field, field.indexed, field.stored, field.column_type, _lenfield(name)) for name, field in self.schema.items()
+            name: (field, field.indexed, field.stored, field.column_type, length_field(name)) for name, field in self.schema.items()
         }
 
     def add_document(self, **fields: Any) -> None:

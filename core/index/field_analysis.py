@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from whoosh import formats
 from whoosh.analysis.analyzers import CompositeAnalyzer
 from whoosh.analysis.tokenizers import IDTokenizer
-from whoosh.compat import dumps
-from whoosh.system import pack_uint
 
 from core.index.analysis import ScriptTokenizer, TermFilter, has_cjk, language, pieces, plain_words, terms_for
+from core.index.whoosh_pin import dumps, formats, pack_uint
 
 #: A field's analysed value: its terms, their weights and encoded values (parallel tuples: ~3x cheaper to
 #: unpickle than a tuple per term), and its scorable length.

@@ -6,35 +6,38 @@ both must agree, which the tests check.
 
 from __future__ import annotations
 
+from core.base.confidentiality import is_restricted
 from core.base.models import SearchFilters
 from core.index.manifest import FileRecord
 
 
 def record_matches(rel_path: str, rec: FileRecord, filters: SearchFilters) -> bool:
-    if rec.confidentiality == "restricted" and not filters.allow_restricted:
+    if is_restricted(rec.confidentiality) and not filters.allow_restricted:
         return False
     if filters.folders:
         lowered = rel_path.lower()
         if not any(lowered.startswith(f.strip("/").lower() + "/") for f in filters.folders):
             return False
-    if filters.tags:
-        tags = set(rec.tags)
-        wanted = [t.lower() for t in filters.tags]
-        if filters.tag_mode == "all":
-            if not all(t in tags for t in wanted):
-                return False
-        elif not any(t in tags for t in wanted):
-            return False
+    if filters.tags and not _tags_match(rec, filters):
+        return False
     if filters.doc_types and (rec.doc_type or "") not in filters.doc_types:
         return False
-    if filters.after or filters.before:
-        if not rec.date:
-            return False
-        if filters.after and rec.date < filters.after:
-            return False
-        if filters.before and rec.date > filters.before:
-            return False
-    return True
+    return _dated_within(rec, filters)
+
+
+def _tags_match(rec: FileRecord, filters: SearchFilters) -> bool:
+    tags = set(rec.tags)
+    wanted = [t.lower() for t in filters.tags]
+    return all(t in tags for t in wanted) if filters.tag_mode == "all" else any(t in tags for t in wanted)
+
+
+def _dated_within(rec: FileRecord, filters: SearchFilters) -> bool:
+    """No date range, or the note is dated inside it (an undated note is outside any range)."""
+    if not (filters.after or filters.before):
+        return True
+    if not rec.date:
+        return False
+    return not (filters.after and rec.date < filters.after) and not (filters.before and rec.date > filters.before)
 
 
 def is_active(filters: SearchFilters) -> bool:

@@ -1,10 +1,10 @@
 """Opening a vault's index and recovering what a crash or a torn write left.
 
-Split from `core.index.indexer`, which keeps the passes that change an index (a
-full sync, the live path, committing). What is here runs before any of those: it
-decides which of the manifest and the Whoosh index to trust (`Recovery`), reads
-a 10k-note manifest only when something needs it, and tells whether another
-process rewrote the index since (`changed_elsewhere`). `VaultIndex` inherits it.
+A part `VaultIndex` holds (`vi.disk`), beside the passes that change an index (a
+full sync, the live path) and the intake that commits notes. What is here runs
+before any of those: it decides which of the manifest and the Whoosh index to
+trust (`Recovery`), reads a 10k-note manifest only when something needs it, and
+tells whether another process rewrote the index since (`changed_elsewhere`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from core.base.atomic import make_private, remove_tree_contents
+from core.base.config import VaultConfig
 from core.index.keyword_index import KeywordIndex
 from core.index.manifest import FileRecord, IndexInfo, load_info, load_manifest, manifest_chunking_hash
 from core.index.records import files_from_keyword, files_matching_keyword
@@ -33,18 +34,26 @@ class Recovery(StrEnum):
 
 
 class IndexOpening:
-    """The opening and on-disk half of `VaultIndex`: its files, recovery and disk stamp."""
+    """A vault's index as found on disk: its folder, health record, keyword index and manifest.
 
-    dir: Path
-    info: IndexInfo
-    keyword: KeywordIndex
-    xlock: VaultLock
-    chunking_hash: str
-    _lock: threading.RLock
-    _stamp: tuple[tuple[int, int] | None, ...]
-    _files: dict[str, FileRecord]
-    _manifest_pending: bool
-    _recovery: Recovery | None
+    Opening recovers what a crash or a torn write left (see `recovery`). The lock is its
+    owner's (one writer at a time in this process); `xlock` is the vault's across processes.
+    """
+
+    def __init__(self, directory: Path, vault: VaultConfig, chunking_hash: str, lock: threading.RLock) -> None:
+        self.dir = directory
+        self.dir.mkdir(parents=True, exist_ok=True)
+        make_private(self.dir)  # before anything is written below it
+        self.chunking_hash = chunking_hash
+        self._lock = lock
+        self.xlock = VaultLock(self.dir)  # taken inside `_lock`
+        self._stamp = self.disk_stamp()  # before reading: a write elsewhere from here on makes it stale
+        self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=chunking_hash)
+        self._files: dict[str, FileRecord] = {}
+        self._manifest_pending = False  # the manifest is read on first use (see `_open`)
+        self._recovery: Recovery | None = Recovery.DIRTY_FLAG if self.dirty_path.exists() else None
+        self.files, self.keyword = self._open()
+        make_private(self.dir, tree=True)  # an index written by an older version was 0644
 
     @property
     def files(self) -> dict[str, FileRecord]:
@@ -195,6 +204,11 @@ class IndexOpening:
     @property
     def manifest_path(self) -> Path:
         return self.dir / "manifest.json"
+
+    @property
+    def dirty_path(self) -> Path:
+        """Present while memory (the live path) is ahead of the manifest on disk."""
+        return self.dir / "dirty"
 
     @property
     def info_path(self) -> Path:

@@ -2,7 +2,9 @@
 
 A sync reads only what changed: unchanged notes (same size and mtime, or
 same hash) are never re-parsed, and an unchanged vault rewrites nothing.
-Opening the index and recovering from a crash are in `core.index.index_open`.
+`VaultIndex` holds two parts: `disk` (`core.index.index_open`: opening the index and
+recovering from a crash) and `intake` (`core.index.intake`: a note or a built job into
+the indexes); what is here are the passes that decide what to read.
 """
 
 from __future__ import annotations
@@ -11,28 +13,28 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.base.atomic import make_private, write_bytes_atomic
+from core.base.atomic import write_bytes_atomic
 from core.base.config import EngineConfig, VaultConfig
 from core.base.models import Document, SkippedFile
 from core.base.paths import AppPaths
 from core.index.file_errors import parse_error
-from core.index.index_open import Recovery
+from core.index.index_open import IndexOpening, Recovery
 from core.index.intake import NoteIntake
 from core.index.keyword_index import ANALYZER_VERSION
 from core.index.link_graph import LinkGraph
 from core.index.manifest import (
     FileRecord,
     IndexInfo,
-    load_info,
     save_info,
     save_manifest,
 )
 from core.index.parallel_build import BuiltJob, ParallelBuild
 from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, sync_stats, updated_info
-from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
+from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
 from core.vault.chunker import ChunkLimits
 from core.vault.pdf import EXTRACTOR_VERSION
@@ -41,45 +43,80 @@ from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path
 __all__ = ["IGNORE_WARNING", "PARSER_VERSION", "Progress", "Recovery", "SyncStats", "VaultIndex", "chunking_hash"]
 
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
+    pass
 
 Progress = Callable[[int, int, str], None]
 PARSER_VERSION = "chunker-3"  # 2: lone-CR line breaks; nested front matter values ignored. 3: attachments, chunk pages
 SCRATCH = "building"  # where the worker of a parallel build writes its segments: beside the index, not in it
 
 
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """What one `_process` pass hands each unit of work."""
+
+    res: ProcessResult
+    removed: list[str]
+    reading: AttachmentReading
+    writing: Callable[[], None]
+    progress: Progress | None
+    cancel: threading.Event | None
+
+
 def chunking_hash(limits: ChunkLimits) -> str:
     return hashlib.sha256(f"{PARSER_VERSION};{EXTRACTOR_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
 
 
-class VaultIndex(NoteIntake):
+class VaultIndex:
     """The keyword index, manifest and health record of one vault."""
 
     def __init__(self, vault: VaultConfig, paths: AppPaths, config: EngineConfig) -> None:
         self.vault = vault
-        self.dir = paths.vault_dir(vault.name)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        make_private(self.dir)  # before anything is written below it
         self.limits = ChunkLimits(config.soft_chars, config.hard_chars)
         self.max_bytes = config.max_file_bytes
         self.max_attachment_bytes = config.max_attachment_bytes
         self.attachment_seconds = config.attachment_seconds
-        self.chunking_hash = chunking_hash(self.limits)
         self._lock = threading.RLock()  # one writer at a time in this process
-        self.xlock = VaultLock(self.dir)  # ... and across processes (taken inside `_lock`)
-        self._stamp = self.disk_stamp()  # before reading: a write elsewhere from here on makes it stale
-        self.info = load_info(self.info_path) or IndexInfo(vault.name, vault.root, chunking_hash=self.chunking_hash)
-        self._files: dict[str, FileRecord] = {}
-        self._manifest_pending = False  # the manifest is read on first use (see `_open`)
-        self._recovery: Recovery | None = Recovery.DIRTY_FLAG if self.dirty_path.exists() else None
-        self.files, self.keyword = self._open()
-        make_private(self.dir, tree=True)  # an index written by an older version was 0644
+        self.disk = IndexOpening(paths.vault_dir(vault.name), vault, chunking_hash(self.limits), self._lock)
         self.links = LinkGraph.load(self.dir / "links.json")
-        self._parsers: tuple[MarkdownIt, MarkdownIt] | None = None  # made by the first parse: searching needs none
+        self.intake = NoteIntake(self.disk, vault, self.limits, self.max_bytes, self.links)
+
+    # -- what `disk` holds (see core.index.index_open) --------------------------------------------
+
+    dir = property(lambda self: self.disk.dir, doc="The vault's index folder.")
+    keyword = property(lambda self: self.disk.keyword, doc="The Whoosh keyword index.")
+    xlock = property(lambda self: self.disk.xlock, doc="The vault's writer lock across processes.")
+    chunking_hash = property(lambda self: self.disk.chunking_hash, doc="Names the chunker, extractor and analyzer.")
+    manifest_path = property(lambda self: self.disk.manifest_path)
+    info_path = property(lambda self: self.disk.info_path)
+    dirty_path = property(lambda self: self.disk.dirty_path)
+    manifest_read = property(lambda self: self.disk.manifest_read, doc="Whether the manifest is in memory.")
+    is_built = property(lambda self: self.disk.is_built, doc="Searchable: built once, not thrown away since.")
+    changed_elsewhere = property(lambda self: self.disk.changed_elsewhere, doc="Another process rewrote it since.")
 
     @property
-    def dirty_path(self) -> Path:
-        return self.dir / "dirty"
+    def files(self) -> dict[str, FileRecord]:
+        """rel_path -> what the index holds of that note (the manifest), read on first use."""
+        return self.disk.files
+
+    @property
+    def info(self) -> IndexInfo:
+        return self.disk.info
+
+    @info.setter
+    def info(self, value: IndexInfo) -> None:
+        self.disk.info = value
+
+    @property
+    def recovery(self) -> Recovery | None:
+        return self.disk.recovery
+
+    @recovery.setter
+    def recovery(self, value: Recovery | None) -> None:
+        self.disk.recovery = value
+
+    def wrote(self) -> None:
+        """This process wrote the index (e.g. saved its vectors): not a change made elsewhere."""
+        self.disk.wrote()
 
     @property
     def is_dirty(self) -> bool:
@@ -193,7 +230,7 @@ class VaultIndex(NoteIntake):
                 entry = scanner.classify(rel)
                 if isinstance(entry, ScanEntry):
                     try:
-                        got = self._read(entry, None, reading)
+                        got = self.intake.read(entry, None, reading)
                     except Exception:  # noqa: BLE001, S112 - the keyword pass reported it; vectors just go without
                         continue
                     if isinstance(got, Document):
@@ -225,47 +262,22 @@ class VaultIndex(NoteIntake):
             while pending_write:
                 pending_write.pop()()
 
-        batch: list[Document] = []
-        total = len(todo)
-        done = 0
         reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel)
         notes = [(e, self.files[e.rel_path].version if e.rel_path in self.files else None) for e in todo if attachment_kind(e.rel_path) is None]
-        build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH)
+        build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH, cancel)
         try:
-            for unit in self._units(build, todo):
-                if cancel is not None and cancel.is_set():
-                    res.cancelled = True
-                    break
-                if isinstance(unit, BuiltJob):
-                    batch = self._take_built(unit, batch, res, removed, writing)
-                    done += len(unit.job)
-                    if progress is not None and done < total:
-                        progress(done, total, "keyword")
-                    continue
-                for entry in unit:
-                    if cancel is not None and cancel.is_set():
-                        break
-                    batch = self._one(entry, batch, res, removed, reading, writing, cancel)
-                    done += 1
-                    if progress is not None and done % 25 == 1 and done < total:
-                        progress(done, total, "keyword")
-                if cancel is not None and cancel.is_set():  # also a PDF's extraction cut short: not a skip
-                    res.cancelled = True
-                    break
-                if build is not None and batch:  # a job is a segment: committed now, the next job is weighed fairly
-                    writing()
-                    res.reindexed.extend(self._commit_each(batch, [], res))
-                    batch = []
+            batch = self._take_units(build, todo, _Pass(res, removed, reading, writing, progress, cancel))
         finally:
             reading.close()
             if build is not None:
                 build.close()
+        total = len(todo)
         if progress is not None and total and not res.cancelled:
             progress(total, total, "keyword")  # here, not in the loop: the last note may be skipped
         removed = sorted(set(removed))
         if batch or removed:
             writing()
-            res.reindexed.extend(self._commit_each(batch, removed, res))
+            res.reindexed.extend(self.intake.commit_each(batch, removed, res))
         removed = sorted(set(removed) | set(res.removed_paths))
         res.removed = len(removed)
         res.removed_paths = removed
@@ -274,6 +286,36 @@ class VaultIndex(NoteIntake):
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
             self.links.save()
         return res
+
+    def _take_units(self, build: ParallelBuild | None, todo: list[ScanEntry], p: _Pass) -> list[Document]:
+        """Every unit of work into the indexes; returns the batch still to commit."""
+        batch: list[Document] = []
+        total, done, res, cancel = len(todo), 0, p.res, p.cancel
+        for unit in self._units(build, todo):
+            if cancel is not None and cancel.is_set():
+                res.cancelled = True
+                break
+            if isinstance(unit, BuiltJob):
+                batch = self.intake.take_built(unit, batch, res, p.removed, p.writing)
+                done += len(unit.job)
+                if p.progress is not None and done < total:
+                    p.progress(done, total, "keyword")
+                continue
+            for entry in unit:
+                if cancel is not None and cancel.is_set():
+                    break
+                batch = self.intake.one(entry, batch, res, p.removed, p.reading, p.writing, cancel)
+                done += 1
+                if p.progress is not None and done % 25 == 1 and done < total:
+                    p.progress(done, total, "keyword")
+            if cancel is not None and cancel.is_set():  # also a PDF's extraction cut short: not a skip
+                res.cancelled = True
+                break
+            if build is not None and batch:  # a job is a segment: committed now, the next job is weighed fairly
+                p.writing()
+                res.reindexed.extend(self.intake.commit_each(batch, [], res))
+                batch = []
+        return batch
 
     @staticmethod
     def _units(build: ParallelBuild | None, todo: list[ScanEntry]) -> Iterator[BuiltJob | list[ScanEntry]]:
@@ -299,4 +341,4 @@ class VaultIndex(NoteIntake):
     def _write_info(self, skipped: Iterable[SkippedFile], res: ProcessResult) -> None:
         self.info = updated_info(self.info, self.vault.root, self.chunking_hash, self.files, skipped, res)
         save_info(self.info_path, self.info)
-        self._stamp = self.disk_stamp()  # our own write: not a change made elsewhere
+        self.disk.wrote()  # our own write: not a change made elsewhere

@@ -1,6 +1,6 @@
 """How notes enter a vault's indexes: read here or built by the worker, then committed.
 
-Split from `core.index.indexer`, which keeps the passes (a full sync, the live path)
+A part `VaultIndex` holds (`vi.intake`), beside the passes (a full sync, the live path)
 that decide what to read. What is here takes one note at a time, or one job the
 parallel build's worker finished (`core.index.parallel_build`), into the keyword
 index, the link graph and the manifest, keeping the per-file error boundary: one
@@ -19,6 +19,7 @@ from core.base.config import VaultConfig
 from core.base.models import Document, SkippedFile
 from core.index.file_errors import check_storable, parse_error
 from core.index.index_open import IndexOpening
+from core.index.keyword_index import KeywordIndex
 from core.index.link_graph import LinkGraph
 from core.index.manifest import FileRecord
 from core.index.parallel_build import BuiltJob
@@ -36,16 +37,26 @@ if TYPE_CHECKING:
 BATCH = 1000  # notes per Whoosh commit: fewer, larger segments make searches cheaper
 
 
-class NoteIntake(IndexOpening):
-    """The committing half of `VaultIndex`: a note, a batch or a built job into the indexes."""
+class NoteIntake:
+    """A note, a batch or a built job into the keyword index, the link graph and the manifest (`disk.files`)."""
 
-    vault: VaultConfig
-    limits: ChunkLimits
-    max_bytes: int
-    links: LinkGraph
-    _parsers: tuple[MarkdownIt, MarkdownIt] | None
+    def __init__(self, disk: IndexOpening, vault: VaultConfig, limits: ChunkLimits, max_bytes: int, links: LinkGraph) -> None:
+        self._disk = disk
+        self.vault = vault
+        self.limits = limits
+        self.max_bytes = max_bytes
+        self.links = links
+        self._parsers: tuple[MarkdownIt, MarkdownIt] | None = None  # made by the first parse: searching needs none
 
-    def _one(
+    @property
+    def files(self) -> dict[str, FileRecord]:
+        return self._disk.files
+
+    @property
+    def keyword(self) -> KeywordIndex:
+        return self._disk.keyword
+
+    def one(
         self,
         entry: ScanEntry,
         batch: list[Document],
@@ -60,7 +71,7 @@ class NoteIntake(IndexOpening):
         # The per-file error boundary: whatever one note or attachment does to the reader
         # or parser, it becomes a skip with a reason in Index health, and the rest go in.
         try:
-            got = self._read(entry, old, reading)
+            got = self.read(entry, old, reading)
             if isinstance(got, Document):
                 check_storable(got)
         except Exception as exc:  # noqa: BLE001 - the per-file boundary
@@ -85,7 +96,7 @@ class NoteIntake(IndexOpening):
             self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
             res.touched = True  # only the manifest's stat record moves
 
-    def _take_built(self, job: BuiltJob, batch: list[Document], res: ProcessResult, removed: list[str], writing: Callable[[], None]) -> list[Document]:
+    def take_built(self, job: BuiltJob, batch: list[Document], res: ProcessResult, removed: list[str], writing: Callable[[], None]) -> list[Document]:
         """Commit a job the worker built: its segment joins the index, its notes the manifest.
 
         If the index refuses the segment, its notes (parsed already) go the in-process way,
@@ -133,11 +144,11 @@ class NoteIntake(IndexOpening):
         # Attachments commit sooner: one PDF can hold thousands of chunks.
         if len(batch) >= BATCH or (attachment_kind(doc.rel_path) and sum(len(d.chunks) for d in batch) >= 5 * BATCH):
             writing()
-            res.reindexed.extend(self._commit_each(batch, [], res))
+            res.reindexed.extend(self.commit_each(batch, [], res))
             batch = []
         return batch
 
-    def _read(self, entry: ScanEntry, old: FileRecord | None, reading: AttachmentReading) -> Document | SkippedFile | None:
+    def read(self, entry: ScanEntry, old: FileRecord | None, reading: AttachmentReading) -> Document | SkippedFile | None:
         """Parse a note or attachment; None when it holds what the index holds already.
 
         `files` names what the keyword index holds (after a crash too: see `_open`), so the
@@ -168,7 +179,7 @@ class NoteIntake(IndexOpening):
             link_parser=parsers[1],
         )
 
-    def _commit_each(self, docs: list[Document], removed: list[str], res: ProcessResult) -> list[str]:
+    def commit_each(self, docs: list[Document], removed: list[str], res: ProcessResult) -> list[str]:
         """Commit a batch; if the index refuses it, commit note by note so the one note it
         refuses is skipped with the reason and the rest still go in. Returns what went in."""
         try:

@@ -8,16 +8,13 @@ The schema, a note's rows, `StoredChunk` and the filter query are in
 
 from __future__ import annotations
 
-import os
 import threading
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from whoosh import query as wq
-from whoosh.codec.whoosh3 import W3Codec
 from whoosh.fields import Schema
 from whoosh.scoring import BM25F
 
@@ -25,19 +22,16 @@ from core.base.gc_pause import gc_paused
 from core.base.models import Document, ParsedQuery, SearchFilters
 from core.index.analysis import Stemmer, cjk_runs, is_cjk, language, stem_language
 from core.index.bm25_fast import FastBM25F
-from core.index.fast_writer import FastSegmentWriter
 from core.index.keyword_schema import ANALYZER_VERSION as ANALYZER_VERSION  # re-exported: importers predate the split
 from core.index.keyword_schema import INDEX_NAME as INDEX_NAME  # re-exported
-from core.index.keyword_schema import (
-    StoredChunk,
-    build_schema,
-    document_fields,
-    filter_query,
-)
+from core.index.keyword_schema import StoredChunk, build_schema, filter_query
 from core.index.keyword_schema import analyzer as analyzer  # re-exported
 from core.index.keyword_schema import folder_ancestors as folder_ancestors  # re-exported
 from core.index.keyword_schema import stored_page as stored_page  # re-exported
+from core.index.keyword_store import KeywordStore
+from core.index.merge_policy import LIVE_MERGE_DOCS, tiered
 from core.index.phrase_match import phrase_checks, scan, verified
+from core.index.searchers import Searchers
 from core.index.vocabulary import searcher_vocabulary
 from core.index.whoosh_storage import MappedStorage
 
@@ -81,9 +75,8 @@ def _hit(fields: Mapping[str, Any], score: float) -> KeywordHit:
 class KeywordIndex:
     """One vault's Whoosh index. Writes go through one lock; searches may run beside them.
 
-    Each thread searches through a searcher of its own: the index is read from its files,
-    not from in-memory copies (see __init__), and Whoosh reads some of them with seek +
-    read on one file object, so a searcher shared by two threads hands each the other's bytes.
+    Each thread searches through a searcher of its own, borrowed for one read at a time
+    (`core.index.searchers`), so `close()` may be called from any thread, any number of times.
     """
 
     def __init__(self, directory: Path, *, b: float = DEFAULT_B, k1: float = DEFAULT_K1) -> None:
@@ -96,6 +89,7 @@ class KeywordIndex:
             self._ix = storage.open_index(INDEX_NAME)
         else:
             self._ix = storage.create_index(build_schema(), indexname=INDEX_NAME)
+        self._store = KeywordStore(self._ix)
         self._weighting = BM25F(B=b, K1=k1)
         self._fast = FastBM25F(b=b, k1=k1)
         self._schema = self._ix.schema
@@ -104,50 +98,46 @@ class KeywordIndex:
         self._bigram_cache: tuple[Any, dict[str, list[str]]] = (None, {})
         self._cid_cache: tuple[Any, dict[int, str]] = (None, {})
         self._write_lock = threading.Lock()
-        self._local = threading.local()  # this thread's searcher (see the class docstring)
-        self._open: weakref.WeakSet[Any] = weakref.WeakSet()  # every thread's, for close()
+        self._searchers = Searchers(lambda: self._ix.searcher(weighting=self._weighting))
+        self.reading = self._searchers.reading  # `with index.reading() as searcher:` this thread's, kept open
+        self.open_searchers = self._searchers.open_searchers
 
     def close(self) -> None:
-        for searcher in list(self._open):
-            searcher.close()
+        """Release the index's files; a search running meanwhile finishes, and the next one reopens."""
+        self._searchers.close()
 
     def doc_count(self) -> int:
-        return self._fresh_searcher().doc_count()
+        with self.reading() as searcher:
+            return int(searcher.doc_count())
 
     def doc_frequencies(self, terms: Iterable[str], field: str = "body") -> dict[str, int]:
         """How many chunks hold each (analysed) term: what the answerer weighs key words by."""
-        searcher = self._fresh_searcher()
-        return {t: int(searcher.doc_frequency(field, t)) for t in terms}
+        with self.reading() as searcher:
+            return {t: int(searcher.doc_frequency(field, t)) for t in terms}
 
     def vocabulary(self) -> dict[str, int]:
         """Every title and body term with its chunk count (core.index.vocabulary), kept until the index changes."""
-        return searcher_vocabulary(self._fresh_searcher())
+        with self.reading() as searcher:
+            return searcher_vocabulary(searcher)
 
     def apply(self, removed: Iterable[str], added: Sequence[Document]) -> None:
         """Delete every chunk of the `removed` notes, then add the chunks of `added`."""
         removed = list(removed)
         if not removed and not added:
             return
-        with self._write_lock, gc_paused(len(added) >= BULK_NOTES):
-            # Uncompressed posting blocks: ~8% faster to write, and read back without zlib.
-            writer = FastSegmentWriter(self._ix, codec=W3Codec(compression=0), limitmb=64)
-            try:
+        bulk = len(added) >= BULK_NOTES
+        with self._write_lock, gc_paused(bulk):
+            with self._store.writing() as writer:
                 # A note not in the index has nothing to delete: asking the reader whether the
                 # term exists is ~10x cheaper than Whoosh's delete query (a first index deletes nothing).
                 reader = writer.searcher().reader()
-                for rel in removed:
+                for rel in [*removed, *(doc.rel_path for doc in added)]:
                     if ("rel_path", rel) in reader:
                         writer.delete_by_term("rel_path", rel)
-                for doc in added:
-                    if ("rel_path", doc.rel_path) in reader:
-                        writer.delete_by_term("rel_path", doc.rel_path)
-                    for fields in document_fields(doc):
-                        writer.add_document(**fields, _lang=fields["lang"])  # each chunk is stemmed in its own language
-            except BaseException:
-                writer.cancel()
-                raise
-            writer.commit(merge=True)  # MERGE_SMALL: without it every live edit leaves one more segment
-        self._local.searcher = None  # reopened on this thread's next search; the others see up_to_date() fail
+                self._store.add(writer, added)
+            # Size tiers (core.index.merge_policy): a live edit merges small segments only.
+            writer.commit(mergetype=tiered(None if bulk else LIVE_MERGE_DOCS))
+        self._searchers.forget_mine()  # reopened on this thread's next search; the others see up_to_date() fail
 
     def add_built(self, built: BuiltSegment, replaced: Iterable[str]) -> None:
         """List a segment another process built; the chunks of the `replaced` notes go first.
@@ -157,17 +147,12 @@ class KeywordIndex:
         files at every commit).
         """
         with self._write_lock:
-            writer = FastSegmentWriter(self._ix, codec=W3Codec(compression=0), limitmb=64)
-            try:
+            with self._store.writing() as writer:
                 for rel in replaced:
                     writer.delete_by_term("rel_path", rel)
-                for name in built.files:
-                    os.replace(Path(built.folder, name), self.directory / name)
-            except BaseException:
-                writer.cancel()
-                raise
-            writer.commit(merge=True, extra_segments=[built.segment])
-        self._local.searcher = None
+                self._store.take_files(built.files, built.folder, self.directory)
+            writer.commit(mergetype=tiered(None), extra_segments=[built.segment])
+        self._searchers.forget_mine()
 
     def search(
         self, parsed: ParsedQuery, filters: SearchFilters, limit: int, expansion: Mapping[str, float] | None = None
@@ -176,7 +161,12 @@ class KeywordIndex:
 
         Expansion terms apply to plain word queries only: a quoted phrase must match as typed.
         """
-        searcher = self._fresh_searcher()
+        with self.reading() as searcher:
+            return self._search(searcher, parsed, filters, limit, expansion)
+
+    def _search(
+        self, searcher: Any, parsed: ParsedQuery, filters: SearchFilters, limit: int, expansion: Mapping[str, float] | None
+    ) -> list[KeywordHit]:
         flt = filter_query(filters)
         mask = None if filters.allow_restricted else wq.Term("confidentiality", "restricted")
         if parsed.phrases:
@@ -239,25 +229,23 @@ class KeywordIndex:
         English always comes first (code, names and English words turn up in every vault);
         a language counts only with at least `QUERY_LANGUAGE_SHARE` of the chunks.
         """
-        searcher = self._fresh_searcher()
-        cached = self._languages
-        if cached[0] is searcher:
-            return cached[1]
-        found = {stem_language(lang) for lang, share in self.language_shares().items() if share >= QUERY_LANGUAGE_SHARE}
-        langs = ("en", *sorted(found - {"en"}))
-        self._languages = (searcher, langs)
-        return langs
+        with self.reading() as searcher:
+            cached = self._languages
+            if cached[0] is searcher:
+                return cached[1]
+            found = {stem_language(lang) for lang, share in self.language_shares().items() if share >= QUERY_LANGUAGE_SHARE}
+            langs = ("en", *sorted(found - {"en"}))
+            self._languages = (searcher, langs)
+            return langs
 
     def language_shares(self) -> dict[str, float]:
         """Each detected chunk language's share of the vault's chunks, largest first."""
-        searcher = self._fresh_searcher()
-        total = searcher.doc_count()
-        if not total:
-            return {}
         counts: dict[str, float] = {}
-        for raw in searcher.lexicon("lang"):
-            lang = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
-            counts[lang] = searcher.doc_frequency("lang", lang) / total
+        with self.reading() as searcher:
+            total = searcher.doc_count()
+            for raw in searcher.lexicon("lang") if total else ():
+                lang = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+                counts[lang] = searcher.doc_frequency("lang", lang) / total
         return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
     def query_terms(self, text: str) -> list[str]:
@@ -279,20 +267,20 @@ class KeywordIndex:
 
     def _bigrams_with(self, char: str) -> list[str]:
         """The most frequent indexed body bigrams holding `char`, read once per searcher."""
-        searcher = self._fresh_searcher()
-        cache = self._bigram_cache
-        if cache[0] is not searcher:
-            cache = self._bigram_cache = (searcher, {})
-        found = cache[1].get(char)
-        if found is None:
-            reader = searcher.reader()
-            grams = []
-            for raw in reader.lexicon("body"):
-                term = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
-                if len(term) == 2 and char in term:
-                    grams.append((reader.doc_frequency("body", term), term))
-            found = cache[1][char] = [t for _, t in sorted(grams, reverse=True)[:SINGLE_CHAR_BIGRAMS]]
-        return found
+        with self.reading() as searcher:
+            cache = self._bigram_cache
+            if cache[0] is not searcher:
+                cache = self._bigram_cache = (searcher, {})
+            found = cache[1].get(char)
+            if found is None:
+                reader = searcher.reader()
+                grams = []
+                for raw in reader.lexicon("body"):
+                    term = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+                    if len(term) == 2 and char in term:
+                        grams.append((reader.doc_frequency("body", term), term))
+                found = cache[1][char] = [t for _, t in sorted(grams, reverse=True)[:SINGLE_CHAR_BIGRAMS]]
+            return found
 
     def build_query(self, parsed: ParsedQuery) -> wq.Query | None:
         schema = self._schema
@@ -317,45 +305,31 @@ class KeywordIndex:
 
     def restricted_chunk_ids(self) -> list[str]:
         """Chunks of notes marked confidentiality: restricted (usually none), for the vector side's mask."""
-        searcher = self._fresh_searcher()
-        return [self._chunk_id(searcher, d) for d in searcher.docs_for_query(wq.Term("confidentiality", "restricted"))]
+        with self.reading() as searcher:
+            return [self._chunk_id(searcher, d) for d in searcher.docs_for_query(wq.Term("confidentiality", "restricted"))]
 
     def stored(self, chunk_ids: Iterable[str]) -> dict[str, StoredChunk]:
         """The stored chunks of these ids (used to show vector-only hits); unknown ids are left out."""
-        searcher = self._fresh_searcher()
         out: dict[str, StoredChunk] = {}
-        for cid in chunk_ids:
-            docnum = searcher.document_number(chunk_id=cid)
-            if docnum is not None:
-                out[cid] = StoredChunk.from_fields(searcher.stored_fields(docnum))
+        with self.reading() as searcher:
+            for cid in chunk_ids:
+                docnum = searcher.document_number(chunk_id=cid)
+                if docnum is not None:
+                    out[cid] = StoredChunk.from_fields(searcher.stored_fields(docnum))
         return out
 
     def all_stored(self) -> list[StoredChunk]:
-        return [StoredChunk.from_fields(f) for f in self._fresh_searcher().documents()]
+        with self.reading() as searcher:
+            return [StoredChunk.from_fields(f) for f in searcher.documents()]
 
     def stored_for_note(self, rel_path: str) -> list[StoredChunk]:
-        searcher = self._fresh_searcher()
-        docs = [StoredChunk.from_fields(f) for f in searcher.documents(rel_path=rel_path)]
+        with self.reading() as searcher:
+            docs = [StoredChunk.from_fields(f) for f in searcher.documents(rel_path=rel_path)]
         return sorted(docs, key=lambda d: d.ordinal)
 
     def optimize(self) -> None:
         with self._write_lock:
             self._ix.optimize()
-
-    def _fresh_searcher(self) -> Any:
-        """This thread's searcher, opened on first use and reopened once the index has changed."""
-        searcher = getattr(self._local, "searcher", None)
-        if searcher is None or not searcher.up_to_date():
-            searcher = self._local.searcher = self._new_searcher()
-        return searcher
-
-    def _new_searcher(self) -> Any:
-        # A fresh searcher rather than `refresh()`: Whoosh's refresh fails on an index that was
-        # empty. The old one is left to the garbage collector, not closed: a caller further up
-        # this thread's stack may still be reading from it.
-        searcher = self._ix.searcher(weighting=self._weighting)
-        self._open.add(searcher)
-        return searcher
 
 
 def _trigrams(parsed: ParsedQuery) -> frozenset[str]:

@@ -26,21 +26,19 @@ import multiprocessing
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from multiprocessing import connection as mp_connection
 from pathlib import Path
-from typing import Any
-
-from whoosh.codec.whoosh3 import W3Codec
-from whoosh.filedb.filestore import FileStorage
+from typing import Any, cast
 
 from core.base.gc_pause import gc_paused
 from core.base.models import Document, SkippedFile
-from core.index.fast_writer import FastSegmentWriter
 from core.index.file_errors import check_storable, parse_error
-from core.index.keyword_schema import INDEX_NAME, build_schema, document_fields
+from core.index.keyword_store import KeywordStore
 from core.vault.chunker import ChunkLimits, new_parser
 from core.vault.links import new_link_parser
 from core.vault.notes import document_version, parse_note
@@ -54,7 +52,8 @@ MIN_NOTES = 400  # fewer notes than this are indexed in-process: starting a work
 JOBS = 6
 MIN_JOB_NOTES = 50
 MAX_JOB_NOTES = 1000
-JOB_TIMEOUT_S = 900.0  # a worker killed from outside never answers: its job is then indexed here
+JOB_TIMEOUT_S = 900.0  # a worker this slow over one job is stopped and its jobs are indexed here
+WAIT_SLICE_S = 0.1  # how often `cancel` is looked at while waiting for the worker
 AHEAD = 2  # jobs handed to the worker at a time; the rest wait for whichever process is free first
 
 Outcome = Document | SkippedFile | None  # None: the note holds what the index holds already
@@ -155,81 +154,167 @@ def build_job(vault: str, job: Job, limits: ChunkLimits, max_bytes: int, scratch
         if not docs:
             return outcomes, None
         folder = tempfile.mkdtemp(prefix="segment-", dir=scratch)
-        storage = FileStorage(folder)
-        ix = storage.create_index(build_schema(), indexname=INDEX_NAME)
-        writer = FastSegmentWriter(ix, codec=W3Codec(compression=0), limitmb=64, _lk=False)
-        try:
-            for doc in docs:
-                for fields in document_fields(doc):
-                    writer.add_document(**fields, _lang=fields["lang"])
-            segment = writer._finalize_segment()
-        except BaseException:
-            writer.cancel()
-            raise
-        writer._finish()
-        prefix = segment.segment_id()  # "chunks_<random id>": every file of the segment starts so
-        files = tuple(sorted(name for name in os.listdir(folder) if name.startswith(prefix)))
+        segment, files = KeywordStore.scratch(folder).build_segment(docs, folder)
         return outcomes, BuiltSegment(segment, folder, files)
+
+
+class WorkerProcess:
+    """The worker: a spawned process with its own pipe, given job numbers and answering each.
+
+    A plain process rather than a pool: `multiprocessing.Pool` never fails a task whose worker
+    was killed (out of memory, a segfault, a user's kill), so the indexer waited for it for
+    15 minutes; here the process's sentinel says at once that it is gone. The jobs travel
+    once, with the process's start; afterwards only job numbers go to it, so a send never
+    blocks while the worker is busy sending a (large) answer back.
+    """
+
+    def __init__(self, vault: str, jobs: Sequence[Job], limits: ChunkLimits, max_bytes: int, scratch: Path) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._process = ctx.Process(target=serve, args=(child, vault, list(jobs), limits, max_bytes, str(scratch)), daemon=True, name="cairn-segment-worker")
+        self._process.start()
+        child.close()
+
+    def submit(self, index: int) -> None:
+        """Ask for job `index` (answers come back in the order asked)."""
+        self._conn.send(index)
+
+    def wait(self, timeout: float) -> bool:
+        """Whether an answer is there, or the worker is gone, within `timeout` seconds."""
+        return bool(mp_connection.wait([self._conn, self._process.sentinel], timeout))
+
+    def answer(self) -> tuple[int, Any] | None:
+        """The next answer (job number, built job or None if it failed), or None: the worker is gone."""
+        try:
+            if self._conn.poll():
+                return cast("tuple[int, Any]", self._conn.recv())
+        except (EOFError, OSError):
+            pass
+        return None
+
+    def stop(self) -> None:
+        """End the worker now, also mid-job, and wait for it to be gone."""
+        self._process.kill()
+        self._process.join()
+        self._conn.close()
+
+
+def serve(conn: Any, vault: str, jobs: list[Job], limits: ChunkLimits, max_bytes: int, scratch: str) -> None:
+    """The worker's loop: build each job asked for; a job it cannot build is answered with None."""
+    while True:
+        try:
+            index = conn.recv()
+        except (EOFError, OSError):
+            return  # the indexing process is gone or done
+        try:
+            answer: tuple[int, Any] = (index, build_job(vault, jobs[index], limits, max_bytes, scratch))
+        except Exception:  # noqa: BLE001 - a note that broke the writer: the job is indexed there
+            answer = (index, None)
+        try:
+            conn.send(answer)
+        except (EOFError, OSError):
+            return  # the indexing process is gone
+        except Exception:  # noqa: BLE001 - an answer that would not pickle (nothing was sent)
+            conn.send((index, None))
 
 
 class ParallelBuild:
     """Hands out the jobs of a bulk index: built segments from the worker, or jobs to index here.
 
-    Iterating yields, until every job is accounted for, either a `BuiltJob` (the worker's) or
-    a `Job` for the caller to index itself: a job the worker has not been given yet (taken from
-    the back, so the two processes meet in the middle) or one the worker failed on.
+    Iterating yields, until every job is accounted for or `cancel` is set, either a `BuiltJob`
+    (the worker's) or a `Job` for the caller to index itself: a job the worker has not been
+    given yet (taken from the back, so the two processes meet in the middle) or one the worker
+    failed on. A worker that dies (or takes longer than `JOB_TIMEOUT_S` over one job) is
+    stopped and every job it held comes back to be indexed here.
     """
 
-    def __init__(self, pool: Any, vault: str, jobs: Sequence[Job], limits: ChunkLimits, max_bytes: int, scratch: Path) -> None:
-        self._pool = pool
-        self._args = (vault, limits, max_bytes, str(scratch))
+    def __init__(self, worker: Any, jobs: Sequence[Job], scratch: Path, cancel: threading.Event | None = None) -> None:
+        self._worker = worker
         self._scratch = scratch
-        self._jobs: deque[Job] = deque(jobs)
-        self._pending: deque[tuple[Job, Any]] = deque()
+        self._cancel = cancel
+        self._all = list(jobs)
+        self._jobs: deque[int] = deque(range(len(jobs)))
+        self._pending: deque[int] = deque()
+        self._broken = False
         self._fill()
 
     @classmethod
-    def start(cls, vault: str, notes: Sequence[tuple[ScanEntry, str | None]], limits: ChunkLimits, max_bytes: int, scratch: Path) -> ParallelBuild | None:
+    def start(
+        cls,
+        vault: str,
+        notes: Sequence[tuple[ScanEntry, str | None]],
+        limits: ChunkLimits,
+        max_bytes: int,
+        scratch: Path,
+        cancel: threading.Event | None = None,
+    ) -> ParallelBuild | None:
         """A running build, or None where a worker is not worth it or cannot start."""
         if len(notes) < MIN_NOTES or not spare_core() or multiprocessing.current_process().daemon:
             return None
         shutil.rmtree(scratch, ignore_errors=True)  # a crashed build's leftovers
-        try:
-            scratch.mkdir(parents=True, exist_ok=True)
-            pool = multiprocessing.get_context("spawn").Pool(1)
-        except Exception:  # noqa: BLE001 - no worker: the caller indexes in-process
-            return None
         size = max(MIN_JOB_NOTES, min(MAX_JOB_NOTES, -(-len(notes) // JOBS)))
         jobs = [list(notes[i : i + size]) for i in range(0, len(notes), size)]
-        return cls(pool, vault, jobs, limits, max_bytes, scratch)
+        try:
+            scratch.mkdir(parents=True, exist_ok=True)
+            worker = WorkerProcess(vault, jobs, limits, max_bytes, scratch)
+        except Exception:  # noqa: BLE001 - no worker: the caller indexes in-process
+            return None
+        return cls(worker, jobs, scratch, cancel)
 
     def _fill(self) -> None:
-        vault, limits, max_bytes, scratch = self._args
-        while len(self._pending) < AHEAD and self._jobs:
-            job = self._jobs.popleft()
-            self._pending.append((job, self._pool.apply_async(build_job, (vault, job, limits, max_bytes, scratch))))
+        while not self._broken and len(self._pending) < AHEAD and self._jobs:
+            index = self._jobs.popleft()
+            self._pending.append(index)
+            try:
+                self._worker.submit(index)
+            except (OSError, ValueError):  # the worker is gone: found by the next wait
+                break
 
-    def _collect(self, timeout: float) -> BuiltJob | Job:
-        job, result = self._pending.popleft()
-        try:
-            outcomes, built = result.get(timeout=timeout)
-        except Exception:  # noqa: BLE001 - a worker that died, hung or failed: this job in-process
-            return job
-        finally:
-            self._fill()
-        return BuiltJob(job, outcomes, built)
+    def _cancelled(self) -> bool:
+        return self._cancel is not None and self._cancel.is_set()
+
+    def _collect(self) -> BuiltJob | Job | None:
+        """The worker's next answer: its built job, the job back if it failed on it, None if it is gone."""
+        got = self._worker.answer()
+        if got is None:
+            return None
+        index, built = got
+        self._pending.remove(index)
+        self._fill()
+        return self._all[index] if built is None else BuiltJob(self._all[index], *built)
+
+    def _wait(self) -> Iterator[BuiltJob | Job]:
+        """Wait for the worker's next answer, watching `cancel`; a dead or hung worker gives its jobs back."""
+        deadline = time.monotonic() + JOB_TIMEOUT_S
+        while not self._cancelled():
+            if self._worker.wait(min(WAIT_SLICE_S, max(0.0, deadline - time.monotonic()))):
+                unit = self._collect()
+                if unit is not None:
+                    yield unit
+                    return
+                break  # gone
+            if time.monotonic() >= deadline:
+                break  # hung: stopped like a dead one
+        else:
+            return
+        self._give_up()
+        while self._pending:
+            yield self._all[self._pending.popleft()]
+
+    def _give_up(self) -> None:
+        self._broken = True
+        self._worker.stop()
 
     def __iter__(self) -> Iterator[BuiltJob | Job]:
-        while self._pending or self._jobs:
-            if self._pending and self._pending[0][1].ready():
-                yield self._collect(0)
+        while (self._pending or self._jobs) and not self._cancelled():
+            if self._pending and self._worker.wait(0):
+                yield from self._wait()
             elif self._jobs:
-                yield self._jobs.pop()
+                yield self._all[self._jobs.pop()]
             else:
-                yield self._collect(JOB_TIMEOUT_S)
+                yield from self._wait()
 
     def close(self) -> None:
         """Stop the worker (also mid-way: a cancelled sync leaves nothing running) and clear its scratch."""
-        self._pool.terminate()
-        self._pool.join()
+        self._worker.stop()
         shutil.rmtree(self._scratch, ignore_errors=True)

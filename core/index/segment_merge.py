@@ -14,17 +14,11 @@ it in two places this module replaces with the same results:
 
 from __future__ import annotations
 
-import io
-import pickle
-import zlib
 from collections.abc import Iterable, Iterator
-from itertools import accumulate
 from typing import Any
 
-from whoosh import columns
-from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC, W3TermsReader, _lenfield
-
-from core.index.w3_postings import INT
+from core.index.w3_postings import decode_postings, posting_bytes
+from core.index.whoosh_pin import W3TermsReader, columns, length_field
 
 
 def segment_postings(reader: Any) -> Iterator[tuple[str, bytes, int, float, bytes | None]] | None:
@@ -39,7 +33,6 @@ def segment_postings(reader: Any) -> Iterator[tuple[str, bytes, int, float, byte
 
 
 def _segment_postings(reader: Any, terms: Any) -> Iterator[tuple[str, bytes, int, float, bytes | None]]:
-    postfile = terms._postfile
     deleted = reader.deleted_docs_set
     schema = reader.schema
     fixed_by_field: dict[str, int | None] = {}
@@ -53,45 +46,10 @@ def _segment_postings(reader: Any, terms: Any) -> Iterator[tuple[str, bytes, int
             ids, weights, values = info.inlined_postings()
             rows: Iterable[tuple[int, float, Any]] = zip(ids, weights, values, strict=False)
         else:
-            offset, length = info.extent()
-            if isinstance(length, tuple):  # W3TermInfo.from_bytes keeps struct.unpack's tuple
-                length = length[0]
-            rows = _decoded(bytes(postfile.get(offset, length)), fixed)
+            rows = decode_postings(posting_bytes(terms, info), fixed)
         for docnum, weight, value in rows:
             if docnum not in deleted:
                 yield fieldname, tbytes, docnum, weight, value
-
-
-def _decoded(raw: bytes, fixed: int | None) -> Iterator[tuple[int, float, Any]]:
-    """(docnum, weight, value) of each posting in a term's blocks, as W3LeafMatcher reads them."""
-    if raw[:4] != WHOOSH3_HEADER_MAGIC:
-        raise ValueError("not a W3 posting list")
-    stream = io.BytesIO(raw)
-    pos = 4
-    end = len(raw)
-    while pos < end:
-        size = INT.unpack_from(raw, pos)[0]
-        last = size < 0
-        stop = pos + 4 + abs(size)
-        stream.seek(pos + 4)
-        count, _, _, comp, _, _ = pickle.load(stream)  # the block header
-        data = raw[stream.tell() : stop]
-        deltas, weights, values = pickle.loads(zlib.decompress(data) if comp else data)
-        ids = list(accumulate(deltas))
-        if weights is None:
-            weights = [1.0] * count
-        elif isinstance(weights, float):
-            weights = [weights] * count
-        if fixed is None or fixed < 0:
-            pass
-        elif fixed == 0:
-            values = [None] * count
-        else:
-            values = [values[i : i + fixed] for i in range(0, len(values), fixed)]
-        yield from zip(ids, weights, values, strict=False)
-        if last:
-            break
-        pos = stop
 
 
 def write_per_doc(writer: Any, fieldnames: set[str], reader: Any) -> dict[int, int] | None:
@@ -121,7 +79,7 @@ def write_per_doc(writer: Any, fieldnames: set[str], reader: Any) -> dict[int, i
             fieldobj = schema[fieldname]
             known = has_lengths.get(fieldname)
             if known is None:
-                known = has_lengths[fieldname] = bool(perdoc.has_column(_lenfield(fieldname)))
+                known = has_lengths[fieldname] = bool(perdoc.has_column(length_field(fieldname)))
             length = reader.doc_field_length(docnum, fieldname) if known else 0
             pdw.add_field(fieldname, fieldobj, stored.get(fieldname), length)
             if fieldobj.vector and reader.has_vector(docnum, fieldname):

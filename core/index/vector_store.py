@@ -25,9 +25,10 @@ from core.base.models import SearchFilters, chunk_id
 from core.index.embed_cache import EmbeddingCache
 from core.index.embed_text import NO_VECTOR
 from core.index.filters import is_active, record_matches
-from core.index.manifest import FileRecord
+from core.index.manifest import ChunkRecord, FileRecord
 from core.index.vector_index import VectorIndex, key_for
 
+_OPENING_MIN_BYTES = 120  # a chunk shorter than this is a heading or a line, not a note's opening
 EMBED_GROUP = 32  # texts per embed call: the unit of progress, cancel and visibility
 
 
@@ -195,9 +196,7 @@ class VaultVectors:
                     self.key_hash[k] = wanted[k][2]
             if cached_keys:
                 self.index.add(cached_keys, np.vstack(cached_vecs))
-        # Most recently edited notes first: they are the ones a user is about to search for, so
-        # hybrid search covers them within seconds of adding a vault, long before the rest.
-        need.sort(key=lambda k: (-files[wanted[k][0]].mtime_ns, wanted[k][0], wanted[k][1]))
+        need.sort(key=_embedding_order(wanted, files))
         return wanted, need, len(cached_keys), len(stale)
 
     def _still_missing(
@@ -356,6 +355,27 @@ class VaultVectors:
         if keys:
             self.index.add(keys, np.vstack(vecs))
         self.status = VectorStatus.REBUILT
+
+
+def _embedding_order(
+    wanted: dict[int, tuple[str, int, str]], files: dict[str, FileRecord]
+) -> Callable[[int], tuple[bool, int, str, int]]:
+    """The order chunks are embedded in: every note's opening first, then the rest; recent notes first.
+
+    A note's opening passage (with its title and heading) finds the note by meaning about as
+    well as all of its chunks do for most questions, and there are several times fewer of them:
+    note-level semantic and hybrid search cover the whole vault long before its last passage
+    is embedded. Within each pass the most recently edited notes go first: they are the ones
+    a user is about to search for.
+    """
+    notes = {rel for rel, _, _ in wanted.values()}
+    opening = {rel: _opening([c for c in files[rel].chunks if not c.text_hash.startswith(NO_VECTOR)]) for rel in notes}
+    return lambda k: (wanted[k][1] != opening.get(wanted[k][0]), -files[wanted[k][0]].mtime_ns, wanted[k][0], wanted[k][1])
+
+
+def _opening(chunks: list[ChunkRecord]) -> int:
+    """The ordinal of a note's opening passage: its first chunk with more than a heading in it."""
+    return next((c.ordinal for c in chunks if c.end_byte - c.start_byte >= _OPENING_MIN_BYTES), chunks[0].ordinal)
 
 
 def _sha256(path: Path) -> str:

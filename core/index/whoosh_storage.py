@@ -17,8 +17,7 @@ from __future__ import annotations
 import mmap
 from typing import Any
 
-from whoosh.filedb.filestore import FileStorage
-from whoosh.filedb.structfile import BufferFile, StructFile
+from core.index.whoosh_pin import BufferFile, FileStorage, StructFile
 
 COMPOUND_EXT = ".seg"  # whoosh.codec.base.Segment.COMPOUND_EXT
 

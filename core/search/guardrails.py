@@ -15,6 +15,10 @@ MASK = "[REDACTED]"
 
 _KEY_BLOCK = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
 _KEY_END = r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+# The middle of a key block cut by chunk boundaries: the chunk opens with base64 lines (40+
+# characters, nothing else on them) and holds neither BEGIN nor END. The structure decides,
+# not the alphabet: a key body may hold no digit, or no capital, on a line.
+_KEY_CONTINUATION = re.compile(r"\A\s*(?:[ \t>]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*(?:\r?\n|\Z))+(?:[ \t>]*[A-Za-z0-9+/]{1,39}={0,2}[ \t]*(?:\r?\n|\Z))?")
 # Well-known token formats, after the gitleaks and detect-secrets rule sets: a fixed prefix
 # and a body of the documented length, so ordinary words never match.
 _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -80,6 +84,11 @@ def _looks_random(blob: str) -> bool:
     return (body.count("/") + body.count("+")) * 8 <= len(body)
 
 
+def _continues_a_key(lines: str) -> bool:
+    """Two base64 lines or one of 64+ (a long identifier alone on a line is neither), looking random."""
+    return (lines.count("\n") >= 1 or len(lines) >= 64) and _looks_random(lines)
+
+
 @dataclass(frozen=True, slots=True)
 class Masked:
     text: str
@@ -88,6 +97,10 @@ class Masked:
 
 def mask_secrets(text: str) -> Masked:
     kinds: list[str] = []
+    opening = _KEY_CONTINUATION.match(text)
+    if opening is not None and _continues_a_key(opening.group(0).strip()):
+        kinds.append("private_key")
+        text = MASK + ("\n" if opening.group(0).endswith("\n") else "") + text[opening.end() :]
     for kind, pattern in _SECRET_PATTERNS:
 
         def repl(m: re.Match[str], kind: str = kind) -> str:

@@ -46,12 +46,23 @@ class QueryTooLongError(UsageError):
     """A query over the size budget; the message says the limit and what to do."""
 
 
+class QueryNotTextError(UsageError):
+    """A query holding lone surrogates: bytes that were not UTF-8 (argv) or a broken `\\udcxx` escape (JSON)."""
+
+
 def check_query_size(text: str) -> None:
-    """Refuse a query over the budget with a clear message, instead of searching for minutes.
+    """Refuse a query over the budget, or one that is not text, with a clear message.
+
+    Over the budget it would search for minutes; with lone surrogates it could not be encoded
+    for the index and would end in a traceback.
 
     Raises:
         QueryTooLongError: longer than `MAX_QUERY_CHARS` characters or `MAX_QUERY_TERMS` words.
+        QueryNotTextError: it holds a lone surrogate.
     """
+    bad = next((ch for ch in text if "\ud800" <= ch <= "\udfff"), None)
+    if bad is not None:
+        raise QueryNotTextError(f"The query is not valid UTF-8 text (it holds U+{ord(bad):04X}); check the terminal's encoding.")
     if len(text) > MAX_QUERY_CHARS:
         raise QueryTooLongError(
             f"The query is {len(text):,} characters long; the limit is {MAX_QUERY_CHARS:,}. Search for its key words instead."

@@ -16,15 +16,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core.base.confidentiality import is_restricted
 from core.base.errors import UsageError
 from core.base.models import ParsedQuery, SearchFilters, chunk_id
 from core.index.link_graph import ResolvedLink
 from core.index.vector_index import key_for
+from core.vault.display_text import one_line
 from core.vault.links import key
 from core.vault.scanner import normalise_rel_path
 
 if TYPE_CHECKING:
     from core.index.indexer import VaultIndex
+    from core.index.manifest import FileRecord
     from core.index.vector_store import VaultVectors
 
 LINK_BOOST = 0.10  # a direct link either way: about the gap between a good and a so-so neighbour
@@ -51,7 +54,7 @@ class Backlink:
     rel_path: str  # the note that links (or mentions)
     title: str
     line: int
-    context: str  # the linking line
+    context: str  # the linking line as read (`core.vault.display_text`: no link or callout syntax)
     kind: str  # wiki | embed | markdown | mention
 
 
@@ -91,7 +94,7 @@ def note_links(
         if other is None or allow_restricted:
             return True
         o = vi.files.get(other)
-        return o is not None and o.confidentiality != "restricted"
+        return o is not None and not is_restricted(o.confidentiality)
 
     if not shown(rel):
         raise UsageError(f"{rel_path} is restricted; allow restricted notes to see its links")
@@ -99,7 +102,7 @@ def note_links(
     outgoing = tuple(_out(r, vi) for r in graph.outgoing(rel) if shown(r.target))
     lines = {(r.source, r.link.line): r for r in reversed(graph.backlinks(rel)) if shown(r.source)}  # one row a line
     backlinks = tuple(
-        Backlink(r.source, _title(vi, r.source), r.link.line, r.link.context, r.link.kind.value)
+        Backlink(r.source, _title(vi, r.source), r.link.line, _line(r.link.context), r.link.kind.value)
         for r in sorted(lines.values(), key=lambda r: (key(r.source), r.link.line))
     )
     aliases = graph.aliases(rel)
@@ -165,9 +168,23 @@ _WIKI = re.compile(r"!?\[\[[^\]\n]*\]\]|\]\([^)\n]*\)")
 def _mention_line(body: str, pattern: re.Pattern[str]) -> tuple[int, str] | None:
     for i, line in enumerate(body.split("\n")):
         if pattern.search(_WIKI.sub(" ", line)):
-            text = line.strip()
+            text = _line(line)
             return i, text if len(text) <= 240 else text[:239] + "…"
     return None
+
+
+def _line(markdown: str) -> str:
+    """A linking line as read, without the bullet of the list item it may be.
+
+    A long line was cut at `MAX_CONTEXT` when its links were read; a link the cut went
+    through is dropped, not shown as half its syntax.
+    """
+    if markdown.endswith("…"):
+        markdown = _CUT_LINK.sub("…", markdown)
+    return one_line(markdown).removeprefix("• ")
+
+
+_CUT_LINK = re.compile(r"!?\[\[?[^\]\n]*(?:\]\([^)\n]*|\])?…$")
 
 
 def _file_line(vi: VaultIndex, rel: str, start_byte: int) -> int:
@@ -210,33 +227,46 @@ def related_notes(vi: VaultIndex, vv: VaultVectors | None, name: str, rel: str, 
     pool = set(sims) | set(words) | direct | (two_hop if centre is None else set())
     if centre is None and tags:
         pool |= {r for r, rec in vi.files.items() if r != rel and tags & set(rec.tags)}
-    out: list[RelatedNote] = []
-    for other in pool:
-        rec = vi.files.get(other)
-        if rec is None:
-            continue
-        reasons: list[str] = []
-        score = sims.get(other, words.get(other, 0.0))
-        if other in incoming:
-            reasons.append("links here")
-        if other in outgoing:
-            reasons.append("linked from here")
-        if other in direct:
-            score += LINK_BOOST
-        elif other in two_hop:
-            score += TWO_HOP_BOOST
-            reasons.append("two links away")
-        shared = [t for t in rec.tags if t in tags]
-        if shared:
-            score += TAG_BOOST * min(3, len(shared))
-            reasons.append("shares tags " + ", ".join(shared[:3]))
-        if other in sims:
-            reasons.append(f"similar: {sims[other]:.2f}")
-        elif other in words:
-            reasons.append("shares words of its title and headings")
-        out.append(RelatedNote(other, rec.title, round(score, 4), tuple(reasons)))
+    links = _Links(incoming, outgoing, direct, two_hop)
+    out = [_related(other, rec, sims, words, links, tags) for other in pool if (rec := vi.files.get(other)) is not None]
     out.sort(key=lambda r: (-r.score, key(r.rel_path)))
     return out[:k], note
+
+
+@dataclass(frozen=True, slots=True)
+class _Links:
+    """How other notes stand to this one in the link graph."""
+
+    incoming: set[str]
+    outgoing: set[str]
+    direct: set[str]
+    two_hop: set[str]
+
+
+def _related(
+    other: str, rec: FileRecord, sims: dict[str, float], words: dict[str, float], links: _Links, tags: set[str]
+) -> RelatedNote:
+    """One candidate's score (similarity or shared words, plus link and tag boosts) and its reasons."""
+    reasons: list[str] = []
+    score = sims.get(other, words.get(other, 0.0))
+    if other in links.incoming:
+        reasons.append("links here")
+    if other in links.outgoing:
+        reasons.append("linked from here")
+    if other in links.direct:
+        score += LINK_BOOST
+    elif other in links.two_hop:
+        score += TWO_HOP_BOOST
+        reasons.append("two links away")
+    shared = [t for t in rec.tags if t in tags]
+    if shared:
+        score += TAG_BOOST * min(3, len(shared))
+        reasons.append("shares tags " + ", ".join(shared[:3]))
+    if other in sims:
+        reasons.append(f"similar: {sims[other]:.2f}")
+    elif other in words:
+        reasons.append("shares words of its title and headings")
+    return RelatedNote(other, rec.title, round(score, 4), tuple(reasons))
 
 
 def _keyword_neighbours(vi: VaultIndex, rel: str) -> dict[str, float]:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core.base.confidentiality import is_restricted
 from core.base.errors import IndexNotBuiltError, RestrictedNoteError, UsageError
 from core.base.models import SearchFilters, chunk_id, split_chunk_id
 from core.index.vector_index import key_for
@@ -31,7 +32,7 @@ def similar_notes(
     rec = vi.files.get(rel)
     if rec is None:
         raise UsageError(f"{rel_path} is not an indexed note of vault {name!r}")
-    if rec.confidentiality == "restricted" and not allow_restricted:
+    if is_restricted(rec.confidentiality) and not allow_restricted:
         raise RestrictedNoteError(f"{name}/{rel} is marked confidentiality: restricted; it is not used unless allowed (--allow-restricted)")
     if vv is None or len(vv.index) == 0:
         raise IndexNotBuiltError(f"No embeddings for vault {name!r} yet — run `cairn index` (without --no-embed)")

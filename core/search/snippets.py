@@ -1,19 +1,20 @@
 """Short excerpts of a chunk around the words that matched, with the matches marked.
 
 Matches are marked `**like this**` (Markdown bold), which the CLI prints as is
-and the app turns into highlighting.
+and the app turns into highlighting. The window is cut from the chunk's display text
+(`core.vault.display_text`: callouts, tables, embeds and HTML as a person reads them), and the
+matches are found in that very text, so the highlights land on the words shown.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 
 from core.index.analysis import DEFAULT_LANGUAGE, Stemmer, phrase_spans
-from core.vault.links import labelled_text
+from core.vault.display_text import code_spans, one_line
 
 DEFAULT_WIDTH = 240
-_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)")
+_CODE_SLACK = 40  # characters a window may grow by to keep a code span whole
 MARK_OPEN = "**"
 MARK_CLOSE = "**"
 
@@ -32,8 +33,9 @@ def make_snippet(
     A quoted phrase the chunk holds is marked whole, stop words included
     ("**state of the art**"), and counts as one more distinct match.
     """
-    # Labels, not link syntax (`[[a|b]]` -> "b"): highlights are found in this very text, so they stay right.
-    flat = " ".join(_EMPHASIS.sub("", labelled_text(text)).split())
+    # What the note shows, not its syntax (`[[a|b]]` -> "b", `> [!tip]` -> "Tip:"): the highlights
+    # are found in this very text, so they stay right.
+    flat = one_line(text)
     if not flat:
         return ""
     spans = []
@@ -54,6 +56,7 @@ def make_snippet(
         space = flat.rfind(" ", 0, begin)
         begin = space + 1 if space != -1 and begin - space < 30 else begin
     end = min(len(flat), begin + width)
+    begin, end = _whole_code(flat, begin, end)
     out: list[str] = []
     pos = begin
     for s, e in _merged(spans):
@@ -84,4 +87,19 @@ def _clip(flat: str, start: int, width: int) -> str:
         return flat
     cut = flat.rfind(" ", start, start + width)
     cut = cut if cut > start + width // 2 else start + width
+    start, cut = _whole_code(flat, start, cut)
     return flat[start:cut] + "…"
+
+
+def _whole_code(flat: str, begin: int, end: int) -> tuple[int, int]:
+    """The window moved off the middle of a code span: half a span would show stray backticks
+    and read code as prose. A short cut-off part is taken in whole; a long one is left out."""
+    if "`" not in flat:
+        return begin, end
+    for m in code_spans(flat):
+        s, e = m.span()
+        if s < begin < e:
+            begin = s if begin - s <= _CODE_SLACK else e
+        if s < end < e:
+            end = e if e - end <= _CODE_SLACK else s
+    return begin, max(begin, end)

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from core.base.confidentiality import Confidentiality
 from core.base.models import Chunk, Document, FileWarning, SkippedFile, SkipReason
 from core.vault.chunker import ChunkLimits, chunk_plain_range
-from core.vault.frontmatter import CONFIDENTIALITY_LEVELS
 
 if TYPE_CHECKING:  # the extractor (multiprocessing) and the PDF module load with the first PDF, not with a search
     from core.vault.extractor import PdfExtractor
@@ -94,11 +94,10 @@ def _read_level(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except (OSError, yaml.YAMLError):
-        return "restricted"  # a settings file that cannot be read fails closed
+        return Confidentiality.RESTRICTED  # a settings file that cannot be read fails closed
     if not isinstance(data, dict) or data.get("confidentiality") in (None, ""):
         return None
-    level = str(data["confidentiality"]).strip().lower()
-    return level if level in CONFIDENTIALITY_LEVELS else "restricted"
+    return Confidentiality.parse(data["confidentiality"])  # an unknown level fails closed
 
 
 @dataclass(frozen=True, slots=True)

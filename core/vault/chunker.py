@@ -76,7 +76,8 @@ def new_parser() -> MarkdownIt:
 # `&#35;`, `&#x23;` or `&num;`, and a letter after a "#" written out needs "#&". A letter,
 # digit, "/", "#" or "&" just before the "#" is literal text before it in the same text node,
 # where `_TAG` refuses it ("_" is not: it may close emphasis), so URL fragments need no pass.
-_MAYBE_TAG = re.compile(r"(?<![^\W_]|[/#&])#\\?[^\W\d]|#&|&#(?:0*35|[xX]0*23);|&num;", re.UNICODE)
+# The look-behind comes after the "#" so that the engine only stops at a "#" or "&".
+_MAYBE_TAG = re.compile(r"#(?<!(?:[^\W_]|[/#&])#)\\?[^\W\d]|#&|&#(?:0*35|[xX]0*23);|&num;", re.UNICODE)
 
 
 def _tag_inline(state: StateCore) -> None:

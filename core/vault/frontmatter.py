@@ -11,12 +11,12 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
+from core.base.confidentiality import Confidentiality
 from core.base.models import FrontMatter
 
 if TYPE_CHECKING:  # PyYAML loads with the first front matter: a keyword search never reads any
     import yaml
 
-CONFIDENTIALITY_LEVELS = ("public", "internal", "restricted")
 _FENCE = re.compile(rb"\A---[ \t]*\r?\n")
 _CLOSE = re.compile(rb"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 _TAG_CLEAN = re.compile(r"[^\w/\-]+", re.UNICODE)
@@ -63,10 +63,9 @@ def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
     data = {key: _flat(value) for key, value in data.items() if key in _KNOWN_KEYS}
     errors: list[str] = []
     level = data.get("confidentiality")
-    confidentiality = str("internal" if level is None or level == "" else level).strip().lower()
-    if confidentiality not in CONFIDENTIALITY_LEVELS:
-        errors.append(f"unknown confidentiality {confidentiality!r}; treated as 'restricted'")
-        confidentiality = "restricted"  # fail closed: an unknown level is not shown by default
+    confidentiality = Confidentiality.parse(level)  # an unknown level fails closed: restricted
+    if level not in (None, "") and str(level).strip().lower() != confidentiality:
+        errors.append(f"unknown confidentiality {str(level).strip().lower()!r}; treated as 'restricted'")
     date, date_error = _parse_date(data.get("date"))
     if date_error:
         errors.append(date_error)

@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 from core.base.models import Link, LinkKind
 from core.vault.simple_blocks import InlineText, parse_inline
+from core.vault.wikilinks_plain import plain_wikilinks
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
@@ -35,6 +36,8 @@ ATTACHMENT_EXTS = frozenset(
 IMAGE_EXTS = frozenset("png jpg jpeg gif svg webp bmp avif".split())
 NOTE_EXTS = (".md", ".markdown")
 MAX_CONTEXT = 240
+MAX_LINK_BRACKETS = 20_000  # "[" read for links in one note (~0.7 s of markdown-it at worst)
+_WIKI_STOP = re.compile(r"\]\]|[\[\n]")
 _MAYBE_LINK = re.compile(r"\[\[|\]\((?!\s*<?[A-Za-z][A-Za-z0-9+.\-]*:)")
 
 
@@ -70,12 +73,14 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     start = pos + (3 if embed else 2)
     if not embed and not src.startswith("[[", pos):
         return False
-    end = src.find("]]", start)
-    if end < 0 or end == start:
+    # The first "]]", "[" or line end decides: a link's inside holds no "[" and no line break,
+    # so the search never runs past them (looking for "]]" to the end of the text made a
+    # note of unclosed "[[" quadratic: 200,000 took minutes).
+    found = _WIKI_STOP.search(src, start)
+    if found is None or found.group() != "]]" or found.start() == start:
         return False
+    end = found.start()
     inner = src[start:end]
-    if "\n" in inner or "[" in inner:
-        return False
     if not silent:
         token = state.push("wikilink", "", 0)
         token.content = inner
@@ -93,6 +98,7 @@ def new_link_parser() -> MarkdownIt:
 def split_wikilink(inner: str) -> tuple[str, str, str]:
     """`note#Heading|label` -> ("note", "Heading", "label"); the label defaults to what is shown by Obsidian."""
     target, _, label = inner.partition("|")
+    target = target.removesuffix("\\")  # `[[a\|b]]` in a table cell escapes its pipe from the table
     target, _, anchor = target.partition("#")
     target, anchor, label = target.strip(), anchor.strip(), label.strip()
     if not label:
@@ -103,11 +109,54 @@ def split_wikilink(inner: str) -> tuple[str, str, str]:
 def extract_links(
     text: str, *, first_line: int = 1, parser: MarkdownIt | None = None, inline: Sequence[InlineText] | None = None
 ) -> tuple[Link, ...]:
-    """Every link in a note body. `first_line` is the file line the body starts on (after front matter).
+    """Every link in a note body (up to `MAX_LINK_BRACKETS` "["; see `extract_links_capped`)."""
+    return extract_links_capped(text, first_line=first_line, parser=parser, inline=inline)[0]
 
-    `inline` are the note's inline texts when the chunker's plain-note scanner read it: only
-    those that can hold a link are parsed, instead of the whole note a second time.
+
+def extract_links_capped(
+    text: str, *, first_line: int = 1, parser: MarkdownIt | None = None, inline: Sequence[InlineText] | None = None
+) -> tuple[tuple[Link, ...], bool]:
+    """Every link in a note body, and whether the note held too many "[" to read them all.
+
+    `first_line` is the file line the body starts on (after front matter). `inline` are the
+    note's inline texts when the chunker's plain-note scanner read it: only those that can
+    hold a link are parsed, instead of the whole note a second time.
+
+    Links are read up to the `MAX_LINK_BRACKETS`-th "[" (as tags are capped): markdown-it
+    tries every "[" as a link label, nested up to its nesting limit, so 200,000 unclosed
+    "[[" cost it ~15 s even in linear time; a real note holds a few thousand at most.
     """
+    text, inline, capped = _within_cap(text, inline)
+    return _extract(text, first_line, parser, inline), capped
+
+
+def _within_cap(text: str, inline: Sequence[InlineText] | None) -> tuple[str, Sequence[InlineText] | None, bool]:
+    """`text` (or `inline`) up to the `MAX_LINK_BRACKETS`-th "[", and whether anything was cut."""
+    if inline is None:
+        if text.count("[") <= MAX_LINK_BRACKETS:
+            return text, None, False
+        return text[: _nth_bracket(text, MAX_LINK_BRACKETS)], None, True
+    kept: list[InlineText] = []
+    left = MAX_LINK_BRACKETS
+    for part in inline:
+        count = part.content.count("[")
+        if count > left:
+            kept.append(InlineText(part.content[: _nth_bracket(part.content, left)], part.line))
+            return text, kept, True
+        left -= count
+        kept.append(part)
+    return text, inline, False
+
+
+def _nth_bracket(text: str, n: int) -> int:
+    """The offset of the (n+1)-th "[" in `text` (which holds more than `n`)."""
+    pos = -1
+    for _ in range(n + 1):
+        pos = text.index("[", pos + 1)
+    return pos
+
+
+def _extract(text: str, first_line: int, parser: MarkdownIt | None, inline: Sequence[InlineText] | None) -> tuple[Link, ...]:
     if not _MAYBE_LINK.search(text):
         return ()  # most notes of a code-heavy vault link only to the web: skip the second parse
     md = parser or new_link_parser()
@@ -116,7 +165,7 @@ def extract_links(
     if inline is None:
         tokens = [tok for tok in md.parse(text) if tok.type == "inline" and tok.children and tok.map is not None]
     else:
-        tokens = [tok for tok in parse_inline(md, [t for t in inline if _MAYBE_LINK.search(t.content)]) if tok.children]
+        tokens = _inline_tokens(md, [t for t in inline if _MAYBE_LINK.search(t.content)])
     for tok in tokens:
         children, start = tok.children or [], tok.map[0] if tok.map else 0
         cursor = 0  # search position in tok.content, for links the parser gives no position
@@ -130,6 +179,21 @@ def extract_links(
             context = lines[row].strip() if row < len(lines) else ""
             out.append(Link(link.kind, link.target, link.anchor, link.label, first_line + row, _trim(context)))
     return tuple(out)
+
+
+def _inline_tokens(md: MarkdownIt, texts: Sequence[InlineText]) -> list[Token]:
+    """Inline tokens with links in them, in order: read by `plain_wikilinks` where it can, else parsed."""
+    from markdown_it.token import Token
+
+    tokens: list[Token] = []
+    for text in texts:
+        found = plain_wikilinks(text.content)
+        if found is None:
+            tokens.extend(tok for tok in parse_inline(md, [text]) if tok.children)
+        elif found:
+            children = [Token("wikilink", "", 0, content=inner, meta={"embed": embed, "pos": pos}) for embed, inner, pos in found]
+            tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))
+    return tokens
 
 
 def _link_from(child: Token, content: str, cursor: int) -> tuple[Link | None, int]:

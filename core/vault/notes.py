@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from core.base.models import Chunk, Document, FileWarning
 from core.vault.chunker import ChunkLimits, chunk_markdown, chunk_text, new_parser
 from core.vault.frontmatter import clean_text, parse_front_matter
-from core.vault.links import extract_links, new_link_parser
+from core.vault.links import MAX_LINK_BRACKETS, extract_links_capped, new_link_parser
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -63,7 +63,9 @@ def parse_note(
         chunks = _front_matter_chunk(raw, offset, fm.end_byte, limits.hard_chars)
     first_line = raw.count(b"\n", 0, fm.end_byte) + 1
     text = raw[fm.end_byte :].decode("utf-8", "replace")
-    links = extract_links(text, first_line=first_line, parser=link_parser or new_link_parser(), inline=body.inline)
+    links, capped = extract_links_capped(text, first_line=first_line, parser=link_parser or new_link_parser(), inline=body.inline)
+    if capped:
+        warnings.append(FileWarning(rel_path, "too_many_brackets", f"over {MAX_LINK_BRACKETS:,} '['; links after that are not read"))
     return Document(
         vault=vault,
         rel_path=rel_path,

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.vault.simple_html_tables import html_end, html_kind, interrupts_paragraph, table_header, table_rows
+
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
@@ -33,10 +35,13 @@ if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search n
 # unless it makes a heading; "[" unless a reference definition ("]:") is anywhere.
 _PLAIN_FIRST = re.compile(r"[^\s>\-=|:<`~]|`(?!``)|~(?!~~)")
 _LIST_OR_RULE = re.compile(r"[*+](?: |\Z)|\d{1,9}[.)](?: |\Z)|(?:\*[ ]*){3,}\Z|(?:_[ ]*){3,}\Z")
+_RULE = re.compile(r"(?:-[ \t]*){3,}\Z|(?:\*[ \t]*){3,}\Z|(?:_[ \t]*){3,}\Z")
 _NEWLINES = re.compile(r"\r\n?")
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)\Z", re.DOTALL)  # at the first column only
 _HEADING = re.compile(r"(#{1,6})(?: (.*))?\Z")
 _NOT_SIMPLE = re.compile(r"[\t\r\x00\x0b\x0c\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
+# A reference definition's `]:`; a wikilink followed by a colon (`[[note]]:`) is none, unless escaped (`[a\\]]:`).
+_MAYBE_REF = re.compile(r"(?<!\])\]:|\\\]\]:")
 _MD_TRIM = " \n"  # markdown-it trims inline text by CommonMark's whitespace: only these two are let in
 
 
@@ -78,7 +83,7 @@ def simple_blocks(text: str) -> tuple[list[SimpleBlock], list[InlineText]] | Non
     if text.endswith("\n") or not lines[-1].strip(" \t"):
         # markdown-it's lines: none after the last line break, nor a last line of only spaces
         lines.pop()
-    scan = _Scan(lines, strict=_NOT_SIMPLE.search(text) is not None, refs="]:" in text)
+    scan = _Scan(lines, strict=_NOT_SIMPLE.search(text) is not None, refs=_MAYBE_REF.search(text) is not None)
     return scan.run()
 
 
@@ -91,6 +96,7 @@ class _Scan:
         self.refs = refs  # a reference definition may exist: "[" cannot begin plain text
         self.blocks: list[SimpleBlock] = []
         self.inline: list[InlineText] = []
+        self.paragraphs: set[int] = set()  # first lines of the paragraphs found (lazy lines must continue one)
 
     def run(self) -> tuple[list[SimpleBlock], list[InlineText]] | None:
         lines, n, i = self.lines, len(self.lines), 0
@@ -99,25 +105,40 @@ class _Scan:
             if not line.strip(" \t"):
                 i += 1
                 continue
-            first = line[0]
-            if first in " \t":
-                end = self._code(i)
-            elif first in "`~" and _FENCE_OPEN.match(line):
-                end = _fence_end(lines, i)
-                if end is not None:
-                    self.blocks.append(SimpleBlock(i, end, 0, ""))
-            elif first == "#" and _HEADING.match(line) and not self._odd(line):
-                end = self._heading(i)
-            elif first == ">":
-                end = self._quote(i)
-            elif (marker := _item(line)) is not None:
-                end = self._list(i, marker)
-            else:
-                end = self._paragraph(i)
+            end = self._block(i, line)
             if end is None:
                 return None
             i = end
         return self.blocks, self.inline
+
+    def _block(self, i: int, line: str) -> int | None:
+        """The block at line `i` (not blank), in markdown-it's order of rules; where it ends."""
+        first = line[0]
+        if first not in " \t" and "|" in line and (header := table_header(self.lines, i)) is not None:
+            return self._table(i, header)
+        if first in " \t":
+            return self._code(i)
+        if first in "`~" and _FENCE_OPEN.match(line):
+            end = _fence_end(self.lines, i)
+            if end is not None:
+                self.blocks.append(SimpleBlock(i, end, 0, ""))
+            return end
+        if first == "#" and _HEADING.match(line) and not self._odd(line):
+            return self._heading(i)
+        if first == ">":
+            return self._quote(i)
+        if first in "-*_" and _RULE.match(line) and not self._odd(line):
+            self.blocks.append(SimpleBlock(i, i + 1, 0, ""))  # a thematic break (`---`), after a blank line
+            return i + 1
+        if (marker := _item(line)) is not None:
+            return self._list(i, marker)
+        if first == "<" and (kind := html_kind(line)) is not None:
+            if self._odd(line):
+                return None
+            end = html_end(self.lines, i, kind)
+            self.blocks.append(SimpleBlock(i, end, 0, ""))
+            return end
+        return self._paragraph(i)
 
     def _odd(self, line: str) -> bool:
         return self.strict and _NOT_SIMPLE.search(line) is not None
@@ -136,45 +157,68 @@ class _Scan:
 
     def _paragraph(self, i: int) -> int | None:
         lines, n, j = self.lines, len(self.lines), i
-        while j < n and self._text(lines[j]):
+        while j < n and (self._text(lines[j]) or self._html_text(lines[j], first=j == i)):
             j += 1
         if j == i:
             return None
-        if j < n and lines[j].strip(" ") and not _is_heading(lines[j]) and not _FENCE_OPEN.match(lines[j]):
-            return None  # only a blank line, a heading or a fence may end a paragraph here
+        if j < n and lines[j].strip(" ") and not _ends_paragraph(lines[j]):
+            return None  # only a blank line, a heading, a fence or an HTML block may end a paragraph here
         self.blocks.append(SimpleBlock(i, j, 0, ""))
+        self.paragraphs.add(i)
         self.inline.append(InlineText("\n".join(lines[i:j]).strip(_MD_TRIM), i))
         return j
 
+    def _html_text(self, line: str, *, first: bool) -> bool:
+        """Whether a line starting with `<` is paragraph text: it begins no HTML block there."""
+        if not line.startswith("<") or self._odd(line):
+            return False
+        return html_kind(line) is None if first else not interrupts_paragraph(line)
+
     def _quote(self, i: int) -> int | None:
-        """`>` lines of plain text (paragraphs split by empty `>` lines), then a blank line or the end."""
+        """A quote (an Obsidian callout too): its lines scanned as a note of their own.
+
+        The quote runs over `>` lines and lazy lines (plain text continuing a paragraph of
+        the quote, as in `> [!note]` followed by an unmarked line) until a blank line.
+        """
         lines, n, j = self.lines, len(self.lines), i
-        paragraph: list[str] = []
-        first = i  # the line the current paragraph starts on
-        while j < n and lines[j].startswith(">"):
-            rest = lines[j][1:]
-            rest = rest[1:] if rest.startswith(" ") else rest
-            if not rest.strip(" "):
-                self._flush(paragraph, first)
-            elif self._text(rest):
-                if not paragraph:
-                    first = j
-                paragraph.append(rest)
+        inner: list[str] = []
+        lazy: list[int] = []
+        while j < n and lines[j].strip(" "):
+            line = lines[j]
+            if line.startswith(">"):
+                rest = line[1:]
+                rest = rest[1:] if rest.startswith(" ") else rest
+                if rest.startswith("\t"):
+                    return None  # markdown-it counts a tab after `>` by columns: left to it
+                inner.append(rest)
+            elif inner[-1].strip(" ") and self._text(line):
+                lazy.append(j - i)
+                inner.append(line)
             else:
-                return None
+                return None  # a block right after the quote, or after an empty `>` line
             j += 1
-        if not paragraph:
+        if not inner[-1].strip(" "):
             return None  # a quote ending in an empty `>` line: markdown-it's map runs on past it
-        self._flush(paragraph, first)
-        if j < n and lines[j].strip(" "):
-            return None  # a lazy continuation line, or a block right after the quote
+        scan = _Scan(inner, strict=self.strict, refs=self.refs)
+        if scan.run() is None or not all(_continues(scan, k) for k in lazy):
+            return None
+        self.inline.extend(InlineText(t.content, t.line + i) for t in scan.inline)
         self.blocks.append(SimpleBlock(i, j, 0, ""))
         return j
 
-    def _flush(self, paragraph: list[str], first: int) -> None:
-        if paragraph:  # markdown-it gives a paragraph one inline token of all its lines
-            self.inline.append(InlineText("\n".join(paragraph).strip(_MD_TRIM), first))
-            paragraph.clear()
+    def _table(self, i: int, header: list[str]) -> int | None:
+        """A GFM table: one inline text per cell, header first, then each row's."""
+        found = table_rows(self.lines, i, len(header), self._row, _ends_table)
+        if found is None or self._odd(self.lines[i]) or self._odd(self.lines[i + 1]):
+            return None
+        end, rows = found
+        self.inline.extend(InlineText(cell.strip(_MD_TRIM), i) for cell in header)
+        self.inline.extend(InlineText(cell, line) for line, row in rows for cell in row)
+        self.blocks.append(SimpleBlock(i, end, 0, ""))
+        return end
+
+    def _row(self, line: str) -> bool:
+        return (line.startswith("|") or self._text(line)) and not self._odd(line)
 
     def _list(self, i: int, marker: str) -> int | None:
         """Items of one line each, tight or apart, nested by spaces or tabs; the list's end line.
@@ -233,6 +277,25 @@ class _Scan:
                 break
         self.blocks.append(SimpleBlock(i, last, 0, ""))
         return last
+
+
+def _continues(scan: _Scan, line: int) -> bool:
+    """Whether `line` of a scanned quote lies inside a paragraph that began above it."""
+    block = next((b for b in scan.blocks if b.start_line <= line < b.end_line), None)
+    return block is not None and block.start_line < line and block.start_line in scan.paragraphs
+
+
+def _ends_paragraph(line: str) -> bool:
+    """Whether `line` (not blank, not paragraph text) ends a paragraph and begins a block the scanner knows."""
+    if _is_heading(line) or _FENCE_OPEN.match(line) is not None or interrupts_paragraph(line):
+        return True
+    marker = _item(line)  # a list may interrupt a paragraph; an ordered one only when it starts at 1
+    return marker is not None and (marker in "-*+" or int(marker[:-1]) == 1)
+
+
+def _ends_table(line: str) -> bool:
+    """A line that begins a block and so ends a table: a heading (others are left to markdown-it)."""
+    return _is_heading(line)
 
 
 def _nest(levels: list[tuple[int, int]], depth: int, marker: str) -> list[tuple[int, int]] | None:

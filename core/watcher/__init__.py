@@ -15,6 +15,9 @@ Nothing the user does is lost, whatever else is going on:
 - Every start (and every restart) begins with a catch-up reconcile of each
   vault against its manifest, so edits made before or during a first index,
   or while nothing was running, are found.
+- A re-index or catch-up that fails (a full disk, a file being replaced) is
+  not "caught up": the vault is reconciled again after a pause that doubles
+  each time (`retry_delay`), and each failure is reported with the wait.
 - A supervisor restarts watchdog's observer if its thread dies, and reports why.
 """
 
@@ -24,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +38,34 @@ from core.watcher.events import VaultEvents, supervised_observer
 #: How often a vault whose index is busy (or not built yet) is tried again.
 RETRY_S = 0.2
 
+#: The first pause before a failed vault is caught up again; it doubles up to `RETRY_CAP_S`.
+RETRY_BASE_S = 2.0
+RETRY_CAP_S = 300.0
+
 #: The name errors of the watcher as a whole (not of one vault) are reported under.
 ALL_VAULTS = "*"
 
 
+class Outcome(StrEnum):
+    """What one pass over a vault's changes came to."""
+
+    DONE = "done"
+    DEFERRED = "deferred"  # its index is busy or not built yet: tried again shortly
+    DROPPED = "dropped"  # nothing to do any more (vault removed, or the close path and the next start catches up)
+    FAILED = "failed"  # an error: reported, and the vault is caught up again after a back-off
+
+
 class WatcherFault(RuntimeError):
     """The file watcher itself failed (not one vault's re-index); it was restarted."""
+
+
+class CatchUpRetry(RuntimeError):
+    """A vault's re-index failed; it will be reconciled with its folder again after a pause."""
+
+
+def retry_delay(failures: int, *, base: float = RETRY_BASE_S, cap: float = RETRY_CAP_S) -> float:
+    """The pause before retry number `failures` (1-based): doubling, so a lasting fault costs little."""
+    return min(cap, base * 2 ** max(0, failures - 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +91,7 @@ class VaultWatcher:
         on_update: Callable[[LiveUpdate], None] | None = None,
         on_error: Callable[[str, Exception], None] | None = None,
         on_caught_up: Callable[[str], None] | None = None,
+        retry_base: float = RETRY_BASE_S,
     ) -> None:
         self.engine = engine
         self.on_caught_up = on_caught_up
@@ -74,6 +101,9 @@ class VaultWatcher:
         self.on_update = on_update
         self.on_error = on_error
         self.restarts = 0  # observer restarts by the supervisor
+        self.retry_base = retry_base
+        self._failures: dict[str, int] = {}  # failed passes in a row, per vault
+        self._retry_at: dict[str, float] = {}  # a failed vault is not tried before this time
         self._cond = threading.Condition()
         self._pending: dict[str, set[str]] = {}
         self._reconcile: set[str] = set()
@@ -224,55 +254,100 @@ class VaultWatcher:
     def _next_wait(self) -> float:
         now = time.monotonic()
         waits = [0.5]
-        if self._pending or self._reconcile:
+        held = self._held(now)
+        if self._pending.keys() - held or self._reconcile - held:
             waits.append(max(0.0, self._last_event + self.debounce - now))
             if self._deferred:
                 waits.append(RETRY_S)
+        waits.extend(max(0.0, self._retry_at[name] - now) for name in held)
         for changed in self._last_change.values():
             waits.append(max(0.0, changed + self.flush_after - now))
         return max(0.01, min(waits))
 
+    def _held(self, now: float) -> set[str]:
+        """Vaults waiting out a back-off after a failure (their events wait with them)."""
+        return {name for name, at in self._retry_at.items() if at > now}
+
     def _process_due(self, *, force: bool, wait: bool = False) -> None:
-        with self._cond:
-            quiet = time.monotonic() - self._last_event >= self.debounce
-            if not (force or quiet) or not (self._pending or self._reconcile):
-                return
-            pending, self._pending = self._pending, {}
-            reconcile, self._reconcile = self._reconcile, set()
-            first, self._first_event = self._first_event, {}
-            self._deferred = False
+        batch = self._take_due(force=force)
+        if batch is None:
+            return
+        pending, reconcile, first = batch
         for name in sorted(set(pending) | reconcile):
             outcome = self._process_vault(name, pending.get(name, set()), name in reconcile, first.get(name), wait=wait)
-            if name in reconcile and outcome != "deferred":
-                with self._cond:
-                    first_time = name not in self._caught_up
-                    self._caught_up.add(name)
-                    self._cond.notify_all()
-                if first_time and self.on_caught_up is not None and not wait:
-                    try:
-                        self.on_caught_up(name)
-                    except Exception as exc:
-                        self._report(name, exc)
-            if outcome == "deferred" and not wait:
+            if name in reconcile and outcome in (Outcome.DONE, Outcome.DROPPED):
+                self._mark_caught_up(name, notify=not wait)
+            elif outcome is Outcome.DEFERRED and not wait:
                 with self._cond:  # try again shortly, merged with whatever arrived meanwhile
-                    if name in reconcile:
-                        self._reconcile.add(name)
-                    self._pending.setdefault(name, set()).update(pending.get(name, set()))
-                    if name in first:
-                        self._first_event[name] = min(first[name], self._first_event.get(name, first[name]))
+                    self._requeue(name, pending.get(name, set()), name in reconcile, first.get(name))
                     self._deferred = True
 
-    def _process_vault(self, name: str, notes: set[str], reconcile: bool, first: float | None, *, wait: bool) -> str:
-        """Re-index one vault's changes; "deferred" when its index is busy or not built yet."""
+    def _take_due(self, *, force: bool) -> tuple[dict[str, set[str]], set[str], dict[str, float]] | None:
+        """What is due now; a vault waiting out a back-off keeps its events queued (unless closing)."""
+        with self._cond:
+            now = time.monotonic()
+            held = set() if force else self._held(now)
+            quiet = now - self._last_event >= self.debounce
+            if not (force or quiet) or not (self._pending.keys() - held or self._reconcile - held):
+                return None
+            pending = {n: notes for n, notes in self._pending.items() if n not in held}
+            reconcile = self._reconcile - held
+            first = {n: t for n, t in self._first_event.items() if n not in held}
+            self._pending = {n: notes for n, notes in self._pending.items() if n in held}
+            self._reconcile &= held
+            self._first_event = {n: t for n, t in self._first_event.items() if n in held}
+            self._deferred = False
+            return pending, reconcile, first
+
+    def _requeue(self, name: str, notes: set[str], reconcile: bool, first: float | None) -> None:
+        """Put a vault's batch back (under `_cond`), merged with whatever arrived meanwhile."""
+        if reconcile:
+            self._reconcile.add(name)
+        if notes:
+            self._pending.setdefault(name, set()).update(notes)
+        if first is not None:
+            self._first_event[name] = min(first, self._first_event.get(name, first))
+
+    def _mark_caught_up(self, name: str, *, notify: bool) -> None:
+        with self._cond:
+            first_time = name not in self._caught_up
+            self._caught_up.add(name)
+            self._failures.pop(name, None)
+            self._retry_at.pop(name, None)
+            self._cond.notify_all()
+        if first_time and notify and self.on_caught_up is not None:
+            try:
+                self.on_caught_up(name)
+            except Exception as exc:
+                self._report(name, exc)
+
+    def _failed(self, name: str, exc: Exception, *, retry: bool) -> None:
+        """Report a vault's failed pass; unless closing, catch it up again after a growing pause."""
+        if not retry:
+            self._report(name, exc)
+            return
+        with self._cond:
+            failures = self._failures[name] = self._failures.get(name, 0) + 1
+            delay = retry_delay(failures, base=self.retry_base)
+            self._retry_at[name] = time.monotonic() + delay
+            self._reconcile.add(name)  # a reconcile finds whatever this pass did not apply
+            self._first_event.setdefault(name, time.monotonic())
+            self._cond.notify_all()
+        news = CatchUpRetry(f"could not bring the index in step with the folder ({exc}); retrying in {delay:.0f} s")
+        news.__cause__ = exc
+        self._report(name, news)
+
+    def _process_vault(self, name: str, notes: set[str], reconcile: bool, first: float | None, *, wait: bool) -> Outcome:
+        """Re-index one vault's changes; DEFERRED when its index is busy or not built yet."""
         if self.engine.config.vault_named(name) is None or name not in self.names:
-            return "dropped"  # removed meanwhile: its last events no longer matter
+            return Outcome.DROPPED  # removed meanwhile: its last events no longer matter
         lock = self.engine.write_lock(name)
         if not lock.acquire(blocking=wait):
-            return "deferred"  # a bulk index holds it; never block the other vaults behind it
+            return Outcome.DEFERRED  # a bulk index holds it; never block the other vaults behind it
         t0 = time.monotonic()
         try:
             if not self.engine.keyword_built(name):
-                return "deferred" if not wait else "dropped"  # the next start catches up
+                return Outcome.DEFERRED if not wait else Outcome.DROPPED  # the next start catches up
             if reconcile:
                 report = self.engine.catch_up(name)
                 paths: tuple[str, ...] = ()
@@ -280,19 +355,19 @@ class VaultWatcher:
                 paths = tuple(sorted(notes))
                 report = self.engine.update_notes(name, paths)
             else:
-                return "done"
+                return Outcome.DONE
         except IndexBusyError:
-            return "deferred" if not wait else "dropped"  # another process writes it; the next start catches up
+            return Outcome.DEFERRED if not wait else Outcome.DROPPED  # another process writes it; the next start catches up
         except Exception as exc:  # report and keep watching: one bad save must not stop live indexing
-            self._report(name, exc)
-            return "failed"
+            self._failed(name, exc, retry=not wait)
+            return Outcome.FAILED
         finally:
             lock.release()
         done = time.monotonic()
         self._last_change[name] = done  # a flush of a vault with nothing new writes nothing
         kw = report.keyword
         if not (kw.added or kw.changed or kw.removed):
-            return "done"  # a chmod, a touch, a save of the same bytes: nothing was re-indexed
+            return Outcome.DONE  # a chmod, a touch, a save of the same bytes: nothing was re-indexed
         if self.on_update is not None:
             paths = tuple(kw.changed_paths) + tuple(kw.removed_paths)
             update = LiveUpdate(name, paths, reconcile, report, (done - t0) * 1000, (done - (first or t0)) * 1000)
@@ -300,7 +375,7 @@ class VaultWatcher:
                 self.on_update(update)
             except Exception as exc:  # a failing listener must not end the watcher's thread
                 self._report(name, exc)
-        return "done"
+        return Outcome.DONE
 
     def _flush_due(self) -> None:
         now = time.monotonic()

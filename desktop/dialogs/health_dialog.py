@@ -68,6 +68,21 @@ class IndexHealthDialog(QDialog):
         self.open_button.setAccessibleName("Open the selected file")
         self.open_button.setEnabled(False)
         self.reindex_button = QPushButton("Re-index all", self)
+        self._lay_out()
+
+        self.text_filter.textChanged.connect(self.proxy.set_text)
+        self.state_filter.currentIndexChanged.connect(lambda _i: self.proxy.set_state(str(self.state_filter.currentData())))
+        self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self.open_button.setEnabled(cur.isValid()))
+        self.table.doubleClicked.connect(self._open_index)
+        self.open_button.clicked.connect(lambda: self._open_index(self.table.currentIndex()))
+        self.reindex_button.clicked.connect(lambda: controller.index())
+        controller.snapshotChanged.connect(self.set_snapshots)
+        controller.board.changed.connect(self._show_summary)  # live while indexing runs, not just at the end
+        self._counts = {"indexed": 0, "warning": 0, "skipped": 0}
+        self.set_snapshots(controller.snapshot)
+
+    def _lay_out(self) -> None:
+        """Filters above the table, Open file / Re-index all / Close below."""
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.addButton(self.open_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.addButton(self.reindex_button, QDialogButtonBox.ButtonRole.ActionRole)
@@ -80,17 +95,6 @@ class IndexHealthDialog(QDialog):
         layout.addLayout(filters)
         layout.addWidget(self.table, 1)
         layout.addWidget(buttons)
-
-        self.text_filter.textChanged.connect(self.proxy.set_text)
-        self.state_filter.currentIndexChanged.connect(lambda _i: self.proxy.set_state(str(self.state_filter.currentData())))
-        self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self.open_button.setEnabled(cur.isValid()))
-        self.table.doubleClicked.connect(self._open_index)
-        self.open_button.clicked.connect(lambda: self._open_index(self.table.currentIndex()))
-        self.reindex_button.clicked.connect(lambda: controller.index())
-        controller.snapshotChanged.connect(self.set_snapshots)
-        controller.board.changed.connect(self._show_summary)  # live while indexing runs, not just at the end
-        self._counts = {"indexed": 0, "warning": 0, "skipped": 0}
-        self.set_snapshots(controller.snapshot)
 
     def set_snapshots(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
         rows = health_rows(snapshots)

@@ -140,7 +140,7 @@ class EmbeddingSettingsPanel(_ServicePanel):
 
     def _test(self) -> None:
         self._start_test()
-        self._controller.test_embedder(str(self.provider.currentData()), self.model.text().strip(), self.base_url.text().strip())
+        self._controller.connections.test_embedder(str(self.provider.currentData()), self.model.text().strip(), self.base_url.text().strip())
 
 
 class LanguageModelSettingsPanel(_ServicePanel):
@@ -218,4 +218,4 @@ class LanguageModelSettingsPanel(_ServicePanel):
 
     def _test(self) -> None:
         self._start_test()
-        self._controller.test_llm(str(self.provider.currentData()), self.base_url.text().strip())
+        self._controller.connections.test_llm(str(self.provider.currentData()), self.base_url.text().strip())

@@ -112,6 +112,13 @@ class GeneralSettingsPanel(SettingsPanelBase):
         self.editor_command.setToolTip("{path} and {line} are filled in, e.g. code --goto {path}:{line}")
         self.editor_preset.activated.connect(self._on_preset)
         self.editor_command.textEdited.connect(self._match_preset)
+        self._lay_out()
+        self.add_button.clicked.connect(self._choose_folder)
+        self.remove_button.clicked.connect(self._remove_selected)
+        self.vault_list.currentItemChanged.connect(self._on_current)
+
+    def _lay_out(self) -> None:
+        """The vault list and its buttons above the form of the selected vault's and the app's settings."""
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
@@ -131,9 +138,6 @@ class GeneralSettingsPanel(SettingsPanelBase):
         layout.addWidget(self.vault_list, 1)
         layout.addLayout(buttons)
         layout.addLayout(form)
-        self.add_button.clicked.connect(self._choose_folder)
-        self.remove_button.clicked.connect(self._remove_selected)
-        self.vault_list.currentItemChanged.connect(self._on_current)
 
     def load(self, draft: SettingsDraft) -> None:
         self._config = draft.engine

@@ -17,6 +17,7 @@ says (status lines, who answered, the abstain message, the model label) is worde
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QStandardPaths, Qt, QUrl, Signal
@@ -77,15 +78,27 @@ class AskPanel(QWidget):
         self._stopped = False
         self.context_dialog: ContextSentDialog | None = None
         self.turns: list[AskResponse] = []  # the conversation so far, oldest first
+        self._build_inputs()
+        self._build_buttons()
+        self._lay_out()
+        self._runner.started.connect(self._on_started)
+        self._runner.delta.connect(self._on_delta)
+        self._runner.finished.connect(self._on_finished)
+        self._runner.failed.connect(self._on_failed)
+        self._runner.busyChanged.connect(self.stop_button.setEnabled)
+        controller.scopeChanged.connect(self._show_scope)
+        controller.settingsChanged.connect(self._show_model)
+        self._show_scope(controller.scope)
+        self._show_model(controller.settings)
 
+    def _build_inputs(self) -> None:
+        """The question line, Ask, the detail, scope and model labels; what shows the answer and its passage."""
         self.question = QLineEdit(self)
         self.question.setPlaceholderText("Ask a question about your notes…")
         self.question.setAccessibleName("Question")
         self.question.setClearButtonEnabled(True)
         self.question.returnPressed.connect(self.ask)
-        self.ask_button = QPushButton("Ask", self)
-        self.ask_button.setToolTip("Ask (Enter, or Ctrl+Enter from anywhere)")
-        self.ask_button.clicked.connect(self.ask)
+        self.ask_button = self._button("Ask", "Ask (Enter, or Ctrl+Enter from anywhere)", self.ask)
         self.detail = QComboBox(self)
         self.detail.setAccessibleName("How detailed the answer should be")
         for label, value in DETAILS:
@@ -124,13 +137,11 @@ class AskPanel(QWidget):
         self.history.setMaximumHeight(90)
         self.history.setVisible(False)
         self.history.currentRowChanged.connect(self._show_turn)
-        self.new_button = QPushButton("New conversation", self)
-        self.new_button.setToolTip("Forget the earlier questions: the next question stands alone")
-        self.new_button.clicked.connect(self.new_conversation)
-        self.save_button = QPushButton("Save…", self)
-        self.save_button.setToolTip("Save the conversation as a markdown file, where you choose")
-        self.save_button.setEnabled(False)
-        self.save_button.clicked.connect(self.save)
+
+    def _build_buttons(self) -> None:
+        """New conversation, Save, Stop, Copy, Show context sent; sources."""
+        self.new_button = self._button("New conversation", "Forget the earlier questions: the next question stands alone", self.new_conversation)
+        self.save_button = self._button("Save…", "Save the conversation as a markdown file, where you choose", self.save, enabled=False)
         self.browser.linkClicked.connect(self.linkClicked)
         self.sources = SourcesView(self)
         self.sources.previewRequested.connect(self.previewRequested)
@@ -138,15 +149,18 @@ class AskPanel(QWidget):
         self.stop_button.setAccessibleName("Stop answering")
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
-        self.copy_button = QPushButton("Copy", self)
-        self.copy_button.setToolTip("Copy the conversation and its sources as markdown")
-        self.copy_button.setEnabled(False)
-        self.copy_button.clicked.connect(self.copy)
-        self.context_button = QPushButton("Show context sent", self)
-        self.context_button.setToolTip("The exact messages the language model received")
-        self.context_button.setEnabled(False)
-        self.context_button.clicked.connect(self.show_context)
+        self.copy_button = self._button("Copy", "Copy the conversation and its sources as markdown", self.copy, enabled=False)
+        self.context_button = self._button("Show context sent", "The exact messages the language model received", self.show_context, enabled=False)
 
+    def _button(self, text: str, tip: str, slot: Callable[[], object], *, enabled: bool = True) -> QPushButton:
+        button = QPushButton(text, self)
+        button.setToolTip(tip)
+        button.setEnabled(enabled)
+        button.clicked.connect(slot)
+        return button
+
+    def _lay_out(self) -> None:
+        """The question and options rows, answer and passage side by side above the sources, the buttons."""
         self.browser.setMinimumHeight(SCROLL_MIN_H)
         ask_row = QHBoxLayout()
         ask_row.addWidget(self.question, 1)
@@ -190,15 +204,6 @@ class AskPanel(QWidget):
         layout.addWidget(self.splitter, 1)
         layout.addLayout(buttons)
 
-        self._runner.started.connect(self._on_started)
-        self._runner.delta.connect(self._on_delta)
-        self._runner.finished.connect(self._on_finished)
-        self._runner.failed.connect(self._on_failed)
-        self._runner.busyChanged.connect(self.stop_button.setEnabled)
-        controller.scopeChanged.connect(self._show_scope)
-        controller.settingsChanged.connect(self._show_model)
-        self._show_scope(controller.scope)
-        self._show_model(controller.settings)
 
     # -- actions ---------------------------------------------------------------------------
 

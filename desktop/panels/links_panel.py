@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from core.search.related import Backlink, NoteLinks, RelatedNote
-from core.vault.links import labelled_text
+from core.vault.display_text import unmarked
 from desktop.controller import AppController
 from desktop.workers import JobRunner, TaskWorker
 
@@ -129,7 +129,7 @@ class LinksPanel(QWidget):
         top.setExpanded(expanded and bool(children))
 
     def _backlink(self, b: Backlink) -> QTreeWidgetItem:
-        item = QTreeWidgetItem([f"{b.title} — {labelled_text(b.context)}"])
+        item = QTreeWidgetItem([f"{b.title} — {unmarked(b.context)}"])  # as read; a plain row shows code as text
         item.setToolTip(0, f"{b.rel_path}, line {b.line}\n{b.context}")
         item.setData(0, _TARGET, (b.rel_path, b.line))
         return item

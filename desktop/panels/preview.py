@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
+    QTextOption,
 )
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 from core.base.models import Hit
 from core.index.pages import page_text
 from core.vault.attachments import attachment_kind
+from core.vault.render_html import reflow
 from desktop.actions import note_path
 from desktop.controller import AppController
 from desktop.formatting import heading_trail
@@ -47,8 +49,9 @@ from desktop.note_locator import NoteLocator
 from desktop.note_text import END, START, prepare, read_note
 from desktop.panels.hit_menu import hit_menu
 from desktop.panels.links_panel import LinksPanel
+from desktop.panels.preview_doc import fill_document
 from desktop.panels.preview_links import LinkFollower
-from desktop.theme import colours
+from desktop.theme import colours, is_dark
 
 MAX_HISTORY = 100
 
@@ -92,6 +95,9 @@ class PreviewPanel(QWidget):
         self.browser.setAccessibleName("Note preview")
         self.browser.setOpenExternalLinks(False)
         self.browser.setOpenLinks(False)
+        # Long words and code wrap anywhere, so the note never needs a horizontal scroll bar.
+        self.browser.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.browser.anchorClicked.connect(self.follow_link)
         self.browser.installEventFilter(self)  # QTextBrowser keeps Alt+Left/Right for its own (unused) history
         self.back_button = _nav_button(self, "◀", "Back (Alt+Left)", self.back)
@@ -102,6 +108,12 @@ class PreviewPanel(QWidget):
             shortcut.activated.connect(slot)
         self.links = LinksPanel(controller, self)
         self.links.openRequested.connect(self.open_note)
+        self._lay_out()
+        controller.hitSelected.connect(self.show_hit)
+        self._update_nav()
+
+    def _lay_out(self) -> None:
+        """Back, Forward, the note's name and actions above the note, the links panel below it."""
         head = QHBoxLayout()
         head.addWidget(self.back_button)
         head.addWidget(self.forward_button)
@@ -122,8 +134,6 @@ class PreviewPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(head)
         layout.addWidget(self.splitter, 1)
-        controller.hitSelected.connect(self.show_hit)
-        self._update_nav()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if watched is self.browser and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
@@ -230,7 +240,7 @@ class PreviewPanel(QWidget):
             attachment=lambda target: self.locator.attachment(vault_name, rel, target),
         )
         doc.setBaseUrl(QUrl.fromLocalFile(str(note_path(vault.root, rel).parent) + "/"))  # relative images load
-        doc.setMarkdown(markdown)
+        fill_document(doc, markdown, dark=is_dark(self.palette()), room=self.browser.viewport().width() - 40)
         self._dim_dead_links(doc, vault_name, rel)
         self.browser.setDocument(doc)
         if note.marked:
@@ -277,7 +287,7 @@ class PreviewPanel(QWidget):
         self.header.setText(self.header.text().replace("</small>", f" · {html.escape(located)}</small>", 1))
         self.properties.setVisible(False)
         doc = QTextDocument(self.browser)
-        doc.setPlainText(text)
+        doc.setPlainText(reflow(text) if hit.page is not None else text)  # a PDF's line breaks are layout, not meaning
         self.browser.setDocument(doc)
         # QTextDocument counts UTF-16 code units: characters beyond the BMP count twice.
         self.chunk_range = (_utf16(text, start), _utf16(text, end)) if end > start else None

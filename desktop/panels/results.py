@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
+    QColor,
     QFont,
     QFontMetrics,
     QKeyEvent,
@@ -105,20 +106,24 @@ class ResultDelegate(QStyledItemDelegate):
             painter.drawText(link, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), more_label(*more))
             painter.setPen(dim)
         painter.drawText(rect.x(), rect.y() + line + fm.ascent(), fm.elidedText(where, Qt.TextElideMode.ElideMiddle, where_width))
-        # snippet, clipped to a few lines
-        doc = QTextDocument()
-        doc.setDefaultFont(opt.font)
-        doc.setDocumentMargin(0)
-        doc.setHtml(snippet_html(hit.snippet))
-        doc.setTextWidth(rect.width())
-        painter.translate(rect.x(), rect.y() + 2 * line + 2)
-        clip = QRectF(0, 0, rect.width(), line * SNIPPET_LINES)
-        painter.setClipRect(clip)
-        ctx = QAbstractTextDocumentLayout.PaintContext()
-        ctx.palette.setColor(QPalette.ColorRole.Text, text_color)
-        ctx.clip = clip
-        doc.documentLayout().draw(painter, ctx)
+        _paint_snippet(painter, rect, line, opt.font, hit.snippet, text_color)
         painter.restore()
+
+
+def _paint_snippet(painter: QPainter, rect: QRect, line: int, font: QFont, snippet: str, text_color: QColor) -> None:
+    """The snippet under the title and trail, clipped to `SNIPPET_LINES` lines."""
+    doc = QTextDocument()
+    doc.setDefaultFont(font)
+    doc.setDocumentMargin(0)
+    doc.setHtml(snippet_html(snippet))
+    doc.setTextWidth(rect.width())
+    painter.translate(rect.x(), rect.y() + 2 * line + 2)
+    clip = QRectF(0, 0, rect.width(), line * SNIPPET_LINES)
+    painter.setClipRect(clip)
+    ctx = QAbstractTextDocumentLayout.PaintContext()
+    ctx.palette.setColor(QPalette.ColorRole.Text, text_color)
+    ctx.clip = clip
+    doc.documentLayout().draw(painter, ctx)
 
 
 class _ResultsView(QListView):

@@ -88,6 +88,15 @@ class SearchBarPanel(QWidget):
         self.doc_type.addItem("any type", "")
         self.doc_type.currentIndexChanged.connect(self.search_now)
 
+        self._lay_out()
+
+        controller.scopeChanged.connect(self._on_scope)
+        controller.snapshotChanged.connect(self._on_snapshot)
+        controller.settingsChanged.connect(lambda s: self._timer.setInterval(s.debounce_ms))
+        self._show_scope(controller.scope)
+
+    def _lay_out(self) -> None:
+        """The query and mode on top; tags, dates, type and scope below."""
         top = QHBoxLayout()
         top.addWidget(self.query, 1)
         top.addWidget(self.mode)
@@ -110,11 +119,6 @@ class SearchBarPanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 2)
         layout.addLayout(top)
         layout.addLayout(filters)
-
-        controller.scopeChanged.connect(self._on_scope)
-        controller.snapshotChanged.connect(self._on_snapshot)
-        controller.settingsChanged.connect(lambda s: self._timer.setInterval(s.debounce_ms))
-        self._show_scope(controller.scope)
 
     def _date_edit(self, name: str) -> QDateEdit:
         edit = QDateEdit(self)

@@ -58,15 +58,7 @@ class StatusPanel(QWidget):
         self.health = QPushButton("Index health…", self)
         self.health.setAccessibleName("Show index health")
         self.health.setFlat(True)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 0, 4, 0)
-        layout.addWidget(self.vaults)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.cancel)
-        layout.addWidget(self.warnings, 1)
-        layout.addWidget(self.note)
-        layout.addWidget(self.switch_model)
-        layout.addWidget(self.health)
+        self._lay_out()
         self._advised: set[str] = set()
         controller.snapshotChanged.connect(self._on_snapshot)
         controller.indexStarted.connect(self._on_started)
@@ -78,6 +70,18 @@ class StatusPanel(QWidget):
         controller.indexFailed.connect(self.show_message)
         if controller.engine.config_problem:  # a damaged config.json was set aside at start
             self.show_message(controller.engine.config_problem, 60000)
+
+    def _lay_out(self) -> None:
+        """Vault state, progress and Cancel, warnings, the last message, the model switch, Index health."""
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 0)
+        layout.addWidget(self.vaults)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.cancel)
+        layout.addWidget(self.warnings, 1)
+        layout.addWidget(self.note)
+        layout.addWidget(self.switch_model)
+        layout.addWidget(self.health)
 
     def show_message(self, text: str, msecs: int = 8000) -> None:
         """A passing message (copied a link, a vault could not be indexed); the tooltip keeps it whole."""

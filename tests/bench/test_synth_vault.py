@@ -82,3 +82,24 @@ def test_cli_writes_vault(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main([str(tmp_path / "cli"), "--notes", "12", "--seed", "3"]) == 0
     assert len(snapshot(tmp_path / "cli")) == 12
     assert "wrote 12 notes" in capsys.readouterr().out
+
+
+def test_obsidian_shape_writes_what_obsidian_notes_hold(tmp_path: Path) -> None:
+    from core.vault.frontmatter import parse_front_matter
+    from core.vault.simple_blocks import simple_blocks
+
+    generate_vault(tmp_path / "a", 80, seed=3, shape="obsidian")
+    generate_vault(tmp_path / "b", 80, seed=3, shape="obsidian")
+    notes = snapshot(tmp_path / "a")
+    assert notes == snapshot(tmp_path / "b")
+    text = "\n".join(raw.decode("utf-8") for raw in notes.values())
+    for construct in ("> [!", "[[", "|---", "- [ ] ", "📅 ", "![[", "status: ", "rating: ", "project: \"[["):
+        assert construct in text, construct
+    bodies = [raw[parse_front_matter(raw).end_byte :].decode("utf-8") for raw in notes.values()]
+    taken = sum(simple_blocks(body) is not None for body in bodies)
+    assert taken >= 0.8 * len(bodies)  # the plain-note scanner reads Obsidian's shapes
+
+
+def test_unknown_shape_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown shape"):
+        generate_vault(tmp_path / "a", 1, shape="dendron")

@@ -176,8 +176,8 @@ def test_pdf_over_its_own_size_limit_is_skipped(vault: Path) -> None:
     eng = Engine(AppPaths.from_env(), embedder_factory=None)
     try:
         eng.add_vault(vault, name="v")
-        eng.config = replace(eng.config, max_attachment_bytes=100)
-        eng._indexes.clear()
+        eng.registry.config = replace(eng.config, max_attachment_bytes=100)
+        eng.registry.close()  # indexes open again with the new limit
         (report,) = eng.sync(["v"], embed=False)
         assert report.keyword.skipped == {"too_large": 1}
         assert search(eng, "zucchini") and not search(eng, "heron")

@@ -85,3 +85,68 @@ def test_similar_refuses_a_restricted_note_as_its_query_unless_allowed(tmp_path:
         assert {rel for rel, _, _ in allowed} == {"budget.md", "garden.md"}
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("k", ["-1", "0", "two"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "budget", "-k"],
+        ["similar", "budget.md", "-k"],
+        ["links", "budget.md", "-k"],
+        ["ask", "what is the budget", "-k"],
+        ["eval", "golden.yaml", "-k"],
+        ["search", "budget", "--fusion", "rrf", "--rrf-k"],
+        ["eval", "golden.yaml", "--limit-queries"],
+    ],
+    ids=lambda a: " ".join(a) if isinstance(a, list) else a,
+)
+def test_every_count_option_refuses_zero_negative_and_non_numbers(capsys: pytest.CaptureFixture[str], vault: Path, argv: list[str], k: str) -> None:
+    assert run(capsys, "index", "--vault", str(vault), "--no-embed", "--quiet")[0] == 0
+    code, out, err = run(capsys, *argv, k)
+    assert code == EXIT_USAGE, (out, err)
+    assert "positive whole number" in err and out == ""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "\udcff\udcfe bad"],
+        ["search", "budget", "--folder", "\udcfe"],
+        ["search", "budget", "--tag", "caf\udce9"],
+        ["ask", "\udcff\udcfe what is the budget"],
+        ["ask", "budget?", "--folder", "\udcfe"],
+    ],
+)
+def test_text_that_is_not_utf8_is_refused_with_a_message_not_a_traceback(capsys: pytest.CaptureFixture[str], vault: Path, argv: list[str]) -> None:
+    """`cairn search $'\\xff\\xfe bad'`: Python hands such bytes over as lone surrogates."""
+    assert run(capsys, "index", "--vault", str(vault), "--no-embed", "--quiet")[0] == 0
+    code, out, err = run(capsys, *argv)
+    assert code == EXIT_USAGE and out == ""
+    assert "not valid UTF-8" in err and "Traceback" not in err
+
+
+def test_a_non_utf8_query_from_a_real_shell_exits_2(tmp_path: Path, vault: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CAIRN_HOME": str(tmp_path / "home"), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    subprocess.run([sys.executable, "-m", "core.cli.main", "index", "--vault", str(vault), "--no-embed", "--quiet"], env=env, check=True)
+    done = subprocess.run([sys.executable, "-m", "core.cli.main", "search", b"\xff\xfe bad"], env=env, capture_output=True)
+    assert done.returncode == EXIT_USAGE, done.stderr
+    assert b"not valid UTF-8" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_the_engine_refuses_a_query_that_is_not_text_for_every_caller(vault: Path) -> None:
+    """The MCP server and the app reach the engine without the CLI's check; JSON can carry "\\udcff"."""
+    from core.search.query import QueryNotTextError
+
+    engine = Engine(AppPaths.from_env(), embedder_factory=None)
+    try:
+        engine.add_vault(vault, name="v")
+        engine.sync(["v"], embed=False)
+        with pytest.raises(QueryNotTextError, match="not valid UTF-8"):
+            engine.search(SearchRequest("\udcff bad", mode="keyword"))
+    finally:
+        engine.close()

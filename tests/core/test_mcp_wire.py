@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core.mcp_server import jsonrpc_problem
+from core.mcp_wire import jsonrpc_problem
 
 REPO = Path(__file__).resolve().parents[2]
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

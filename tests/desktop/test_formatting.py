@@ -53,3 +53,8 @@ def test_prepare_reports_bad_yaml_without_failing() -> None:
     assert note.properties_error and "YAML" in note.properties_error
     assert note.markdown.startswith(START)
 
+
+
+def test_snippet_code_spans_show_as_code_with_their_matches_marked() -> None:
+    html_text = snippet_html("Use `hide **postpone** button` or ``a ` b`` <here>")
+    assert html_text == "Use <code>hide <b>postpone</b> button</code> or <code>a ` b</code> &lt;here&gt;"

@@ -119,7 +119,7 @@ def test_backlinks_and_related_notes_under_the_preview_open_their_note_at_the_li
     assert set(groups) == {"Backlinks (4)", "Unlinked mentions (3)", "Related notes (7)"}
     backlinks = groups["Backlinks (4)"]
     texts = [backlinks.child(i).text(0) for i in range(backlinks.childCount())]
-    assert "Home — Soup is in Recipes > Soup; the stock is at Recipes > ^stock." in texts  # labels, as the note reads
+    assert "Home — Soup is in Recipes > Soup; the stock is at Recipes > stock." in texts  # labels, as the note reads (no ^ marker)
     related = groups["Related notes (7)"]
     assert any("links here" in related.child(i).text(0) for i in range(related.childCount()))
     item = next(backlinks.child(i) for i in range(backlinks.childCount()) if "Shouting" in backlinks.child(i).text(0))

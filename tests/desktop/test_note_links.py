@@ -43,6 +43,16 @@ def test_preview_markdown_links_embeds_and_images(tmp_path: Path) -> None:
     assert "`[[code]]`" in out
 
 
+def test_icons_are_dropped_and_a_missing_image_is_named_once(tmp_path: Path) -> None:
+    out = preview_markdown(
+        "Tap ![[lucide-send.svg#icon]] to send, then ![[lucide-x.svg]] to close.\n\n![[gone.png]] and again ![[gone.png]]\n",
+        excerpt=lambda target, anchor: None,
+        attachment=lambda target: None,
+    )
+    assert "lucide" not in out and "Tap  to send, then  to close." in out
+    assert out.count("gone.png") == 1 and "🖼 gone.png (missing)" in out
+
+
 def test_anchors_find_the_chunk_of_a_heading_or_a_block() -> None:
     assert anchor_range(CHUNKS, RAW, "steps") == (16, len(RAW))
     assert anchor_range(CHUNKS, RAW, "^cook") == (16, len(RAW))

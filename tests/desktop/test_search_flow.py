@@ -99,7 +99,7 @@ def test_stale_results_never_replace_newer_ones(qtbot: Any, window: MainWindow) 
     first = controller.search("dal", "keyword")
     second = controller.search("pancakes", "keyword")
     qtbot.waitUntil(lambda: controller.response is not None and controller.response.query == "pancakes")
-    controller._on_search_done(first, old)  # an older query answering late, as a slow search would
+    controller.queries._on_search_done(first, old)  # an older query answering late, as a slow search would
     assert controller.response.query == "pancakes"
     assert shown[-1] == "pancakes" and second > first
     assert controller.stale_dropped >= 1

@@ -17,12 +17,8 @@ from core.providers.embedding.base import (
     UnavailableReason,
     l2_normalise,
 )
-from core.providers.embedding.onnx_minilm import (
-    BUILTIN_MODEL_ID,
-    MODEL_SHA256,
-    TOKENIZER_SHA256,
-    MiniLMEmbedder,
-)
+from core.providers.embedding.minilm_files import MODEL_SHA256, TOKENIZER_SHA256
+from core.providers.embedding.onnx_minilm import BUILTIN_MODEL_ID, MiniLMEmbedder
 from core.providers.embedding.registry import (
     EmbeddingProviderInfo,
     create_embedder,

@@ -98,12 +98,15 @@ class EmbedderUnavailable(Exception):
         reason: Machine-readable code (see `UnavailableReason`), so the CLI can
             choose an exit code and the app a remedy without parsing text.
         message: A sentence for the user. Never contains an API key.
+        model_hash: The failing embedder's `model_hash` when it says (a remote one does), so
+            the engine knows which of its embedders to set aside.
     """
 
-    def __init__(self, reason: UnavailableReason, message: str) -> None:
+    def __init__(self, reason: UnavailableReason, message: str, model_hash: str | None = None) -> None:
         super().__init__(message)
         self.reason: UnavailableReason = reason
         self.message = message
+        self.model_hash = model_hash
 
     def __repr__(self) -> str:
         return f"EmbedderUnavailable(reason={self.reason!r}, message={self.message!r})"

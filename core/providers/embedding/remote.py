@@ -176,6 +176,13 @@ class _RemoteEmbedder(ABC):
         ...
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        try:
+            return self._embed_batch_unchecked(texts)
+        except EmbedderUnavailable as exc:
+            exc.model_hash = self.model_hash  # which embedder failed, for the engine to set it aside
+            raise
+
+    def _embed_batch_unchecked(self, texts: list[str]) -> np.ndarray:
         body = self._post(self._payload(texts))
         try:
             vectors = np.asarray(self._vectors(body), dtype=np.float32)

@@ -170,3 +170,48 @@ def test_answers_and_the_context_sent_to_a_model_never_hold_key_material(tmp_pat
         assert not re.search(r"[A-Za-z0-9+/]{40,}", sent)
     finally:
         engine.close()
+
+
+def _digitless_armored(kind: str, lines: int, seed: int = 7) -> str:
+    """A key block whose base64 lines hold no digit (rare in a real key, chosen by a hostile one)."""
+    rng = random.Random(seed)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/"
+    body = "\n".join("".join(rng.choice(alphabet) for _ in range(64)) for _ in range(lines))
+    return f"-----BEGIN {kind}-----\n{body}\n-----END {kind}-----"
+
+
+@pytest.mark.parametrize("kind", ["RSA PRIVATE KEY", "OPENSSH PRIVATE KEY"])
+def test_a_key_block_without_digits_is_masked_in_every_chunk_it_spans(kind: str) -> None:
+    key = _digitless_armored(kind, 40)
+    raw = f"# Server setup\n\nThe deploy key:\n\n{key}\n\nRestart nginx afterwards.\n".encode()
+    doc = parse_note("v", "setup.md", raw, size=len(raw), mtime_ns=0, limits=ChunkLimits(500, 1000))
+    assert len(doc.chunks) >= 3, "the key must span chunks for this test to mean anything"
+    middle = [c for c in doc.chunks if "BEGIN" not in c.text and "END" not in c.text]
+    assert middle, "a chunk must hold key lines only, with neither BEGIN nor END"
+    lines = [ln for ln in key.splitlines()[1:-1]]
+    for chunk in doc.chunks:
+        masked = mask_secrets(chunk.text).text
+        leaked = [ln for ln in lines if ln[:32] in masked]
+        assert leaked == [], f"chunk {chunk.ordinal} shows key material: {leaked[:1]}"
+    assert "Restart nginx afterwards." in mask_secrets(doc.chunks[-1].text).text
+    assert "The deploy key:" in mask_secrets(doc.chunks[0].text).text
+
+
+def test_key_lines_at_a_chunk_start_are_masked_whatever_their_alphabet() -> None:
+    """The structure decides: base64 lines that open a chunk continue a key cut off above."""
+    lines = _digitless_armored("RSA PRIVATE KEY", 4).splitlines()[1:-1]
+    for start in ("\n".join(lines), "\n".join(lines) + "\n\nThe key above is for staging."):
+        masked = mask_secrets(start)
+        assert all(ln[:32] not in masked.text for ln in lines) and "private_key" in masked.kinds
+    assert mask_secrets("\n".join(lines) + "\n\nThe key above is for staging.").text.endswith("The key above is for staging.")
+
+
+def test_prose_and_paths_at_a_chunk_start_are_not_taken_for_key_lines() -> None:
+    for text in (
+        "An ordinary paragraph of prose that goes on for quite a while.\nAnd a second line.",
+        "/Users/simon/Library/Caches/pip/wheels/d4/2d/c7/c018bd8e6f825d6b47ae\nnext",
+        "https://example.com/a/very/long/path/that/goes/on/and/on/forever\nnext",
+        "Supercalifragilisticexpialidocious is a word, then more words follow here.",
+    ):
+        assert mask_secrets(text).text == text, text
+    assert mask_secrets("ThisIsAVeryLongCamelCaseIdentifierNameForSomething\nis what the class is called.").text.startswith("ThisIsAVery")

@@ -45,6 +45,6 @@ def _quote(kind: str, text: str, intro: str) -> Quote:
 
 def test_a_row_is_rendered_under_its_header_and_an_item_under_its_lead_in() -> None:
     row = render([_quote(ROW, "Sync Standard | 1 GB | 1 month", "Plan | Total storage | Version history")])
-    assert "| Plan | Total storage | Version history |\n| --- | --- | --- |\n| Sync Standard | 1 GB | 1 month |\n[1]" in row
+    assert "- Plan: Sync Standard; Total storage: 1 GB; Version history: 1 month [1]" in row
     item = render([_quote(ITEM, "- Catalyst licenses within 14 days of purchase", "Refunds are available for the following services:")])
     assert "- Refunds are available for the following services: [1]\n  - Catalyst licenses within 14 days of purchase" in item

@@ -36,7 +36,7 @@ def keyword_index(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-
 def test_fast_scores_equal_whoosh_scores(keyword_index, text: str) -> None:  # type: ignore[no-untyped-def]
     parsed = parse_query(text).query
     fast = keyword_index.search(parsed, parsed.filters, 50)
-    searcher = keyword_index._fresh_searcher()
+    searcher = keyword_index._ix.searcher(weighting=keyword_index._weighting)
     slow = searcher.search(keyword_index.build_query(parsed), limit=50, mask=wq.Term("confidentiality", "restricted"))
     slow_scores = {h["chunk_id"]: h.score for h in slow}
     assert fast, "the query should match something in the sample vault"
@@ -69,7 +69,7 @@ def test_expansion_terms_add_their_weighted_share_of_whoosh_scores(keyword_index
     plain = {h.chunk_id: h.score for h in keyword_index.search(base, base.filters, 50)}
     # as an expansion word "oven" is scored in the body only, at weight 0.5
     expanded = {h.chunk_id: h.score for h in keyword_index.search(base, base.filters, 50, expansion={"oven": 0.5})}
-    searcher = keyword_index._fresh_searcher()
+    searcher = keyword_index._ix.searcher(weighting=keyword_index._weighting)
     body_only = {h["chunk_id"]: h.score for h in searcher.search(wq.Term("body", "oven"), limit=200)}
     assert set(expanded) >= set(plain) and set(expanded) - set(plain), "the expansion word should find new chunks"
     for cid, score in expanded.items():
@@ -95,7 +95,7 @@ def test_plain_python_path_gives_way_to_numpy_past_its_budget(keyword_index) -> 
     from core.index import bm25_python
     from core.index.bm25_fast import _leaf_readers
 
-    searcher = keyword_index._fresh_searcher()
+    searcher = keyword_index._ix.searcher(weighting=keyword_index._weighting)
     readers = _leaf_readers(searcher.ixreader)
     parsed = parse_query("backup schedule sourdough").query
     clauses = keyword_index._clauses(parsed)

@@ -12,10 +12,11 @@ from whoosh.codec.whoosh3 import W3Codec
 
 from core.index.analysis import language
 from core.index.fast_writer import FastSegmentWriter, is_fast_text, text_items
-from core.index.keyword_index import INDEX_NAME, build_schema, document_fields
+from core.index.keyword_schema import INDEX_NAME, build_schema, document_fields
 from core.vault.chunker import ChunkLimits, new_parser
 from core.vault.links import new_link_parser
 from core.vault.notes import parse_note
+from tests.fixture_notes import note_texts
 from tests.index_dump import index_dump
 
 VAULTS = next((p / "shared/data/vaults" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults/tldr").is_dir()), Path("/nonexistent"))
@@ -33,20 +34,27 @@ SAMPLES = [
     "simonw-til/github-actions/markdown-table-of-contents.md",
 ]
 
-pytestmark = pytest.mark.skipif(not (VAULTS / "tldr").is_dir(), reason="needs the shared real vaults")
+NOTES = 16  # generated notes (tests/fixture_notes.py): English, German, Japanese and Chinese chunks
 
 
-def _docs() -> list[Any]:
+@pytest.fixture(params=["generated", "real"])
+def source(request: pytest.FixtureRequest) -> str:
+    """The notes a guard test writes: generated ones (always), real vault pages (where they are)."""
+    if request.param == "real" and not (VAULTS / "tldr").is_dir():
+        pytest.skip("the shared real vaults are not beside this checkout")
+    return str(request.param)
+
+
+def _docs(source: str = "generated") -> list[Any]:
     parser, links = new_parser(), new_link_parser()
-    docs = []
-    for rel in SAMPLES:
-        path = VAULTS / rel
-        if not path.is_file():
-            continue
-        raw = path.read_bytes()
-        doc = parse_note("v", rel, raw, size=len(raw), mtime_ns=0, limits=ChunkLimits(1000, 2000), parser=parser, link_parser=links)
-        # A second chunk with the same title: the per-note memo must not leak into another note.
-        docs.append(doc)
+    if source == "generated":
+        notes = [(rel, text.encode()) for rel, text in note_texts(NOTES).items()]
+    else:
+        notes = [(rel, (VAULTS / rel).read_bytes()) for rel in SAMPLES if (VAULTS / rel).is_file()]
+    docs = [
+        parse_note("v", rel, raw, size=len(raw), mtime_ns=0, limits=ChunkLimits(1000, 2000), parser=parser, link_parser=links)
+        for rel, raw in notes
+    ]
     assert len(docs) >= 6, "the sample notes moved"
     return docs
 
@@ -73,9 +81,9 @@ def _write(directory: Path, docs: list[Any], fast: bool, *, twice: bool = False,
 
 
 @pytest.mark.parametrize("twice,copies", [(False, 1), (True, 1), (True, 12)], ids=["one-commit", "merged", "long-lists-merged"])
-def test_the_fast_writer_writes_what_whoosh_writes(tmp_path: Path, twice: bool, copies: int) -> None:
+def test_the_fast_writer_writes_what_whoosh_writes(tmp_path: Path, twice: bool, copies: int, source: str) -> None:
     # 12 copies: common terms get several 128-posting blocks
-    docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(copies) for d in _docs()]
+    docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(copies) for d in _docs(source)]
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     slow = index_dump(_write(tmp_path / "a", docs, fast=False, twice=twice))
@@ -171,12 +179,10 @@ def test_the_fast_writer_writes_whooshs_term_table_and_postings_byte_for_byte(tm
 def test_plain_words_cut_text_without_cjk_as_pieces_does() -> None:
     from core.index.analysis import has_cjk, pieces, plain_words
 
-    for rel in SAMPLES:
-        path = VAULTS / rel
-        if path.is_file():
-            text = path.read_text(encoding="utf-8")
-            if not has_cjk(text):
-                assert plain_words(text) == [w for _, _, w in pieces(text)], rel
+    texts = [*note_texts(NOTES).items(), *((rel, (VAULTS / rel).read_text(encoding="utf-8")) for rel in SAMPLES if (VAULTS / rel).is_file())]
+    for rel, text in texts:
+        if not has_cjk(text):
+            assert plain_words(text) == [w for _, _, w in pieces(text)], rel
     text = "Ünïcode wörds, snake_case 3.14 os.path. end. ½ x² ٣ ok"
     assert plain_words(text) == [w for _, _, w in pieces(text)]
 
@@ -230,8 +236,8 @@ def test_a_bulk_batch_is_written_with_the_collector_paused_and_it_runs_again_aft
 
 
 @pytest.mark.parametrize("changed_notes", [0, 4], ids=["no-deletions", "with-deletions"])
-def test_a_merge_of_segments_writes_what_whoosh_writes(tmp_path: Path, changed_notes: int) -> None:
-    docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(12) for d in _docs()]  # long lists: several blocks
+def test_a_merge_of_segments_writes_what_whoosh_writes(tmp_path: Path, changed_notes: int, source: str) -> None:
+    docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(12) for d in _docs(source)]  # long lists: several blocks
     third = len(docs) // 3
     first, second, last = docs[:third], docs[third : 2 * third], docs[2 * third :]
     changed = first[:changed_notes]  # written again in the last round: their old chunks are deleted

@@ -1,4 +1,4 @@
-"""Searches from several threads at once on real notes give the single-threaded results.
+"""Searches from several threads at once give the single-threaded results.
 
 The index is read from its files now, not from in-memory copies (see KeywordIndex):
 Whoosh reads a file with seek + read on one file object, so a searcher shared between
@@ -19,8 +19,8 @@ from core.index.keyword_index import KeywordIndex
 from core.search.query import parse_query
 from core.vault.chunker import ChunkLimits
 from core.vault.notes import parse_note
+from tests.fixture_notes import note_texts
 
-TIL = Path("/work/shared/data/vaults/simonw-til")
 QUERIES = (
     "sqlite full text search",
     "github actions workflow",
@@ -34,17 +34,13 @@ QUERIES = (
 THREADS = 4
 ROUNDS = 6
 
-pytestmark = pytest.mark.skipif(not TIL.is_dir(), reason="the simonw-til vault is not on this machine")
 
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeywordIndex]:
-    """300 real notes written in three commits, so the index has more than one segment."""
-    paths = sorted(TIL.rglob("*.md"))[:300]
-    docs = []
-    for p in paths:
-        st = p.stat()
-        docs.append(parse_note("til", p.relative_to(TIL).as_posix(), p.read_bytes(), size=st.st_size, mtime_ns=st.st_mtime_ns, limits=ChunkLimits()))
+    """300 generated notes (tests/fixture_notes.py) written in three commits: several segments."""
+    notes = note_texts(300).items()
+    docs = [parse_note("til", rel, text.encode(), size=len(text), mtime_ns=0, limits=ChunkLimits()) for rel, text in notes]
     ki = KeywordIndex(tmp_path_factory.mktemp("whoosh"))
     for start in range(0, len(docs), 100):
         ki.apply([], docs[start : start + 100])
@@ -64,7 +60,7 @@ def test_opening_a_searcher_does_not_copy_the_index_into_memory(index: KeywordIn
     assert size > 500_000  # enough index for a copy to show
     tracemalloc.start()
     try:
-        searcher = index._new_searcher()
+        searcher = index._ix.searcher()
         hits = index.search(parse_query("sqlite full text search").query, SearchFilters(), 10)
         _, peak = tracemalloc.get_traced_memory()
     finally:

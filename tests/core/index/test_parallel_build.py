@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import shutil
+import signal
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,24 +17,41 @@ import core.index.parallel_build as pb
 from core.base.config import EngineConfig, VaultConfig
 from core.base.paths import AppPaths
 from core.index.indexer import SCRATCH, VaultIndex
+from core.vault.chunker import ChunkLimits
+from core.vault.scanner import ScanEntry
+from tests.fixture_notes import write_vault
 from tests.index_dump import index_dump_by_chunk
+from tests.stuck_note import StuckPath
 
 TIL = next((p / "shared/data/vaults/simonw-til" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults").is_dir()), Path("/none"))
 
-pytestmark = pytest.mark.skipif(not TIL.is_dir(), reason="needs the simonw-til vault")
+
+
+def _with_bad_files(root: Path) -> Path:
+    """60 notes, then a binary file, one over the size limit and an empty one."""
+    (root / "binary.md").write_bytes(b"# looks like a note\x00\x01\x02")
+    (root / "big.md").write_bytes(b"x" * 300_000)
+    (root / "empty.md").write_bytes(b"")
+    return root
 
 
 @pytest.fixture()
 def vault(tmp_path: Path) -> Path:
+    """60 generated notes (tests/fixture_notes.py) and the bad files."""
+    return _with_bad_files(write_vault(tmp_path / "vault", 60))
+
+
+@pytest.fixture()
+def real_vault(tmp_path: Path) -> Path:
+    """60 real notes of simonw-til, where the shared vaults are beside the checkout."""
+    if not TIL.is_dir():
+        pytest.skip("needs the simonw-til vault")
     root = tmp_path / "vault"
     for src in sorted(TIL.rglob("*.md"))[:60]:
         dest = root / src.relative_to(TIL)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dest)
-    (root / "binary.md").write_bytes(b"# looks like a note\x00\x01\x02")
-    (root / "big.md").write_bytes(b"x" * 300_000)
-    (root / "empty.md").write_bytes(b"")
-    return root
+    return _with_bad_files(root)
 
 
 class Spy:
@@ -59,12 +80,32 @@ class Spy:
         monkeypatch.setattr(pb.ParallelBuild, "__iter__", counting)
 
 
+def _assert_same_index(one: Any, other: Any) -> None:
+    """The same postings, stored fields and length bytes by chunk; the same field totals up to merges.
+
+    Whoosh's merge re-sums a field's total length from the documents' one-byte (rounded)
+    lengths, so an index whose segments were merged otherwise has slightly other totals.
+    """
+    a, b = index_dump_by_chunk(one), index_dump_by_chunk(other)
+    totals_a, totals_b = a.pop("lengths"), b.pop("lengths")
+    assert a == b
+    assert totals_a == pytest.approx(totals_b, rel=0.03)
+
+
 def _index(vault: Path, home: Path) -> VaultIndex:
     cfg = EngineConfig(vaults=(VaultConfig(name="v", root=str(vault)),), max_file_bytes=200_000)
     return VaultIndex(cfg.vaults[0], AppPaths(home), cfg)
 
 
 def test_a_two_process_index_equals_the_in_process_one(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _two_process_equals_in_process(vault, tmp_path, monkeypatch)
+
+
+def test_a_two_process_index_of_real_notes_equals_the_in_process_one(real_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _two_process_equals_in_process(real_vault, tmp_path, monkeypatch)
+
+
+def _two_process_equals_in_process(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     Spy(monkeypatch, worker=False)
     plain = _index(vault, tmp_path / "a")
     plain_stats = plain.sync()
@@ -76,7 +117,7 @@ def test_a_two_process_index_equals_the_in_process_one(vault: Path, tmp_path: Pa
     assert plain_stats.documents == fast_stats.documents == 61
     assert plain_stats.skipped == fast_stats.skipped == {"binary": 1, "too_large": 1}
     assert plain.files == fast.files
-    assert index_dump_by_chunk(plain.keyword._ix) == index_dump_by_chunk(fast.keyword._ix)
+    _assert_same_index(plain.keyword._ix, fast.keyword._ix)
     assert fast.keyword.doc_count() == sum(len(r.chunks) for r in fast.files.values())
     assert progress == sorted(progress) and progress[-1] == 62  # big.md is skipped by the scan, before any job
     assert not (fast.dir / SCRATCH).exists()  # the worker's scratch folder is gone
@@ -118,28 +159,30 @@ def test_a_segment_the_index_refuses_goes_in_note_by_note(vault: Path, tmp_path:
     assert spy.built >= 1
     assert stats.documents == 61
     assert fast.files == plain.files
-    assert index_dump_by_chunk(plain.keyword._ix) == index_dump_by_chunk(fast.keyword._ix)
+    _assert_same_index(plain.keyword._ix, fast.keyword._ix)
 
 
 def test_a_job_the_worker_fails_is_indexed_here(tmp_path: Path) -> None:
-    class Failed:
-        def ready(self) -> bool:
+    class Failing:
+        """A worker that answers every job with a failure."""
+
+        def __init__(self) -> None:
+            self.asked: list[int] = []
+
+        def submit(self, index: int) -> None:
+            self.asked.append(index)
+
+        def wait(self, timeout: float) -> bool:
             return True
 
-        def get(self, timeout: float) -> Any:
-            raise RuntimeError("worker died")
+        def answer(self) -> tuple[int, Any]:
+            return self.asked.pop(0), None
 
-    class Pool:
-        def apply_async(self, fn: Any, args: Any) -> Failed:
-            return Failed()
-
-        def terminate(self) -> None: ...
-
-        def join(self) -> None: ...
+        def stop(self) -> None: ...
 
     jobs: list[Any] = [[("a", None)], [("b", None)], [("c", None)]]
-    build = pb.ParallelBuild(Pool(), "v", jobs, None, 0, tmp_path / "scratch")  # type: ignore[arg-type]
-    assert list(build) == jobs  # the first two failed in the worker, the third was never given to it
+    build = pb.ParallelBuild(Failing(), jobs, tmp_path / "scratch")
+    assert list(build) == jobs  # each failed in the worker, and came back in order
     build.close()
 
 
@@ -150,7 +193,7 @@ def test_a_cancelled_sync_stops_the_worker(vault: Path, tmp_path: Path, monkeypa
     stats = index.sync(progress=lambda done, total, phase: cancel.set() if done >= 10 else None, cancel=cancel)
     assert stats.cancelled
     assert 0 < stats.documents < 61
-    assert not any(p.is_alive() for p in spy.builds[0]._pool._pool)
+    assert not spy.builds[0]._worker._process.is_alive()
     assert not (index.dir / SCRATCH).exists()
     assert index.keyword.doc_count() == sum(len(r.chunks) for r in index.files.values())
 
@@ -185,3 +228,86 @@ def test_busy_cores_reads_the_last_moment_not_the_last_minute(tmp_path: Path, mo
     assert pb.busy_cores(stat=tmp_path / "missing") is None  # not Linux
     stat.write_text("cpu  1 2\n")
     assert pb.busy_cores(stat=stat) is None  # a format it does not know
+
+
+def _stuck_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kwargs: Any) -> tuple[Any, Path, list[Any]]:
+    """A build of three one-note jobs whose first one never finishes in the worker."""
+    monkeypatch.setattr(pb, "MIN_NOTES", 1)
+    monkeypatch.setattr(pb, "MIN_JOB_NOTES", 1)
+    monkeypatch.setattr(pb, "MAX_JOB_NOTES", 1)
+    monkeypatch.setattr(pb, "spare_core", lambda: True)
+    started = tmp_path / "started"
+    notes: list[Any] = [(ScanEntry("stuck.md", StuckPath(started), 1, 0), None)]  # type: ignore[arg-type]
+    for name in ("a.md", "b.md"):
+        path = tmp_path / name
+        path.write_text(f"# {name}\n\nA note about zanzibar.\n", encoding="utf-8")
+        notes.append((ScanEntry(name, path, path.stat().st_size, 0), None))
+    build = pb.ParallelBuild.start("v", notes, ChunkLimits(), 100_000, tmp_path / "scratch", **kwargs)
+    assert build is not None
+    deadline = time.monotonic() + 60
+    while not started.exists():  # the worker is inside the stuck job
+        assert time.monotonic() < deadline, "the worker never started the first job"
+        time.sleep(0.05)
+    return build, started, [[n] for n in notes]
+
+
+def _drain(build: Any, seconds: float) -> list[Any]:
+    """Iterate the build in a thread: a build that waits for a dead worker must not hang the test."""
+    units: list[Any] = []
+    thread = threading.Thread(target=lambda: units.extend(build), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"the build still waits after {seconds} s"
+    return units
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="no SIGKILL here")
+def test_a_killed_worker_gives_its_jobs_back_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = {p.pid for p in multiprocessing.active_children()}
+    build, _, jobs = _stuck_build(tmp_path, monkeypatch)
+    try:
+        workers = [p.pid for p in multiprocessing.active_children() if p.pid not in before]
+        assert workers
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)  # out of memory, a segfault, a user's kill
+        units = _drain(build, 20.0)
+    finally:
+        build.close()
+    def name(job: Any) -> str:
+        return str(job[0][0].rel_path)
+
+    assert sorted(units, key=name) == sorted(jobs, key=name)  # every job comes back to be indexed here
+
+
+def test_cancel_is_seen_while_waiting_for_the_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cancel = threading.Event()
+    build, _, _ = _stuck_build(tmp_path, monkeypatch, cancel=cancel)
+    try:
+        cancel.set()
+        _drain(build, 10.0)
+    finally:
+        build.close()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="no SIGKILL here")
+def test_a_sync_whose_worker_is_killed_indexes_every_note_here(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    Spy(monkeypatch, worker=False)
+    plain = _index(vault, tmp_path / "a")
+    plain.sync()
+    spy = Spy(monkeypatch, worker=True)
+    counting = pb.ParallelBuild.__iter__
+
+    def killing(build: Any) -> Any:
+        for n, unit in enumerate(counting(build)):
+            if n == 0:  # the worker holds jobs now: killed as the system would (out of memory)
+                os.kill(build._worker._process.pid, signal.SIGKILL)
+            yield unit
+
+    monkeypatch.setattr(pb.ParallelBuild, "__iter__", killing)
+    fast = _index(vault, tmp_path / "b")
+    started = time.monotonic()
+    stats = fast.sync()
+    assert time.monotonic() - started < 60  # not the 15-minute wait
+    assert spy.local >= 2 and stats.documents == 61
+    assert fast.files == plain.files
+    _assert_same_index(plain.keyword._ix, fast.keyword._ix)

@@ -27,9 +27,9 @@ from core.index.indexer import Recovery, VaultIndex
 from core.index.keyword_index import KeywordIndex
 from core.index.vault_lock import BUSY_STATE, VaultLock
 from core.search.search import SearchRequest
+from tests.fixture_notes import write_vault
 
 REPO = Path(__file__).resolve().parents[3]
-TIL = Path("/work/shared/data/vaults/simonw-til")
 NOTES = 3000
 
 
@@ -47,13 +47,9 @@ def make_vault(root: Path, n: int) -> None:
 
 
 def til_vault(root: Path, n: int) -> list[str]:
-    """A sample of real notes (code blocks, front matter) from simonw's TIL."""
-    notes = sorted(p for p in TIL.rglob("*.md") if p.parent != TIL)[:n]
-    for p in notes:
-        dest = root / p.relative_to(TIL)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(p, dest)
-    return [p.relative_to(TIL).as_posix() for p in notes]
+    """`n` generated notes in the shapes of real ones (front matter, code blocks, links; tests/fixture_notes.py)."""
+    write_vault(root, n)
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md"))
 
 
 # -- two processes ---------------------------------------------------------------------------

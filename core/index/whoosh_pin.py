@@ -1,0 +1,93 @@
+"""The pinned Whoosh, and every private part of it Cairn's fast index path reaches into.
+
+Cairn writes and reads Whoosh's W3 segment format itself (`core.index.w3_postings`,
+`fast_writer`, `segment_merge`, the BM25F scorers), relying on the layout and the private
+classes of one release: whoosh-reloaded 2.7.5. They are imported here and nowhere else
+(`tests/core/index/test_whoosh_pin.py` holds the rest of `core` to Whoosh's public
+modules), and the version is checked at import: another Whoosh would not fail loudly but
+write segments it reads differently, so it is refused with the version Cairn expects.
+"""
+
+from __future__ import annotations
+
+import whoosh
+
+PINNED = (2, 7, 5)
+DISTRIBUTION = "whoosh-reloaded"
+
+
+class WhooshVersionError(ImportError):
+    """The installed Whoosh is not the release Cairn's index format code was written for."""
+
+
+def check_version(found: object) -> None:
+    """Raise `WhooshVersionError` unless `found` (Whoosh's `__version__` tuple) is the pinned release."""
+    if (tuple(found) if isinstance(found, (tuple, list)) else None) != PINNED:
+        expected = ".".join(map(str, PINNED))
+        raise WhooshVersionError(
+            f"Cairn needs {DISTRIBUTION}=={expected} (its index code reads and writes that release's "
+            f"segment format), but Whoosh {_spelled(found)} is installed: "
+            f"pip install '{DISTRIBUTION}=={expected}'"
+        )
+
+
+def _spelled(found: object) -> str:
+    if isinstance(found, (tuple, list)):
+        return ".".join(map(str, found))
+    return repr(found)
+
+
+check_version(getattr(whoosh, "__version__", None))
+
+# The imports below are the private surface; the version check above guards them.
+from whoosh import columns, formats  # noqa: E402
+from whoosh.codec.whoosh3 import (  # noqa: E402
+    LENGTHS_COLUMN,
+    WHOOSH3_HEADER_MAGIC,
+    W3Codec,
+    W3FieldWriter,
+    W3PerDocWriter,
+    W3Segment,
+    W3TermsReader,
+    _lenfield,
+)
+from whoosh.compat import dumps  # noqa: E402
+from whoosh.filedb.filestore import FileStorage  # noqa: E402
+from whoosh.filedb.filetables import md5_hash  # noqa: E402
+from whoosh.filedb.structfile import BufferFile, StructFile  # noqa: E402
+from whoosh.reading import SegmentReader  # noqa: E402
+from whoosh.system import pack_uint  # noqa: E402
+from whoosh.util.numeric import _length_byte_cache, byte_to_length, length_to_byte  # noqa: E402
+from whoosh.writing import PostingPool, SegmentWriter  # noqa: E402
+
+LENGTH_OF_BYTE: tuple[float, ...] = tuple(_length_byte_cache)  # a length byte's decoded field length
+
+__all__ = [
+    "LENGTHS_COLUMN",
+    "LENGTH_OF_BYTE",
+    "WHOOSH3_HEADER_MAGIC",
+    "BufferFile",
+    "FileStorage",
+    "PostingPool",
+    "SegmentReader",
+    "SegmentWriter",
+    "StructFile",
+    "W3Codec",
+    "W3FieldWriter",
+    "W3PerDocWriter",
+    "W3Segment",
+    "W3TermsReader",
+    "byte_to_length",
+    "columns",
+    "dumps",
+    "formats",
+    "length_field",
+    "length_to_byte",
+    "md5_hash",
+    "pack_uint",
+]
+
+
+def length_field(fieldname: str) -> str:
+    """The name of the column that holds a field's length bytes."""
+    return str(_lenfield(fieldname))
