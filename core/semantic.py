@@ -225,7 +225,7 @@ def embed_vectors(
         if trim is not None:
             trim()
     if only is None and stats is not None and not stats.cancelled and problem is None:
-        _refresh_vocabulary(vi, vv, emb, cancel)
+        _refresh_vocabulary(vc, vi, vv, emb, cancel)
     if persist and vv.dirty:
         with write_lock():
             try:
@@ -239,15 +239,18 @@ def embed_vectors(
     return stats, problem
 
 
-def _refresh_vocabulary(vi: VaultIndex, vv: VaultVectors, emb: Embedder, cancel: threading.Event | None) -> None:
+def _refresh_vocabulary(vc: VaultConfig, vi: VaultIndex, vv: VaultVectors, emb: Embedder, cancel: threading.Event | None) -> None:
     """The vault's words in the embedding space, for closing vocabulary gaps (core.index.vocab_vectors).
 
+    Words of restricted notes are left out for a remote embedder, as their chunks are.
     Best effort: a failure leaves the search without expansion words, never the sync failed.
     """
     from core.index import vocab_vectors
+    from core.providers.embedding import default_registry
 
+    info = default_registry().get(vc.embedder)  # an unknown embedder counts as remote
     try:
-        texts = (chunk.body for chunk in vi.keyword.all_stored())
+        texts = (chunk.body for chunk in vi.keyword.all_stored() if may_send(chunk.confidentiality, info))
         vocab_vectors.refresh(vv.directory, texts, lambda words: emb.embed_documents(words), emb.model_id, cancel)
     except Exception:  # noqa: BLE001 - an optional aid; the sync itself succeeded
         logging.getLogger(__name__).warning("vocabulary vectors of %s not built", vi.keyword.directory, exc_info=True)

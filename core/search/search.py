@@ -196,6 +196,9 @@ def _spelling(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> Query
     if not request.spelling:
         return None
     check_query_size(request.query)
+    lang = query_language(request.query)
+    if lang and lang != "en":  # the slips are an English keyboard's; another language's words are not typos
+        return None
     parsed = parse_query(request.query, request.filters).query
     words = content_terms(parsed.terms)
     chosen = _select_vaults(sides, parsed.filters, [])

@@ -43,8 +43,8 @@ NEAR_KEYS = _neighbours()  # QWERTY: a letter and the keys around it (the slips 
 
 def max_edits(word: str) -> int:
     """Edits allowed for a word of this length: 0 (short), 1, or 2 (long)."""
-    if len(word) < MIN_LENGTH or not word.isalpha():
-        return 0
+    if len(word) < MIN_LENGTH or not word.isalpha() or not word.isascii():
+        return 0  # short, not a word, or beyond the QWERTY letters the slip costs know
     return 2 if len(word) >= LONG_WORD else 1
 
 

@@ -21,6 +21,7 @@ def test_short_words_are_never_corrected_and_long_ones_allow_two_edits() -> None
     assert max_edits("borow") == 1
     assert max_edits("ownershp") == 2
     assert max_edits("x2y2z2") == 0  # not a word
+    assert max_edits("Verzeichnis") == 2 and max_edits("größe") == 0  # letters beyond QWERTY's: not guessed
 
 
 def test_the_closest_term_wins_and_the_more_frequent_of_equally_close_ones() -> None:
@@ -90,3 +91,8 @@ def test_slips_of_the_finger_cost_one_and_far_keys_cost_more() -> None:
     assert typo_cost("bprrow", "borrow") == 1  # o → p: keys side by side
     assert typo_cost("intent", "invent") == 2  # t is nowhere near v: a different word, not a typo
     assert nearest_term("invent", Vocabulary(["intent"], {"intent": 9}), 1) is None
+
+
+def test_a_question_in_another_language_is_searched_as_typed(engine: Engine) -> None:
+    resp = engine.search(SearchRequest("wie archiviere ich fertige Projekte im Ordner", mode="keyword", k=3))
+    assert resp.correction is None
