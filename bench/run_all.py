@@ -33,6 +33,7 @@ FULL = {
     "semantic_first": ["--notes", "1000"],
     "cli_start": [],
     "embed_threads": [],
+    "agents": ["--notes", "10000", "--no-embed", "--burst", "1000"],
 }
 QUICK = {
     "keyword": ["--synthetic", "500"],
@@ -45,6 +46,7 @@ QUICK = {
     "recoll": ["--rounds", "1"],
     "memory": ["--notes", "500"],
     "semantic_first": ["--notes", "200", "--newest", "20"],
+    "agents": ["--notes", "200", "--no-embed", "--agents", "2", "--calls", "10", "--burst", "50"],
 }
 SCRIPTS = {
     "keyword": "bench_keyword.py",
@@ -59,6 +61,7 @@ SCRIPTS = {
     "semantic_first": "bench_semantic_first.py",
     "cli_start": "bench_cli_start.py",
     "embed_threads": "bench_embed_threads.py",
+    "agents": "bench_agents.py",
 }
 
 
@@ -94,17 +97,28 @@ def headline(results: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
             rows.append((f"edit -> searchable after the debounce ({name})", f"p50 {e2e.get('p50_ms')} ms, p95 {e2e.get('p95_ms')} ms"))
         if name.startswith("ui"):
             rows.append((f"UI max stall while indexing ({name})", f"{_get(r, 'stalls', 'keyword', 'max_gap_ms')} ms"))
+    rows.extend(_quality_rows(results))
+    for name, r in results.items():
+        rows.append((f"peak RSS ({name})", f"{r.get('peak_rss_mib')} MiB"))
+    return rows
+
+
+def _quality_rows(results: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+    """Golden sets, SciFact and the kill -9 torture run."""
+    rows: list[tuple[str, str]] = []
     for name, g in (_get(results, "quality", "golden") or {}).items():  # type: ignore[union-attr]
         for mode, r in g["modes"].items():
             figures = f"R@1 {r['recall@1']:.3f}, R@3 {r['recall@3']:.3f}, R@10 {r['recall@10']:.3f}, MRR@10 {r['mrr@10']:.3f}"
             rows.append((f"golden {name} {mode} ({g['cases']} cases)", figures))
     for mode, r in (_get(results, "quality", "scifact_train") or {}).items():  # type: ignore[union-attr]
         rows.append((f"SciFact train {mode}", f"nDCG@10 {r['ndcg@10']:.4f}, R@100 {r['recall@100']:.4f}"))
+    for name, r in results.items():
+        if name.startswith("bench_agents"):
+            calls = f"{r['agents']} agents x {r['calls_per_agent']} calls, {sum(r['errors'].values())} errors"
+            rows.append((f"shared MCP server ({r['notes']} notes)", f"{calls}; RSS +{r['rss_server_on_idle_mib'] - r['rss_server_off_mib']:.1f} MiB idle"))
     tort = _get(results, "torture", "summary") or {}
     if tort:
         rows.append(("kill -9 torture", f"{tort['recovered_of_total']} recovered, {tort['full_rebuilds']} full rebuilds"))
-    for name, r in results.items():
-        rows.append((f"peak RSS ({name})", f"{r.get('peak_rss_mib')} MiB"))
     return rows
 
 

@@ -15,10 +15,11 @@ import logging
 import os
 import sys
 from collections.abc import AsyncIterator, Iterator
-from typing import TextIO
+from typing import Any, TextIO
 
 import anyio
 from mcp import types as mcp_types
+from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 
 log = logging.getLogger("cairn.mcp")  # the same logger as core.mcp_server: one name in the user's logs
@@ -117,12 +118,16 @@ class _CheckedLines:
 
 
 async def serve_checked_stdio(server: MCPServer) -> None:
+    await serve_lowlevel_stdio(server._lowlevel_server)
+
+
+async def serve_lowlevel_stdio(low: Server[Any]) -> None:
+    """Serve a low-level SDK server on the checked wire (the stdio bridge to `cairn serve` uses it too)."""
     from mcp.server.stdio import stdio_server
 
     with _claimed_std_streams() as (wire_in, wire_out):
         wire = _Wire(wire_out)
         async with stdio_server(stdin=_CheckedLines(wire_in, wire), stdout=wire) as (read, write):  # type: ignore[arg-type]
-            low = server._lowlevel_server
             await low.run(read, write, low.create_initialization_options())
 
 

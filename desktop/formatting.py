@@ -6,7 +6,7 @@ import html
 import re
 
 from core.base.models import SearchFilters, split_chunk_id
-from core.vault.display_text import code_spans, unmarked
+from core.vault.display_text import code_spans, one_line, unmarked
 
 MARK = "**"
 _HEADING_MARK = re.compile(r"(?:(?<=\s)|^)#{1,6}\s+")
@@ -50,7 +50,7 @@ def heading_trail(heading_path: str, title: str) -> str:
     parts = [p.strip() for p in heading_path.split(">") if p.strip()]
     if parts and parts[0] == title:
         parts = parts[1:]
-    return " › ".join(parts)
+    return " › ".join(unmarked(one_line(part)) for part in parts)  # as read: no link or emphasis syntax
 
 
 def score_text(value: float) -> str:

@@ -58,6 +58,9 @@ class Settings:
         editor_command: How "Open in editor" starts the user's editor, with
             `{path}` and `{line}` filled in (no shell); empty means the system's
             default app for the file, which cannot go to a line.
+        agents_server: Serve MCP over HTTP on 127.0.0.1 to the agents set up on the
+            Agents page (off by default: nothing listens until the user asks).
+        agents_port: The port it listens on (`core.agents.runner.DEFAULT_PORT`).
     """
 
     schema_version: int = SCHEMA_VERSION
@@ -79,6 +82,8 @@ class Settings:
     route_folders: bool = False
     last_query: str = ""
     editor_command: str = ""
+    agents_server: bool = False
+    agents_port: int = 8765
 
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:

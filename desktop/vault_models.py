@@ -1,4 +1,4 @@
-"""Each vault's embedding model: "same as the app" or a provider of its own (issue #18).
+"""Each vault's embedding model: "same as the app" or a provider of its own.
 
 The Settings' Embeddings page chooses the model every vault uses; a vault of
 mostly Chinese notes may want the multilingual model while the English vaults
@@ -14,14 +14,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from core.base.config import EngineConfig, VaultConfig
 from core.providers.embedding import EmbeddingProviderInfo, default_registry
 from desktop.settings import Settings
 
 if TYPE_CHECKING:
-    from desktop.controller import AppController
+    from core.engine import Engine
+
+
+class SettingsOwner(Protocol):
+    """What a vault's model switch needs of the app's controller (which imports this module)."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    def apply_settings(self, settings: Settings, config: EngineConfig) -> None: ...
 
 #: The provider the language advice suggests for a mostly non-English vault.
 MULTILINGUAL = "multilingual"
@@ -43,21 +55,6 @@ class ModelChoice:
 def app_triple(settings: Settings) -> tuple[str, str | None, str | None]:
     """The (provider, model, server) a vault that follows the app carries, as `apply_settings` compares them."""
     return settings.embedder, settings.embed_model or None, settings.embed_base_url or None
-
-
-def follow_app_model(config: EngineConfig, old: Settings, new: Settings) -> EngineConfig:
-    """The vaults that followed the app's old model take the new one; a vault given its own keeps it.
-
-    A vault has its own when `cairn index --vault V --embedder ID` or its row here chose one
-    (the multilingual model for a Chinese vault, say): it no longer equals the old triple.
-    """
-    follows = app_triple(old)
-    provider, model, base_url = app_triple(new)
-    vaults = tuple(
-        replace(v, embedder=provider, embed_model=model, embed_base_url=base_url) if (v.embedder, v.embed_model, v.embed_base_url) == follows else v
-        for v in config.vaults
-    )
-    return replace(config, vaults=vaults)
 
 
 def app_model_label(settings: Settings, registry: Mapping[str, EmbeddingProviderInfo] | None = None) -> str:
@@ -113,7 +110,7 @@ def config_with_vault_model(config: EngineConfig, name: str, provider: str | Non
     return replace(config, vaults=vaults)
 
 
-def switch_vault_model(controller: AppController, name: str, provider: str | None) -> None:
+def switch_vault_model(controller: SettingsOwner, name: str, provider: str | None) -> None:
     """Give one vault its own model now (the language advice's button); its notes are re-embedded with progress."""
     config = config_with_vault_model(controller.engine.config, name, provider, controller.settings)
     controller.apply_settings(controller.settings, config)

@@ -12,6 +12,7 @@ from core.base.errors import IndexNotBuiltError, UsageError
 from core.base.models import cited_path
 from core.cli.commands import open_engine
 from core.cli.common import EXIT_FAIL, EXIT_OK, cancel_on_sigint, print_json
+from core.vault.display_text import heading_text
 
 EXTRACTIVE = "extractive"
 
@@ -86,6 +87,6 @@ def _print_answer(resp: AskResponse, *, streamed: bool) -> None:
     if resp.references:
         print("\nSources:")
         for r in resp.references:
-            where = f" › {r.heading_path}" if r.heading_path else ""
+            where = f" › {heading_text(r.heading_path)}" if r.heading_path else ""
             span = f"bytes {r.start_byte}–{r.end_byte}" if r.page is None else f"#{r.chunk_ordinal}"
             print(f"  [{r.number}] {r.vault}/{cited_path(r.rel_path, r.page, r.last_page)}{where}  ({span})")

@@ -1,4 +1,4 @@
-"""`cairn index|search|status|chunk|similar|links|eval|fetch|mcp`: argument parsing and exit codes.
+"""`cairn index|search|status|chunk|similar|links|eval|fetch|mcp|serve|agents`: argument parsing and exit codes.
 
 Exit codes: 0 ok, 1 runtime failure, 2 bad usage or input, 3 evaluation
 degraded against its baseline, 4 index not built.
@@ -13,6 +13,7 @@ from typing import NoReturn, TypeAlias
 
 from core.base.errors import CairnError, UsageError
 from core.base.models import SearchMode
+from core.cli import agents_cmd
 from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
 
 
@@ -147,6 +148,8 @@ def _add_fetch(sub: Commands) -> None:
 def _add_mcp(sub: Commands) -> None:
     m = sub.add_parser("mcp", help="serve the notes to an MCP client over stdio")
     m.add_argument("--allow-restricted", action="store_true", help="let the client see notes marked confidentiality: restricted")
+    m.add_argument("--no-bridge", action="store_true", help="serve in this process even when `cairn serve` or the app is serving")
+    agents_cmd.add_parsers(sub, _Parser)
 
 
 def _add_status(sub: Commands) -> None:
@@ -279,6 +282,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         "eval": _eval,
         "fetch": _fetch,
         "mcp": _mcp,
+        "serve": agents_cmd.cmd_serve,
+        "agents": agents_cmd.cmd_agents,
     }[args.command]
     return handler(args)
 

@@ -19,6 +19,7 @@ from core.engine import Engine
 from core.search.profiles import fusion_text
 from core.search.query import parse_date
 from core.search.search import SearchRequest
+from core.vault.display_text import heading_text
 
 
 def filters_from_args(args: argparse.Namespace) -> SearchFilters:
@@ -88,7 +89,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def _print_hit(i: int, h: Hit, *, explain: bool) -> None:
     """One hit as text: title and reference, snippet, and with `explain` its score breakdown."""
-    where = f" › {h.chunk.heading_path}" if h.chunk.heading_path else ""
+    where = f" › {heading_text(h.chunk.heading_path)}" if h.chunk.heading_path else ""
     cited = h.chunk.rel_path if h.page is None else f"{cited_path(h.chunk.rel_path, h.page)} · "
     ref = f"{h.chunk.vault}/{cited}#{h.chunk.ordinal}"
     print(f"{i:>2}. {h.title}{where}  [{ref}]  score {h.score:.4f}")

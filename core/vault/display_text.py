@@ -72,6 +72,13 @@ def passage(text: str, *, row: bool = False) -> str:
     return one_line(text).removeprefix("• ")
 
 
+def heading_text(heading_path: str) -> str:
+    """A chunk's heading path (`A > B`, as the chunker joins raw heading lines) as read, `A > B`."""
+    if not _MARKUP.search(heading_path) and "[" not in heading_path and "%" not in heading_path:
+        return heading_path
+    return " > ".join(one_line(part) for part in heading_path.split(" > "))
+
+
 def code_span(code: str) -> str:
     """`code` between enough backticks that none inside it closes the span."""
     run = max((len(m) for m in re.findall(r"`+", code)), default=0)

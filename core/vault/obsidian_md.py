@@ -1,7 +1,7 @@
 """Obsidian's flavour of markdown as markdown-it tokens: the one parser every rendering reads.
 
 CommonMark with tables, strikethrough, task lists, footnotes (also `^[inline]`), `$math$`,
-front matter and `[[wikilinks]]`, plus what no plugin covers: callouts (`> [!tip]+ Title`,
+front matter, bare URLs as links and `[[wikilinks]]`, plus what no plugin covers: callouts (`> [!tip]+ Title`,
 nested, folding), highlights (`==x==`), `%%comments%%` and `^block-ids` (both hidden, as
 Obsidian hides them). Display text (`core.vault.display_text`) and the Preview's HTML
 (`core.vault.render_html`) both walk these tokens, so they agree on what a note says.
@@ -77,11 +77,12 @@ def _new_parser() -> MarkdownIt:
     from mdit_py_plugins.dollarmath import dollarmath_plugin
     from mdit_py_plugins.footnote import footnote_plugin
     from mdit_py_plugins.front_matter import front_matter_plugin
+    from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
 
     md = MarkdownIt("commonmark", {"html": True, "tasklists": True})
     md.enable(["table", "strikethrough"])
     md.use(front_matter_plugin).use(footnote_plugin, inline=True).use(dollarmath_plugin, allow_space=False, allow_digits=False)
-    md.use(wikilink_plugin)
+    md.use(wikilink_plugin).use(gfm_autolink_plugin)  # bare URLs are links, as in Obsidian
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.inline.ruler.before("emphasis", "highlight", _highlight_rule)
     md.core.ruler.after("block", "callouts", _callouts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QListWidget, QStackedWidget, QVBoxLayout, QWidget
 
 from desktop.controller import AppController
+from desktop.dialogs.agents_page import AgentsSettingsPanel
 from desktop.dialogs.keys_page import ApiKeysSettingsPanel
 from desktop.dialogs.service_pages import EmbeddingSettingsPanel, LanguageModelSettingsPanel
 from desktop.dialogs.settings_pages import GeneralSettingsPanel, SearchSettingsPanel, SettingsDraft, SettingsPanelBase
@@ -16,6 +17,7 @@ PAGES: list[type[SettingsPanelBase]] = [
     EmbeddingSettingsPanel,
     LanguageModelSettingsPanel,
     ApiKeysSettingsPanel,
+    AgentsSettingsPanel,
 ]
 
 

@@ -20,7 +20,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("core.search",),
     ("core.engine", "core.engine_vaults", "core.status", "core.semantic", "core.watcher", "core.serialize"),
     ("core.answer",),
-    ("core.cli", "core.mcp_server", "core.mcp_wire", "core.eval"),
+    ("core.cli", "core.mcp_server", "core.mcp_wire", "core.eval", "core.agents"),
 )
 #: Peers inside the application and interface layers may use each other.
 OPEN_LAYERS = {4, 6}

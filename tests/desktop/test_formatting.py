@@ -58,3 +58,7 @@ def test_prepare_reports_bad_yaml_without_failing() -> None:
 def test_snippet_code_spans_show_as_code_with_their_matches_marked() -> None:
     html_text = snippet_html("Use `hide **postpone** button` or ``a ` b`` <here>")
     assert html_text == "Use <code>hide <b>postpone</b> button</code> or <code>a ` b</code> &lt;here&gt;"
+
+
+def test_heading_trails_read_without_link_or_emphasis_syntax() -> None:
+    assert heading_trail("Note > Find old `tag` and ==marks== > [[A|the a]]", "Note") == "Find old tag and marks › the a"

@@ -162,3 +162,9 @@ def test_a_huge_note_goes_to_qts_own_reader(qtbot: Any, monkeypatch: pytest.Monk
     assert len(markdown) > MAX_RENDERED_CHARS
     browser = shown(qtbot, markdown)
     assert "A line of a very long note" in browser.document().toPlainText()
+
+
+def test_bare_web_addresses_are_links(qtbot: Any) -> None:
+    browser = shown(qtbot, "See https://example.org/docs and www.python.org today.")
+    html = browser.document().toHtml()
+    assert 'href="https://example.org/docs"' in html and 'href="http://www.python.org"' in html

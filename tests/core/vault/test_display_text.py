@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.vault.display_text import display_text, one_line, unmarked
+from core.vault.display_text import display_text, heading_text, one_line, unmarked
 from core.vault.notes import parse_note
 from tests.render_leaks import count_leaks, leaks
 
@@ -30,6 +30,20 @@ def chunks_of(root: Path, vault: str) -> list[tuple[str, str]]:
         note = parse_note(vault, rel, raw, size=len(raw), mtime_ns=0)
         out.extend((rel, c.text) for c in note.chunks)
     return out
+
+
+def headings_of(root: Path, vault: str) -> list[str]:
+    out = []
+    for path in sorted(root.rglob("*.md")):
+        raw = path.read_bytes()
+        out.extend(c.heading_path for c in parse_note(vault, path.relative_to(root).as_posix(), raw, size=len(raw), mtime_ns=0).chunks)
+    return out
+
+
+def test_heading_paths_read_without_syntax() -> None:
+    assert heading_text("Global Query > Examples > [[Layout]]") == "Global Query > Examples > Layout"
+    assert heading_text("Notes - _italic_ > With %% a comment %% > ==marked==") == "Notes - italic > With > marked"
+    assert heading_text("Plain > Path") == "Plain > Path"
 
 
 def test_the_construct_corpus_shows_no_syntax_in_any_chunk() -> None:
@@ -92,6 +106,8 @@ def test_real_obsidian_vaults_show_no_syntax(vault: str) -> None:
     assert len(chunks) > 500
     shown = [(rel, display_text(text)) for rel, text in chunks]
     assert count_leaks(text for _, text in shown) == {}, {rel: leaks(text) for rel, text in shown if leaks(text)}
+    headings = {heading_text(path) for path in headings_of(root, vault)}
+    assert count_leaks(headings) == {}, [h for h in headings if leaks(h)]
 
 
 def test_code_marks_come_off_for_plain_views() -> None:
