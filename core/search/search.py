@@ -196,12 +196,12 @@ def _spelling(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> Query
     if not request.spelling:
         return None
     check_query_size(request.query)
-    lang = query_language(request.query)
-    if lang and lang != "en":  # the slips are an English keyboard's; another language's words are not typos
-        return None
     parsed = parse_query(request.query, request.filters).query
     words = content_terms(parsed.terms)
     chosen = _select_vaults(sides, parsed.filters, [])
+    lang = query_language(request.query)
+    if lang and lang != "en" and any(lang in s.keyword.languages() for s in chosen):
+        return None  # a question in another language the vault holds: its words are no English typos
     return correct_query(request.query, words, [s.keyword for s in chosen], parsed.filters)
 
 

@@ -105,8 +105,8 @@ def correct_words(
     """
     out: dict[str, str] = {}
     for word in dict.fromkeys(words):
-        terms = analyse(word)
-        if len(terms) != 1 or vocabulary.holds(terms[0]):
+        terms = analyse(word)  # one term per language the vault is analysed in, English first
+        if not terms or any(vocabulary.holds(t) for t in terms):
             continue
         edits = max_edits(word.lower())
         near = nearest_term(terms[0], vocabulary, edits)
@@ -158,7 +158,7 @@ def _unknown(word: str, indexes: Sequence[KeywordIndex]) -> bool:
         return False
     for index in indexes:
         terms = index.query_terms(word)
-        if len(terms) != 1 or any(index.doc_frequencies(terms, field).get(terms[0], 0) for field in ("body", "title")):
+        if not terms or any(any(index.doc_frequencies(terms, field).values()) for field in ("body", "title")):
             return False
     return True
 

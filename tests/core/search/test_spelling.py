@@ -49,6 +49,8 @@ NOTES = {
     "Recurring.md": "# Recurring tasks\n\nA recurring task comes back every week after you complete it.\n",
     "Archive.md": "# Archive\n\nMove finished projects into the archive folder to keep the vault tidy.\n",
     "Garden.md": "# Garden\n\nTomatoes want sun and water in the morning.\n",
+    "Notizen.md": "# Notizen\n\nIch schreibe jeden Tag eine kurze Notiz über das, was ich gelernt habe, und "
+    "verschiebe fertige Projekte in einen eigenen Ordner, damit die Übersicht erhalten bleibt.\n",
 }
 
 
@@ -93,6 +95,7 @@ def test_slips_of_the_finger_cost_one_and_far_keys_cost_more() -> None:
     assert nearest_term("invent", Vocabulary(["intent"], {"intent": 9}), 1) is None
 
 
-def test_a_question_in_another_language_is_searched_as_typed(engine: Engine) -> None:
-    resp = engine.search(SearchRequest("wie archiviere ich fertige Projekte im Ordner", mode="keyword", k=3))
+def test_a_question_in_another_language_the_vault_holds_is_searched_as_typed(engine: Engine) -> None:
+    assert "de" in engine.index_for("v").keyword.languages()
+    resp = engine.search(SearchRequest("wie verschiebe ich fertige Projekte in einen Ordnerr", mode="keyword", k=3))
     assert resp.correction is None
