@@ -15,10 +15,12 @@ from core.answer.followup import rewrite
 from core.answer.grounding import check_support
 from core.answer.models import AskRequest, AskResponse, Quote, Reference, Source
 from core.answer.routing import PER_FOLDER_K, Routing, folders_of, merge, select_folders, weigh
+from core.answer.task_answer import answer_tasks
 from core.base.confidentiality import may_send, sends_text_away
 from core.base.models import Hit, SearchFilters
 from core.engine import Engine
 from core.search.search import SearchRequest
+from core.vault.attachments import attachment_kind
 
 Delta = Callable[[str], None]
 EXTRACTIVE = "extractive"
@@ -38,6 +40,14 @@ class Answerer:
         return EXTRACTIVE if self.provider is None else str(getattr(self.provider, "id", "llm"))
 
     def ask(self, req: AskRequest, *, on_delta: Delta | None = None, cancel: threading.Event | None = None) -> AskResponse:
+        """An answer with its references: from the open task lines for "what is open for X?"
+        (`core.answer.task_answer`), otherwise from the passages a search finds."""
+        tasks = answer_tasks(self.engine, req, self.provider_id, getattr(self.provider, "model", None))
+        if tasks is not None and on_delta is not None:
+            on_delta(tasks.answer)
+        return tasks if tasks is not None else self._ask(req, on_delta=on_delta, cancel=cancel)
+
+    def _ask(self, req: AskRequest, *, on_delta: Delta | None = None, cancel: threading.Event | None = None) -> AskResponse:
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         # Every turn retrieves afresh: a follow-up is first rewritten to stand on its own.
@@ -48,7 +58,7 @@ class Answerer:
         filters = SearchFilters(vaults=req.vaults, folders=req.folders, allow_restricted=req.allow_restricted)
         resp = self.engine.search(SearchRequest(question, mode=req.mode, k=k * 3, filters=filters))
         # A note's row carries its other matching passages folded (`Hit.more`): an answer may need them.
-        hits = [x for h in resp.hits for x in (h, *h.more)]
+        hits = answerable([x for h in resp.hits for x in (h, *h.more)], chats=self.engine.config.ask_chats)
         warnings = list(resp.warnings)
         routing = None
         if self.route_folders and self.provider is not None:
@@ -301,4 +311,7 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
-
+def answerable(hits: list[Hit], *, chats: bool) -> list[Hit]:
+    """The hits an answer may quote: an AI chat export's only when the user allows it (`ask_chats`),
+    since an assistant's words are not the user's own notes."""
+    return hits if chats else [h for h in hits if attachment_kind(h.chunk.rel_path) != "chat"]

@@ -12,8 +12,9 @@ import argparse
 import sys
 
 from core.base.errors import IndexNotBuiltError, UsageError
-from core.base.models import Hit, SearchFilters, SearchMode, SearchResponse, cited_path
+from core.base.models import Hit, HitKind, SearchFilters, SearchMode, SearchResponse, cited_path
 from core.base.paths import AppPaths
+from core.base.structured import PropertyFilter
 from core.cli.common import EXIT_OK, print_json
 from core.engine import Engine
 from core.search.profiles import fusion_text
@@ -36,7 +37,17 @@ def filters_from_args(args: argparse.Namespace) -> SearchFilters:
         after=parse_date(args.after) if args.after else None,
         before=parse_date(args.before) if args.before else None,
         allow_restricted=args.allow_restricted,
+        where=_wheres(getattr(args, "where", None)),
     )
+
+
+def _wheres(texts: list[str] | None) -> tuple[PropertyFilter, ...]:
+    from core.search.property_query import parse_wheres
+
+    try:
+        return parse_wheres(texts)
+    except ValueError as exc:
+        raise UsageError(f"--where: {exc}") from None
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -55,6 +66,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         keyword_share=args.keyword_weight,
         rrf_k=args.rrf_k,
         spelling=not getattr(args, "as_typed", False),
+        grouped=True,  # matches first, a few related notes under a divider
     )
     try:
         resp = _search(engine, request)
@@ -71,16 +83,14 @@ def cmd_search(args: argparse.Namespace) -> int:
 
         sys.stdout.write(build_llm_pack(resp).render() + "\n")
         return EXIT_OK
-    if resp.correction:
-        print(f"{resp.correction.message} (cairn search --as-typed)")
-    for w in resp.warnings:
-        if not (resp.correction and w == resp.correction.message):
-            print(f"warning: {w}", file=sys.stderr)
+    _print_notices(resp)
     if args.explain:
         print(f"fusion: {fusion_text(resp.settings, resp.mode)}")
     if not resp.hits:
         print("No matches.")
     for i, h in enumerate(resp.hits, 1):
+        if h.kind == HitKind.RELATED and (i == 1 or resp.hits[i - 2].kind != HitKind.RELATED):
+            print("── Related notes (found by meaning; they do not hold the query's words) ──")
         _print_hit(i, h, explain=args.explain)
     print(f"({resp.mode} search, {resp.timings_ms.get('total', 0):.1f} ms)", file=sys.stderr)
     return EXIT_OK
@@ -125,3 +135,12 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     finally:
         use_disk_cache(None)
         quick_queries(False)
+
+
+def _print_notices(resp: SearchResponse) -> None:
+    """The spelling correction on stdout (it says what was searched), the other warnings on stderr."""
+    if resp.correction:
+        print(f"{resp.correction.message} (cairn search --as-typed)")
+    for w in resp.warnings:
+        if not (resp.correction and w == resp.correction.message):
+            print(f"warning: {w}", file=sys.stderr)

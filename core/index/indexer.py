@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from core.base.atomic import write_bytes_atomic
 from core.base.config import EngineConfig, VaultConfig
 from core.base.delegated import Delegated
-from core.base.models import Document, SkippedFile
+from core.base.models import Document, FileWarning, SkippedFile
 from core.base.paths import AppPaths
 from core.index.file_errors import parse_error
 from core.index.index_open import IndexOpening, Recovery
@@ -39,6 +39,7 @@ from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, syn
 from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
 from core.vault.chunker import ChunkLimits
+from core.vault.obsidian_settings import load_settings
 from core.vault.pdf import EXTRACTOR_VERSION
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path
 
@@ -77,6 +78,7 @@ class VaultIndex:
         self.max_bytes = config.max_file_bytes
         self.max_attachment_bytes = config.max_attachment_bytes
         self.attachment_seconds = config.attachment_seconds
+        self.kinds_off = config.kinds_off  # kept in step by `VaultRegistry.update_config`
         self._lock = threading.RLock()  # one writer at a time in this process
         self.disk = IndexOpening(paths.vault_dir(vault.name), vault, chunking_hash(self.limits), self._lock)
         self.links = LinkGraph.load(self.dir / "links.json")
@@ -138,8 +140,13 @@ class VaultIndex:
             write_bytes_atomic(self.dirty_path, b"memory is ahead of disk; reconcile on start\n")
 
     def scanner(self) -> Scanner:
+        # A kind switched off is skipped by the walk and the watcher; a sync removes what the index held of it.
         return Scanner(
-            Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes, max_attachment_bytes=self.max_attachment_bytes
+            Path(self.vault.root),
+            extra_ignores=self.vault.ignore,
+            max_bytes=self.max_bytes,
+            max_attachment_bytes=self.max_attachment_bytes,
+            kinds_off=self.kinds_off,
         )
 
     def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None, *, lock_wait: float = SYNC_WAIT_S) -> SyncStats:
@@ -227,7 +234,7 @@ class VaultIndex:
         """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
         scanner = self.scanner()
         docs = []
-        with AttachmentReading(Path(self.vault.root), self.attachment_seconds) as reading:
+        with AttachmentReading(Path(self.vault.root), self.attachment_seconds, ocr="image" not in self.kinds_off) as reading:
             for rel in rel_paths:
                 entry = scanner.classify(rel)
                 if isinstance(entry, ScanEntry):
@@ -258,13 +265,15 @@ class VaultIndex:
         """Parse and commit `todo`, drop `removed`. `before_write` runs once, before memory or the
         keyword index first moves ahead of the manifest on disk."""
         res = ProcessResult(skipped=list(skipped))
+        # A damaged .obsidian/types.json or daily-notes.json: defaults are used, and the user told why.
+        res.warnings.extend(FileWarning(".obsidian", "obsidian_settings", p) for p in load_settings(self.vault.root).problems)
         pending_write = [before_write] if before_write is not None else []
 
         def writing() -> None:
             while pending_write:
                 pending_write.pop()()
 
-        reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel)
+        reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel, ocr="image" not in self.kinds_off)
         notes = [(e, self.files[e.rel_path].version if e.rel_path in self.files else None) for e in todo if attachment_kind(e.rel_path) is None]
         build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH, cancel)
         try:
@@ -331,8 +340,10 @@ class VaultIndex:
 
     def _heal_links(self) -> None:
         """Read the links of indexed notes the graph lacks (an index from before links, a crash)."""
-        # Attachments hold no links: re-reading a PDF here would extract it again for nothing.
-        stale = self.links.stale({rel: rec.version for rel, rec in self.files.items() if attachment_kind(rel) is None})
+        # PDFs and text files hold no links: re-reading a PDF here would extract it again for nothing.
+        # A canvas's file cards are links: kept in the graph (it is re-read when it changes).
+        linking = {rel: rec.version for rel, rec in self.files.items() if attachment_kind(rel) in (None, "canvas")}
+        stale = [rel for rel in self.links.stale(linking) if attachment_kind(rel) is None]
         if stale:
             self.links.apply([], self.documents_for(stale))
         self.links.save()

@@ -34,7 +34,7 @@ from core.search.fusing import fuse_lists, measure_evidence
 from core.search.fusion import Fused, keep_meaning_hits
 from core.search.passages import aggregate_notes
 from core.search.profiles import Profile, get_profile, keyword_share
-from core.search.query import check_query_size, content_terms, parse_query
+from core.search.query import check_query_size, content_terms, parse_query, unknown_keys_as_words
 from core.search.sides import QueryEmbedder, VaultSearchSide, VectorSearcher
 from core.search.spelling import correct_query
 from core.search.stages import RankContext, rank
@@ -73,6 +73,10 @@ class SearchRequest:
     keyword_share: float | None = None  # blend: the keyword list's share; None = the user's (or the profile's)
     feedback: bool = True  # hybrid: pseudo-relevance feedback on the keyword side (core.search.feedback)
     spelling: bool = True  # correct words the vault lacks from its own words (core.search.spelling); False: as typed
+    # A list for people (app, `cairn search`, MCP search): matches first, then at most a few notes
+    # found by meaning only (core.search.result_groups). Off for Ask and evaluation, which want the
+    # ranking as it is; their hits still say which kind they are.
+    grouped: bool = False
 
     def settings(self, defaults: SearchSettings = SearchSettings()) -> SearchSettings:
         """The settings this request runs with: its own where set, else `defaults`."""
@@ -166,6 +170,7 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         vector_hits=vector_hits,
         stems=_query_stems(plan.keyword_parsed, plan.sides),
         today=request.today or dt.date.today(),
+        grouped=request.grouped,
     )
     hits = rank(ctx, fused)
     # Semantic mode never looks for the words, so it makes no claim about them.
@@ -214,6 +219,8 @@ def _plan(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> _Plan:
     settings = request.settings()
     check_query_size(request.query)
     parsed_result = parse_query(request.query, request.filters)
+    if parsed_result.query.filters.where:
+        parsed_result = unknown_keys_as_words(parsed_result, request.filters, lambda key: _has_property(sides, key))
     parsed = parsed_result.query
     warnings = list(parsed_result.warnings)
     chosen = _select_vaults(sides, parsed.filters, warnings)
@@ -240,16 +247,20 @@ def _effective_mode(
     """The mode the search can run in, with a warning for every vault that has no vectors."""
     mode = requested
     wants_vectors = mode in (SearchMode.HYBRID, SearchMode.SEMANTIC) and bool(text.strip())
+    # A vault being embedded has a note ("being embedded 40%") instead of a reason: never "unavailable".
+    preparing = [s for s in sides if s not in vector_ready and s.semantic_note and not s.unavailable_reason]
     if wants_vectors and not vector_ready:
-        reasons = sorted({f"{s.name}: {s.unavailable_reason or 'no embeddings have been built yet'}" for s in sides})
-        warnings.append(f"{FALLBACK_WARNING} ({'; '.join(reasons) or 'no vault selected'})")
+        reasons = sorted({f"{s.name}: {s.unavailable_reason or 'no embeddings have been built yet'}" for s in sides if s not in preparing})
+        if reasons or not preparing:
+            warnings.append(f"{FALLBACK_WARNING} ({'; '.join(reasons) or 'no vault selected'})")
+        warnings.extend(s.semantic_note for s in preparing if s.semantic_note)
         mode = SearchMode.KEYWORD
     elif wants_vectors:
         warnings.extend(s.semantic_note for s in sides if s.semantic_note)
         warnings.extend(
             f"vault {s.name}: semantic unavailable ({s.unavailable_reason or 'no embeddings yet'}); keyword only"
             for s in sides
-            if s not in vector_ready
+            if s not in vector_ready and s not in preparing
         )
     if requested == SearchMode.SEMANTIC and not text.strip():
         mode = SearchMode.KEYWORD
@@ -374,3 +385,8 @@ def _query_stems(parsed: ParsedQuery, sides: Sequence[VaultSearchSide]) -> froze
     if not text.strip():
         return frozenset()
     return frozenset(t for side in sides for t in side.keyword.query_terms(text))
+
+
+def _has_property(sides: Sequence[VaultSearchSide], key: str) -> bool:
+    """Whether any searched vault has a note with property `key` (its bare term in `props`)."""
+    return any(s.keyword.doc_frequencies([key], field="props").get(key, 0) > 0 for s in sides)

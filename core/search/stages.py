@@ -4,7 +4,8 @@ Fusion gives one scored list of chunk ids; what the user sees is shaped by the
 stages below, in this order: a shortlist (the per-note cut, before any stored
 text is fetched), the hits assembled from stored chunks, the title/alias boost,
 the query's language, the text re-scoring, the quoted-phrase lift, one row per
-note, the passage each row shows and the guard (snippets, masked secrets, injection penalty). Each stage is
+note, the passage each row shows, the first k rows labelled (or grouped) as matches and
+related notes, and the guard (snippets, masked secrets, injection penalty). Each stage is
 a small function of the shared `RankContext` and the `RankState` it hands on,
 so a new step (grouping, a re-ranker) is one more entry in the list, and each
 can be tested or timed on its own.
@@ -17,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from core.base.models import ChunkRef, Hit, RankedScore, SearchMode, SearchSettings, Term, split_chunk_id
+from core.base.models import ChunkRef, Hit, HitKind, RankedScore, SearchMode, SearchSettings, Term, split_chunk_id
 from core.index.analysis import Stemmer
 from core.index.keyword_index import KeywordHit, StoredChunk
 from core.search.fusion import Fused
@@ -26,6 +27,7 @@ from core.search.passages import choose_passages
 from core.search.phrase_rank import lift_phrase_hits
 from core.search.profiles import Profile
 from core.search.rescore import cap_per_note, guard, rescore, shortlist
+from core.search.result_groups import group_results, label_kinds
 from core.search.title_boost import title_boosts
 
 if TYPE_CHECKING:
@@ -51,6 +53,7 @@ class RankContext:
     vector_hits: Sequence[tuple[str, float]]
     stems: frozenset[str]  # the query's words as indexed (what snippets mark)
     today: dt.date
+    grouped: bool = False  # matches first, then a few related notes (core.search.result_groups)
 
     @property
     def browsing(self) -> bool:
@@ -128,8 +131,8 @@ def phrase_lift_stage(ctx: RankContext, state: RankState) -> RankState:
 
 
 def cap_stage(ctx: RankContext, state: RankState) -> RankState:
-    """One row per note (its other passages folded into `more`), then the first k rows."""
-    return replace(state, hits=cap_per_note(state.hits, ctx.settings.per_note_cap)[: ctx.k])
+    """One row per note (its other passages folded into `more`)."""
+    return replace(state, hits=cap_per_note(state.hits, ctx.settings.per_note_cap))
 
 
 def passage_stage(ctx: RankContext, state: RankState) -> RankState:
@@ -139,9 +142,19 @@ def passage_stage(ctx: RankContext, state: RankState) -> RankState:
     return replace(state, hits=choose_passages(state.hits, ctx.stems, ctx.stemmer))
 
 
+def group_stage(ctx: RankContext, state: RankState) -> RankState:
+    """The first k rows, each labelled a match or a related note; grouped: matches first (core.search.result_groups)."""
+    compare = not ctx.browsing and ctx.mode != SearchMode.SEMANTIC
+    if ctx.grouped:
+        return replace(state, hits=list(group_results(state.hits, ctx.stems, ctx.stemmer, k=ctx.k, compare=compare).hits))
+    return replace(state, hits=label_kinds(state.hits[: ctx.k], ctx.stems, ctx.stemmer, compare=compare))
+
+
 def guard_stage(ctx: RankContext, state: RankState) -> RankState:
-    """Snippets with secrets masked; injection-like chunks flagged and ranked down."""
+    """Snippets with secrets masked; injection-like chunks flagged and ranked down (grouped: matches stay first)."""
     hits = guard(state.hits, ctx.stems, ctx.stemmer, resort=not ctx.browsing, phrases=ctx.phrases)
+    if ctx.grouped:
+        hits.sort(key=lambda h: h.kind != HitKind.MATCH)  # stable: matches stay above related notes
     return replace(state, hits=hits)
 
 
@@ -154,6 +167,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("phrase lift", phrase_lift_stage),
     ("cap", cap_stage),
     ("passage", passage_stage),
+    ("group", group_stage),
     ("guard", guard_stage),
 )
 
