@@ -10,6 +10,7 @@ note's failure becomes a skip with a reason, never a failed pass.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -29,7 +30,7 @@ from core.vault.attachments import AttachmentReading, attachment_kind
 from core.vault.chunker import ChunkLimits, new_parser
 from core.vault.links import new_link_parser
 from core.vault.notes import document_version, parse_note
-from core.vault.obsidian_settings import load_settings
+from core.vault.obsidian_settings import SETTINGS_RECHECK_S, VaultSettings, load_settings
 from core.vault.scanner import ScanEntry, read_note_bytes
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class NoteIntake:
         self.max_bytes = max_bytes
         self.links = links
         self._parsers: tuple[MarkdownIt, MarkdownIt] | None = None  # made by the first parse: searching needs none
+        self._settings: tuple[float, VaultSettings] | None = None  # (when read, the vault's Obsidian settings)
 
     @property
     def files(self) -> dict[str, FileRecord]:
@@ -178,8 +180,19 @@ class NoteIntake:
             limits=self.limits,
             parser=parsers[0],
             link_parser=parsers[1],
-            settings=load_settings(self.vault.root),
+            settings=self._vault_settings(),
         )
+
+    def _vault_settings(self) -> VaultSettings:
+        """The vault's Obsidian settings, looked at again at most every `SETTINGS_RECHECK_S`.
+
+        Checking whether `types.json` or `daily-notes.json` changed costs two `stat` calls:
+        once a note made it ~4 % of a cold index.
+        """
+        now = time.monotonic()
+        if self._settings is None or now - self._settings[0] > SETTINGS_RECHECK_S:
+            self._settings = (now, load_settings(self.vault.root))
+        return self._settings[1]
 
     def commit_each(self, docs: list[Document], removed: list[str], res: ProcessResult) -> list[str]:
         """Commit a batch; if the index refuses it, commit note by note so the one note it

@@ -42,7 +42,7 @@ from core.index.keyword_store import KeywordStore
 from core.vault.chunker import ChunkLimits, new_parser
 from core.vault.links import new_link_parser
 from core.vault.notes import document_version, parse_note
-from core.vault.obsidian_settings import settings_for_note
+from core.vault.obsidian_settings import SETTINGS_RECHECK_S, VaultSettings, settings_for_note
 from core.vault.scanner import ScanEntry, read_note_bytes
 
 MIN_NOTES = 400  # fewer notes than this are indexed in-process: starting a worker costs more
@@ -80,9 +80,17 @@ class BuiltJob:
 
 
 class _Worker:
-    """Per-process state: the parsers are made once."""
+    """Per-process state: the parsers are made once; the vault's Obsidian settings re-read every few seconds."""
 
     parsers: tuple[Any, Any] | None = None
+    settings: tuple[float, VaultSettings] | None = None
+
+    @classmethod
+    def settings_for(cls, entry: ScanEntry) -> VaultSettings:
+        now = time.monotonic()
+        if cls.settings is None or now - cls.settings[0] > SETTINGS_RECHECK_S:
+            cls.settings = (now, settings_for_note(entry.path, entry.rel_path))
+        return cls.settings[1]
 
 
 def spare_core() -> bool:
@@ -140,7 +148,7 @@ def read_note(vault: str, entry: ScanEntry, known_version: str | None, limits: C
             return raw
         if known_version is not None and known_version == document_version(raw):
             return None
-        settings = settings_for_note(entry.path, entry.rel_path)
+        settings = _Worker.settings_for(entry)  # one vault per worker process
         doc = parse_note(
             vault, entry.rel_path, raw, size=entry.size, mtime_ns=entry.mtime_ns, limits=limits, parser=parser, link_parser=link_parser, settings=settings
         )

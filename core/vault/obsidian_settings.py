@@ -75,6 +75,9 @@ def strptime_format(moment: str) -> str | None:
     return spelled if "%Y" in spelled and has_day else None
 
 
+SETTINGS_RECHECK_S = 2.0  # how stale a vault's settings may be while its notes are parsed in bulk
+
+
 def load_settings(root: str | Path) -> VaultSettings:
     """The vault's settings (cached until `types.json` or `daily-notes.json` changes)."""
     base = Path(root) / ".obsidian"
