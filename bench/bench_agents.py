@@ -272,7 +272,7 @@ def prepare(home: Path, notes: int, embed: bool) -> tuple[Path, float]:
     return vault, time.perf_counter() - started
 
 
-def main() -> int:
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--notes", type=int, default=1000)
     p.add_argument("--agents", type=int, default=8)
@@ -281,7 +281,11 @@ def main() -> int:
     p.add_argument("--no-embed", action="store_true", help="keyword index only (hybrid falls back to keyword)")
     p.add_argument("--work", type=Path, default=None, help="folder for the vault and index (kept between runs)")
     p.add_argument("--serve-child", type=Path, default=None, help=argparse.SUPPRESS)
-    args = p.parse_args()
+    return p
+
+
+def main() -> int:
+    args = _parser().parse_args()
     if args.serve_child:
         serve_child(args.serve_child, args.agents)
         return 0

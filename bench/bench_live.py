@@ -79,6 +79,60 @@ def mean_search_ms(engine: Engine, n: int = 20) -> float:
     return (time.perf_counter() - t) * 1000 / n
 
 
+def _update_notes_directly(
+    engine: Engine, root: Path, sample: list[str], committed: list[float]
+) -> tuple[list[float], list[float], list[float], list[int]]:
+    """(a) Edit each note and call `update_notes`: ms until searchable, in total, until a search finds it; chunks embedded."""
+    searchable_a, update_total, until_found, embedded = [], [], [], []
+    for i, rel in enumerate(sample):
+        token = f"livetok{i:03d}qz"
+        append_token(root, rel, token)
+        t0 = time.perf_counter()
+        rep = engine.update_notes(VAULT, [rel])
+        t1 = time.perf_counter()
+        if not finds(engine, token, rel):
+            raise AssertionError(f"{token} not found after update_notes")
+        until_found.append((time.perf_counter() - t0) * 1000)
+        searchable_a.append((committed[-1] - t0) * 1000)
+        update_total.append((t1 - t0) * 1000)
+        embedded.append(rep.embedding.embedded if rep.embedding else 0)
+    return searchable_a, update_total, until_found, embedded
+
+
+def _through_watcher(engine: Engine, root: Path, sample: list[str], committed: list[float]) -> tuple[list[float], list[float], list[float], float]:
+    """(b) Edit each note under a real watcher: ms until searchable and reported, the watcher's own ms, and its stop."""
+    reports: list[tuple[float, LiveUpdate]] = []
+    seen = threading.Condition()
+
+    def on_update(u: LiveUpdate) -> None:
+        with seen:
+            reports.append((time.perf_counter(), u))
+            seen.notify_all()
+
+    watcher = VaultWatcher(engine, [VAULT], debounce=DEBOUNCE_S, on_update=on_update)
+    watcher.start()
+    searchable_b, reported_b, processing_b = [], [], []
+    try:
+        for i, rel in enumerate(sample):
+            token = f"watchtok{i:03d}qz"
+            n_before, c_before = len(reports), len(committed)
+            t0 = time.perf_counter()
+            append_token(root, rel, token)
+            with seen:  # reported after the embeddings; waiting also keeps edits from batching
+                if not seen.wait_for(lambda n=n_before: len(reports) > n, timeout=DEBOUNCE_S + 60):
+                    raise TimeoutError(f"no live update for {rel}")
+            if len(committed) <= c_before or not finds(engine, token, rel):
+                raise AssertionError(f"{token} not searchable after the live update")
+            searchable_b.append((committed[c_before] - t0) * 1000)
+            reported_b.append((reports[-1][0] - t0) * 1000)
+            processing_b.append(reports[-1][1].processing_ms)
+    finally:
+        t = time.perf_counter()
+        watcher.stop()
+        stop_ms = (time.perf_counter() - t) * 1000
+    return searchable_b, reported_b, processing_b, stop_ms
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--notes", type=int, default=10_000)
@@ -123,19 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         keyword.apply = timed_apply  # type: ignore[method-assign]
 
         # (a) processing: update_notes until searchable
-        searchable_a, update_total, until_found, embedded = [], [], [], []
-        for i, rel in enumerate(rng.sample(notes, args.edits)):
-            token = f"livetok{i:03d}qz"
-            append_token(root, rel, token)
-            t0 = time.perf_counter()
-            rep = engine.update_notes(VAULT, [rel])
-            t1 = time.perf_counter()
-            if not finds(engine, token, rel):
-                raise AssertionError(f"{token} not found after update_notes")
-            until_found.append((time.perf_counter() - t0) * 1000)
-            searchable_a.append((committed[-1] - t0) * 1000)
-            update_total.append((t1 - t0) * 1000)
-            embedded.append(rep.embedding.embedded if rep.embedding else 0)
+        searchable_a, update_total, until_found, embedded = _update_notes_directly(engine, root, rng.sample(notes, args.edits), committed)
         crashed_open = open_seconds(home)  # dirty flag on disk: as if the process had died here
         t = time.perf_counter()
         engine.flush([VAULT])
@@ -143,35 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         clean_open = open_seconds(home)
 
         # (b) end to end through a real watcher at the default debounce
-        reports: list[tuple[float, LiveUpdate]] = []
-        seen = threading.Condition()
-
-        def on_update(u: LiveUpdate) -> None:
-            with seen:
-                reports.append((time.perf_counter(), u))
-                seen.notify_all()
-
-        watcher = VaultWatcher(engine, [VAULT], debounce=DEBOUNCE_S, on_update=on_update)
-        watcher.start()
-        searchable_b, reported_b, processing_b = [], [], []
-        try:
-            for i, rel in enumerate(rng.sample(notes, args.edits)):
-                token = f"watchtok{i:03d}qz"
-                n_before, c_before = len(reports), len(committed)
-                t0 = time.perf_counter()
-                append_token(root, rel, token)
-                with seen:  # reported after the embeddings; waiting also keeps edits from batching
-                    if not seen.wait_for(lambda n=n_before: len(reports) > n, timeout=DEBOUNCE_S + 60):
-                        raise TimeoutError(f"no live update for {rel}")
-                if len(committed) <= c_before or not finds(engine, token, rel):
-                    raise AssertionError(f"{token} not searchable after the live update")
-                searchable_b.append((committed[c_before] - t0) * 1000)
-                reported_b.append((reports[-1][0] - t0) * 1000)
-                processing_b.append(reports[-1][1].processing_ms)
-        finally:
-            t = time.perf_counter()
-            watcher.stop()
-            stop_ms = (time.perf_counter() - t) * 1000
+        searchable_b, reported_b, processing_b, stop_ms = _through_watcher(engine, root, rng.sample(notes, args.edits), committed)
         keyword.apply = real_apply  # type: ignore[method-assign]
         segments_after = whoosh_segments(engine)
         search_after_ms = mean_search_ms(engine)

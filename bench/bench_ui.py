@@ -325,7 +325,7 @@ def loadavg() -> list[float] | None:
 # the run
 
 
-def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:  # noqa: C901, PLR0915 - a measurement script: one sequence of steps
     home, vault = tmp / "home", tmp / "vault"
     os.environ["CAIRN_HOME"] = str(home)
     t = time.perf_counter()

@@ -97,6 +97,15 @@ def headline(results: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
             rows.append((f"edit -> searchable after the debounce ({name})", f"p50 {e2e.get('p50_ms')} ms, p95 {e2e.get('p95_ms')} ms"))
         if name.startswith("ui"):
             rows.append((f"UI max stall while indexing ({name})", f"{_get(r, 'stalls', 'keyword', 'max_gap_ms')} ms"))
+    rows.extend(_quality_rows(results))
+    for name, r in results.items():
+        rows.append((f"peak RSS ({name})", f"{r.get('peak_rss_mib')} MiB"))
+    return rows
+
+
+def _quality_rows(results: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+    """Golden sets, SciFact and the kill -9 torture run."""
+    rows: list[tuple[str, str]] = []
     for name, g in (_get(results, "quality", "golden") or {}).items():  # type: ignore[union-attr]
         for mode, r in g["modes"].items():
             figures = f"R@1 {r['recall@1']:.3f}, R@3 {r['recall@3']:.3f}, R@10 {r['recall@10']:.3f}, MRR@10 {r['mrr@10']:.3f}"
@@ -110,8 +119,6 @@ def headline(results: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
     tort = _get(results, "torture", "summary") or {}
     if tort:
         rows.append(("kill -9 torture", f"{tort['recovered_of_total']} recovered, {tort['full_rebuilds']} full rebuilds"))
-    for name, r in results.items():
-        rows.append((f"peak RSS ({name})", f"{r.get('peak_rss_mib')} MiB"))
     return rows
 
 

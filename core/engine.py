@@ -326,9 +326,9 @@ class Engine:
     def warm_up(self) -> None:
         """Pay the first search's one-time costs now, off the user's path.
 
-        The first query after opening took 166-300 ms more than the next ones: the
-        Whoosh searcher and its field lengths, the manifest and link graph, the vector
-        keys and the model's session all load on first use. The app calls this on its
+        The first query after opening pays for what loads on first use: the Whoosh
+        searcher and its field lengths, the manifest and link graph, the vector keys and
+        the model's session (docs/benchmarks.md has the figures). The app calls this on its
         query thread once the window is up; a failure here is the next search's to report.
         """
         if not any(self.index_for(v.name).is_built for v in self.config.vaults):

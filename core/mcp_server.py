@@ -37,8 +37,12 @@ from core.base.paths import AppPaths
 from core.engine import Engine
 from core.mcp_wire import serve_checked_stdio
 from core.search.guardrails import mask_secrets
+from core.search.property_query import parse_wheres
 from core.search.search import SearchRequest
 from core.serialize import links_json
+from core.structured.bases import base_json, open_base, search_base
+from core.structured.checkup import checkup_json, vault_checkup
+from core.structured.listing import TaskQuery, properties_json, task_json, vault_properties, vault_tasks
 
 log = logging.getLogger("cairn.mcp")
 T = TypeVar("T")
@@ -90,12 +94,15 @@ def _mtime(path: Path) -> float:
         return -1.0
 
 
+WHERE_DESCRIPTION = "property conditions, all must hold: KEY=VALUE, KEY!=VALUE, KEY<VALUE (<=, >, >=), has:KEY (see list_properties)"
+
+
 def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_restricted: bool = False, max_chars: int = MAX_CHARS) -> MCPServer:
     """The MCP server with Cairn's tools; the engine opens on the first call."""
     holder = EngineHolder(engine_factory or (lambda: Engine(AppPaths.from_env())))
     server: MCPServer = MCPServer("cairn", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
 
-    for add in (_add_search_tools, _add_ask_tool, _add_vault_tools):
+    for add in (_add_search_tools, _add_ask_tool, _add_vault_tools, _structured_tools):
         add(server, holder, allow_restricted=allow_restricted, max_chars=max_chars)
     return server
 
@@ -113,7 +120,7 @@ def _add_search_tools(server: MCPServer, holder: EngineHolder, *, allow_restrict
         structured_output=False,
     )
     def search_notes(
-        query: Annotated[str, Field(min_length=1, description="what to look for; may contain tag:x folder:y filters")],
+        query: Annotated[str, Field(min_length=1, description="what to look for; may contain tag:x folder:y status:draft rating>=4 filters")],
         vault: Annotated[str | None, Field(description="only this vault (see list_vaults)")] = None,
         folder: Annotated[str | None, Field(description="only notes below this folder, e.g. 'Projects/Home Lab'")] = None,
         tags: Annotated[list[str] | None, Field(description="only notes with any of these tags")] = None,
@@ -124,6 +131,7 @@ def _add_search_tools(server: MCPServer, holder: EngineHolder, *, allow_restrict
             Field(description="hybrid fusion: blend of normalised scores or reciprocal rank; default: the user's setting"),
         ] = None,
         keyword_weight: Annotated[float | None, Field(ge=0.0, le=1.0, description="blend: the keyword list's share of the score")] = None,
+        where: Annotated[list[str] | None, Field(description=WHERE_DESCRIPTION)] = None,
     ) -> str:
         if not query.strip():
             raise ToolError("query must not be empty")
@@ -133,6 +141,7 @@ def _add_search_tools(server: MCPServer, holder: EngineHolder, *, allow_restrict
             folders=(folder.strip("/"),) if folder and folder.strip("/") else (),
             tags=tuple(t.lstrip("#").lower() for t in tags or () if t.strip()),
             allow_restricted=allow_restricted,
+            where=_call(lambda: parse_wheres(where)),
         )
         request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight)
         resp = _call(lambda: engine.search(request))
@@ -220,6 +229,78 @@ def _add_vault_tools(server: MCPServer, holder: EngineHolder, *, allow_restricte
             raise ToolError("several vaults are indexed: pass 'vault' (see list_vaults)")
         result = _call(lambda: engine.links(name, note, k=k, allow_restricted=allow_restricted))
         return links_text(links_json(result), max_chars)
+
+
+def _structured_tools(server: MCPServer, holder: EngineHolder, *, allow_restricted: bool, max_chars: int) -> None:
+    """Properties and tasks (restricted notes are never listed: their properties are their content)."""
+
+    @server.tool(
+        name="list_properties",
+        description="The front-matter properties in use: each key with its note count, types and commonest values "
+        "(filter searches with them: status:draft, rating>=4, has:KEY). Same JSON as `cairn properties --json`.",
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
+    def list_properties(
+        key: Annotated[str | None, Field(description="only this key, with all its values")] = None,
+        vault: Annotated[str | None, Field(description="only this vault")] = None,
+    ) -> str:
+        stats = _call(lambda: vault_properties(holder.get(), key, (vault,) if vault else ()))
+        return truncate(json.dumps(properties_json(stats), ensure_ascii=False), max_chars)
+
+    @server.tool(
+        name="list_tasks",
+        description="Task lines (- [ ] ...) with note, heading, status, dates and priority, soonest due first; each "
+        "cited as vault/path:line. The query takes words and filters: task:open, due<2026-12-01, project:X.",
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
+    def list_tasks(
+        query: Annotated[str, Field(description="words and filters; empty for all")] = "",
+        state: Literal["open", "done"] | None = None,
+        due_before: Annotated[str | None, Field(description="due on or before YYYY-MM-DD")] = None,
+        vault: Annotated[str | None, Field(description="only this vault")] = None,
+        k: Annotated[int, Field(ge=1, le=200, description="at most this many tasks")] = 50,
+    ) -> str:
+        request = TaskQuery(query, state, due_before, SearchFilters(vaults=(vault,) if vault else ()), k)
+        hits, warnings = _call(lambda: vault_tasks(holder.get(), request))
+        payload = {"count": len(hits), "warnings": list(warnings), "tasks": [task_json(h) for h in hits]}
+        return truncate(json.dumps(payload, ensure_ascii=False), max_chars)
+
+    @server.tool(
+        name="vault_checkup",
+        description="A vault check-up: broken links, orphan notes, notes similar in meaning but not linked (with the "
+        "passages they share), near-duplicates, and properties whose type differs between notes. Read-only.",
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
+    def vault_checkup_tool(vault: Annotated[str | None, Field(description="the vault (needed when several are indexed)")] = None) -> str:
+        engine = holder.get()
+        name = vault or (engine.vaults[0].name if len(engine.vaults) == 1 else None)
+        if name is None:
+            raise ToolError("several vaults are indexed: pass 'vault' (see list_vaults)")
+        result = _call(lambda: vault_checkup(engine, engine.vault(name).name))
+        return truncate(json.dumps(checkup_json(result), ensure_ascii=False), max_chars)
+
+    @server.tool(
+        name="base_rows",
+        description="An Obsidian Base (.base file, a saved filtered view of notes): its view's rows in the view's order, "
+        "or a search within them when 'query' is given. Unsupported parts of the Base are listed under 'problems'.",
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
+    def base_rows(
+        base: Annotated[str, Field(min_length=1, description="VAULT/path/in/vault.base")],
+        query: Annotated[str, Field(description="search only the Base's rows; empty lists them")] = "",
+        view: Annotated[str | None, Field(description="the view's name (default: the first)")] = None,
+    ) -> str:
+        engine = holder.get()
+        name, found = _call(lambda: open_base(engine, base, view))
+        payload = base_json(name, found)
+        if query.strip():
+            resp = _call(lambda: search_base(engine, name, found, query))
+            return truncate(json.dumps({**payload, "rows": None}, ensure_ascii=False) + "\n" + build_llm_pack(resp).render(max_chars), max_chars)
+        return truncate(json.dumps(payload, ensure_ascii=False), max_chars)
 
 
 def render_answer(resp: AskResponse) -> str:

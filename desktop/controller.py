@@ -13,22 +13,23 @@ a `desktop.query_control.QueryControl` the controller holds (`self.queries`) and
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.base.config import EngineConfig, VaultConfig
+from core.base.delegated import Delegated
 from core.base.errors import CairnError
-from core.base.models import Hit, SearchFilters
+from core.base.models import Hit, SearchFilters, SearchResponse
 from core.base.paths import AppPaths
 from core.engine import Engine
 from core.providers.secrets import KeyStore
 from core.watcher import LiveUpdate
 from desktop.actions import HitActions
 from desktop.agent_server import AgentServerControl
-from desktop.app_state import Lifecycle, Scope, vaults_changed_message
+from desktop.app_state import Lifecycle, Scope, follow_app_model, vaults_changed_message
 from desktop.ask_worker import AskRunner, ProviderFactory
 from desktop.config_watch import ConfigWatch
 from desktop.connection_tests import ConnectionTester
@@ -40,7 +41,6 @@ from desktop.rerank_worker import RerankRunner
 from desktop.services import chat_provider_for, make_embedder_factory
 from desktop.settings import Settings, SettingsStore
 from desktop.state import VaultSnapshot
-from desktop.vault_models import follow_app_model
 from desktop.workers import IndexWorker, JobRunner
 
 __all__ = ["AppController", "Lifecycle", "Scope"]
@@ -145,29 +145,20 @@ class AppController(QObject):
 
     # -- what the query thread answers (see desktop.query_control) --------------------------
 
-    snapshot = property(lambda self: self.queries.snapshot, doc="The vaults as the last snapshot showed them.")
-    scope = property(lambda self: self.queries.scope, doc="The vault or folder the search is limited to, if any.")
-    response = property(lambda self: self.queries.response, doc="The search response on screen.")
-    selected = property(lambda self: self.queries.selected, doc="The hit on screen.")
-    stale_dropped = property(lambda self: self.queries.stale_dropped, doc="Late answers to older queries, dropped.")
+    snapshot: Delegated[tuple[VaultSnapshot, ...]] = Delegated("queries", doc="The vaults as the last snapshot showed them.")
+    scope: Delegated[Scope | None] = Delegated("queries", doc="The vault or folder the search is limited to, if any.")
+    response: Delegated[SearchResponse | None] = Delegated("queries", doc="The search response on screen.")
+    selected: Delegated[Hit | None] = Delegated("queries", doc="The hit on screen.")
+    stale_dropped: Delegated[int] = Delegated("queries", doc="Late answers to older queries, dropped.")
 
-    def refresh(self) -> None:
-        self.queries.refresh()
-
-    def vault_snapshot(self, name: str) -> VaultSnapshot | None:
-        return self.queries.vault_snapshot(name)
+    refresh: Delegated[Callable[[], None]] = Delegated("queries", doc="Ask for a fresh snapshot; snapshotChanged follows.")
+    vault_snapshot: Delegated[Callable[[str], VaultSnapshot | None]] = Delegated("queries")
+    rerun_search: Delegated[Callable[[], None]] = Delegated("queries", doc="Run the shown query again (the index changed).")
+    select_hit: Delegated[Callable[[Hit | None], None]] = Delegated("queries")
+    set_scope: Delegated[Callable[[Scope | None], None]] = Delegated("queries")
 
     def search(self, text: str, mode: str, filters: SearchFilters = SearchFilters()) -> int:
         return self.queries.search(text, mode, filters)
-
-    def rerun_search(self) -> None:
-        self.queries.rerun_search()
-
-    def select_hit(self, hit: Hit | None) -> None:
-        self.queries.select_hit(hit)
-
-    def set_scope(self, scope: Scope | None) -> None:
-        self.queries.set_scope(scope)
 
     def remember_query(self, text: str) -> None:
         self.settings = replace(self.settings, last_query=text)

@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QMimeData, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QDialog,
     QFileDialog,
     QMainWindow,
     QProgressDialog,
@@ -121,6 +122,9 @@ class MainWindow(QMainWindow):
         focus.setShortcut(QKeySequence("Ctrl+K"))
         ask = search_menu.addAction("&Ask my notes", self.ask_shortcut)
         ask.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
+        search_menu.addSeparator()
+        search_menu.addAction("&Tasks…", self.show_tasks)
+        search_menu.addAction("Vault &check-up…", self.show_checkup)
         self.addActions([focus, ask, self.settings_action])
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         escape.setContext(Qt.ShortcutContext.WindowShortcut)
@@ -277,10 +281,30 @@ class MainWindow(QMainWindow):
     def show_settings(self) -> None:
         SettingsDialog(self.controller, self).exec()
 
+    def show_tasks(self) -> None:
+        from desktop.dialogs.tasks_dialog import TasksDialog
+
+        _show_dialog(TasksDialog(self.controller, self))
+
+    def show_checkup(self) -> None:
+        from desktop.dialogs.checkup_dialog import CheckupDialog
+
+        scope = self.controller.scope
+        vault = scope.vault if scope else (self.controller.vaults[0].name if self.controller.vaults else None)
+        if vault is None:
+            self.statusBar().showMessage("Add a vault first: the check-up looks at one vault's notes")
+            return
+        _show_dialog(CheckupDialog(self.controller, vault, self))
+
     def show_health(self) -> None:
         dialog = IndexHealthDialog(self.controller, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
+
+
+def _show_dialog(dialog: QDialog) -> None:
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.show()
 
 
 def dropped_folders(mime: QMimeData) -> list[Path]:

@@ -20,6 +20,7 @@ from core.base.models import Hit, SearchFilters, SearchResponse
 from core.engine import Engine
 from core.search.search import SearchRequest
 from desktop.app_state import Lifecycle, Scope
+from desktop.base_scope import base_rows, in_base_order
 from desktop.rerank_worker import RerankRunner
 from desktop.settings import Settings
 from desktop.state import VaultSnapshot
@@ -73,6 +74,7 @@ class QueryControl(QObject):
         self._shown_seq = 0
         self.stale_dropped = 0
         self._last_search: tuple[str, str, SearchFilters] | None = None
+        self._base_order: list[str] | None = None  # rows of the Base in scope, in its order
 
     def start(self) -> None:
         """Start the query thread; searches and snapshots may be asked for from now on."""
@@ -124,10 +126,16 @@ class QueryControl(QObject):
         self._seq += 1
         self.reranks.cancel()  # the running rerank is for an older query
         self._last_search = (text, mode, filters)
+        self._base_order = None
         if self.scope is not None:
             folders = (self.scope.folder,) if self.scope.folder else ()
             filters = replace(filters, vaults=(self.scope.vault,), folders=folders + filters.folders)
-        has_filter = bool(filters.vaults or filters.folders or filters.tags or filters.doc_types or filters.languages or filters.after or filters.before)
+            if self.scope.base:
+                self._base_order = base_rows(self, self.scope)
+                filters = replace(filters, paths=frozenset(self._base_order or ()))
+        has_filter = bool(
+            filters.vaults or filters.folders or filters.tags or filters.doc_types or filters.languages or filters.after or filters.before or filters.where
+        ) or filters.paths is not None
         if not text.strip() and not has_filter:
             self._last_search = None
             self._shown_seq = self._seq
@@ -135,7 +143,10 @@ class QueryControl(QObject):
             self.select_hit(None)
             self.resultsCleared.emit()
             return self._seq
-        request = SearchRequest(query=text, mode=mode, k=self._settings().results_k, filters=filters)
+        k = self._settings().results_k
+        if self._base_order and not text.strip():  # a Base listed without a query: all its rows (up to 500)
+            k = max(k, min(len(self._base_order), 500))
+        request = SearchRequest(query=text, mode=mode, k=k, filters=filters)
         self.searchStarted.emit(self._seq)
         self._searchRequested.emit(self._seq, SearchJob(self._engine(), request))
         return self._seq
@@ -156,6 +167,8 @@ class QueryControl(QObject):
             self.message.emit("Re-ranking the top 10 with the language model…")
 
     def _show(self, response: SearchResponse) -> None:
+        if self._base_order and not response.query.strip():  # a Base with no query: its rows in its order
+            response = in_base_order(response, self._base_order)
         self.response = response
         self.resultsReady.emit(response)
         previous = self.selected.chunk if self.selected is not None else None

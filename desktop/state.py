@@ -7,12 +7,14 @@ where panels only read plain frozen data.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.base.vault_state import LiveState, Phase, VaultProgress
 from core.engine import Engine
 from core.index.manifest import FileRecord
+from core.search.bases import find_bases
 from core.status import VaultStatus
 
 
@@ -29,6 +31,7 @@ class VaultSnapshot:
     status: VaultStatus
     files: dict[str, FileRecord]
     is_obsidian: bool
+    bases: tuple[str, ...] = ()  # the vault's `.base` files (Obsidian Bases), shown in the tree
     _folder_counts: dict[str, int] = field(init=False, repr=False, compare=False)
     _tags: tuple[str, ...] = field(init=False, repr=False, compare=False)
     _doc_types: tuple[str, ...] = field(init=False, repr=False, compare=False)
@@ -71,13 +74,27 @@ class HealthRow:
     abs_path: str
 
 
+BASES_TTL_S = 30.0  # snapshots come after every live edit: the vault is walked for Bases at most this often
+_bases_seen: dict[str, tuple[float, tuple[str, ...]]] = {}
+
+
+def vault_bases(root: str) -> tuple[str, ...]:
+    """The vault's `.base` files, found by a walk at most every `BASES_TTL_S` seconds."""
+    now = time.monotonic()
+    seen = _bases_seen.get(root)
+    if seen is None or now - seen[0] > BASES_TTL_S:
+        seen = _bases_seen[root] = (now, tuple(find_bases(Path(root))))
+    return seen[1]
+
+
 def take_snapshot(engine: Engine) -> tuple[VaultSnapshot, ...]:
     """Status and file list of every vault; runs on a worker thread."""
     statuses = engine.status()
     out = []
     for vc, status in zip(engine.vaults, statuses):
         files = dict(engine.index_for(vc.name).files) if status.built else {}
-        out.append(VaultSnapshot(vc.name, vc.root, status, files, (Path(vc.root) / ".obsidian").is_dir()))
+        bases = vault_bases(vc.root) if status.built else ()
+        out.append(VaultSnapshot(vc.name, vc.root, status, files, (Path(vc.root) / ".obsidian").is_dir(), bases))
     return tuple(out)
 
 

@@ -1,4 +1,4 @@
-"""Each vault's embedding model: "same as the app" or a provider of its own (issue #18).
+"""Each vault's embedding model: "same as the app" or a provider of its own.
 
 The Settings' Embeddings page chooses the model every vault uses; a vault of
 mostly Chinese notes may want the multilingual model while the English vaults
@@ -55,21 +55,6 @@ class ModelChoice:
 def app_triple(settings: Settings) -> tuple[str, str | None, str | None]:
     """The (provider, model, server) a vault that follows the app carries, as `apply_settings` compares them."""
     return settings.embedder, settings.embed_model or None, settings.embed_base_url or None
-
-
-def follow_app_model(config: EngineConfig, old: Settings, new: Settings) -> EngineConfig:
-    """The vaults that followed the app's old model take the new one; a vault given its own keeps it.
-
-    A vault has its own when `cairn index --vault V --embedder ID` or its row here chose one
-    (the multilingual model for a Chinese vault, say): it no longer equals the old triple.
-    """
-    follows = app_triple(old)
-    provider, model, base_url = app_triple(new)
-    vaults = tuple(
-        replace(v, embedder=provider, embed_model=model, embed_base_url=base_url) if (v.embedder, v.embed_model, v.embed_base_url) == follows else v
-        for v in config.vaults
-    )
-    return replace(config, vaults=vaults)
 
 
 def app_model_label(settings: Settings, registry: Mapping[str, EmbeddingProviderInfo] | None = None) -> str:

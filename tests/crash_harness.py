@@ -239,6 +239,29 @@ def keyword_rows(engine: Engine) -> list[tuple[str, int, str, str, str]]:
     return sorted((r.rel_path, r.ordinal, r.heading_path, r.body, r.document_version) for r in rows)
 
 
+def _differs_from_fresh(engine: Engine, vault: Path, fresh_home: Path) -> list[str]:
+    """How the recovered keyword index and manifest differ from a from-scratch build of the same vault."""
+    problems: list[str] = []
+    vi = engine.index_for(VAULT)
+    fresh = Engine(AppPaths(fresh_home), embedder_factory=None)
+    fresh.add_vault(vault, name=VAULT)
+    fresh.sync([VAULT], embed=False)
+    want_rows, got_rows = keyword_rows(fresh), keyword_rows(engine)
+    if got_rows != want_rows:
+        extra = Counter(got_rows) - Counter(want_rows)
+        missing = Counter(want_rows) - Counter(got_rows)
+        problems.append(
+            f"keyword index differs from a fresh build: {sum(extra.values())} extra rows "
+            f"{sorted({r[0] for r in extra})[:5]}, {sum(missing.values())} missing {sorted({r[0] for r in missing})[:5]}"
+        )
+    want_files = {rel: (r.version, r.chunks) for rel, r in fresh.index_for(VAULT).files.items()}
+    got_files = {rel: (r.version, r.chunks) for rel, r in vi.files.items()}
+    if got_files != want_files:
+        problems.append(f"manifest differs from a fresh build: {sorted(set(got_files) ^ set(want_files))[:5]}")
+    fresh.close()
+    return problems
+
+
 def recover(home: Path, fresh_home: Path, vault: Path, unflushed: set[str]) -> Recovery:
     """Open the crashed data dir, sync, and compare everything with a from-scratch build.
 
@@ -266,22 +289,7 @@ def recover(home: Path, fresh_home: Path, vault: Path, unflushed: set[str]) -> R
         )
         problems = result.problems
         problems.extend(early)
-        fresh = Engine(AppPaths(fresh_home), embedder_factory=None)
-        fresh.add_vault(vault, name=VAULT)
-        fresh.sync([VAULT], embed=False)
-        want_rows, got_rows = keyword_rows(fresh), keyword_rows(engine)
-        if got_rows != want_rows:
-            extra = Counter(got_rows) - Counter(want_rows)
-            missing = Counter(want_rows) - Counter(got_rows)
-            problems.append(
-                f"keyword index differs from a fresh build: {sum(extra.values())} extra rows "
-                f"{sorted({r[0] for r in extra})[:5]}, {sum(missing.values())} missing {sorted({r[0] for r in missing})[:5]}"
-            )
-        want_files = {rel: (r.version, r.chunks) for rel, r in fresh.index_for(VAULT).files.items()}
-        got_files = {rel: (r.version, r.chunks) for rel, r in vi.files.items()}
-        if got_files != want_files:
-            problems.append(f"manifest differs from a fresh build: {sorted(set(got_files) ^ set(want_files))[:5]}")
-        fresh.close()
+        problems.extend(_differs_from_fresh(engine, vault, fresh_home))
         on_disk = load_manifest(vi.manifest_path)
         if on_disk is None or on_disk[1] != vi.files:
             problems.append("manifest on disk differs from the one in memory after the sync")

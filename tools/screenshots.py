@@ -63,7 +63,7 @@ def _dark_palette() -> Any:
     return pal
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out", type=Path, help="folder for the PNG files")
     parser.add_argument("--semantic", action="store_true", help="embed the sample vault with the built-in model first")
@@ -77,7 +77,91 @@ def main(argv: list[str] | None = None) -> int:
         "--llm-url", help="an OpenAI-compatible server (e.g. llama.cpp) that answers, with folder routing on: adds the Debug tab after the question"
     )
     parser.add_argument("--llm-model", default="smollm2", help="the model name of --llm-url")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _search_and_ask_shots(app: Any, window: Any, controller: Any, args: argparse.Namespace, sample: Path, shot: Callable[[object, str], None]) -> bool:
+    """Index the vault, then the results, Why, Debug, Ask and folder-scope shots; False if indexing timed out."""
+    finished: list[object] = []
+    controller.indexFinished.connect(finished.append)
+    phases: list[str] = []
+    controller.indexProgress.connect(lambda _v, _d, _t, phase: phases.append(phase))
+    window.add_vault(sample)
+    if args.semantic and _wait(app, lambda: phases.count("embedding") >= 2, 60):
+        shot(window, "01b-indexing")
+    if not _wait(app, lambda: bool(finished), 600):
+        print("indexing did not finish in time", file=sys.stderr)
+        return False
+    _wait(app, lambda: bool(controller.snapshot), 10)
+    window.search_bar.query.setText(args.query)
+    window.search_bar.search_now()
+    _wait(app, lambda: controller.response is not None and controller.response.query == args.query, 20)
+    window.splitter.setSizes([230, 560, 650])
+    window.tabs.setCurrentWidget(window.preview)
+    shot(window, "02-results-preview")
+    if controller.response is not None and len(controller.response.hits) > 1:
+        window.results.view.setCurrentIndex(window.results.model.index(1))
+    window.tabs.setCurrentWidget(window.why)
+    shot(window, "03-results-why")
+    window.tabs.setCurrentWidget(window.debug)
+    shot(window, "04-debug")
+    window.tabs.setCurrentWidget(window.ask)
+    window.ask.ask(args.question)
+    # A small local model on a busy machine is slow: routing alone took 72 s once.
+    _wait(app, lambda: window.ask.response is not None or window.ask.error is not None, 600 if args.llm_url else 30)
+    window.ask.sources.list.setCurrentRow(0)  # the first source's score breakdown
+    shot(window, "04b-ask-llm" if args.llm_url else "04b-ask-extractive")
+    if window.ask.response is not None and window.ask.response.references:
+        window.ask.open_citation(window.ask.response.references[0].number)  # the passage, beside the answer
+        shot(window, "04c-ask-passage")
+    window.tabs.setCurrentWidget(window.debug)  # the question's details (folder routing) on top
+    shot(window, "04d-ask-debug")
+    window.tree.select(sample.name, args.folder)
+    _wait(app, lambda: controller.response is not None and bool(controller.response.parsed and controller.response.parsed.filters.folders), 10)
+    window.tabs.setCurrentWidget(window.why)
+    shot(window, "05-folder-scope")
+    return True
+
+
+def _settings_and_health_shots(app: Any, window: Any, controller: Any, home: Path, shot: Callable[[object, str], None]) -> None:
+    """Every settings page, a vault's own model, and Index health with a vault of problem files."""
+    from desktop.dialogs.health_dialog import IndexHealthDialog
+    from desktop.dialogs.keys_page import ApiKeysSettingsPanel
+    from desktop.dialogs.service_pages import EmbeddingSettingsPanel, LanguageModelSettingsPanel
+    from desktop.dialogs.settings_dialog import SettingsDialog
+    from desktop.dialogs.settings_pages import GeneralSettingsPanel, SearchSettingsPanel
+
+    dialog = SettingsDialog(controller, window)
+    dialog.show()
+    for kind, name in (
+        (GeneralSettingsPanel, "06-settings-general"),
+        (SearchSettingsPanel, "07-settings-search"),
+        (EmbeddingSettingsPanel, "08-settings-embeddings"),
+        (LanguageModelSettingsPanel, "08b-settings-language-model"),
+        (ApiKeysSettingsPanel, "09-settings-keys"),
+    ):
+        dialog.show_page(kind)
+        shot(dialog, name)
+    general = dialog.page(GeneralSettingsPanel)
+    own = general.vault_model.findData("multilingual")
+    if own >= 0:  # a vault's own model (the dialog is cancelled: nothing is saved)
+        dialog.show_page(GeneralSettingsPanel)
+        general.vault_model.setCurrentIndex(own)
+        shot(dialog, "06b-settings-vault-model")
+    dialog.reject()
+    finished: list[object] = []
+    controller.indexFinished.connect(finished.append)
+    controller.add_vault(_problem_vault(home / "problem-vault"))
+    _wait(app, lambda: bool(finished), 60)
+    _wait(app, lambda: len(controller.snapshot) == 2, 10)
+    health = IndexHealthDialog(controller, window)
+    health.show()
+    shot(health, "10-index-health")
+    health.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     home = args.home or Path(tempfile.mkdtemp(prefix="cairn-shots-"))
@@ -89,11 +173,6 @@ def main(argv: list[str] | None = None) -> int:
     from core.base.paths import AppPaths
     from desktop.app import sample_vault_path
     from desktop.controller import AppController
-    from desktop.dialogs.health_dialog import IndexHealthDialog
-    from desktop.dialogs.keys_page import ApiKeysSettingsPanel
-    from desktop.dialogs.service_pages import EmbeddingSettingsPanel, LanguageModelSettingsPanel
-    from desktop.dialogs.settings_dialog import SettingsDialog
-    from desktop.dialogs.settings_pages import GeneralSettingsPanel, SearchSettingsPanel
     from desktop.main_window import MainWindow
     from desktop.settings import Settings, SettingsStore
 
@@ -126,70 +205,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         shot(window, "01-welcome")
-        finished: list[object] = []
-        controller.indexFinished.connect(finished.append)
-        phases: list[str] = []
-        controller.indexProgress.connect(lambda _v, _d, _t, phase: phases.append(phase))
-        window.add_vault(sample)
-        if args.semantic and _wait(app, lambda: phases.count("embedding") >= 2, 60):
-            shot(window, "01b-indexing")
-        if not _wait(app, lambda: bool(finished), 600):
-            print("indexing did not finish in time", file=sys.stderr)
+        if not _search_and_ask_shots(app, window, controller, args, sample, shot):
             return 1
-        _wait(app, lambda: bool(controller.snapshot), 10)
-        window.search_bar.query.setText(args.query)
-        window.search_bar.search_now()
-        _wait(app, lambda: controller.response is not None and controller.response.query == args.query, 20)
-        window.splitter.setSizes([230, 560, 650])
-        window.tabs.setCurrentWidget(window.preview)
-        shot(window, "02-results-preview")
-        if controller.response is not None and len(controller.response.hits) > 1:
-            window.results.view.setCurrentIndex(window.results.model.index(1))
-        window.tabs.setCurrentWidget(window.why)
-        shot(window, "03-results-why")
-        window.tabs.setCurrentWidget(window.debug)
-        shot(window, "04-debug")
-        window.tabs.setCurrentWidget(window.ask)
-        window.ask.ask(args.question)
-        # A small local model on a busy machine is slow: routing alone took 72 s once.
-        _wait(app, lambda: window.ask.response is not None or window.ask.error is not None, 600 if args.llm_url else 30)
-        window.ask.sources.list.setCurrentRow(0)  # the first source's score breakdown
-        shot(window, "04b-ask-llm" if args.llm_url else "04b-ask-extractive")
-        if window.ask.response is not None and window.ask.response.references:
-            window.ask.open_citation(window.ask.response.references[0].number)  # the passage, beside the answer
-            shot(window, "04c-ask-passage")
-        window.tabs.setCurrentWidget(window.debug)  # the question's details (folder routing) on top
-        shot(window, "04d-ask-debug")
-        window.tree.select(sample.name, args.folder)
-        _wait(app, lambda: controller.response is not None and bool(controller.response.parsed and controller.response.parsed.filters.folders), 10)
-        window.tabs.setCurrentWidget(window.why)
-        shot(window, "05-folder-scope")
-        dialog = SettingsDialog(controller, window)
-        dialog.show()
-        for kind, name in (
-            (GeneralSettingsPanel, "06-settings-general"),
-            (SearchSettingsPanel, "07-settings-search"),
-            (EmbeddingSettingsPanel, "08-settings-embeddings"),
-            (LanguageModelSettingsPanel, "08b-settings-language-model"),
-            (ApiKeysSettingsPanel, "09-settings-keys"),
-        ):
-            dialog.show_page(kind)
-            shot(dialog, name)
-        general = dialog.page(GeneralSettingsPanel)
-        own = general.vault_model.findData("multilingual")
-        if own >= 0:  # a vault's own model (the dialog is cancelled: nothing is saved)
-            dialog.show_page(GeneralSettingsPanel)
-            general.vault_model.setCurrentIndex(own)
-            shot(dialog, "06b-settings-vault-model")
-        dialog.reject()
-        finished.clear()
-        controller.add_vault(_problem_vault(home / "problem-vault"))
-        _wait(app, lambda: bool(finished), 60)
-        _wait(app, lambda: len(controller.snapshot) == 2, 10)
-        health = IndexHealthDialog(controller, window)
-        health.show()
-        shot(health, "10-index-health")
-        health.close()
+        _settings_and_health_shots(app, window, controller, home, shot)
     finally:
         window.close()
         controller.shutdown()

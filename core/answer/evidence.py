@@ -112,8 +112,8 @@ class LLMItem:
 class EvidencePackLLM:
     """The compact pack a model reads; `render()` is its text form, `to_json()` its JSON form.
 
-    Scores are relative to the best hit (1.000): raw fused scores are RRF sums
-    such as 0.0164 and 0.0161 that all round to the same three decimals.
+    Scores are relative to the best hit (1.000): raw fused scores (a blend of normalised
+    scores, or RRF sums such as 0.0164 and 0.0161) are on no scale a reader knows.
     """
 
     query: str

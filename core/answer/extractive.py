@@ -55,6 +55,17 @@ _CODE_LIKE = re.compile(r"(?<![\w(])[A-Za-z_.][\w.]*\([^()\s]*(?:\([^()]*\)[^()\
 # A question's operator or symbol ("the ... argument", "<<-"): no word stem carries it.
 _SYMBOL = re.compile(r"(?<!\S)[^\w\s]{2,}(?!\S)")
 TEMPLATE_PENALTY = 0.5
+# A unit's words score, calibrated with MIN_COVERAGE on the same golden sets: its own words'
+# coverage counts most, title and heading help, the retriever's rank a little, and earlier
+# units in a chunk win ties.
+OWN_WORDS_WEIGHT = 0.5
+WITH_HEADINGS_WEIGHT = 0.25
+RETRIEVER_WEIGHT = 0.15
+POSITION_COST = 0.002
+CODE_BONUS, CODE_IN_TEXT_BONUS = 0.2, 0.1  # for a how-to question: a code block, or code inside a sentence
+# A runner-up is quoted beside the best unit when it scores this close: from the same note, or another.
+SAME_NOTE_CLOSE, OTHER_NOTE_CLOSE = 0.8, 0.95
+MIN_RUNNER_UP_SIMILARITY = 0.5  # a runner-up sharing no key word must at least be this close in meaning
 _IDENT_SEP = re.compile(r"[_\W]+")
 _MNEMONIC = re.compile(r"(?<=\w)\[(\w{1,3})\]|\[(?=\w{1,3}\]\w)(\w{1,3})\]")
 
@@ -74,8 +85,8 @@ def _form_bonus(unit: Unit, procedural: bool) -> float:
     if not procedural:
         return 0.0
     if unit.kind == CODE:
-        return 0.2
-    return 0.1 if has_code(unit) else 0.0
+        return CODE_BONUS
+    return CODE_IN_TEXT_BONUS if has_code(unit) else 0.0
 
 
 def has_code(unit: Unit) -> bool:
@@ -167,8 +178,8 @@ def score_units(
         around = _words(f"{hit.title} {hit.chunk.heading_path}")
         text_cov = _coverage(own, weights)
         cov = _coverage(own | around, weights)
-        prior = 0.15 * (hit.score / top_score)  # the retriever's judgement of the note
-        words = 0.5 * text_cov + 0.25 * cov + prior + _form_bonus(unit, procedural) - 0.002 * unit.position
+        prior = RETRIEVER_WEIGHT * (hit.score / top_score)  # the retriever's judgement of the note
+        words = OWN_WORDS_WEIGHT * text_cov + WITH_HEADINGS_WEIGHT * cov + prior + _form_bonus(unit, procedural) - POSITION_COST * unit.position
         if unit.text in templates:
             words -= TEMPLATE_PENALTY
         lexical.append((text_cov, cov, words))
@@ -215,7 +226,8 @@ def pick(scored: Sequence[Scored], procedural: bool = False) -> list[Scored]:
         if len(picked) >= MAX_QUOTES:
             break
         same_note = s.source.rel_path == best.source.rel_path
-        if s.score < (0.8 if same_note else 0.95) * best.score or s.text_coverage == 0 and s.similarity < 0.5:
+        close = SAME_NOTE_CLOSE if same_note else OTHER_NOTE_CLOSE
+        if s.score < close * best.score or s.text_coverage == 0 and s.similarity < MIN_RUNNER_UP_SIMILARITY:
             continue
         if any(p.unit.text == s.unit.text for p in picked):
             continue

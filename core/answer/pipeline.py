@@ -15,6 +15,7 @@ from core.answer.followup import rewrite
 from core.answer.grounding import check_support
 from core.answer.models import AskRequest, AskResponse, Quote, Reference, Source
 from core.answer.routing import PER_FOLDER_K, Routing, folders_of, merge, select_folders, weigh
+from core.answer.task_answer import answer_tasks
 from core.base.confidentiality import may_send, sends_text_away
 from core.base.models import Hit, SearchFilters
 from core.engine import Engine
@@ -38,6 +39,14 @@ class Answerer:
         return EXTRACTIVE if self.provider is None else str(getattr(self.provider, "id", "llm"))
 
     def ask(self, req: AskRequest, *, on_delta: Delta | None = None, cancel: threading.Event | None = None) -> AskResponse:
+        """An answer with its references: from the open task lines for "what is open for X?"
+        (`core.answer.task_answer`), otherwise from the passages a search finds."""
+        tasks = answer_tasks(self.engine, req, self.provider_id, getattr(self.provider, "model", None))
+        if tasks is not None and on_delta is not None:
+            on_delta(tasks.answer)
+        return tasks if tasks is not None else self._ask(req, on_delta=on_delta, cancel=cancel)
+
+    def _ask(self, req: AskRequest, *, on_delta: Delta | None = None, cancel: threading.Event | None = None) -> AskResponse:
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         # Every turn retrieves afresh: a follow-up is first rewritten to stand on its own.

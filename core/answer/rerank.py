@@ -1,6 +1,6 @@
 """Opt-in re-ranking of a search's top 10 by the user's language model.
 
-No cross-encoder ships offline (see issue #16), but a user who configured a
+No cross-encoder ships offline, but a user who configured a
 language model for Ask can let it judge the top passages. It runs after the
 fused results are shown and never blocks them: the caller shows the fused
 order at once and swaps in this order when it arrives. On any failure, a time

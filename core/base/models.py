@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from core.base.confidentiality import Confidentiality
+from core.base.structured import Property, PropertyFilter, Task
 
 
 class SearchMode(StrEnum):
@@ -90,6 +91,8 @@ class FrontMatter:
     confidentiality: str = Confidentiality.INTERNAL
     end_byte: int = 0  # where the body starts in the raw bytes
     error: str | None = None  # YAML problem, if any
+    properties: tuple[Property, ...] = ()  # every property, typed (`core.vault.properties`)
+    links: tuple[Link, ...] = ()  # `[[links]]` written inside properties
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +146,8 @@ class Document:
     chunks: tuple[Chunk, ...]
     warnings: tuple[FileWarning, ...] = ()
     links: tuple[Link, ...] = ()
+    properties: tuple[Property, ...] = ()
+    tasks: tuple[Task, ...] = ()
 
     @property
     def folder(self) -> str:
@@ -243,6 +248,8 @@ class SearchFilters:
     before: str | None = None  # inclusive ISO date
     allow_restricted: bool = False
     languages: tuple[str, ...] = ()  # detected chunk languages (ISO 639-1), `lang:` in the query box
+    where: tuple[PropertyFilter, ...] = ()  # property filters (`status:draft`, `rating>=4`), all must hold
+    paths: frozenset[str] | None = None  # only these notes (a Base's rows); None = no restriction
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from core.base.errors import CairnError, UsageError
 from core.base.models import SearchMode
 from core.cli import agents_cmd
 from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
+from core.cli.structured_args import WHERE_HELP, add_structured_commands
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_mcp(sub)
     _add_status(sub)
     _add_eval(sub)
+    add_structured_commands(sub, _add_filter_args)
     return p
 
 
@@ -189,6 +191,7 @@ def _add_filter_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--after", default=None, help="notes dated on or after YYYY-MM-DD")
     p.add_argument("--before", default=None, help="notes dated on or before YYYY-MM-DD")
     p.add_argument("--allow-restricted", action="store_true", help="include notes marked confidentiality: restricted")
+    p.add_argument("--where", action="append", default=[], help=WHERE_HELP)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -281,6 +284,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         "eval": _eval,
         "fetch": _fetch,
         "mcp": _mcp,
+        "properties": _structured,
+        "tasks": _structured,
+        "base": _structured,
+        "checkup": _structured,
         "serve": agents_cmd.cmd_serve,
         "agents": agents_cmd.cmd_agents,
     }[args.command]
@@ -315,6 +322,12 @@ def _fetch(args: argparse.Namespace) -> int:
     from core.cli import mcp_cmd
 
     return mcp_cmd.cmd_fetch(args)
+
+
+def _structured(args: argparse.Namespace) -> int:
+    from core.cli import structured_cmd
+
+    return structured_cmd.run(args)
 
 
 def _mcp(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ import sys
 from core.base.errors import IndexNotBuiltError, UsageError
 from core.base.models import Hit, SearchFilters, SearchMode, SearchResponse, cited_path
 from core.base.paths import AppPaths
+from core.base.structured import PropertyFilter
 from core.cli.common import EXIT_OK, print_json
 from core.engine import Engine
 from core.search.profiles import fusion_text
@@ -36,7 +37,17 @@ def filters_from_args(args: argparse.Namespace) -> SearchFilters:
         after=parse_date(args.after) if args.after else None,
         before=parse_date(args.before) if args.before else None,
         allow_restricted=args.allow_restricted,
+        where=_wheres(getattr(args, "where", None)),
     )
+
+
+def _wheres(texts: list[str] | None) -> tuple[PropertyFilter, ...]:
+    from core.search.property_query import parse_wheres
+
+    try:
+        return parse_wheres(texts)
+    except ValueError as exc:
+        raise UsageError(f"--where: {exc}") from None
 
 
 def cmd_search(args: argparse.Namespace) -> int:

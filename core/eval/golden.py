@@ -11,6 +11,7 @@ A golden file is YAML or JSON with a top-level mapping::
         must_include_chunk_refs:
           - {source_path: ops/backups.md, chunk_ordinal: 2}
         forbidden_claims: ["backups are weekly"]
+        where: ["status=draft", "rating>=4"]   # optional property conditions (as `cairn search --where`)
     vault_path: ../shared/data/vaults/notes   # optional: the vault the cases are for
     ask_cases:                       # optional, for the answering pipeline
       - id: backup-ask
@@ -42,6 +43,9 @@ from typing import Any
 
 import yaml
 
+from core.base.structured import PropertyFilter
+from core.search.property_query import parse_wheres
+
 MUST_INCLUDE_GRADE = 2
 ACCEPTABLE_GRADE = 1
 
@@ -54,6 +58,7 @@ _CASE_FIELDS = frozenset(
         "acceptable_source_paths",
         "must_include_chunk_refs",
         "forbidden_claims",
+        "where",
     }
 )
 _ASK_FIELDS = frozenset({"id", "question", "expected_sources", "forbidden_claims", "expect_abstain", "expected_answer"})
@@ -85,6 +90,7 @@ class GoldenCase:
     must_include_chunk_refs: tuple[GoldenChunkRef, ...] = ()
     forbidden_claims: tuple[str, ...] = ()
     kind: str | None = None
+    where: tuple[PropertyFilter, ...] = ()  # property conditions the search runs with
 
     def graded_relevance(self) -> dict[str, int]:
         """Relevance grade per source path, for nDCG.
@@ -320,7 +326,15 @@ def _parse_case(raw: Any, index: int, source: str) -> GoldenCase:
         must_include_chunk_refs=f.chunk_refs("must_include_chunk_refs"),
         forbidden_claims=f.strings("forbidden_claims"),
         kind=f.optional_text("kind"),
+        where=_wheres(f, f.strings("where")),
     )
+
+
+def _wheres(f: _Fields, texts: tuple[str, ...]) -> tuple[PropertyFilter, ...]:
+    try:
+        return parse_wheres(texts)
+    except ValueError as exc:
+        raise f.error("where", str(exc)) from None
 
 
 def _parse_ask(raw: Any, index: int, source: str) -> AskCase:

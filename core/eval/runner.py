@@ -48,7 +48,7 @@ def run_golden(engine: Engine, golden: GoldenSet, *, mode: str, k: int, vault: s
     results: list[CaseResult] = []
     latencies: list[float] = []
     for case in golden.cases:
-        ranked, ms = _ranked_notes(engine, case.query, mode, max(k, 10), filters)
+        ranked, ms = _ranked_notes(engine, case.query, mode, max(k, 10), replace(filters, where=case.where))
         latencies.append(ms)
         results.append(_score_case(case, ranked, k))
     timings = _latency_summary(latencies)

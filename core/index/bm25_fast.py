@@ -135,6 +135,20 @@ class FastBM25F:
             )  # fmt: skip
             if top is not None:
                 return top
+        scores = self._numpy_scores(searcher, readers, total, clauses, field_weights, clause_weights)
+        _mask(scores, readers, exclude, include)
+        return _ranked(scores, limit)
+
+    def _numpy_scores(
+        self,
+        searcher: Any,
+        readers: list[tuple[Any, int]],
+        total: int,
+        clauses: Sequence[tuple[str, str]],
+        field_weights: dict[str, float] | None,
+        clause_weights: Sequence[float] | None,
+    ) -> Any:
+        """Every document's BM25F score over all segments, as one numpy array by global docnum."""
         import numpy as np
 
         scores = np.zeros(total, dtype=np.float64)
@@ -148,23 +162,7 @@ class FastBM25F:
                 ids, tf = posting
                 fl = seg.field_lengths(reader, field)[ids]
                 scores[ids + offset] += idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * fl / avgfl)))
-        for reader, offset in readers:
-            deleted = reader.deleted_docs_set if hasattr(reader, "deleted_docs_set") else ()
-            if deleted:
-                scores[np.fromiter(deleted, dtype=np.int64) + offset] = 0.0
-        if exclude:
-            scores[np.fromiter(exclude, dtype=np.int64)] = 0.0
-        if include is not None:
-            keep = np.zeros(total, dtype=bool)
-            if include:
-                keep[np.fromiter(include, dtype=np.int64)] = True
-            scores[~keep] = 0.0
-        candidates = np.flatnonzero(scores > 0)
-        if len(candidates) > limit:
-            part = np.argpartition(-scores[candidates], limit - 1)[:limit]
-            candidates = candidates[part]
-        order = np.lexsort((candidates, -scores[candidates]))
-        return [(int(candidates[i]), float(scores[candidates[i]])) for i in order]
+        return scores
 
     def _segment(self, reader: Any) -> _SegmentData:
         segid = reader.segment().segment_id()
@@ -178,6 +176,35 @@ class FastBM25F:
             else:
                 self._segments.move_to_end(segid)
             return seg
+
+
+def _mask(scores: Any, readers: list[tuple[Any, int]], exclude: set[int] | frozenset[int], include: set[int] | frozenset[int] | None) -> None:
+    """Zero the scores of deleted documents, of `exclude`, and of everything outside `include`."""
+    import numpy as np
+
+    for reader, offset in readers:
+        deleted = reader.deleted_docs_set if hasattr(reader, "deleted_docs_set") else ()
+        if deleted:
+            scores[np.fromiter(deleted, dtype=np.int64) + offset] = 0.0
+    if exclude:
+        scores[np.fromiter(exclude, dtype=np.int64)] = 0.0
+    if include is not None:
+        keep = np.zeros(len(scores), dtype=bool)
+        if include:
+            keep[np.fromiter(include, dtype=np.int64)] = True
+        scores[~keep] = 0.0
+
+
+def _ranked(scores: Any, limit: int) -> list[tuple[int, float]]:
+    """The `limit` best (docnum, score) pairs with a score, best first, ties by docnum."""
+    import numpy as np
+
+    candidates = np.flatnonzero(scores > 0)
+    if len(candidates) > limit:
+        part = np.argpartition(-scores[candidates], limit - 1)[:limit]
+        candidates = candidates[part]
+    order = np.lexsort((candidates, -scores[candidates]))
+    return [(int(candidates[i]), float(scores[candidates[i]])) for i in order]
 
 
 def _leaf_readers(reader: Any) -> list[tuple[Any, int]]:

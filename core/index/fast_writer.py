@@ -27,8 +27,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from core.index.field_analysis import Analysed, FieldAnalyser, FieldItems
-from core.index.field_analysis import is_fast_text as is_fast_text  # re-exported: tests hold it to Whoosh's
-from core.index.field_analysis import text_items as text_items  # re-exported
 from core.index.segment_merge import segment_postings, write_per_doc
 from core.index.w3_postings import Rows, supported, write_pool, write_terms
 from core.index.whoosh_pin import (
@@ -142,52 +140,67 @@ class FastSegmentWriter(SegmentWriter):
         self._check_state()
         perdocwriter = self.perdocwriter
         docnum = self.docnum
-        pool = self.pool
-        add_items = pool.add_items if isinstance(pool, TermPool) else None
         lang = str(fields.get("_lang") or "en")
         analysed: Analysed = fields.get("_analysed") or self._analyser.analyse(fields, lang)
         names = sorted(name for name in fields if not name.startswith("_"))
         if not self._plan.keys() >= set(names):
             self._check_fields(self.schema, names)  # raises Whoosh's UnknownFieldError
-        # W3PerDocWriter.add_field, inlined (17 calls a chunk): the stored value, the length byte.
-        w3 = type(perdocwriter) is W3PerDocWriter
         perdocwriter.start_doc(docnum)
-        stored = perdocwriter._storedfields if w3 else None
         try:
-            for fieldname in names:
-                value = fields[fieldname]
-                if value is None:
-                    continue
-                field, indexed, is_stored, column, lenfield = self._plan[fieldname]
-                length = 0
-                if indexed:
-                    items = analysed[fieldname]
-                    length = items[3]
-                    if add_items is not None:
-                        add_items(fieldname, docnum, items)
-                    else:
-                        for tbytes, weight, vbytes in zip(*items[:3], strict=True):
-                            pool.add((fieldname, tbytes, docnum, weight, vbytes))
-                if stored is None:
-                    perdocwriter.add_field(fieldname, field, value if is_stored else None, length)
-                    if length:
-                        self._lengths[fieldname][docnum] = byte_to_length(length_to_byte(length))
-                else:
-                    if is_stored:
-                        stored[fieldname] = value
-                    if length:
-                        lb = length_to_byte(length)
-                        perdocwriter.add_column_value(lenfield, LENGTHS_COLUMN, lb)
-                        perdocwriter._fieldlengths[fieldname] += length
-                        self._lengths[fieldname][docnum] = byte_to_length(lb)
-                if column:
-                    perdocwriter.add_column_value(fieldname, column, field.to_column_value(value))
+            if type(perdocwriter) is W3PerDocWriter:
+                self._add_w3_fields(perdocwriter, fields, names, analysed, docnum)
+            else:
+                self._add_fields(perdocwriter, fields, names, analysed, docnum)
         except Exception:
             perdocwriter.cancel_doc()
             raise
         perdocwriter.finish_doc()
         self._added = True
         self.docnum += 1
+
+    def _add_w3_fields(self, perdocwriter: Any, fields: dict[str, Any], names: list[str], analysed: Analysed, docnum: int) -> None:
+        """W3PerDocWriter.add_field, inlined (17 calls a chunk): the stored value, the length byte."""
+        stored = perdocwriter._storedfields
+        for fieldname in names:
+            value = fields[fieldname]
+            if value is None:
+                continue
+            field, indexed, is_stored, column, lenfield = self._plan[fieldname]
+            length = self._pool_field(fieldname, docnum, analysed) if indexed else 0
+            if is_stored:
+                stored[fieldname] = value
+            if length:
+                lb = length_to_byte(length)
+                perdocwriter.add_column_value(lenfield, LENGTHS_COLUMN, lb)
+                perdocwriter._fieldlengths[fieldname] += length
+                self._lengths[fieldname][docnum] = byte_to_length(lb)
+            if column:
+                perdocwriter.add_column_value(fieldname, column, field.to_column_value(value))
+
+    def _add_fields(self, perdocwriter: Any, fields: dict[str, Any], names: list[str], analysed: Analysed, docnum: int) -> None:
+        """The same through any per-document writer's own `add_field`."""
+        for fieldname in names:
+            value = fields[fieldname]
+            if value is None:
+                continue
+            field, indexed, is_stored, column, _ = self._plan[fieldname]
+            length = self._pool_field(fieldname, docnum, analysed) if indexed else 0
+            perdocwriter.add_field(fieldname, field, value if is_stored else None, length)
+            if length:
+                self._lengths[fieldname][docnum] = byte_to_length(length_to_byte(length))
+            if column:
+                perdocwriter.add_column_value(fieldname, column, field.to_column_value(value))
+
+    def _pool_field(self, fieldname: str, docnum: int, analysed: Analysed) -> int:
+        """Put one field's postings in the pool; its length in words."""
+        items = analysed[fieldname]
+        pool = self.pool
+        if isinstance(pool, TermPool):
+            pool.add_items(fieldname, docnum, items)
+        else:
+            for tbytes, weight, vbytes in zip(*items[:3], strict=True):
+                pool.add((fieldname, tbytes, docnum, weight, vbytes))
+        return int(items[3])
 
     def add_postings_to_pool(self, reader: Any, startdoc: int, docmap: Any) -> None:
         """Postings of a segment merged into this one (Whoosh's merge policy calls this).

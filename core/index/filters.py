@@ -9,6 +9,7 @@ from __future__ import annotations
 from core.base.confidentiality import is_restricted
 from core.base.models import SearchFilters
 from core.index.manifest import FileRecord
+from core.index.property_terms import terms_match
 
 
 def record_matches(rel_path: str, rec: FileRecord, filters: SearchFilters) -> bool:
@@ -22,7 +23,14 @@ def record_matches(rel_path: str, rec: FileRecord, filters: SearchFilters) -> bo
         return False
     if filters.doc_types and (rec.doc_type or "") not in filters.doc_types:
         return False
-    return _dated_within(rec, filters)
+    if not _dated_within(rec, filters):
+        return False
+    if filters.paths is not None and rel_path not in filters.paths:
+        return False
+    if filters.where:
+        terms = frozenset(rec.props)
+        return all(terms_match(terms, f) for f in filters.where)
+    return True
 
 
 def _tags_match(rec: FileRecord, filters: SearchFilters) -> bool:
@@ -41,4 +49,6 @@ def _dated_within(rec: FileRecord, filters: SearchFilters) -> bool:
 
 
 def is_active(filters: SearchFilters) -> bool:
-    return bool(filters.folders or filters.tags or filters.doc_types or filters.after or filters.before)
+    return bool(
+        filters.folders or filters.tags or filters.doc_types or filters.after or filters.before or filters.where or filters.paths is not None
+    )

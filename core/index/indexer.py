@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING
 
 from core.base.atomic import write_bytes_atomic
 from core.base.config import EngineConfig, VaultConfig
-from core.base.models import Document, SkippedFile
+from core.base.delegated import Delegated
+from core.base.models import Document, FileWarning, SkippedFile
 from core.base.paths import AppPaths
 from core.index.file_errors import parse_error
 from core.index.index_open import IndexOpening, Recovery
 from core.index.intake import NoteIntake
-from core.index.keyword_index import ANALYZER_VERSION
+from core.index.keyword_index import KeywordIndex
+from core.index.keyword_schema import ANALYZER_VERSION
 from core.index.link_graph import LinkGraph
 from core.index.manifest import (
     FileRecord,
@@ -34,9 +36,10 @@ from core.index.manifest import (
 )
 from core.index.parallel_build import BuiltJob, ParallelBuild
 from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, sync_stats, updated_info
-from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S
+from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
 from core.vault.chunker import ChunkLimits
+from core.vault.obsidian_settings import load_settings
 from core.vault.pdf import EXTRACTOR_VERSION
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path
 
@@ -82,16 +85,16 @@ class VaultIndex:
 
     # -- what `disk` holds (see core.index.index_open) --------------------------------------------
 
-    dir = property(lambda self: self.disk.dir, doc="The vault's index folder.")
-    keyword = property(lambda self: self.disk.keyword, doc="The Whoosh keyword index.")
-    xlock = property(lambda self: self.disk.xlock, doc="The vault's writer lock across processes.")
-    chunking_hash = property(lambda self: self.disk.chunking_hash, doc="Names the chunker, extractor and analyzer.")
-    manifest_path = property(lambda self: self.disk.manifest_path)
-    info_path = property(lambda self: self.disk.info_path)
-    dirty_path = property(lambda self: self.disk.dirty_path)
-    manifest_read = property(lambda self: self.disk.manifest_read, doc="Whether the manifest is in memory.")
-    is_built = property(lambda self: self.disk.is_built, doc="Searchable: built once, not thrown away since.")
-    changed_elsewhere = property(lambda self: self.disk.changed_elsewhere, doc="Another process rewrote it since.")
+    dir: Delegated[Path] = Delegated("disk", doc="The vault's index folder.")
+    keyword: Delegated[KeywordIndex] = Delegated("disk", doc="The Whoosh keyword index.")
+    xlock: Delegated[VaultLock] = Delegated("disk", doc="The vault's writer lock across processes.")
+    chunking_hash: Delegated[str] = Delegated("disk", doc="Names the chunker, extractor and analyzer.")
+    manifest_path: Delegated[Path] = Delegated("disk")
+    info_path: Delegated[Path] = Delegated("disk")
+    dirty_path: Delegated[Path] = Delegated("disk")
+    manifest_read: Delegated[bool] = Delegated("disk", doc="Whether the manifest is in memory.")
+    is_built: Delegated[bool] = Delegated("disk", doc="Searchable: built once, not thrown away since.")
+    changed_elsewhere: Delegated[bool] = Delegated("disk", doc="Another process rewrote it since.")
 
     @property
     def files(self) -> dict[str, FileRecord]:
@@ -256,6 +259,8 @@ class VaultIndex:
         """Parse and commit `todo`, drop `removed`. `before_write` runs once, before memory or the
         keyword index first moves ahead of the manifest on disk."""
         res = ProcessResult(skipped=list(skipped))
+        # A damaged .obsidian/types.json or daily-notes.json: defaults are used, and the user told why.
+        res.warnings.extend(FileWarning(".obsidian", "obsidian_settings", p) for p in load_settings(self.vault.root).problems)
         pending_write = [before_write] if before_write is not None else []
 
         def writing() -> None:
@@ -329,8 +334,10 @@ class VaultIndex:
 
     def _heal_links(self) -> None:
         """Read the links of indexed notes the graph lacks (an index from before links, a crash)."""
-        # Attachments hold no links: re-reading a PDF here would extract it again for nothing.
-        stale = self.links.stale({rel: rec.version for rel, rec in self.files.items() if attachment_kind(rel) is None})
+        # PDFs and text files hold no links: re-reading a PDF here would extract it again for nothing.
+        # A canvas's file cards are links: kept in the graph (it is re-read when it changes).
+        linking = {rel: rec.version for rel, rec in self.files.items() if attachment_kind(rel) in (None, "canvas")}
+        stale = [rel for rel in self.links.stale(linking) if attachment_kind(rel) is None]
         if stale:
             self.links.apply([], self.documents_for(stale))
         self.links.save()

@@ -29,6 +29,7 @@ from core.vault.attachments import AttachmentReading, attachment_kind
 from core.vault.chunker import ChunkLimits, new_parser
 from core.vault.links import new_link_parser
 from core.vault.notes import document_version, parse_note
+from core.vault.obsidian_settings import load_settings
 from core.vault.scanner import ScanEntry, read_note_bytes
 
 if TYPE_CHECKING:
@@ -177,6 +178,7 @@ class NoteIntake:
             limits=self.limits,
             parser=parsers[0],
             link_parser=parsers[1],
+            settings=load_settings(self.vault.root),
         )
 
     def commit_each(self, docs: list[Document], removed: list[str], res: ProcessResult) -> list[str]:

@@ -18,16 +18,12 @@ from whoosh import query as wq
 from whoosh.fields import Schema
 from whoosh.scoring import BM25F
 
+from core.base.confidentiality import Confidentiality
 from core.base.gc_pause import gc_paused
 from core.base.models import Document, ParsedQuery, SearchFilters
 from core.index.analysis import Stemmer, cjk_runs, is_cjk, language, stem_language
 from core.index.bm25_fast import FastBM25F
-from core.index.keyword_schema import ANALYZER_VERSION as ANALYZER_VERSION  # re-exported: importers predate the split
-from core.index.keyword_schema import INDEX_NAME as INDEX_NAME  # re-exported
-from core.index.keyword_schema import StoredChunk, build_schema, filter_query
-from core.index.keyword_schema import analyzer as analyzer  # re-exported
-from core.index.keyword_schema import folder_ancestors as folder_ancestors  # re-exported
-from core.index.keyword_schema import stored_page as stored_page  # re-exported
+from core.index.keyword_schema import INDEX_NAME, StoredChunk, build_schema, filter_query
 from core.index.keyword_store import KeywordStore
 from core.index.merge_policy import LIVE_MERGE_DOCS, tiered
 from core.index.phrase_match import phrase_checks, scan, verified
@@ -162,7 +158,7 @@ class KeywordIndex:
         self, searcher: Any, parsed: ParsedQuery, filters: SearchFilters, limit: int, expansion: Mapping[str, float] | None
     ) -> list[KeywordHit]:
         flt = filter_query(filters)
-        mask = None if filters.allow_restricted else wq.Term("confidentiality", "restricted")
+        mask = None if filters.allow_restricted else wq.Term("confidentiality", Confidentiality.RESTRICTED.value)
         if parsed.phrases:
             return self._phrase_search(searcher, parsed, flt, mask, limit)
         q = self.build_query(parsed)
@@ -300,7 +296,7 @@ class KeywordIndex:
     def restricted_chunk_ids(self) -> list[str]:
         """Chunks of notes marked confidentiality: restricted (usually none), for the vector side's mask."""
         with self.reading() as searcher:
-            return [self._chunk_id(searcher, d) for d in searcher.docs_for_query(wq.Term("confidentiality", "restricted"))]
+            return [self._chunk_id(searcher, d) for d in searcher.docs_for_query(wq.Term("confidentiality", Confidentiality.RESTRICTED.value))]
 
     def stored(self, chunk_ids: Iterable[str]) -> dict[str, StoredChunk]:
         """The stored chunks of these ids (used to show vector-only hits); unknown ids are left out."""

@@ -20,9 +20,11 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from core.base.models import Document, SearchFilters, chunk_id
 from core.index.analysis import build_analyzer
+from core.index.manifest import task_row
+from core.index.property_terms import property_terms, whoosh_filter
 from core.vault.language import detect_language
 
-ANALYZER_VERSION = "a3"  # part of the index hash: a change here rebuilds the index
+ANALYZER_VERSION = "a4"  # part of the index hash: a change here rebuilds the index. a4: typed properties, tasks
 INDEX_NAME = "chunks"  # Whoosh's index name: its TOC and every segment file start with it
 
 
@@ -52,6 +54,8 @@ def build_schema() -> Schema:
         start_byte=STORED(),
         end_byte=STORED(),
         page=STORED(),  # a PDF chunk's page; absent for a note's
+        props=KEYWORD(commas=True, lowercase=True),  # typed property and task-state terms, for filters
+        meta=STORED(),  # on a note's first chunk: its property terms and tasks, for rebuilding a lost manifest
     )
 
 
@@ -78,6 +82,7 @@ class StoredChunk:
     end_byte: int
     page: int | None = None  # 1-based page of a PDF's chunk; None for a note
     lang: str = ""  # the chunk's detected language (ISO 639-1), "" when unknown
+    meta: Mapping[str, Any] | None = None  # the note's property terms ("p") and task rows ("t"), on its first chunk
 
     @classmethod
     def from_fields(cls, f: Mapping[str, Any]) -> StoredChunk:
@@ -98,6 +103,7 @@ class StoredChunk:
             end_byte=int(f["end_byte"]),
             page=stored_page(f.get("page")),
             lang=str(f.get("lang") or ""),
+            meta=f.get("meta") or None,
         )
 
 
@@ -117,7 +123,10 @@ def document_fields(doc: Document) -> list[dict[str, Any]]:
     tags = ",".join(doc.tags)
     note_lang = ""  # worked out only when a chunk needs it: most chunks say their own language
     aliases = " ".join(doc.aliases)
-    rows = []
+    terms = property_terms(doc.properties, doc.tasks)
+    props = ",".join(terms)
+    meta = {"p": list(terms), "t": [task_row(t) for t in doc.tasks]} if terms else None
+    rows: list[dict[str, Any]] = []
     for chunk in doc.chunks:
         lang = detect_language(chunk.text)
         if not lang:
@@ -146,6 +155,8 @@ def document_fields(doc: Document) -> list[dict[str, Any]]:
                 start_byte=chunk.start_byte,
                 end_byte=chunk.end_byte,
                 **({"page": chunk.page} if chunk.page is not None else {}),
+                **({"props": props} if props else {}),
+                **({"meta": meta} if meta and not rows else {}),
             )
         )
     return rows
@@ -166,6 +177,9 @@ def filter_query(filters: SearchFilters) -> wq.Query | None:
         parts.append(wq.TermRange("date", filters.after or "0000-00-00", filters.before or "9999-99-99"))
     if filters.languages:
         parts.append(wq.Or([wq.Term("lang", lang.lower()) for lang in filters.languages]))
+    parts.extend(whoosh_filter(f) for f in filters.where)
+    if filters.paths is not None:
+        parts.append(wq.Or([wq.Term("rel_path", p) for p in sorted(filters.paths)]) if filters.paths else wq.NullQuery)
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else wq.And(parts)

@@ -13,6 +13,8 @@ from typing import Any
 
 from core.base.atomic import read_json, write_bytes_atomic, write_json_atomic
 from core.base.models import FileWarning, SkippedFile, SkipReason
+from core.base.structured import Task
+from core.vault.tasks import task_status
 
 INDEX_VERSION = 1
 MANIFEST_FORMAT = "jsonl-1"
@@ -41,11 +43,25 @@ class FileRecord:
     doc_type: str | None
     confidentiality: str
     chunks: tuple[ChunkRecord, ...]
+    props: tuple[str, ...] = ()  # typed property and task-state terms (`core.index.property_terms`)
+    tasks: tuple[Task, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["tags"] = list(self.tags)
+        d: dict[str, Any] = {
+            "version": self.version,
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "title": self.title,
+            "tags": list(self.tags),
+            "date": self.date,
+            "doc_type": self.doc_type,
+            "confidentiality": self.confidentiality,
+        }
         d["chunks"] = [[c.ordinal, c.text_hash, c.start_byte, c.end_byte, c.heading_path, *([c.page] if c.page is not None else [])] for c in self.chunks]
+        if self.props:
+            d["props"] = list(self.props)
+        if self.tasks:
+            d["tasks"] = [task_row(t) for t in self.tasks]
         return d
 
     @classmethod
@@ -61,7 +77,23 @@ class FileRecord:
             doc_type=d.get("doc_type"),
             confidentiality=d.get("confidentiality", "internal"),
             chunks=chunks,
+            props=tuple(d.get("props", ())),
+            tasks=tuple(task_from_row(r) for r in d.get("tasks", ())),
         )
+
+
+_TASK_DATES = ("due", "scheduled", "start", "created", "done", "cancelled")
+
+
+def task_row(task: Task) -> list[Any]:
+    """A task as a compact JSON row (a task-heavy vault has thousands): dates only when set."""
+    dates = {f: getattr(task, f) for f in _TASK_DATES if getattr(task, f)}
+    return [task.line, task.symbol, task.text, task.heading, task.priority, dates]
+
+
+def task_from_row(row: list[Any]) -> Task:
+    line, symbol, text, heading, priority, dates = row
+    return Task(int(line), str(symbol), task_status(str(symbol)), str(text), str(heading), priority=str(priority), **dates)
 
 
 @dataclass(frozen=True, slots=True)

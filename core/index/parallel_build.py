@@ -42,6 +42,7 @@ from core.index.keyword_store import KeywordStore
 from core.vault.chunker import ChunkLimits, new_parser
 from core.vault.links import new_link_parser
 from core.vault.notes import document_version, parse_note
+from core.vault.obsidian_settings import settings_for_note
 from core.vault.scanner import ScanEntry, read_note_bytes
 
 MIN_NOTES = 400  # fewer notes than this are indexed in-process: starting a worker costs more
@@ -139,7 +140,10 @@ def read_note(vault: str, entry: ScanEntry, known_version: str | None, limits: C
             return raw
         if known_version is not None and known_version == document_version(raw):
             return None
-        doc = parse_note(vault, entry.rel_path, raw, size=entry.size, mtime_ns=entry.mtime_ns, limits=limits, parser=parser, link_parser=link_parser)
+        settings = settings_for_note(entry.path, entry.rel_path)
+        doc = parse_note(
+            vault, entry.rel_path, raw, size=entry.size, mtime_ns=entry.mtime_ns, limits=limits, parser=parser, link_parser=link_parser, settings=settings
+        )
         check_storable(doc)
     except Exception as exc:  # noqa: BLE001 - the per-file boundary
         return parse_error(entry.rel_path, exc)

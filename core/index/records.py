@@ -5,7 +5,8 @@ from __future__ import annotations
 from core.base.models import Document
 from core.index.embed_text import chunk_hash
 from core.index.keyword_index import KeywordIndex, StoredChunk
-from core.index.manifest import ChunkRecord, FileRecord
+from core.index.manifest import ChunkRecord, FileRecord, task_from_row
+from core.index.property_terms import property_terms
 
 
 def files_from_keyword(keyword: KeywordIndex) -> dict[str, FileRecord]:
@@ -30,6 +31,8 @@ def files_from_keyword(keyword: KeywordIndex) -> dict[str, FileRecord]:
             date=first.date,
             doc_type=first.doc_type,
             confidentiality=first.confidentiality,
+            props=tuple((first.meta or {}).get("p", ())),
+            tasks=tuple(task_from_row(r) for r in (first.meta or {}).get("t", ())),
             chunks=tuple(
                 ChunkRecord(
                     c.ordinal,
@@ -79,4 +82,6 @@ def record_for(doc: Document) -> FileRecord:
             ChunkRecord(c.ordinal, chunk_hash(doc.title, c.heading_path, c.text), c.start_byte, c.end_byte, c.heading_path, c.page)
             for c in doc.chunks
         ),
+        props=property_terms(doc.properties, doc.tasks),
+        tasks=doc.tasks,
     )

@@ -110,7 +110,7 @@ def write_pool(fieldwriter: Any, schema: Any, postings: Iterator[Posting], lengt
     write_stream(fieldwriter, schema, grouped, lengths, fallback)
 
 
-def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes, Rows]], lengths: dict[str, dict[int, int]], fallback: Any) -> None:
+def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes, Rows]], lengths: dict[str, dict[int, int]], fallback: Any) -> None:  # noqa: PLR0915 - the per-term hot loop of a build: kept in one function so its state stays in locals
     """The loop of `write_terms`, over (field, term bytes, postings) in that order."""
     codec = fieldwriter._codec
     limit: int = codec._blocklimit

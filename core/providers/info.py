@@ -8,9 +8,9 @@ this one type, and the key look-up lives here once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -53,6 +53,10 @@ class ProviderInfo(Generic[T_co]):
     default_base_url: str | None = None
     installed: Callable[[], bool] = field(default=lambda: True, compare=False)
 
+    def build(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, **options: Any) -> T_co:
+        """The provider, with this entry's default model and server where none is given; nothing is contacted."""
+        return self.factory(model=model or self.default_model, base_url=base_url or self.default_base_url, api_key=api_key or None, **options)
+
     def api_key(self, keys: KeySource | None = None) -> str | None:
         """The key to use with this provider: looked up (session, keyring, environment) only if it needs one."""
         if not self.needs_key:
@@ -62,3 +66,16 @@ class ProviderInfo(Generic[T_co]):
 
             keys = KeyStore()
         return keys.get(self.id, self.key_env_var)
+
+
+def lookup(providers: Mapping[str, ProviderInfo[T_co]], provider_id: str, kind: str) -> ProviderInfo[T_co]:
+    """The registry's entry for `provider_id`.
+
+    Raises:
+        ValueError: Unknown id; the message lists the known ones.
+    """
+    info = providers.get(provider_id)
+    if info is None:
+        known = ", ".join(sorted(providers))
+        raise ValueError(f"Unknown {kind} provider {provider_id!r}; choose one of: {known}")
+    return info

@@ -5,12 +5,10 @@ left on my disks" vs. df's "disk space usage"). Feedback reads the first
 keyword hits, takes the words they use most that are rare in the vault, and
 searches again with those words at a small weight beside the typed ones.
 
-Measured (`cairn eval`, see docs/ranking.md): tldr-en hybrid R@3 0.967 → 1.000, nDCG@10
-0.848 → 0.866; SciFact train hybrid nDCG@10 0.7190 → 0.7205; TIL and tldr-de unchanged.
-It runs in hybrid search only: in keyword mode it lifted tldr-en (nDCG@10 0.669 → 0.711)
-but cost SciFact train 0.6831 → 0.6805, and a change is kept only where it lifts both.
-Short look-ups ("execute_write_fn commit") are left alone: fed back, the top chunks'
-common words outvoted the one rare word (TIL keyword R@1 0.973 → 0.946).
+It runs in hybrid search only (in keyword mode it helped one golden set and cost
+SciFact, and a change is kept only where it lifts both), and short look-ups
+("execute_write_fn commit") are left alone: fed back, the top chunks' common words
+outvote the one rare word. The measurements are in docs/ranking.md.
 """
 
 from __future__ import annotations

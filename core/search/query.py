@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from core.base.errors import UsageError
 from core.base.models import ParsedQuery, SearchFilters
+from core.base.structured import Op, PropertyFilter
+from core.index.property_terms import TASK_KEY
+from core.search.property_query import PROPERTY_TOKEN, property_filter
 
 # A query is what a person types or pastes: a paragraph at most. Past that, search time grows
 # with every term (5,000 words took 18 s in #22) and nothing useful comes of it.
@@ -33,7 +37,13 @@ STOP_WORDS = frozenset(
     want wants need needs
     """.split()
 )
-_TOKEN = re.compile(r'(\w+):"([^"]*)"|(\w+):(\S+)|"([^"]*)"?|(\S+)', re.UNICODE)
+# The first two (non-capturing) forms keep `-key:"a b"` and `key>="a b"` whole; `_property_token` reads them.
+_TOKEN = re.compile(
+    r'-[^\W\d][\w\-]*(?:>=|<=|!=|>|<|=|:)"[^"]*"|[^\W\d][\w\-]*(?:>=|<=|!=|>|<|=)"[^"]*"'
+    r'|(\w+):"([^"]*)"|(\w+):(\S+)|"([^"]*)"?|(\S+)',
+    re.UNICODE,
+)
+_PROPERTY = re.compile(PROPERTY_TOKEN, re.UNICODE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +93,8 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
     types = list(base.doc_types)
     langs = list(base.languages)
     after, before = base.after, base.before
-    for m in _TOKEN.finditer(text):
+    where = list(base.where)
+    for m in (m for m in _TOKEN.finditer(text) if not _property_token(m.group(0), where, warnings)):
         key = (m.group(1) or m.group(3) or "").lower()
         value = m.group(2) if m.group(1) else m.group(4)
         if key and key in FILTER_KEYS and value:
@@ -119,11 +130,51 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
         tags=tuple(dict.fromkeys(tags)),
         doc_types=tuple(dict.fromkeys(types)),
         languages=tuple(dict.fromkeys(langs)),
+        where=tuple(dict.fromkeys(where)),
         after=after,
         before=before,
     )
     free = " ".join(words + phrases)
     return QueryParse(ParsedQuery(free, tuple(words), tuple(phrases), filters), tuple(warnings))
+
+
+def unknown_keys_as_words(result: QueryParse, base: SearchFilters, known: Callable[[str], bool]) -> QueryParse:
+    """`error:404` typed in the box is a property filter only where some note has an `error`
+    property; otherwise its words are searched (said in a warning). Comparisons (`rating>=4`),
+    negations and `--where` conditions are meant as filters and stay filters."""
+    typed = result.query.filters.where[len(base.where) :]
+    dropped = [f for f in typed if f.op is Op.EQ and not f.negate and f.key != TASK_KEY and not known(f.key)]
+    if not dropped:
+        return result
+    words = tuple(f"{f.key}:{f.value}" for f in dropped)
+    kept = tuple(f for f in result.query.filters.where if f not in dropped)
+    q = result.query
+    query = replace(q, text=" ".join([q.text, *words]).strip(), terms=q.terms + words, filters=replace(q.filters, where=kept))
+    notes = tuple(f"no note has a property {f.key!r}; {f.key}:{f.value} searched as words" for f in dropped)
+    return QueryParse(query, result.warnings + notes)
+
+
+def _property_token(token: str, where: list[PropertyFilter], warnings: list[str]) -> bool:
+    """Take `token` as a property filter (`status:draft`, `-status:done`, `rating>=4`, `has:x`)
+    when it is one; the filters Cairn had before (`tag:`, `folder:`...) keep their meaning."""
+    m = _PROPERTY.fullmatch(token)
+    if m is None:
+        return False
+    negate, key, op, quoted, plain = m.groups()
+    value = quoted if quoted is not None else plain
+    if op == ":" and not negate and key.lower() in FILTER_KEYS:
+        return False
+    if op == ":" and value.startswith("//"):
+        return False  # a URL (https://...) is words, not a filter
+    if negate and key.lower() in FILTER_KEYS and key.lower() != "tag":
+        warnings.append(f"-{key}: cannot be negated; filter ignored")
+        return True
+    flt, warning = property_filter(negate, key, op, value)
+    if flt is not None:
+        where.append(flt)
+    if warning:
+        warnings.append(warning)
+    return True
 
 
 def content_terms(terms: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""Hybrid search over one or more vaults: BM25F list + vector list, fused by RRF.
+"""Hybrid search over one or more vaults: BM25F list + vector list, fused by a score blend (or RRF).
 
 Both lists see the same filters before fusion. Every hit carries its ranks,
 raw scores and the named terms that add up to its final score. What moves hits
@@ -36,7 +36,7 @@ from core.search.fusion import Fused, RankedList, ScoredList, fuse_convex, fuse_
 from core.search.language_preference import prefer_query_language
 from core.search.phrase_rank import lift_phrase_hits
 from core.search.profiles import Profile, get_profile, keyword_share
-from core.search.query import check_query_size, content_terms, parse_query
+from core.search.query import check_query_size, content_terms, parse_query, unknown_keys_as_words
 from core.search.rescore import cap_per_note, guard, rescore, shortlist
 from core.search.title_boost import title_boosts
 from core.vault.language import query_language
@@ -134,7 +134,7 @@ class _Timer:
         return now
 
 
-def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchResponse:
+def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchResponse:  # noqa: C901, PLR0915 - being split into named ranking stages (#27, h-relevance)
     """Run one search over the given vaults. A vault without vectors is searched by keyword only."""
     timer = _Timer()
     t_start = t = time.perf_counter()
@@ -147,6 +147,8 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     profile = get_profile(settings.profile)
     check_query_size(request.query)
     parsed_result = parse_query(request.query, request.filters)
+    if parsed_result.query.filters.where:
+        parsed_result = unknown_keys_as_words(parsed_result, request.filters, lambda key: _has_property(sides, key))
     parsed = parsed_result.query
     # The keyword side and the highlights see only the words that carry the subject; the
     # embedding still reads the whole question.
@@ -381,3 +383,8 @@ def _assemble(
     if not keep_order:  # a filter-only browse keeps its newest-first order
         hits.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
     return hits
+
+
+def _has_property(sides: Sequence[VaultSearchSide], key: str) -> bool:
+    """Whether any searched vault has a note with property `key` (its bare term in `props`)."""
+    return any(s.keyword.doc_frequencies([key], field="props").get(key, 0) > 0 for s in sides)

@@ -1,9 +1,9 @@
 """A small, named boost for a note the query names: its title, file name or a front-matter alias.
 
-Measured on the sample golden set (32 cases, `cairn eval`), in MRR@10 / nDCG@10:
-hybrid 0.903/0.910 -> 0.931/0.920, semantic 0.910/0.900 -> 0.942/0.911, keyword unchanged
-(0.943/0.936). A boost for notes the other top hits link to was measured too and left out:
-it lifted neighbours over the answer (semantic 0.910 -> 0.792 MRR).
+A question that names a note ("what does Priya's onboarding say") means that note; the
+lists alone often rank a note that only mentions it higher. A boost for notes the other
+top hits link to was tried and left out: it lifted neighbours over the answer. The
+measurements are in docs/ranking.md.
 
 The weight is in RRF score units (rank 1 of one list is 1/61 ≈ 0.016): it moves a hit a few
 places, never past a clearly better one. Each boost is a `Term` in the hit's breakdown, so

@@ -23,7 +23,7 @@ import hashlib
 import threading
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -37,7 +37,8 @@ if TYPE_CHECKING:  # the extractor (multiprocessing) and the PDF module load wit
 
 PDF_SUFFIXES = (".pdf",)
 TEXT_SUFFIXES = (".txt",)
-ATTACHMENT_SUFFIXES = PDF_SUFFIXES + TEXT_SUFFIXES
+CANVAS_SUFFIXES = (".canvas",)  # Obsidian's JSON Canvas boards (`core.vault.canvas`)
+ATTACHMENT_SUFFIXES = PDF_SUFFIXES + TEXT_SUFFIXES + CANVAS_SUFFIXES
 FOLDER_SETTINGS = ".cairn.yaml"
 MAX_ATTACHMENT_CHUNKS = 20_000  # a 3,000-page manual makes ~10,000 chunks; notes keep their own cap
 PAGE_JOIN = "\n\n"
@@ -51,6 +52,8 @@ def attachment_kind(rel_path: str) -> str | None:
         return "pdf"
     if name.endswith(TEXT_SUFFIXES):
         return "txt"
+    if name.endswith(CANVAS_SUFFIXES):
+        return "canvas"
     return None
 
 
@@ -194,7 +197,20 @@ def parse_attachment(
         return SkippedFile(src.rel_path, SkipReason.TOO_LARGE, f"over the {text_max_bytes:,}-byte limit")
     if b"\x00" in raw:
         return SkippedFile(src.rel_path, SkipReason.BINARY, "file contains NUL bytes; it is not text")
+    if kind == "canvas":
+        return canvas_document(src, raw, limits)
     return text_document(src, raw, limits)
+
+
+def canvas_document(src: AttachmentSource, raw: bytes, limits: ChunkLimits = ChunkLimits()) -> Document:
+    """A canvas's cards as text (`core.vault.canvas`); its file cards are its links."""
+    from core.vault.canvas import canvas_chunks, read_canvas
+
+    depth = len(PurePosixPath(src.rel_path).parts)
+    canvas = read_canvas(raw, src.path.parents[depth - 1] if depth else None)
+    chunks, _ = canvas_chunks(canvas, limits)
+    warnings = [FileWarning(src.rel_path, "canvas", p) for p in canvas.problems[:20]]
+    return replace(_document(src, None, chunks, warnings), links=canvas.links)
 
 
 def pdf_document(src: AttachmentSource, pdf: PdfText, limits: ChunkLimits = ChunkLimits()) -> Document:
@@ -263,7 +279,7 @@ class AttachmentCount:
         return sum(n for _, n in self.skipped)
 
 
-_KIND_NAMES = {"pdf": ("PDF", "PDFs"), "txt": ("text file", "text files")}
+_KIND_NAMES = {"pdf": ("PDF", "PDFs"), "txt": ("text file", "text files"), "canvas": ("canvas", "canvases")}
 
 
 def count_attachments(indexed: Iterable[str], skipped: Iterable[SkippedFile]) -> tuple[AttachmentCount, ...]:
@@ -276,7 +292,7 @@ def count_attachments(indexed: Iterable[str], skipped: Iterable[SkippedFile]) ->
             reasons.setdefault(kind, Counter())[s.reason.value] += 1
     return tuple(
         AttachmentCount(kind, done[kind], tuple(reasons.get(kind, Counter()).most_common()))
-        for kind in ("pdf", "txt")
+        for kind in ("pdf", "txt", "canvas")
         if done[kind] or kind in reasons
     )
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.base.confidentiality import Confidentiality
 from core.base.models import FrontMatter
+from core.base.structured import PropertyType
+from core.vault.properties import read_properties
 
 if TYPE_CHECKING:  # PyYAML loads with the first front matter: a keyword search never reads any
     import yaml
@@ -38,8 +41,9 @@ def split_front_matter(raw: bytes, offset: int = 0) -> tuple[str | None, int]:
     return yaml_text, offset + end
 
 
-def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
-    """Parse the front matter block; unknown keys are ignored, bad values reported."""
+def parse_front_matter(raw: bytes, offset: int = 0, types: Mapping[str, PropertyType] | None = None) -> FrontMatter:
+    """Parse the front matter block: the keys Cairn uses itself, and every property typed
+    (`types`: the vault's declared property types). Bad values are reported, never fatal."""
     yaml_text, body_start = split_front_matter(raw, offset)
     if yaml_text is None:
         return FrontMatter(end_byte=offset)
@@ -60,8 +64,9 @@ def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
         return FrontMatter(end_byte=body_start)
     if not isinstance(data, dict):
         return FrontMatter(end_byte=body_start, error="front matter is not a mapping of keys to values")
+    typed = read_properties(data, types)
     data = {key: _flat(value) for key, value in data.items() if key in _KNOWN_KEYS}
-    errors: list[str] = []
+    errors: list[str] = list(typed.problems)
     level = data.get("confidentiality")
     confidentiality = Confidentiality.parse(level)  # an unknown level fails closed: restricted
     if level not in (None, "") and str(level).strip().lower() != confidentiality:
@@ -79,6 +84,8 @@ def parse_front_matter(raw: bytes, offset: int = 0) -> FrontMatter:
         confidentiality=confidentiality,
         end_byte=body_start,
         error="; ".join(errors) or None,
+        properties=typed.properties,
+        links=typed.links,
     )
 
 

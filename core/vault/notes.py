@@ -11,12 +11,15 @@ from core.base.models import Chunk, Document, FileWarning
 from core.vault.chunker import ChunkLimits, chunk_markdown, chunk_text, new_parser
 from core.vault.frontmatter import clean_text, parse_front_matter
 from core.vault.links import MAX_LINK_BRACKETS, extract_links_capped, new_link_parser
+from core.vault.obsidian_settings import VaultSettings
+from core.vault.tasks import TaskRead, read_tasks
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 BOM = b"\xef\xbb\xbf"
 MAX_TAGS = 500
+DEFAULT_SETTINGS = VaultSettings()
 
 
 def document_version(raw: bytes) -> str:
@@ -33,8 +36,13 @@ def parse_note(
     limits: ChunkLimits = ChunkLimits(),
     parser: MarkdownIt | None = None,
     link_parser: MarkdownIt | None = None,
+    settings: VaultSettings | None = None,
 ) -> Document:
-    """Parse one note. Never raises on bad content: problems become warnings."""
+    """Parse one note. Never raises on bad content: problems become warnings.
+
+    `settings` (the vault's `.obsidian` settings) types its properties and names its daily notes.
+    """
+    settings = settings or DEFAULT_SETTINGS
     warnings: list[FileWarning] = []
     try:
         raw.decode("utf-8")
@@ -43,7 +51,7 @@ def parse_note(
             FileWarning(rel_path, "invalid_utf8", f"invalid UTF-8 at byte {exc.start}; decoded with replacement characters")
         )
     offset = len(BOM) if raw.startswith(BOM) else 0
-    fm = parse_front_matter(raw, offset)
+    fm = parse_front_matter(raw, offset, settings.types)
     if fm.error:
         warnings.append(FileWarning(rel_path, "front_matter", fm.error))
     body = chunk_markdown(raw, fm.end_byte, limits, parser or new_parser())
@@ -66,6 +74,8 @@ def parse_note(
     links, capped = extract_links_capped(text, first_line=first_line, parser=link_parser or new_link_parser(), inline=body.inline)
     if capped:
         warnings.append(FileWarning(rel_path, "too_many_brackets", f"over {MAX_LINK_BRACKETS:,} '['; links after that are not read"))
+    tasks = read_tasks(text, first_line) if b"[" in raw else TaskRead((), ())
+    warnings.extend(FileWarning(rel_path, "task", p) for p in tasks.problems[:20])
     return Document(
         vault=vault,
         rel_path=rel_path,
@@ -74,14 +84,16 @@ def parse_note(
         mtime_ns=mtime_ns,
         title=title,
         tags=tuple(tags),
-        date=fm.date,
+        date=fm.date or settings.daily_date(rel_path),
         doc_type=fm.doc_type,
         project=fm.project,
         confidentiality=fm.confidentiality,
         aliases=fm.aliases,
         chunks=chunks,
         warnings=tuple(warnings),
-        links=links,
+        links=fm.links + links,
+        properties=fm.properties,
+        tasks=tasks.tasks,
     )
 
 

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from core.base.models import Hit
 from core.index.pages import page_text
 from core.vault.attachments import attachment_kind
+from core.vault.canvas import read_canvas
 from core.vault.render_html import reflow
 from desktop.actions import note_path
 from desktop.controller import AppController
@@ -275,11 +276,14 @@ class PreviewPanel(QWidget):
             except OSError as exc:
                 self._show_error(f"Cannot read the file: {exc.strerror or exc}")
                 return
+            canvas = attachment_kind(hit.chunk.rel_path) == "canvas"
+            if canvas:  # its chunks index the cards laid out as text, not the JSON
+                raw = read_canvas(raw).text.encode("utf-8")
             marked = 0 <= hit.start_byte < hit.end_byte <= len(raw)
             text = raw.decode("utf-8", "replace")
             start = len(raw[: hit.start_byte].decode("utf-8", "replace")) if marked else 0
             end = start + len(raw[hit.start_byte : hit.end_byte].decode("utf-8", "replace")) if marked else 0
-            located = "plain text"
+            located = "canvas cards" if canvas else "plain text"
         shown = (hit.chunk.vault, hit.chunk.rel_path, start, end, text.encode("utf-8"))
         if shown == self._shown:
             return

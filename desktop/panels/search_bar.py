@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from core.base.models import SearchFilters
 from desktop.controller import AppController, Scope
+from desktop.panels.property_facet import PropertyFacetButton
 from desktop.settings import MODES
 from desktop.state import VaultSnapshot
 
@@ -44,7 +45,7 @@ class SearchBarPanel(QWidget):
         self._timer.timeout.connect(self.search_now)
 
         self.query = QLineEdit(self)
-        self.query.setPlaceholderText('Search your notes — e.g. sourdough rest, "exact phrase", tag:recipe, folder:Journal')
+        self.query.setPlaceholderText('Search your notes — e.g. sourdough rest, "exact phrase", tag:recipe, folder:Journal, status:draft, rating>=4')
         self.query.setAccessibleName("Search query")
         self.query.setClearButtonEnabled(True)
         self.query.textEdited.connect(self._schedule)
@@ -99,6 +100,10 @@ class SearchBarPanel(QWidget):
         """The query and mode on top; tags, dates, type and scope below."""
         top = QHBoxLayout()
         top.addWidget(self.query, 1)
+        c = self._controller
+        self.properties = PropertyFacetButton(lambda: c.snapshot, lambda: c.scope.vault if c.scope else None, self)
+        self.properties.filterPicked.connect(self.add_filter)
+        top.addWidget(self.properties)  # beside the query it adds to (the filter row is full at 720 px)
         top.addWidget(self.mode)
         filters = QHBoxLayout()
         filters.addWidget(QLabel("Tags:", self))
@@ -150,6 +155,13 @@ class SearchBarPanel(QWidget):
             after=_date_or_none(self.after),
             before=_date_or_none(self.before),
         )
+
+    def add_filter(self, text: str) -> None:
+        """Add a filter (from the property facet) to the query and search at once."""
+        current = self.query.text().rstrip()
+        if text not in current.split():
+            self.query.setText(f"{current} {text}".strip())
+        self.search_now()
 
     def clear(self) -> None:
         """Esc: empty the query and the filters, and show no results."""

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QAbstractItemView, QMenu, QMessageBox, QPushButton
 
 from desktop.controller import AppController, Scope
 from desktop.models import FolderRole, VaultRole, VaultTreeModel
+from desktop.panels.base_items import BaseRole, add_base_items, find_base_item
 from desktop.state import VaultSnapshot
 
 
@@ -54,6 +55,7 @@ class VaultTreePanel(QWidget):
         try:
             if not self.model.set_snapshots(snapshots):
                 return
+            add_base_items(self.model, snapshots)
             for node in self.model.nodes():
                 vault, folder = key = self.model.key(node)
                 if key in expanded or (not folder and vault not in known):  # a new vault opens once
@@ -67,7 +69,7 @@ class VaultTreePanel(QWidget):
         selection = self.view.selectionModel()
         selection.blockSignals(True)
         try:
-            index = self.model.find(scope.vault, scope.folder) if scope else None
+            index = (find_base_item(self.model, scope.vault, scope.base) if scope.base else self.model.find(scope.vault, scope.folder)) if scope else None
             if index is not None and index.isValid():
                 self.view.setCurrentIndex(index)
             else:
@@ -81,7 +83,8 @@ class VaultTreePanel(QWidget):
             self._controller.set_scope(None)
             return
         index = indexes[0]
-        self._controller.set_scope(Scope(str(index.data(VaultRole)), str(index.data(FolderRole) or "")))
+        base = str(index.data(BaseRole) or "")
+        self._controller.set_scope(Scope(str(index.data(VaultRole)), "" if base else str(index.data(FolderRole) or ""), base))
 
     def select(self, vault: str, folder: str = "") -> None:
         """Select a node as if clicked (tests and keyboard users)."""

@@ -30,7 +30,7 @@ ValueRole = Qt.ItemDataRole.UserRole + 1
 
 
 class WhyPanel(QWidget):
-    """The score breakdown of one hit: list ranks, raw scores, RRF terms, boosts, filters."""
+    """The score breakdown of one hit: list ranks, raw scores, fusion terms, boosts, filters."""
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -26,7 +26,7 @@ from core.engine import Engine
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_VAULT = REPO / "resources" / "sample-vault"
 SECRET = "sk-abcdefghijklmnopqrstuvwx1234"
-TOOLS = {"search_notes", "fetch_note_chunk", "ask_notes", "list_vaults", "note_links"}
+TOOLS = {"search_notes", "fetch_note_chunk", "ask_notes", "list_vaults", "note_links", "list_properties", "list_tasks", "base_rows", "vault_checkup"}
 
 CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "search": ("search_notes", {"query": "backup password restic", "k": 5}),
@@ -114,10 +114,10 @@ def transcript(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Transcri
     return anyio.run(session)
 
 
-def test_lists_exactly_the_five_tools_with_their_arguments(transcript: Transcript) -> None:
+def test_lists_exactly_the_tools_with_their_arguments(transcript: Transcript) -> None:
     assert set(transcript.tools) == TOOLS
     assert transcript.tools["search_notes"]["required"] == ["query"]
-    assert set(transcript.tools["search_notes"]["properties"]) == {"query", "vault", "folder", "tags", "mode", "k", "fusion", "keyword_weight"}
+    assert set(transcript.tools["search_notes"]["properties"]) == {"query", "vault", "folder", "tags", "mode", "k", "fusion", "keyword_weight", "where"}
     assert transcript.tools["fetch_note_chunk"]["required"] == ["ref"]
     assert set(transcript.tools["ask_notes"]["properties"]) == {"question", "vault", "folder"}
 

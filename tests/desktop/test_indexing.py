@@ -181,3 +181,27 @@ def test_a_vault_indexed_by_another_process_is_shown_so_and_picked_up_when_done(
     Engine(paths, embedder_factory=None).sync(embed=False)  # the other process finishes its index
     qtbot.waitUntil(lambda: snaps[-1][0].status.built, timeout=15000)  # the app looked again by itself
     assert snaps[-1][0].status.info.documents == 5
+
+
+def test_a_catch_up_retry_is_said_and_the_vault_is_live_again_once_it_goes_through(
+    qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path
+) -> None:
+    """The watcher's CatchUpRetry reaches the status bar as a live problem; the retried catch-up clears it."""
+    from core.base.vault_state import LiveState
+
+    vault = tmp_path / "notes"
+    vault.mkdir()
+    (vault / "One.md").write_text("# One\n\nok\n", encoding="utf-8")
+    controller = make_controller()
+    index_vault(qtbot, controller, vault)
+    qtbot.waitUntil(lambda: "notes" in controller.live.caught_up, timeout=10000)
+    said: list[str] = []
+    controller.message.connect(said.append)
+    controller.live.failed.emit("Live update of notes failed: could not bring the index in step with the folder (disk full); retrying in 2 s")
+    assert any("retrying in 2 s" in m for m in said)
+    shown = controller.board.get("notes")
+    assert shown is not None and shown.live is LiveState.FAILED
+    controller.live.caughtUp.emit("notes")  # the retried catch-up went through
+    assert controller.board.live_problem == ""
+    shown = controller.board.get("notes")
+    assert shown is not None and shown.live is LiveState.LIVE

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from core.providers.embedding.base import Embedder
-from core.providers.info import ProviderInfo
+from core.providers.info import ProviderInfo, lookup
 
 #: Builds an embedder from (model, base_url, api_key, **options); None means "use the default".
 EmbedderFactory = Callable[..., Embedder]
@@ -102,17 +102,8 @@ def create_embedder(
     Raises:
         ValueError: Unknown provider id.
     """
-    providers = default_registry() if registry is None else registry
-    info = providers.get(provider_id)
-    if info is None:
-        known = ", ".join(sorted(providers))
-        raise ValueError(f"Unknown embedding provider {provider_id!r}; choose one of: {known}")
-    return info.factory(
-        model=model or info.default_model,
-        base_url=base_url or info.default_base_url,
-        api_key=api_key,
-        **options,
-    )
+    info = lookup(default_registry() if registry is None else registry, provider_id, "embedding")
+    return info.build(model, base_url, api_key, **options)
 
 
 def _builtin_factory(

@@ -25,7 +25,7 @@ from core.providers.embedding.base import (
     ProgressCallback,
     l2_normalise,
 )
-from core.providers.net import is_loopback, safe_url
+from core.providers.net import http_client, safe_url
 
 BATCH_SIZE = 64
 MAX_ATTEMPTS = 4
@@ -87,14 +87,7 @@ class _RemoteEmbedder(ABC):
         headers = {"Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        # A proxy from the environment must not intercept a server on this
-        # machine (Ollama on localhost); remote APIs may need it.
-        self._client = httpx.Client(
-            headers=headers,
-            timeout=httpx.Timeout(timeout),
-            trust_env=not is_loopback(self.base_url),
-            transport=transport,
-        )
+        self._client = http_client(self.base_url, headers, timeout, transport=transport)
         self._dims_lock = threading.Lock()
 
     def __repr__(self) -> str:

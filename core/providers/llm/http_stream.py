@@ -34,7 +34,7 @@ from core.providers.llm.faults import (
     retry_after_seconds,
     retry_delay,
 )
-from core.providers.net import is_loopback, safe_url
+from core.providers.net import http_client, safe_url
 
 
 @dataclass(slots=True)
@@ -121,18 +121,7 @@ class HTTPChatProvider(ABC):
         self._timeout = timeout
         self._max_retries = max(0, max_retries)
         self._sleep = sleep
-        # A proxy from the environment must not intercept a server on this
-        # machine (Ollama, llama.cpp); remote APIs may need it. A plain-http
-        # address never speaks TLS (redirects are not followed), so it skips
-        # loading the CA bundle, which costs 0.1-0.3 s per provider.
-        self._client = httpx.Client(
-            headers=self._auth_headers(),
-            timeout=httpx.Timeout(timeout, connect=connect_timeout),
-            trust_env=not is_loopback(self.base_url),
-            verify=parts.scheme == "https",
-            follow_redirects=False,
-            transport=transport,
-        )
+        self._client = http_client(self.base_url, self._auth_headers(), timeout, connect_timeout=connect_timeout, transport=transport)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={safe_url(self.base_url)!r}, model={self.model!r})"

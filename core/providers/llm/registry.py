@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from core.providers.info import ProviderInfo
+from core.providers.info import ProviderInfo, lookup
 from core.providers.llm.anthropic import ANTHROPIC_DEFAULT_MODEL, ANTHROPIC_DEFAULT_URL, AnthropicChat
 from core.providers.llm.base import ChatProvider, LLMError
 from core.providers.llm.ollama import OLLAMA_DEFAULT_MODEL, OLLAMA_DEFAULT_URL, OllamaChat
@@ -95,13 +95,7 @@ def create_chat_provider(
         ValueError: Unknown provider id.
         LLMError: "connection_refused" when the address is not an http(s) URL.
     """
-    info = _lookup(provider_id, registry)
-    return info.factory(
-        model=model or info.default_model,
-        base_url=base_url or info.default_base_url,
-        api_key=api_key or None,
-        **options,
-    )
+    return _lookup(provider_id, registry).build(model, base_url, api_key, **options)
 
 
 def list_models(
@@ -154,12 +148,7 @@ def list_models(
 
 
 def _lookup(provider_id: str, registry: Mapping[str, LLMProviderInfo] | None) -> LLMProviderInfo:
-    providers = default_llm_registry() if registry is None else registry
-    info = providers.get(provider_id)
-    if info is None:
-        known = ", ".join(sorted(providers))
-        raise ValueError(f"Unknown language-model provider {provider_id!r}; choose one of: {known}")
-    return info
+    return lookup(default_llm_registry() if registry is None else registry, provider_id, "language-model")
 
 
 def _ollama_factory(*, model: str | None, base_url: str | None, api_key: str | None, **options: Any) -> ChatProvider:

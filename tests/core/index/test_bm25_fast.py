@@ -55,7 +55,7 @@ def test_fast_path_respects_filters_and_the_restricted_mask(keyword_index) -> No
 
 def test_snippet_stemmer_agrees_with_the_index_analyzer() -> None:
     from core.index.analysis import Stemmer
-    from core.index.keyword_index import analyzer
+    from core.index.keyword_schema import analyzer
 
     ana = analyzer()
     stemmer = Stemmer(ana)

@@ -11,7 +11,8 @@ from whoosh import index as windex
 from whoosh.codec.whoosh3 import W3Codec
 
 from core.index.analysis import language
-from core.index.fast_writer import FastSegmentWriter, is_fast_text, text_items
+from core.index.fast_writer import FastSegmentWriter
+from core.index.field_analysis import is_fast_text, text_items
 from core.index.keyword_schema import INDEX_NAME, build_schema, document_fields
 from core.vault.chunker import ChunkLimits, new_parser
 from core.vault.links import new_link_parser

@@ -146,7 +146,7 @@ def test_any_exception_in_the_parser_becomes_a_skip_with_its_reason(engine: Engi
 
 
 def test_a_note_the_index_refuses_is_skipped_and_the_rest_of_its_batch_goes_in(engine: Engine, vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import core.index.keyword_index as kw
+    import core.index.keyword_store as kw  # where a note's rows are made for the index
 
     real = kw.document_fields
 

@@ -12,7 +12,8 @@ from core.base.models import SearchFilters, SearchResponse, chunk_id
 from core.base.paths import AppPaths
 from core.engine import Engine
 from core.index.filters import record_matches
-from core.index.keyword_index import KeywordIndex, filter_query, folder_ancestors
+from core.index.keyword_index import KeywordIndex, filter_query
+from core.index.keyword_schema import folder_ancestors
 from core.search.query import parse_query
 from core.search.search import SearchRequest
 from core.vault.notes import parse_note

@@ -75,10 +75,17 @@ def test_bad_date_becomes_a_warning_not_an_error() -> None:
     assert len(result.warnings) == 1 and "after:yesterday" in result.warnings[0]
 
 
-def test_unknown_keys_and_urls_stay_words() -> None:
-    q = parse_query("http://example.com author:ray tag:").query
-    assert q.terms == ("http://example.com", "author:ray", "tag:")
+def test_urls_times_and_empty_filters_stay_words() -> None:
+    q = parse_query("http://example.com at 10:30 tag:").query
+    assert q.terms == ("http://example.com", "at", "10:30", "tag:")
     assert q.filters == SearchFilters()
+
+
+def test_any_other_key_is_a_property_filter() -> None:
+    q = parse_query('author:ray rating>=4 -status:done has:due project:"Big launch" -tag:old task:open notes').query
+    assert q.terms == ("notes",)
+    spelled = [f.spelled() for f in q.filters.where]
+    assert spelled == ["author:ray", "rating>=4", "-status:done", "has:due", 'project:"Big launch"', "-tags:old", "@task:open"]
 
 
 def test_filter_only_query_has_empty_text() -> None:

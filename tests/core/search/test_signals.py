@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.index.analysis import Stemmer
-from core.index.keyword_index import analyzer
+from core.index.keyword_schema import analyzer
 from core.search.signals import LINK_FLOOR, link_factor, link_share, terms_present
 
 TIL = next(

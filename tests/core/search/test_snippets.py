@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.index.analysis import Stemmer
-from core.index.keyword_index import analyzer
+from core.index.keyword_schema import analyzer
 from core.search.snippets import make_snippet
 
 

@@ -1,0 +1,138 @@
+"""Task lines (`- [ ] …`) of a note, read in the Tasks plugin's formats.
+
+The Tasks plugin's emoji signifiers (📅 due, ⏳ scheduled, 🛫 start, ➕ created, ✅ done,
+❌ cancelled; 🔺⏫🔼🔽⏬ priorities) and its Dataview form (`[due:: 2026-05-01]`) are the
+de-facto standard for tasks in Obsidian vaults; both are read. Checkbox characters map to
+the plugin's core statuses (space open, x done, / in progress, - cancelled); any other
+character is a custom status, counted as open. Task lines inside code blocks are
+examples, not tasks, and are left out. A date that is not one is reported, and the task
+kept without it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+from core.base.structured import Task, TaskStatus
+
+MAX_TASKS = 5_000  # per note
+_TASK = re.compile(r"^[ \t>]*(?:[-*+]|\d+[.)])[ \t]+\[(.)\][ \t]+(.*)$")
+_ANY_TASK = re.compile(r"^[ \t>]*(?:[-*+]|\d+[.)])[ \t]+\[.\][ \t]", re.MULTILINE)  # most notes have none: one scan says so
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_FENCE = re.compile(r"^[ \t>]*(```|~~~)")
+_LINE_STARTS = frozenset("`~#-*+")
+_VS = "\ufe0f"  # a variation selector some editors add after an emoji
+_DATE_SIGNS = {
+    "due": "📅📆🗓",
+    "scheduled": "⏳⌛",
+    "start": "🛫",
+    "created": "➕",
+    "done": "✅",
+    "cancelled": "❌",
+}
+_PRIORITY_SIGNS = {"🔺": "highest", "⏫": "high", "🔼": "medium", "🔽": "low", "⏬": "lowest"}
+_DATAVIEW_KEYS = {"due": "due", "scheduled": "scheduled", "start": "start", "created": "created", "completion": "done", "cancelled": "cancelled"}
+_SIGN_DATE = re.compile("([" + "".join(_DATE_SIGNS.values()) + "])" + _VS + r"?[ \t]*(\S+)")
+_SIGN_PRIORITY = re.compile("([" + "".join(_PRIORITY_SIGNS) + "])" + _VS + "?")
+_DATAVIEW = re.compile(r"[\[(]([a-z]+)::[ \t]*([^\])]*)[\])]", re.IGNORECASE)
+_STATUS = {" ": TaskStatus.OPEN, "x": TaskStatus.DONE, "X": TaskStatus.DONE, "/": TaskStatus.IN_PROGRESS, "-": TaskStatus.CANCELLED}
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRead:
+    tasks: tuple[Task, ...]
+    problems: tuple[str, ...]
+
+
+def read_tasks(text: str, first_line: int = 1) -> TaskRead:
+    """The tasks of a note's body `text`, whose first line is line `first_line` of the file."""
+    if _ANY_TASK.search(text) is None:
+        return TaskRead((), ())
+    tasks: list[Task] = []
+    problems: list[str] = []
+    headings: list[tuple[int, str]] = []
+    fence: str | None = None
+    for n, line in enumerate(text.splitlines(), start=first_line):
+        head = line.lstrip(" \t>")[:1]
+        if head not in _LINE_STARTS and not head.isdigit():
+            continue  # no fence, heading or list item: nothing to read here
+        opening = _FENCE.match(line)
+        if opening:
+            fence = None if fence == opening.group(1) else (fence or opening.group(1))
+            continue
+        if fence:
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            level = len(heading.group(1))
+            headings = [h for h in headings if h[0] < level] + [(level, heading.group(2).strip())]
+            continue
+        m = _TASK.match(line)
+        if m is None:
+            continue
+        if len(tasks) >= MAX_TASKS:
+            problems.append(f"more than {MAX_TASKS:,} tasks; the rest are not indexed")
+            break
+        task, bad = parse_task(m.group(1), m.group(2), n, " > ".join(h for _, h in headings if h))
+        tasks.append(task)
+        problems.extend(f"task on line {n}: {b}" for b in bad)
+    return TaskRead(tuple(tasks), tuple(problems))
+
+
+def parse_task(symbol: str, rest: str, line: int, heading: str) -> tuple[Task, list[str]]:
+    """One task from its checkbox character and the text after it; problems with its dates."""
+    dates: dict[str, str] = {}
+    bad: list[str] = []
+
+    def take_date(field: str, value: str) -> str:
+        day = _iso_date(value)
+        if day is None:
+            bad.append(f"{field} date {value!r} is not a date (YYYY-MM-DD); ignored")
+        else:
+            dates[field] = day
+        return ""
+
+    priority = "normal"
+
+    def take_sign(m: re.Match[str]) -> str:
+        field = next(f for f, signs in _DATE_SIGNS.items() if m.group(1) in signs)
+        return take_date(field, m.group(2))
+
+    def take_dataview(m: re.Match[str]) -> str:
+        nonlocal priority
+        key, value = m.group(1).lower(), m.group(2).strip()
+        if key == "priority":
+            priority = value.lower() if value.lower() in _PRIORITY_SIGNS.values() else priority
+            return ""
+        field = _DATAVIEW_KEYS.get(key)
+        return take_date(field, value) if field else m.group(0)
+
+    text = _SIGN_DATE.sub(take_sign, rest)
+    text = _DATAVIEW.sub(take_dataview, text)
+    for m in _SIGN_PRIORITY.finditer(text):
+        priority = _PRIORITY_SIGNS[m.group(1)]
+    text = _SIGN_PRIORITY.sub("", text)
+    task = Task(
+        line=line,
+        symbol=symbol,
+        status=task_status(symbol),
+        text=" ".join(text.split()),
+        heading=heading,
+        priority=priority,
+        **dates,
+    )
+    return task, bad
+
+
+def task_status(symbol: str) -> TaskStatus:
+    """The status a checkbox character stands for (an unknown one is a custom, open status)."""
+    return _STATUS.get(symbol, TaskStatus.OTHER)
+
+
+def _iso_date(value: str) -> str | None:
+    try:
+        return dt.date.fromisoformat(value.strip()[:10]).isoformat() if len(value.strip()) == 10 else None
+    except ValueError:
+        return None
