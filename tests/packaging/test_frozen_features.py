@@ -19,7 +19,7 @@ import pytest
 
 from core.agents.runner import find_running
 from core.base.paths import AppPaths
-from tests.packaging.test_frozen import CLI, GUI, Sandbox, make_sandbox, run_frozen
+from tests.packaging.test_frozen import APP, CLI, GUI, Sandbox, make_sandbox, run_frozen
 
 pytestmark = [
     pytest.mark.packaging,
@@ -109,3 +109,14 @@ def test_frozen_serve_answers_an_agent_over_http_and_stops_on_sigterm(tmp_path: 
     assert "MCP over HTTP at http://127.0.0.1:" in err and "server stopped" in err
     assert not (box.cairn_home / "agents" / "server.json").exists()
     assert box.leaks() == []
+
+
+def test_what_the_build_leaves_out_stays_out() -> None:
+    """sqlite3 and QtNetwork are never used (see cairn.spec); OCR is an optional extra, never in the double-click build."""
+    internal = APP / "_internal" if (APP / "_internal").is_dir() else APP
+    names = {p.name for p in internal.rglob("*")}
+    assert not {n for n in names if n.startswith(("libsqlite3", "_sqlite3", "QtNetwork", "libQt6Network"))}
+    assert not [
+        pkg for pkg in ("rapidocr_onnxruntime", "cv2", "PIL", "shapely", "pyclipper") if (internal / pkg).exists()
+    ]
+    assert (internal / "nh3").is_dir(), "nh3's native library (snippets and previews) must be bundled"
