@@ -66,6 +66,7 @@ class Engine:
         self._embedders = EmbedderPool(embedder_factory, self._lock, paths.cache_dir / "models")
         self._admission = Admission(max_concurrent_searches)
         self.child_sync_problem: str | None = None  # why the last bulk index ran in-process
+        self.embedding_now: dict[str, tuple[int, int]] = {}  # vault → (done, total) while it is embedded
 
     def _forget_vectors(self, name: str) -> None:
         self._vectors.pop(name, None)
@@ -161,6 +162,7 @@ class Engine:
         embed: bool = True,
         bulk_in_child: bool = False,
         keyword_ready: Callable[[str], None] | None = None,
+        keyword: bool = True,  # False (Resume after Cancel): the keyword index untouched, only missing vectors made
     ) -> list[SyncReport]:
         """Keyword index first (search works at once), then embeddings in batches.
 
@@ -174,10 +176,10 @@ class Engine:
         for name in names or [v.name for v in self.config.vaults]:
             with self.write_lock(name):
                 vi = self.index_for(name)
-                kw = self._bulk_in_child(name, progress, cancel) if bulk_in_child and not vi.files else None
+                kw = self._bulk_in_child(name, progress, cancel) if keyword and bulk_in_child and not vi.files else None
                 if kw is None:
                     vi = self.index_for(name)
-                    kw = vi.sync(progress=progress, cancel=cancel)
+                    kw = vi.sync(progress=progress, cancel=cancel) if keyword else SyncStats.untouched(vi.info)
             if keyword_ready is not None:
                 keyword_ready(name)
             # Embedding (minutes on a large vault) takes the write lock one batch at a time, so
@@ -285,7 +287,7 @@ class Engine:
         assert emb is not None
         stats, problem = embed_vectors(
             vc, self.index_for(name), vv, emb, lambda: self.write_lock(name),
-            progress=progress, cancel=cancel, persist=persist, only=only, yielding=yielding,
+            progress=progress, cancel=cancel, persist=persist, only=only, yielding=yielding, busy=self.embedding_now,
         )  # fmt: skip
         if problem is not None:
             self._embedders.failed(name, problem)
@@ -347,7 +349,7 @@ class Engine:
             return vault_side(name, vi, None, None, None, semantic=semantic)
         vv = self.vectors_for(name)
         emb = self.embedder_for(self.vault(name)) if vv is not None else None
-        return vault_side(name, vi, vv, emb, self.semantic_problem(name), semantic=semantic)
+        return vault_side(name, vi, vv, emb, self.semantic_problem(name), semantic=semantic, embedding=self.embedding_now.get(name))
 
     def similar(
         self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = False

@@ -111,6 +111,8 @@ class VaultRegistry:
         with self._lock:
             before = self.config
             self.config = modify_config(self.paths, lambda disk: merge_settings(disk, before, config))
+            for vi in self._indexes.values():
+                vi.kinds_off = self.config.kinds_off  # the next sync and the watcher skip those kinds
 
     def reload_config(self) -> bool:
         """Pick up changes other processes made to config.json; True when the vault list changed.

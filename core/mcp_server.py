@@ -143,7 +143,7 @@ def _add_search_tools(server: MCPServer, holder: EngineHolder, *, allow_restrict
             allow_restricted=allow_restricted,
             where=_call(lambda: parse_wheres(where)),
         )
-        request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight)
+        request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight, grouped=True)
         resp = _call(lambda: engine.search(request))
         return build_llm_pack(resp).render(max_chars)
 

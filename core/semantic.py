@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -173,13 +173,18 @@ def embed_vectors(
     persist: bool = True,
     only: Sequence[str] | None = None,
     yielding: bool = False,
+    busy: dict[str, tuple[int, int]] | None = None,
 ) -> tuple[EmbedStats | None, str | None]:
     """Bring `vv` in step with `vi`'s manifest; the stats and, if the embedder failed, why.
 
     With `yielding`, `write_lock()` is held only while a batch is prepared and stored,
     not while it is embedded: a live edit may change the manifest in between, and the
-    batch drops what it changed (see `VaultVectors.sync`).
+    batch drops what it changed (see `VaultVectors.sync`). `busy` (the engine's) holds
+    the vault's (done, total) while this runs, so a search meanwhile says "being embedded".
     """
+    if busy is not None:
+        with noting_progress(busy, vc.name, progress) as noted:
+            return embed_vectors(vc, vi, vv, emb, write_lock, progress=noted, cancel=cancel, persist=persist, only=only, yielding=yielding)
     from core.index.vector_store import EmbedStats
     from core.providers.embedding import EmbedderUnavailable, EmbeddingCancelled
 
@@ -237,18 +242,52 @@ def embed_vectors(
     return stats, problem
 
 
+@contextmanager
+def noting_progress(board: dict[str, tuple[int, int]], name: str, progress: Progress | None) -> Iterator[Progress]:
+    """`progress`, also kept in `board[name]` while the block runs: a search meanwhile sees the
+    vault "being embedded n%" instead of "semantic unavailable" (see `vault_side`)."""
+
+    def noted(done: int, total: int, phase: str) -> None:
+        board[name] = (done, total)
+        if progress is not None:
+            progress(done, total, phase)
+
+    board[name] = (0, 0)
+    try:
+        yield noted
+    finally:
+        board.pop(name, None)
+
+
 def vault_side(
-    name: str, vi: VaultIndex, vv: VaultVectors | None, emb: Embedder | None, problem: str | None, *, semantic: bool
+    name: str,
+    vi: VaultIndex,
+    vv: VaultVectors | None,
+    emb: Embedder | None,
+    problem: str | None,
+    *,
+    semantic: bool,
+    embedding: tuple[int, int] | None = None,
 ) -> VaultSearchSide | None:
-    """What `search` reads of one vault: keyword always, vectors when there are any to search."""
+    """What `search` reads of one vault: keyword always, vectors when there are any to search.
+
+    `embedding` is (done, total) while an embedding pass runs: a vault with no vectors
+    yet is then "being embedded", never "unavailable".
+    """
     if not vi.is_built:
         return None
     if not semantic:
         return VaultSearchSide(name, vi.keyword, unavailable_reason="keyword search", links=vi.links)
     if vv is None or len(vv.index) == 0 or emb is None:
+        if embedding is not None:
+            done, total = embedding
+            pct = f" {int(done * 100 / total)}%" if total else ""
+            return VaultSearchSide(name, vi.keyword, semantic_note=f"{name}: being embedded{pct}; keyword results until it is done", links=vi.links)
         reason = problem or ("vector index " + (vv.status if vv else "missing"))
         return VaultSearchSide(name, vi.keyword, unavailable_reason=reason, links=vi.links)
-    note = None
+    note: str | None = None
     if vv.fraction_complete < 1.0:  # the same number the status bar shows for this vault
         note = f"{name}: semantic index {int(vv.fraction_complete * 100)}% complete"
+        if embedding is not None:
+            note = f"{name}: being embedded ({int(vv.fraction_complete * 100)}% so far); results may change when it is done"
     return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi), emb, semantic_note=note, links=vi.links)

@@ -38,6 +38,7 @@ def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
         "doc_type": hit.doc_type,
         "flags": list(hit.flags),
         "lang": hit.lang,
+        "kind": str(hit.kind),  # "match": holds the query's words; "related": found by meaning only
         "more_passages": [
             {"chunk_ordinal": m.chunk.ordinal, "heading_path": m.chunk.heading_path, "snippet": m.snippet, "score": round(m.score, 9)}
             for m in hit.more
@@ -55,6 +56,8 @@ def search_json(resp: SearchResponse) -> dict[str, Any]:
         "fusion": fusion_text(resp.settings, resp.mode),
         "warnings": list(resp.warnings),
         "exact_matches": resp.exact_matches,
+        "matches": resp.match_count,
+        "related": len(resp.hits) - resp.match_count,
         "timings_ms": resp.timings_ms,
         "hits": [hit_json(i, h) for i, h in enumerate(resp.hits, 1)],
     }

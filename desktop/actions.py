@@ -69,12 +69,16 @@ class HitActions:
         set_clipboard: Callable[[str], object] | None = None,
         start_detached: Callable[[list[str]], bool] | None = None,
         on_failure: Callable[[str], object] | None = None,
+        on_editor_failure: Callable[[str, Callable[[str], bool]], object] | None = None,
     ) -> None:
         self._open_url = open_url or QDesktopServices.openUrl
         self._run = run or (lambda argv: subprocess.Popen(argv))  # noqa: S603 - fixed helper programs
         self._set_clipboard = set_clipboard or (lambda text: QGuiApplication.clipboard().setText(text))
         self._start_detached = start_detached or _start_detached
         self.on_failure = on_failure
+        # An editor that did not open the note: told with a retry (a new editor command → open again),
+        # so the window can offer to choose an editor. Without it, `on_failure` is told.
+        self.on_editor_failure = on_editor_failure
 
     def open_in_editor(self, root: str, rel_path: str, line: int = 1, command: str = "") -> bool:
         """Open the note in the user's editor at `line` (with `command`), else with the system default.
@@ -85,14 +89,20 @@ class HitActions:
         if not path.exists():
             return self._fail(f"Could not open {path}: it no longer exists (moved or deleted since it was indexed)")
         if not command.strip():
-            return self._open(QUrl.fromLocalFile(str(path)), "with the system's default application")
+            return self._open(QUrl.fromLocalFile(str(path)), "with the system's default application", editor=(root, rel_path, line))
         try:
             argv = editor_argv(command, path, line)
         except ValueError as exc:
-            return self._fail(f"The editor command is not valid ({exc}); fix it in Settings")
+            return self._editor_failed(f"The editor command is not valid ({exc}).", root, rel_path, line)
         if not self._start_detached(argv):
-            return self._fail(f"Could not start the editor {argv[0]!r}: is it installed and on the PATH? (Settings › General › Editor)")
+            return self._editor_failed(f"Could not start the editor {argv[0]!r}: is it installed?", root, rel_path, line)
         return True
+
+    def _editor_failed(self, message: str, root: str, rel_path: str, line: int) -> bool:
+        if self.on_editor_failure is None:
+            return self._fail(f"{message} (Settings › General › Editor command)")
+        self.on_editor_failure(message, lambda command: self.open_in_editor(root, rel_path, line, command))
+        return False
 
     def open_at_page(self, root: str, rel_path: str, page: int) -> bool:
         """Open a PDF in the system viewer at `page`: the `#page=N` fragment (RFC 8118) is honoured by
@@ -126,14 +136,18 @@ class HitActions:
             return self._fail(f"Could not show the folder {path.parent}: it no longer exists")
         return self._open(QUrl.fromLocalFile(str(path.parent)), "with the system's file manager")
 
-    def _open(self, url: QUrl, how: str) -> bool:
+    def _open(self, url: QUrl, how: str, editor: tuple[str, str, int] | None = None) -> bool:
+        """Open with the system; `editor` (root, rel_path, line) when this was "Open in editor"."""
         try:
             ok = self._open_url(url)
         except Exception as exc:  # an opener that raises instead of returning False
-            return self._fail(f"Could not open {url.toDisplayString()} {how}: {exc}")
-        if ok is False:  # QDesktopServices says False when no application took it
-            return self._fail(f"Could not open {url.toDisplayString()} {how}: the system found no application for it")
-        return True
+            problem = f"Could not open {url.toDisplayString()} {how}: {exc}"
+        else:
+            if ok is not False:
+                return True
+            # QDesktopServices says False when no application took it
+            problem = f"Could not open {url.toDisplayString()} {how}: the system found no application for it"
+        return self._fail(problem) if editor is None else self._editor_failed(problem, *editor)
 
     def _start(self, argv: list[str]) -> bool:
         try:

@@ -156,10 +156,9 @@ def status_text(response: AskResponse, *, stopped: bool) -> str:
     if response.incomplete:
         return "<b>The answer broke off</b> — what arrived is below, incomplete."
     if is_extractive(response):
-        return (
-            "<b>Extractive answer</b> — no language model is configured, so these are the passages of your notes "
-            "that answer the question, quoted as written. Choose a model in Settings › Language model for written answers."
-        )
+        # One line where it can: the Ask pane's height goes to the answer (Settings › Language model is named
+        # by the "Answers: extractive (offline)" label's tooltip beside the question).
+        return "<b>Extractive answer</b> — passages of your notes, quoted as written (no language model is set)."
     if response.unverified:
         return (
             "<b>Quoted from your notes</b> — the model's answer cited none of the sources, so these passages of your "
@@ -173,10 +172,14 @@ def status_text(response: AskResponse, *, stopped: bool) -> str:
 
 def abstain_text(response: AskResponse, where: str) -> str:
     """Said under `ABSTAIN_TITLE`: nothing in `where` answers, then the closest notes or what to try instead."""
-    related = "".join(f"\n• {r.title or r.rel_path} ({r.rel_path})" for r in response.related)
     return f"No passage in {where} answers the question." + (
-        f" The closest notes, which may be related:{related}" if related else " Try other words, a wider scope, or a plain search."
+        " The closest notes, which may be related (click one to open it):" if response.related else " Try other words, a wider scope, or a plain search."
     )
+
+
+def closest_labels(response: AskResponse) -> list[str]:
+    """The closest notes of an abstention, one link label each: "Title (folder/note.md)"."""
+    return [f"{r.title or r.rel_path} ({r.rel_path})" for r in response.related]
 
 
 def model_label(settings: Settings) -> tuple[str, str]:

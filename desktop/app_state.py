@@ -32,10 +32,13 @@ class Scope:
     vault: str
     folder: str = ""
     base: str = ""  # an Obsidian Base (`.base` path in the vault): searches only its rows
+    prefix: str = ""  # a dotted-name node ("a.b."): notes whose path starts with it
 
     def label(self) -> str:
         if self.base:
             return f"{self.vault}/{self.base}"
+        if self.prefix:
+            return f"{self.vault}/{self.prefix}*"
         return f"{self.vault}/{self.folder}" if self.folder else self.vault
 
 

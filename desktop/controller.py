@@ -74,6 +74,7 @@ class AppController(QObject):
     hitSelected = Signal(object)  # Hit | None
     scopeChanged = Signal(object)  # Scope | None
     message = Signal(str)  # a sentence for the status line
+    resultsOutdated = Signal()  # newer results wait for a Refresh (an index job runs)
     indexStarted = Signal(object)  # list[str]
     indexProgress = Signal(str, int, int, str)
     indexFinished = Signal(object)  # list[SyncReport]
@@ -119,14 +120,13 @@ class AppController(QObject):
         self.asks = AskRunner(lambda: self.engine, lambda: self.settings, chat_provider_factory, self)
         self.reranks = RerankRunner(lambda: self.settings, chat_provider_factory, self)
         self.queries = QueryControl(lambda: self.engine, lambda: self.settings, lambda: self.lifecycle, self.reranks, self)
-        for relayed in ("snapshotChanged", "searchStarted", "resultsReady", "resultsCleared", "searchFailed", "hitSelected", "scopeChanged", "message"):
+        relayed_signals = ("snapshotChanged", "searchStarted", "resultsReady", "resultsCleared", "searchFailed", "hitSelected", "scopeChanged")
+        for relayed in (*relayed_signals, "message", "resultsOutdated"):
             getattr(self.queries, relayed).connect(getattr(self, relayed))
+        self.queries.hold_results = lambda: self.is_indexing() and bool(self.response and self.response.hits)
         self.queries.start()
         self.board = ProgressBoard(self)  # each vault's phase and percentage, for every view
-        self.snapshotChanged.connect(self.board.set_snapshot)
-        self.indexStarted.connect(self.board.started)
-        self.indexProgress.connect(self.board.progress)
-        self.indexFinished.connect(lambda _reports: self.board.finished())
+        self.board.follow(self)
         self.live = LiveIndexing(self)
         self.live_watch = LiveWatch(self.live, self.board, self)
         self.live.updated.connect(self._on_live_update)
@@ -279,8 +279,8 @@ class AppController(QObject):
     def is_indexing(self) -> bool:
         return self._index_thread is not None
 
-    def index(self, names: Sequence[str] | None = None) -> None:
-        """Index these vaults (all by default); a request during a run waits for it."""
+    def index(self, names: Sequence[str] | None = None, *, keyword: bool = True) -> None:
+        """Index these vaults (all by default; `keyword` False: embeddings only); a request during a run waits for it."""
         names = list(names) if names else [v.name for v in self.vaults]
         if not names:
             return
@@ -288,7 +288,7 @@ class AppController(QObject):
             self._queued_index.extend(n for n in names if n not in self._queued_index)
             return
         self._cancel = threading.Event()
-        worker = IndexWorker(self.engine, names, self._cancel, embed=self._embedder_factory is not None)
+        worker = IndexWorker(self.engine, names, self._cancel, embed=self._embedder_factory is not None, keyword=keyword)
         worker.progress.connect(self.indexProgress)
         worker.keywordReady.connect(self._on_keyword_ready)
         worker.failed.connect(self.indexFailed)
@@ -296,6 +296,10 @@ class AppController(QObject):
         self._index_thread = self._jobs.start(worker)
         self.indexStarted.emit(names)
         self._sync_watch()  # a vault is live from the moment it is added, not after its first index
+
+    def resume_embedding(self) -> None:
+        """Finish what a Cancel left part-way: embeddings only where the notes were all read, else the rest of them."""
+        self.board.resume(self.index)
 
     def cancel_index(self) -> None:
         self._queued_index.clear()

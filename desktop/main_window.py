@@ -14,15 +14,18 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from core.base.models import Hit
 from desktop.controller import AppController
+from desktop.dialogs.editor_choice import EditorChoice
 from desktop.dialogs.health_dialog import IndexHealthDialog
 from desktop.dialogs.settings_dialog import SettingsDialog
 from desktop.panels.ask import AskPanel
+from desktop.panels.ask_room import AskRoom
 from desktop.panels.debug import DebugPanel
 from desktop.panels.preview import PreviewPanel
 from desktop.panels.results import ResultsPanel
@@ -79,6 +82,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 1)
         self.splitter.setSizes([220, 480, 500])
+        self._add_room_and_editor_choice()
         search_page = QWidget(self)
         page_layout = QVBoxLayout(search_page)
         page_layout.setContentsMargins(0, 0, 0, 0)
@@ -129,6 +133,23 @@ class MainWindow(QMainWindow):
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         escape.setContext(Qt.ShortcutContext.WindowShortcut)
         escape.activated.connect(self.clear_search)
+
+    def _add_room_and_editor_choice(self) -> None:
+        """Wider and Pop out in the Ask pane's button row (desktop.panels.ask_room); a way out when "Open in editor" fails."""
+        self.ask_room = AskRoom(self.ask, self.tabs, self.splitter, self)
+        self.editor_choice = EditorChoice(self.controller, self)
+        if self.controller.actions.on_editor_failure is None:
+            self.controller.actions.on_editor_failure = self.editor_choice.failed
+        for label, name, tip, slot in (
+            ("⧉", "Pop out", "Pop out: ask in a window of its own; closing it puts the pane back in its tab", self.ask_room.toggle_detached),
+            ("⇔", "Wider", "Wider: give this pane most of the window's width (again: back as it was)", self.ask_room.toggle_wide),
+        ):
+            button = QToolButton(self.ask)  # small: the pane must still fit a 720 px wide window
+            button.setText(label)
+            button.setAccessibleName(name)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            self.ask.button_row.insertWidget(1, button)
 
     def _wire(self) -> None:
         c = self.controller
@@ -257,7 +278,11 @@ class MainWindow(QMainWindow):
 
     def ask_shortcut(self) -> None:
         """Ctrl+Enter: ask what is typed where the focus is (query box or question box), else go to the question."""
-        self.tabs.setCurrentWidget(self.ask)
+        if self.ask_room.window is not None:  # popped out: bring its window forward
+            self.ask_room.window.raise_()
+            self.ask_room.window.activateWindow()
+        else:
+            self.tabs.setCurrentWidget(self.ask)
         query = self.search_bar.query
         if query.hasFocus() and query.text().strip():
             self.ask.ask(query.text())

@@ -15,16 +15,20 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
-from core.base.models import Hit
+from core.base.models import Hit, HitKind
+from core.base.vault_state import VaultProgress, short_state
+from desktop.dotted_names import dotted_nodes
 from desktop.formatting import heading_trail, snippet_plain
 from desktop.state import HealthRow, VaultSnapshot
 
 VaultRole = Qt.ItemDataRole.UserRole + 1
 FolderRole = Qt.ItemDataRole.UserRole + 2
 CountRole = Qt.ItemDataRole.UserRole + 3
+PrefixRole = Qt.ItemDataRole.UserRole + 5  # a dotted-name node's path prefix ("a.b."); +4 is base_items.BaseRole
 HitRole = Qt.ItemDataRole.UserRole + 10
 ScoreFractionRole = Qt.ItemDataRole.UserRole + 11
 MoreRole = Qt.ItemDataRole.UserRole + 12  # (further passages in the note, expanded?) or None for a passage row
+DividerRole = Qt.ItemDataRole.UserRole + 13  # True on the first "related notes" row: a divider is drawn above it
 RowRole = Qt.ItemDataRole.UserRole + 20
 
 Index = QModelIndex | QPersistentModelIndex
@@ -36,7 +40,8 @@ class VaultTreeModel(QStandardItemModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.setHorizontalHeaderLabels(["Vaults"])
-        self._shown: tuple[tuple[str, str, tuple[tuple[str, int], ...]], ...] = ()
+        self._shown: tuple[tuple[str, str, tuple[tuple[str, int], ...], bool], ...] = ()
+        self.dotted = True  # Dendron-style `a.b.c.md` names as a hierarchy where most names are dotted
 
     def set_snapshots(self, snapshots: tuple[VaultSnapshot, ...]) -> bool:
         """Show these vaults; False (and nothing touched) when names, folders and counts are as shown.
@@ -45,7 +50,7 @@ class VaultTreeModel(QStandardItemModel):
         shows; rebuilding anyway would reset the view's expanded folders and scroll.
         """
         counted = [(snap, snap.folder_counts()) for snap in snapshots]
-        shown = tuple((snap.name, snap.root, tuple(sorted(counts.items()))) for snap, counts in counted)
+        shown = tuple((snap.name, snap.root, tuple(sorted(counts.items())), self.dotted) for snap, counts in counted)
         if shown == self._shown and self.rowCount() == len(shown):
             return False
         self._shown = shown
@@ -60,8 +65,33 @@ class VaultTreeModel(QStandardItemModel):
                 item = self._item(leaf, snap.name, folder, counts[folder])
                 nodes[parent_key].appendRow(item)
                 nodes[folder] = item
+            if self.dotted:
+                self._add_dotted(snap, nodes)
             self.appendRow(top)
         return True
+
+    def _add_dotted(self, snap: VaultSnapshot, folders: dict[str, QStandardItem]) -> None:
+        """Dotted-name nodes under the folders whose names are mostly dotted (desktop.dotted_names)."""
+        made: dict[str, QStandardItem] = {}
+        for node in dotted_nodes(snap.files):
+            item = self._item(node.label, snap.name, node.folder, node.count)
+            item.setData(node.prefix, PrefixRole)
+            item.setToolTip(f"Notes named {node.prefix.rsplit('/', 1)[-1]}* (a dotted hierarchy)")
+            (made.get(node.parent_prefix) if node.parent_prefix else folders[node.folder]).appendRow(item)  # type: ignore[union-attr]
+            made[node.prefix] = item
+
+    def set_states(self, progress: dict[str, VaultProgress]) -> None:
+        """Each vault row says its state ("embedding 43%") beside its count, as the status bar does."""
+        for row in range(self.rowCount()):
+            item = self.item(row)
+            vault = str(item.data(VaultRole))
+            p = progress.get(vault)
+            state = short_state(p) if p is not None else ""
+            count = int(item.data(CountRole) or 0)
+            text = f"{vault}  ({count})" + (f" · {state}" if state else "")
+            if item.text() != text:
+                item.setText(text)
+                item.setToolTip(p.sentence() if p is not None else vault)
 
     def nodes(self) -> Iterator[QStandardItem]:
         """Every vault and folder item, parents before children."""
@@ -73,8 +103,8 @@ class VaultTreeModel(QStandardItemModel):
 
     @staticmethod
     def key(item: QStandardItem) -> tuple[str, str]:
-        """(vault, folder) of an item; the folder is '' for the vault itself."""
-        return str(item.data(VaultRole)), str(item.data(FolderRole) or "")
+        """(vault, folder) of an item ('' for the vault itself); a dotted node's prefix ("a.b.") instead of its folder."""
+        return str(item.data(VaultRole)), str(item.data(PrefixRole) or item.data(FolderRole) or "")
 
     @staticmethod
     def _item(label: str, vault: str, folder: str, count: int) -> QStandardItem:
@@ -161,6 +191,8 @@ class ResultsModel(QAbstractListModel):
             return hit
         if role == MoreRole:
             return None if passage else (len(hit.more), self._hits.index(hit) in self._expanded)
+        if role == DividerRole:
+            return not passage and hit.kind == HitKind.RELATED and self._first_related() is hit
         if role == ScoreFractionRole:
             return max(0.0, min(1.0, hit.score / self._top))
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -171,8 +203,12 @@ class ResultsModel(QAbstractListModel):
             if passage:
                 return f"Another passage of {hit.title}{where}. {snippet_plain(hit.snippet)}"
             more = f" {len(hit.more)} more passages in this note." if hit.more else ""
-            return f"Result {self._hits.index(hit) + 1}: {hit.title}{where}. {snippet_plain(hit.snippet)}{more}"
+            kind = "Related note" if hit.kind == HitKind.RELATED else "Result"
+            return f"{kind} {self._hits.index(hit) + 1}: {hit.title}{where}. {snippet_plain(hit.snippet)}{more}"
         return None
+
+    def _first_related(self) -> Hit | None:
+        return next((h for h in self._hits if h.kind == HitKind.RELATED), None)
 
 
 class HealthModel(QAbstractTableModel):

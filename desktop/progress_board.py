@@ -7,11 +7,15 @@ from the running index job, the live state from the watcher.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from core.base.vault_state import LiveState, Phase, VaultProgress
+from core.base.eta import RateMeter
+from core.base.vault_state import LiveState, Phase, SemanticState, VaultProgress
 from desktop.state import VaultSnapshot
 
 _PHASES = {"keyword": Phase.KEYWORD, "embedding": Phase.EMBEDDING}
@@ -28,10 +32,38 @@ class ProgressBoard(QObject):
         super().__init__(parent)
         self._stored: dict[str, VaultProgress] = {}
         self._running: dict[str, VaultProgress] = {}  # vaults an index job is working on now
-        self._queued: set[str] = set()
+        self._queued: dict[str, None] = {}  # ordered: the first is being scanned
         self._watched: set[str] = set()
         self._caught_up: set[str] = set()
+        self._paused: dict[str, bool] = {}  # cancelled part-way → keyword index complete? Resume finishes it
+        self._failed: dict[str, str] = {}  # vault → why its last index job failed
+        self._meters: dict[tuple[str, str], RateMeter] = {}  # (vault, phase) → its measured rate
+        self.clock: Callable[[], float] = time.monotonic  # tests step it
         self.live_problem = ""  # the watcher's last error, until it reports progress again
+
+    @property
+    def paused(self) -> tuple[str, ...]:
+        """Vaults whose indexing was cancelled part-way, in the order they were added."""
+        return tuple(n for n in self._stored if n in self._paused)
+
+    def follow(self, controller: Any) -> None:
+        """Take the controller's snapshots and every index job's news (its signals of those names)."""
+        controller.snapshotChanged.connect(self.set_snapshot)
+        controller.indexStarted.connect(self.started)
+        controller.indexProgress.connect(self.progress)
+        controller.indexFinished.connect(self.finished)
+        controller.indexFailed.connect(self.failed)
+
+    def resume(self, index: Callable[..., None]) -> None:
+        """Run the resume plan with `index(names, keyword=...)` (the controller's)."""
+        for names, keyword in self.resume_plan():
+            index(names, keyword=keyword)
+
+    def resume_plan(self) -> list[tuple[list[str], bool]]:
+        """What Resume runs: (vaults, read notes?) — embeddings only where every note was read."""
+        embed_only = [n for n in self.paused if self._paused[n]]
+        rest = [n for n in self.paused if not self._paused[n]]  # cancelled while reading notes: read the rest
+        return [(names, keyword) for names, keyword in ((embed_only, False), (rest, True)) if names]
 
     def get(self, name: str) -> VaultProgress | None:
         return self.all().get(name)
@@ -40,13 +72,19 @@ class ProgressBoard(QObject):
         out: dict[str, VaultProgress] = {}
         for name, stored in self._stored.items():
             p = self._running.get(name, stored)
-            if name in self._queued and name not in self._running:
-                p = replace(p, phase=Phase.QUEUED)
+            if name not in self._running:
+                if name in self._queued:
+                    p = replace(p, phase=Phase.SCANNING if self._first_queued() == name else Phase.QUEUED)
+                elif name in self._failed:
+                    p = replace(p, phase=Phase.FAILED, reason=self._failed[name])
+                elif name in self._paused:
+                    p = replace(p, phase=Phase.PAUSED)
             out[name] = replace(p, live=self._live(name), live_reason=self.live_problem if self._live(name) is LiveState.FAILED else "")
         return out
 
     def set_snapshot(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
         self._stored = {s.name: s.status.progress() for s in snapshots}
+        self._paused = {n: kw for n, kw in self._paused.items() if n in self._stored and self._stored[n].semantic is not SemanticState.OK}
         for name, running in list(self._running.items()):
             stored = self._stored.get(name)
             if stored is None:
@@ -56,19 +94,43 @@ class ProgressBoard(QObject):
         self._emit()
 
     def started(self, names: list[str]) -> None:
-        self._queued = set(names)
+        self._queued = dict.fromkeys(names)
+        for name in names:
+            self._paused.pop(name, None)
+            self._failed.pop(name, None)
         self._emit()
 
     def progress(self, vault: str, done: int, total: int, phase: str) -> None:
         base = self._running.get(vault) or self._stored.get(vault) or VaultProgress(vault, Phase.KEYWORD)
-        self._running = {vault: replace(base, phase=_PHASES.get(phase, Phase.KEYWORD), done=done, total=total)}
-        self._queued.discard(vault)
+        meter = self._meters.setdefault((vault, phase), RateMeter())
+        meter.add(self.clock(), done)
+        eta = meter.time_left(total - done)
+        self._running = {vault: replace(base, phase=_PHASES.get(phase, Phase.KEYWORD), done=done, total=total, eta=eta)}
+        self._queued.pop(vault, None)
         self._emit()
 
-    def finished(self) -> None:
+    def finished(self, reports: list[Any] | None = None) -> None:
+        """The index job ended; a vault whose embedding was cancelled part-way is paused."""
+        for r in reports or []:
+            if r.keyword.cancelled:
+                self._paused[r.keyword.vault] = False
+            elif r.embedding is not None and r.embedding.cancelled:
+                self._paused[r.keyword.vault] = True
         self._running.clear()
         self._queued.clear()
+        self._meters.clear()
         self._emit()
+
+    def failed(self, message: str) -> None:
+        """An index job's failure, laid on the vault it was working on (the message names the cause)."""
+        name = next(iter(self._running), None) or self._first_queued()
+        if name is not None:
+            self._failed[name] = message
+            self._running.pop(name, None)
+        self._emit()
+
+    def _first_queued(self) -> str | None:
+        return next(iter(self._queued), None)
 
     def set_live(self, watched: tuple[str, ...], caught_up: set[str]) -> None:
         self._watched, self._caught_up = set(watched), set(caught_up)

@@ -46,6 +46,7 @@ class QueryControl(QObject):
     searchFailed = Signal(str)
     hitSelected = Signal(object)  # Hit | None
     scopeChanged = Signal(object)  # Scope | None
+    resultsOutdated = Signal()  # the index moved on under the shown results; they wait for a Refresh
     message = Signal(str)  # a sentence for the status line (the whole controller's, not only searches')
     _searchRequested = Signal(int, object)
     _snapshotRequested = Signal(object)
@@ -74,6 +75,10 @@ class QueryControl(QObject):
         self._shown_seq = 0
         self.stale_dropped = 0
         self._last_search: tuple[str, str, SearchFilters] | None = None
+        self.results_outdated = False  # newer results exist than the ones shown (see `hold_results`)
+        # Whether a changed index leaves the shown results alone until the user asks (the controller:
+        # while an index job runs, so arriving vectors do not reshuffle the list being read).
+        self.hold_results: Callable[[], bool] = lambda: False
         self._base_order: list[str] | None = None  # rows of the Base in scope, in its order
 
     def start(self) -> None:
@@ -105,7 +110,12 @@ class QueryControl(QObject):
     def _on_snapshot(self, snap: tuple[VaultSnapshot, ...]) -> None:
         self.snapshot = snap
         self.snapshotChanged.emit(snap)
-        self.rerun_search()  # the index changed under the shown results
+        if self.hold_results():  # vectors arriving: the list the user reads stays put
+            self.results_outdated = self._last_search is not None
+            if self.results_outdated:
+                self.resultsOutdated.emit()
+        else:
+            self.rerun_search()  # the index changed under the shown results
         if any(s.status.elsewhere for s in snap) and not self._elsewhere_retry and self._lifecycle() is Lifecycle.RUNNING:
             # Another Cairn process builds a vault's index: look again until it is done.
             self._elsewhere_retry = True
@@ -124,6 +134,7 @@ class QueryControl(QObject):
     def search(self, text: str, mode: str, filters: SearchFilters = SearchFilters()) -> int:
         """Start a search; returns its sequence number. Only the newest result is ever shown."""
         self._seq += 1
+        self.results_outdated = False
         self.reranks.cancel()  # the running rerank is for an older query
         self._last_search = (text, mode, filters)
         self._base_order = None
@@ -133,9 +144,11 @@ class QueryControl(QObject):
             if self.scope.base:
                 self._base_order = base_rows(self, self.scope)
                 filters = replace(filters, paths=frozenset(self._base_order or ()))
-        has_filter = bool(
-            filters.vaults or filters.folders or filters.tags or filters.doc_types or filters.languages or filters.after or filters.before or filters.where
-        ) or filters.paths is not None
+            if self.scope.prefix:  # a dotted-name node of the tree
+                filters = replace(filters, path_prefixes=(self.scope.prefix,))
+        f = filters
+        has_filter = bool(f.vaults or f.folders or f.path_prefixes or f.tags or f.doc_types or f.languages or f.after or f.before or f.where)
+        has_filter = has_filter or f.paths is not None
         if not text.strip() and not has_filter:
             self._last_search = None
             self._shown_seq = self._seq
@@ -146,7 +159,7 @@ class QueryControl(QObject):
         k = self._settings().results_k
         if self._base_order and not text.strip():  # a Base listed without a query: all its rows (up to 500)
             k = max(k, min(len(self._base_order), 500))
-        request = SearchRequest(query=text, mode=mode, k=k, filters=filters)
+        request = SearchRequest(query=text, mode=mode, k=k, filters=filters, grouped=True)
         self.searchStarted.emit(self._seq)
         self._searchRequested.emit(self._seq, SearchJob(self._engine(), request))
         return self._seq

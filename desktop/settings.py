@@ -82,6 +82,7 @@ class Settings:
     route_folders: bool = False
     last_query: str = ""
     editor_command: str = ""
+    dotted_hierarchy: bool = True  # the tree shows `a.b.c.md` names as a hierarchy where most names are dotted
     agents_server: bool = False
     agents_port: int = 8765
 

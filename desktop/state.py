@@ -129,8 +129,10 @@ def describe_status(snap: VaultSnapshot, progress: VaultProgress | None = None) 
         return "indexing", p.sentence()  # looked at again on the next status refresh
     if p.phase is Phase.NOT_BUILT or not snap.status.built:
         return "not built", f"{snap.name}: not indexed yet"
-    if p.phase is Phase.KEYWORD:
+    if p.phase in (Phase.KEYWORD, Phase.SCANNING):
         return "indexing", p.sentence()
+    if p.phase is Phase.FAILED:
+        return "degraded", p.sentence()
     state = "indexing" if p.phase in (Phase.EMBEDDING, Phase.QUEUED) else snap.status.info.state
     if state == "healthy" and p.semantic.degraded:
         state = "degraded"
@@ -139,6 +141,12 @@ def describe_status(snap: VaultSnapshot, progress: VaultProgress | None = None) 
     extra = f", {problems} to check" if problems else ""
     attached = sum(c.indexed for c in st.attachments)
     notes = st.info.documents - attached
-    files = f"{notes} note{'' if notes == 1 else 's'}" + (f" + {attached} attachment{'' if attached == 1 else 's'}" if attached else "")
+    files = files_text(notes, attached)
     live = "; live updates failing" if p.live is LiveState.FAILED else ""
     return state, f"{snap.name}: {files}, {p.semantic_text()}{extra}{live}"
+
+
+def files_text(notes: int, attachments: int) -> str:
+    """"36 notes", "36 notes and 7 attachments", "7 attachments" (never "0 notes + 7 attachments")."""
+    said = [f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((notes, "note"), (attachments, "attachment")) if n]
+    return " and ".join(said) or "no notes"

@@ -73,12 +73,13 @@ class IndexWorker(_HomingWorker):
     failed = Signal(str)
     finished = Signal(object)
 
-    def __init__(self, engine: Engine, names: Sequence[str], cancel: threading.Event, *, embed: bool = True) -> None:
+    def __init__(self, engine: Engine, names: Sequence[str], cancel: threading.Event, *, embed: bool = True, keyword: bool = True) -> None:
         super().__init__()
         self._engine = engine
         self._names = list(names)
         self._cancel = cancel
         self._embed = embed
+        self._keyword = keyword  # False: Resume a cancelled embedding, the keyword index left alone
 
     @Slot()
     def run(self) -> None:
@@ -107,8 +108,9 @@ class IndexWorker(_HomingWorker):
             # A vault's first index is built in a child process: Whoosh would otherwise hold
             # the GIL (and so the window) for up to a few hundred ms at a time.
             reports = self._engine.sync(
-                [name], progress=on_progress, cancel=self._cancel, embed=self._embed, bulk_in_child=True, keyword_ready=on_keyword_ready
-            )
+                [name], progress=on_progress, cancel=self._cancel, embed=self._embed, bulk_in_child=True,
+                keyword_ready=on_keyword_ready, keyword=self._keyword,
+            )  # fmt: skip
         except Exception as exc:  # report, never kill the thread silently
             self.failed.emit(f"Indexing {name} failed: {user_message(exc)}")
             return []

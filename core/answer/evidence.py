@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.base.confidentiality import is_restricted
-from core.base.models import Hit, SearchResponse, split_chunk_id
+from core.base.models import Hit, HitKind, SearchResponse, split_chunk_id
 from core.search.guardrails import MASK, mask_secrets
 from core.serialize import hit_json, search_json
 
@@ -218,8 +218,8 @@ def _item_notes(hit: Hit, snippet: str) -> tuple[str, ...]:
         notes.append("restricted note")
     if MASK in snippet:
         notes.append("secrets masked")
-    if hit.bm25 is None and hit.vector is not None:
-        notes.append("meaning match only")
+    if hit.kind == HitKind.RELATED:  # below the matches in a grouped search (core.search.result_groups)
+        notes.append("related: found by meaning, does not hold the query's words")
     return tuple(notes)
 
 

@@ -182,7 +182,7 @@ def _check_on_disk(root: Path, addr: ChunkAddress, version: str, start: int, end
         resolved = path.resolve()
         if not resolved.is_relative_to(root.resolve()):
             raise StaleReferenceError(addr.ref, "changed since it was indexed: it now points outside its vault")
-        if attachment_kind(addr.rel_path) == "pdf":
+        if attachment_kind(addr.rel_path) not in (None, "txt"):
             # The chunk is in the extracted text, not the file's bytes: only the hash can tell.
             if file_version(resolved) == version:
                 return ()

@@ -20,6 +20,7 @@ from core.base.confidentiality import may_send, sends_text_away
 from core.base.models import Hit, SearchFilters
 from core.engine import Engine
 from core.search.search import SearchRequest
+from core.vault.attachments import attachment_kind
 
 Delta = Callable[[str], None]
 EXTRACTIVE = "extractive"
@@ -57,7 +58,7 @@ class Answerer:
         filters = SearchFilters(vaults=req.vaults, folders=req.folders, allow_restricted=req.allow_restricted)
         resp = self.engine.search(SearchRequest(question, mode=req.mode, k=k * 3, filters=filters))
         # A note's row carries its other matching passages folded (`Hit.more`): an answer may need them.
-        hits = [x for h in resp.hits for x in (h, *h.more)]
+        hits = answerable([x for h in resp.hits for x in (h, *h.more)], chats=self.engine.config.ask_chats)
         warnings = list(resp.warnings)
         routing = None
         if self.route_folders and self.provider is not None:
@@ -310,4 +311,7 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
-
+def answerable(hits: list[Hit], *, chats: bool) -> list[Hit]:
+    """The hits an answer may quote: an AI chat export's only when the user allows it (`ask_chats`),
+    since an assistant's words are not the user's own notes."""
+    return hits if chats else [h for h in hits if attachment_kind(h.chunk.rel_path) != "chat"]

@@ -54,6 +54,8 @@ class EngineConfig:
     max_file_bytes: int = 10 * 1024 * 1024
     max_attachment_bytes: int = 200 * 1024 * 1024  # PDFs: read page by page, so far larger than a note may be
     attachment_seconds: float = 120.0  # time limit to take one PDF's text out (a hung parser is stopped)
+    kinds_off: tuple[str, ...] = ("image",)  # kinds not indexed (`core.vault.kinds` names); images (OCR) are opt-in
+    ask_chats: bool = True  # AI chat exports may be quoted in Ask answers (they are not the user's own notes)
     per_note_cap: int = 1  # one row per note; its further passages come folded in Hit.more
     rrf_k: int = 60
     top_n: int = 100
@@ -208,6 +210,8 @@ def _parse(paths: AppPaths) -> EngineConfig:
         )
         known = {k for k in EngineConfig.__dataclass_fields__ if k not in ("vaults", "schema_version")}
         rest = {k: v for k, v in data.items() if k in known}
+        if "kinds_off" in rest:  # a JSON list
+            rest["kinds_off"] = tuple(str(k) for k in rest["kinds_off"])
     except (TypeError, AttributeError, ValueError, KeyError) as exc:
         raise _Damaged(str(exc)) from exc
     return EngineConfig(schema_version=SCHEMA_VERSION, vaults=vaults, **rest)

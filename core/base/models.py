@@ -206,6 +206,13 @@ class Term:
     value: float
 
 
+class HitKind(StrEnum):
+    """Why a row is in a result list: it holds the query's words, or it is only near in meaning."""
+
+    MATCH = "match"
+    RELATED = "related"  # found by meaning only: shown under a "Related notes" divider
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     chunk: ChunkRef
@@ -226,11 +233,16 @@ class Hit:
     page: int | None = None  # 1-based PDF page of the chunk
     lang: str = ""  # the chunk's detected language (ISO 639-1), "" when unknown
     more: tuple[Hit, ...] = ()  # further passages of the same note past the per-note cap, best first
+    kind: HitKind = HitKind.MATCH  # set by core.search.result_groups after ranking
 
 
 def cited_path(rel_path: str, page: int | None, last_page: int | None = None) -> str:
-    """How a hit or citation names where it is: `notes/a.md`, `manuals/r.pdf, p. 12` or `…, pp. 12–13`."""
-    if page is None:
+    """How a hit or citation names where it is: `notes/a.md`, `manuals/r.pdf, p. 12` or `…, pp. 12–13`.
+
+    Only a PDF's unit is a page a viewer opens by number; an e-book's chapter, a mailbox's
+    message or an export's conversation is named by its heading path instead.
+    """
+    if page is None or not rel_path.lower().endswith(".pdf"):
         return rel_path
     if last_page is not None and last_page != page:
         return f"{rel_path}, pp. {page}\u2013{last_page}"
@@ -248,6 +260,9 @@ class SearchFilters:
     before: str | None = None  # inclusive ISO date
     allow_restricted: bool = False
     languages: tuple[str, ...] = ()  # detected chunk languages (ISO 639-1), `lang:` in the query box
+    # Notes whose path starts with one of these: a Dendron-style dotted hierarchy ("dendron.topic.")
+    # chosen in the app's tree; a hard filter on both lists, like folders.
+    path_prefixes: tuple[str, ...] = ()
     where: tuple[PropertyFilter, ...] = ()  # property filters (`status:draft`, `rating>=4`), all must hold
     paths: frozenset[str] | None = None  # only these notes (a Base's rows); None = no restriction
 
@@ -300,3 +315,8 @@ class SearchResponse:
     profile: str = "default"
     settings: SearchSettings = SearchSettings()  # the ranking settings this search used
     exact_matches: bool = True  # False: no note holds the query's words; the hits are only related
+
+    @property
+    def match_count(self) -> int:
+        """Rows that hold the query's words (the count a header shows); the rest are related notes."""
+        return sum(1 for h in self.hits if h.kind == HitKind.MATCH)

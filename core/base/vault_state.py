@@ -38,9 +38,17 @@ class Phase(StrEnum):
     NOT_BUILT = "not built"  # never indexed; nothing to search
     ELSEWHERE = "indexed elsewhere"  # another Cairn process builds it; shown and looked at again later
     QUEUED = "queued"  # waits for another vault's indexing
+    SCANNING = "scanning"  # an index job started; the notes are being listed
     KEYWORD = "keyword"  # reading notes into the keyword index
     EMBEDDING = "embedding"  # computing vectors; keyword search already works
+    PAUSED = "paused"  # embedding was cancelled part-way: keyword search works, Resume finishes it
+    FAILED = "failed"  # the index job failed (see the reason)
     READY = "ready"
+
+    @property
+    def busy(self) -> bool:
+        """An index job works on the vault now."""
+        return self in (Phase.SCANNING, Phase.KEYWORD, Phase.EMBEDDING, Phase.QUEUED, Phase.ELSEWHERE)
 
 
 class LiveState(StrEnum):
@@ -68,6 +76,7 @@ class VaultProgress:
     reason: str = ""  # why semantic search is not OK, in words for the user
     live: LiveState = LiveState.OFF
     live_reason: str = ""
+    eta: str = ""  # "about 3 min left", from the running job's measured rate ("" when unknown)
 
     @property
     def percent(self) -> int:
@@ -76,10 +85,18 @@ class VaultProgress:
         return min(100, int(self.done * 100 / self.total))
 
     def semantic_text(self) -> str:
-        """'semantic ready', 'semantic 60%', 'keyword only (semantic search is turned off)'."""
+        """'semantic ready', 'embedding 60%', 'keyword only (semantic search is turned off)'.
+
+        While vectors are being computed, or after a cancel left them part-way, it says
+        so: never "unavailable" for a vault whose embedding is under way.
+        """
+        if self.phase is Phase.EMBEDDING:
+            return f"embedding {self.percent}%" + (f", {self.eta}" if self.eta else "")
+        if self.phase is Phase.PAUSED:
+            return f"embedding paused at {self.percent}%"
         if self.semantic is SemanticState.OK:
             return "semantic ready"
-        if self.semantic is SemanticState.PARTIAL or self.phase is Phase.EMBEDDING:
+        if self.semantic is SemanticState.PARTIAL:
             return f"semantic {self.percent}%"
         if self.semantic is SemanticState.OFF:
             return "keyword only"
@@ -95,6 +112,54 @@ class VaultProgress:
             return f"{self.vault}: being indexed by another Cairn process"
         if self.phase is Phase.QUEUED:
             return f"{self.vault}: waiting to be indexed"
+        if self.phase is Phase.SCANNING:
+            return f"{self.vault}: looking for notes"
         if self.phase is Phase.KEYWORD:
-            return f"{self.vault}: reading notes {self.percent}%"
+            return f"{self.vault}: reading notes {self.percent}%" + (f", {self.eta}" if self.eta else "")
+        if self.phase is Phase.FAILED:
+            return f"{self.vault}: indexing failed" + (f" ({self.reason})" if self.reason else "")
+        if self.phase is Phase.EMBEDDING:
+            return f"{self.vault}: keyword ready · embedding {self.done}/{self.total} ({self.percent}%)" + (f", {self.eta}" if self.eta else "")
         return f"{self.vault}: {self.semantic_text()}"
+
+
+def short_state(p: VaultProgress) -> str:
+    """A few words for a tree row: "" when ready, else "embedding 43%", "paused 40%", "failed"..."""
+    words = {
+        Phase.NOT_BUILT: "not indexed",
+        Phase.ELSEWHERE: "indexed elsewhere",
+        Phase.QUEUED: "waiting",
+        Phase.SCANNING: "looking for notes",
+        Phase.KEYWORD: f"reading notes {p.percent}%",
+        Phase.EMBEDDING: f"embedding {p.percent}%",
+        Phase.PAUSED: f"paused at {p.percent}%",
+        Phase.FAILED: "failed",
+    }
+    if p.phase in words:
+        return words[p.phase]
+    return "keyword only" if p.semantic.degraded else ""
+
+
+def summarise(progress: list[VaultProgress]) -> str:
+    """One short line for several vaults ("3 vaults · 1 embedding 43%"); one vault: its sentence.
+
+    A status bar cannot hold a sentence per vault: three of them were clipped to
+    "dendron: 1012 notes +". The line names what is moving or wrong; the rest is "ready".
+    """
+    if not progress:
+        return "No vaults yet"
+    if len(progress) == 1:
+        return progress[0].sentence()
+    parts = [f"{len(progress)} vaults"]
+    for phase, word in ((Phase.KEYWORD, "reading notes"), (Phase.EMBEDDING, "embedding"), (Phase.PAUSED, "paused"), (Phase.FAILED, "failed")):
+        these = [p for p in progress if p.phase is phase]
+        if these:
+            pct = f" {these[0].percent}%" if len(these) == 1 and phase in (Phase.KEYWORD, Phase.EMBEDDING) else ""
+            parts.append(f"{len(these)} {word}{pct}")
+    waiting = sum(1 for p in progress if p.phase in (Phase.QUEUED, Phase.SCANNING, Phase.NOT_BUILT, Phase.ELSEWHERE))
+    if waiting:
+        parts.append(f"{waiting} waiting")
+    if len(parts) == 1:
+        ready = all(p.semantic in (SemanticState.OK, SemanticState.OFF, SemanticState.EMPTY) for p in progress)
+        parts.append("all ready" if ready else "keyword search ready")
+    return " · ".join(parts)

@@ -26,6 +26,7 @@ from core.vault.attachments import (
 )
 from core.vault.chunker import ChunkLimits
 from core.vault.extractor import PdfExtractor
+from core.vault.kinds import unit_label
 from core.vault.notes import parse_note
 from core.vault.scanner import as_utf8
 
@@ -163,7 +164,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     for w in doc.warnings:
         print(f"warning: {w.detail}", file=sys.stderr)
     for c in doc.chunks:
-        where = f"p. {c.page}" if c.page is not None else f"{c.start_byte}:{c.end_byte}"
+        where = unit_label(doc.rel_path, c.page) or f"{c.start_byte}:{c.end_byte}"
         print(f"--- #{c.ordinal} [{where}] {c.heading_path or '(top)'} ({len(c.text)} chars)")
         print(c.text)
     return EXIT_OK
@@ -198,7 +199,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _chunk_attachment(path: Path) -> Document:
-    """A PDF or text file chunked as the index would (the PDF in a child process, time-limited)."""
+    """An attachment chunked as the index would (extracted in a child process, time- and memory-limited)."""
     try:
         st = path.stat()
         version = file_version(path)

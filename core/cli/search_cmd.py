@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from core.base.errors import IndexNotBuiltError, UsageError
-from core.base.models import Hit, SearchFilters, SearchMode, SearchResponse, cited_path
+from core.base.models import Hit, HitKind, SearchFilters, SearchMode, SearchResponse, cited_path
 from core.base.paths import AppPaths
 from core.base.structured import PropertyFilter
 from core.cli.common import EXIT_OK, print_json
@@ -65,6 +65,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         fusion=args.fusion,
         keyword_share=args.keyword_weight,
         rrf_k=args.rrf_k,
+        grouped=True,  # matches first, a few related notes under a divider
     )
     try:
         resp = _search(engine, request)
@@ -88,6 +89,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not resp.hits:
         print("No matches.")
     for i, h in enumerate(resp.hits, 1):
+        if h.kind == HitKind.RELATED and (i == 1 or resp.hits[i - 2].kind != HitKind.RELATED):
+            print("── Related notes (found by meaning; they do not hold the query's words) ──")
         _print_hit(i, h, explain=args.explain)
     print(f"({resp.mode} search, {resp.timings_ms.get('total', 0):.1f} ms)", file=sys.stderr)
     return EXIT_OK

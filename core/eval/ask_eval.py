@@ -24,11 +24,12 @@ from core.answer.models import AskResponse, Quote
 from core.base.errors import CairnError
 from core.base.models import Chunk
 from core.eval.golden import AskCase
-from core.vault.attachments import AttachmentSource, attachment_kind, pdf_document, text_document
+from core.vault.attachments import AttachmentSource, attachment_kind, text_document, units_document
 from core.vault.chunker import chunk_markdown
 from core.vault.frontmatter import parse_front_matter
 from core.vault.notes import BOM
-from core.vault.pdf import PdfProblem, extract_pdf
+from core.vault.pdf import PdfProblem
+from core.vault.readers import extract
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,15 +123,15 @@ def _chunks_on_disk(root: Path, rel_path: str) -> Sequence[Chunk]:
         body_start = parse_front_matter(raw, len(BOM) if raw.startswith(BOM) else 0).end_byte
         return chunk_markdown(raw, body_start).chunks
     src = AttachmentSource("", rel_path, path, 0, 0, "", "internal")
-    if kind == "pdf":
-        return _pdf_chunks(src)
+    if kind != "txt":
+        return _extracted_chunks(src, kind)
     return text_document(src, path.read_bytes()).chunks
 
 
 @functools.lru_cache(maxsize=8)
-def _pdf_chunks(src: AttachmentSource) -> tuple[Chunk, ...]:
-    # In this process, without the extraction child: an evaluation runs on PDFs the index already read.
-    return pdf_document(src, extract_pdf(src.path)).chunks
+def _extracted_chunks(src: AttachmentSource, kind: str) -> tuple[Chunk, ...]:
+    # In this process, without the extraction child: an evaluation runs on files the index already read.
+    return units_document(src, extract(kind, src.path)).chunks
 
 
 def _flat(text: str) -> str:

@@ -19,6 +19,8 @@ def record_matches(rel_path: str, rec: FileRecord, filters: SearchFilters) -> bo
         lowered = rel_path.lower()
         if not any(lowered.startswith(f.strip("/").lower() + "/") for f in filters.folders):
             return False
+    if filters.path_prefixes and not rel_path.startswith(filters.path_prefixes):
+        return False
     if filters.tags and not _tags_match(rec, filters):
         return False
     if filters.doc_types and (rec.doc_type or "") not in filters.doc_types:
@@ -50,5 +52,5 @@ def _dated_within(rec: FileRecord, filters: SearchFilters) -> bool:
 
 def is_active(filters: SearchFilters) -> bool:
     return bool(
-        filters.folders or filters.tags or filters.doc_types or filters.after or filters.before or filters.where or filters.paths is not None
-    )
+        filters.folders or filters.path_prefixes or filters.tags or filters.doc_types or filters.after or filters.before or filters.where
+    ) or filters.paths is not None

@@ -78,6 +78,7 @@ class VaultIndex:
         self.max_bytes = config.max_file_bytes
         self.max_attachment_bytes = config.max_attachment_bytes
         self.attachment_seconds = config.attachment_seconds
+        self.kinds_off = config.kinds_off  # kept in step by `VaultRegistry.update_config`
         self._lock = threading.RLock()  # one writer at a time in this process
         self.disk = IndexOpening(paths.vault_dir(vault.name), vault, chunking_hash(self.limits), self._lock)
         self.links = LinkGraph.load(self.dir / "links.json")
@@ -139,8 +140,13 @@ class VaultIndex:
             write_bytes_atomic(self.dirty_path, b"memory is ahead of disk; reconcile on start\n")
 
     def scanner(self) -> Scanner:
+        # A kind switched off is skipped by the walk and the watcher; a sync removes what the index held of it.
         return Scanner(
-            Path(self.vault.root), extra_ignores=self.vault.ignore, max_bytes=self.max_bytes, max_attachment_bytes=self.max_attachment_bytes
+            Path(self.vault.root),
+            extra_ignores=self.vault.ignore,
+            max_bytes=self.max_bytes,
+            max_attachment_bytes=self.max_attachment_bytes,
+            kinds_off=self.kinds_off,
         )
 
     def sync(self, progress: Progress | None = None, cancel: threading.Event | None = None, *, lock_wait: float = SYNC_WAIT_S) -> SyncStats:
@@ -228,7 +234,7 @@ class VaultIndex:
         """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
         scanner = self.scanner()
         docs = []
-        with AttachmentReading(Path(self.vault.root), self.attachment_seconds) as reading:
+        with AttachmentReading(Path(self.vault.root), self.attachment_seconds, ocr="image" not in self.kinds_off) as reading:
             for rel in rel_paths:
                 entry = scanner.classify(rel)
                 if isinstance(entry, ScanEntry):
@@ -267,7 +273,7 @@ class VaultIndex:
             while pending_write:
                 pending_write.pop()()
 
-        reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel)
+        reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel, ocr="image" not in self.kinds_off)
         notes = [(e, self.files[e.rel_path].version if e.rel_path in self.files else None) for e in todo if attachment_kind(e.rel_path) is None]
         build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH, cancel)
         try:

@@ -168,6 +168,8 @@ def filter_query(filters: SearchFilters) -> wq.Query | None:
     if filters.folders:
         # spelled as `folder_ancestors` indexed it (a comma would split the KEYWORD field)
         parts.append(wq.Or([wq.Term("folders", f.strip("/").replace(",", " ").lower()) for f in filters.folders]))
+    if filters.path_prefixes:
+        parts.append(wq.Or([wq.Prefix("rel_path", p) for p in filters.path_prefixes]))
     if filters.tags:
         terms = [wq.Term("tags", t.lower()) for t in filters.tags]
         parts.append(wq.And(terms) if filters.tag_mode == "all" else wq.Or(terms))

@@ -35,6 +35,11 @@ class SyncStats:
     removed_paths: tuple[str, ...] = ()
     extra: dict[str, float] = field(default_factory=dict)
 
+    @classmethod
+    def untouched(cls, info: IndexInfo) -> SyncStats:
+        """The keyword side of a sync that left the keyword index alone (Resume of an embedding)."""
+        return cls(info.vault, info.documents, info.chunks, 0, 0, 0, info.documents, {}, 0, 0.0)
+
 
 @dataclass
 class ProcessResult:

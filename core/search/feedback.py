@@ -115,4 +115,19 @@ def search_with_feedback(
     extra = expansion_terms(docs, asked | question, index.stemmer, index.doc_frequencies, index.doc_count(), settings)
     if not extra:
         return found, ()
-    return index.search(parsed, filters, limit, expansion=extra), tuple(extra)
+    return index.search(parsed, filters, limit, expansion=extra), surface_words(tuple(extra), [text for text, _ in docs], index.stemmer)
+
+
+def surface_words(terms: Sequence[str], texts: Sequence[str], stemmer: Stemmer) -> tuple[str, ...]:
+    """Each index term as people wrote it in `texts` (its most frequent spelling), for the Why tab.
+
+    The index keeps stems ("devic, primari, configur"); a reader expects "device,
+    primary, configuration". A term no text spells stays as it is.
+    """
+    wanted = set(terms)
+    seen: dict[str, Counter[str]] = {t: Counter() for t in wanted}
+    for text in texts:
+        for start, end, term in stemmer.spans(text):
+            if term in wanted:
+                seen[term][text[start:end].lower()] += 1
+    return tuple(seen[t].most_common(1)[0][0] if seen[t] else t for t in terms)

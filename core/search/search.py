@@ -18,6 +18,7 @@ from core.base.models import (
     ChunkRef,
     Fusion,
     Hit,
+    HitKind,
     ParsedQuery,
     RankedScore,
     SearchFilters,
@@ -38,6 +39,7 @@ from core.search.phrase_rank import lift_phrase_hits
 from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query, unknown_keys_as_words
 from core.search.rescore import cap_per_note, guard, rescore, shortlist
+from core.search.result_groups import group_results, label_kinds
 from core.search.title_boost import title_boosts
 from core.vault.language import query_language
 
@@ -96,6 +98,10 @@ class SearchRequest:
     fusion: Fusion | str | None = None  # "blend" (normalised scores) or "rrf"; None = the user's
     keyword_share: float | None = None  # blend: the keyword list's share; None = the user's (or the profile's)
     feedback: bool = True  # hybrid: pseudo-relevance feedback on the keyword side (core.search.feedback)
+    # A list for people (app, `cairn search`, MCP search): matches first, then at most a few notes
+    # found by meaning only (core.search.result_groups). Off for Ask and evaluation, which want the
+    # ranking as it is; their hits still say which kind they are.
+    grouped: bool = False
 
     def settings(self, defaults: SearchSettings = SearchSettings()) -> SearchSettings:
         """The settings this request runs with: its own where set, else `defaults`."""
@@ -160,16 +166,20 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
     mode = requested
     wants_vectors = mode in (SearchMode.HYBRID, SearchMode.SEMANTIC) and bool(parsed.text.strip())
     vector_ready = [s for s in sides if s.vectors is not None and s.embedder is not None]
+    # A vault being embedded has a note ("being embedded 40%") instead of a reason: never "unavailable".
+    preparing = [s for s in sides if s not in vector_ready and s.semantic_note and not s.unavailable_reason]
     if wants_vectors and not vector_ready:
-        reasons = sorted({f"{s.name}: {s.unavailable_reason or 'no embeddings have been built yet'}" for s in sides})
-        warnings.append(f"{FALLBACK_WARNING} ({'; '.join(reasons) or 'no vault selected'})")
+        reasons = sorted({f"{s.name}: {s.unavailable_reason or 'no embeddings have been built yet'}" for s in sides if s not in preparing})
+        if reasons or not preparing:
+            warnings.append(f"{FALLBACK_WARNING} ({'; '.join(reasons) or 'no vault selected'})")
+        warnings.extend(s.semantic_note for s in preparing if s.semantic_note)
         mode = SearchMode.KEYWORD
     elif wants_vectors:
         warnings.extend(s.semantic_note for s in sides if s.semantic_note)
         warnings.extend(
             f"vault {s.name}: semantic unavailable ({s.unavailable_reason or 'no embeddings yet'}); keyword only"
             for s in sides
-            if s not in vector_ready
+            if s not in vector_ready and s not in preparing
         )
     if requested == SearchMode.SEMANTIC and not parsed.text.strip():
         mode = SearchMode.KEYWORD
@@ -239,8 +249,15 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
         hits = lift_phrase_hits(hits, parsed.phrases)
     if not exact_matches:
         warnings.append(NO_EXACT_MATCHES)
-    hits = cap_per_note(hits, settings.per_note_cap)[: request.k]
+    compare = bool(parsed.text.strip()) and mode != SearchMode.SEMANTIC
+    hits = cap_per_note(hits, settings.per_note_cap)
+    if request.grouped:
+        hits = list(group_results(hits, stems, stemmer, k=request.k, compare=compare).hits)
+    else:
+        hits = label_kinds(hits[: request.k], stems, stemmer, compare=compare)
     hits = guard(hits, stems, stemmer, resort=bool(parsed.text.strip()), phrases=parsed.phrases)
+    if request.grouped:
+        hits.sort(key=lambda h: h.kind != HitKind.MATCH)  # stable: matches stay above related notes
     timer.lap("assemble", t)
     timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
     return SearchResponse(

@@ -1,10 +1,11 @@
-"""Files other than notes that people keep in a vault: PDFs and plain text.
+"""Files other than notes that people keep in a vault: PDFs, Word, e-books, web pages, mail, chat exports, plain text.
 
 An attachment becomes a `Document` like a note, so it is searched, embedded,
-cited and watched by the same machinery. Its chunks never cross a page, carry the
-page number, and take the PDF's outline (bookmarks) as heading path. Offsets of a
-PDF's chunks index its *extracted* text (the pages joined by blank lines), not the
-file's bytes; `document_version` is still the hash of the file, so a changed PDF
+cited and watched by the same machinery. Its chunks never cross a unit (a PDF's page,
+an e-book's chapter, a mailbox's message, an export's conversation; see
+`core.vault.kinds`), carry the unit's number, and take the unit's headings as heading
+path. Offsets of an extracted file's chunks index its *extracted* text (the units joined
+by blank lines), not the file's bytes; `document_version` is still the hash of the file, so a changed PDF
 is noticed like a changed note.
 
 Confidentiality: an attachment has no front matter, so it takes its level from the
@@ -12,9 +13,6 @@ nearest `.cairn.yaml` in its folder or a folder above it (`confidentiality:
 restricted`). A folder setting is the one rule that needs no link graph, survives
 renames of the notes around it, and works for a PDF nothing links to. Notes keep
 their own front matter and are not affected.
-
-`.docx` is left out: the well-kept readers (python-docx, docx2python) pull in
-lxml, a ~5 MB native dependency, for a format rarely kept in markdown vaults.
 """
 
 from __future__ import annotations
@@ -30,15 +28,11 @@ from typing import TYPE_CHECKING
 from core.base.confidentiality import Confidentiality
 from core.base.models import Chunk, Document, FileWarning, SkippedFile, SkipReason
 from core.vault.chunker import ChunkLimits, chunk_plain_range
+from core.vault.kinds import KIND_BY_NAME, KindText, kind_of
 
 if TYPE_CHECKING:  # the extractor (multiprocessing) and the PDF module load with the first PDF, not with a search
     from core.vault.extractor import PdfExtractor
-    from core.vault.pdf import PdfText
 
-PDF_SUFFIXES = (".pdf",)
-TEXT_SUFFIXES = (".txt",)
-CANVAS_SUFFIXES = (".canvas",)  # Obsidian's JSON Canvas boards (`core.vault.canvas`)
-ATTACHMENT_SUFFIXES = PDF_SUFFIXES + TEXT_SUFFIXES + CANVAS_SUFFIXES
 FOLDER_SETTINGS = ".cairn.yaml"
 MAX_ATTACHMENT_CHUNKS = 20_000  # a 3,000-page manual makes ~10,000 chunks; notes keep their own cap
 PAGE_JOIN = "\n\n"
@@ -46,15 +40,10 @@ _HASH_BLOCK = 1 << 20
 
 
 def attachment_kind(rel_path: str) -> str | None:
-    """'pdf' or 'txt' for an attachment's name; None for a note or anything else."""
-    name = rel_path.lower()
-    if name.endswith(PDF_SUFFIXES):
-        return "pdf"
-    if name.endswith(TEXT_SUFFIXES):
-        return "txt"
-    if name.endswith(CANVAS_SUFFIXES):
-        return "canvas"
-    return None
+    """The kind ('pdf', 'txt', 'canvas', 'docx', 'epub', 'html', 'email', 'chat', 'image') of an attachment's
+    name; None for a note or anything else."""
+    kind = kind_of(rel_path)
+    return kind.name if kind is not None else None
 
 
 def file_version(path: Path) -> str:
@@ -120,10 +109,11 @@ class AttachmentReading:
     """What one pass over files shares: folder settings, the cancel flag, and the PDF
     extractor's child process (started on the first PDF only, stopped when the pass ends)."""
 
-    def __init__(self, root: Path, seconds: float, cancel: threading.Event | None = None) -> None:
+    def __init__(self, root: Path, seconds: float, cancel: threading.Event | None = None, *, ocr: bool = False) -> None:
         self.settings = FolderSettings(root)
         self.cancel = cancel
         self._seconds = seconds
+        self._ocr = ocr
         self._extractor: PdfExtractor | None = None
 
     @property
@@ -131,7 +121,7 @@ class AttachmentReading:
         if self._extractor is None:
             from core.vault.extractor import PdfExtractor
 
-            self._extractor = PdfExtractor(self._seconds)
+            self._extractor = PdfExtractor(self._seconds, ocr=self._ocr)
         return self._extractor
 
     def read(
@@ -181,13 +171,13 @@ def parse_attachment(
 ) -> Document | SkippedFile:
     """Turn an attachment into a `Document`, or say why it cannot be indexed."""
     kind = attachment_kind(src.rel_path)
-    if kind == "pdf":
+    if kind not in ("txt", "canvas"):  # text and canvases are read here; the rest in the extraction child
         from core.vault.extractor import ExtractionFailure
 
         got = extractor.extract(src.path, cancel)
         if isinstance(got, ExtractionFailure):
             return SkippedFile(src.rel_path, SkipReason(got.reason), got.detail)
-        return pdf_document(src, got, limits)
+        return units_document(src, got, limits)
     try:
         with src.path.open("rb") as fh:
             raw = fh.read(text_max_bytes + 1)
@@ -213,8 +203,8 @@ def canvas_document(src: AttachmentSource, raw: bytes, limits: ChunkLimits = Chu
     return replace(_document(src, None, chunks, warnings), links=canvas.links)
 
 
-def pdf_document(src: AttachmentSource, pdf: PdfText, limits: ChunkLimits = ChunkLimits()) -> Document:
-    """Chunk the pages of an extracted PDF; every chunk knows its page and outline trail."""
+def units_document(src: AttachmentSource, pdf: KindText, limits: ChunkLimits = ChunkLimits()) -> Document:
+    """Chunk the units of an extracted file; every chunk knows its unit (page) and heading trail."""
     encoded = [p.text.encode("utf-8") for p in pdf.pages]
     raw = PAGE_JOIN.encode().join(encoded)
     chunks: list[Chunk] = []
@@ -225,7 +215,8 @@ def pdf_document(src: AttachmentSource, pdf: PdfText, limits: ChunkLimits = Chun
             for c in chunk_plain_range(raw, offset + start, offset + end, heading, limits):
                 chunks.append(Chunk(len(chunks), c.heading_path, c.start_byte, c.end_byte, c.text, page.number))
         offset += len(data) + len(PAGE_JOIN)
-    return _document(src, pdf.title, chunks, [])
+    warnings = [FileWarning(src.rel_path, "partly_read", note) for note in pdf.notes]
+    return _document(src, pdf.title, chunks, warnings, pdf.date)
 
 
 def text_document(src: AttachmentSource, raw: bytes, limits: ChunkLimits = ChunkLimits()) -> Document:
@@ -240,7 +231,9 @@ def text_document(src: AttachmentSource, raw: bytes, limits: ChunkLimits = Chunk
     return _document(src, None, chunks, warnings)
 
 
-def _document(src: AttachmentSource, title: str | None, chunks: list[Chunk], warnings: list[FileWarning]) -> Document:
+def _document(
+    src: AttachmentSource, title: str | None, chunks: list[Chunk], warnings: list[FileWarning], date: str | None = None
+) -> Document:
     if len(chunks) > MAX_ATTACHMENT_CHUNKS:
         warnings.append(FileWarning(src.rel_path, "too_many_chunks", f"only the first {MAX_ATTACHMENT_CHUNKS} chunks are indexed"))
         chunks = chunks[:MAX_ATTACHMENT_CHUNKS]
@@ -252,7 +245,7 @@ def _document(src: AttachmentSource, title: str | None, chunks: list[Chunk], war
         mtime_ns=src.mtime_ns,
         title=title or PurePosixPath(src.rel_path).stem,
         tags=(),
-        date=None,
+        date=date,
         doc_type=attachment_kind(src.rel_path),
         project=None,
         confidentiality=src.confidentiality,
@@ -270,16 +263,13 @@ def _byte_offset(text: str, char_offset: int) -> int:
 class AttachmentCount:
     """How many attachments of one kind are indexed, and how many were skipped for each reason."""
 
-    kind: str  # pdf | txt
+    kind: str  # a `core.vault.kinds` name: pdf, txt, docx, epub, html, email, chat
     indexed: int
     skipped: tuple[tuple[str, int], ...]  # (reason, count), most frequent first
 
     @property
     def skipped_total(self) -> int:
         return sum(n for _, n in self.skipped)
-
-
-_KIND_NAMES = {"pdf": ("PDF", "PDFs"), "txt": ("text file", "text files"), "canvas": ("canvas", "canvases")}
 
 
 def count_attachments(indexed: Iterable[str], skipped: Iterable[SkippedFile]) -> tuple[AttachmentCount, ...]:
@@ -292,7 +282,7 @@ def count_attachments(indexed: Iterable[str], skipped: Iterable[SkippedFile]) ->
             reasons.setdefault(kind, Counter())[s.reason.value] += 1
     return tuple(
         AttachmentCount(kind, done[kind], tuple(reasons.get(kind, Counter()).most_common()))
-        for kind in ("pdf", "txt", "canvas")
+        for kind in KIND_BY_NAME
         if done[kind] or kind in reasons
     )
 
@@ -301,7 +291,7 @@ def describe_attachments(counts: Iterable[AttachmentCount]) -> str:
     """'3 PDFs indexed, 2 skipped (encrypted 1, no_text 1); 1 text file indexed' — '' without any."""
     parts = []
     for c in counts:
-        one, many = _KIND_NAMES[c.kind]
+        one, many = KIND_BY_NAME[c.kind].label
         text = f"{c.indexed} {one if c.indexed == 1 else many} indexed"
         if c.skipped:
             text += f", {c.skipped_total} skipped (" + ", ".join(f"{r} {n}" for r, n in c.skipped) + ")"

@@ -8,6 +8,13 @@ serves the next file. Where no child can be started (inside a daemonic process, 
 as the first-index child of `core.index.child_sync`, which is itself isolated), the
 text is taken out in-process, and a PDF that runs over the time limit ends that
 process: its parent then indexes in its own process, where this extractor has a child.
+
+Every kind Cairn reads beside notes (`core.vault.kinds`: PDFs, Word, e-books, web pages,
+mail, chat exports) goes through this child. Besides the time limit the child has a memory
+limit (`RLIMIT_AS`, where the system has one: Linux and the BSDs; macOS does not enforce it
+and Windows has no such call, so there the time limit alone bounds a hostile file): a
+file that needs more (an XML entity bomb, a giant message) fails in the child with
+`MemoryError` and is skipped as `too_large`, while the app keeps its memory.
 """
 
 from __future__ import annotations
@@ -20,9 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.vault.pdf import PdfPage, PdfProblem, PdfText, extract_pdf
+from core.vault.kinds import KindText, kind_of
+from core.vault.pdf import PdfPage, PdfProblem
+from core.vault.readers import OCR, extract
 
 DEFAULT_SECONDS = 120.0
+DEFAULT_MEMORY_BYTES = 2 * 1024 * 1024 * 1024  # the child's address space: Python, PDFium and lxml need ~300 MB of it
+# A mailbox's extra time. bench/bench_kinds.py read 1 KB messages at 0.7 MB/s on the loaded 2-core
+# machine; bigger messages read faster, and a mailbox of tiny ones stops at its text cap first.
+STREAMED_BYTES_PER_SECOND = 1024 * 1024
+OCR_TIME_FACTOR = 3  # with OCR on, a PDF (it may be a scan) or an image gets three times the limit
 HUNG_EXIT_CODE = 75  # a daemonic indexing child that ran into a hung PDF ends with this
 POLL_SECONDS = 0.1  # how often a wait for the child looks at the cancel flag
 
@@ -33,8 +47,10 @@ class ExtractionFailure:
     detail: str
 
 
-def _serve(conn: Any) -> None:
+def _serve(conn: Any, memory_bytes: int = DEFAULT_MEMORY_BYTES, ocr: bool = False) -> None:
     """The child's loop: one path in, one plain-data answer out, until told to stop."""
+    limit_memory(memory_bytes)
+    OCR["on"] = ocr
     while True:
         try:
             request = conn.recv()
@@ -45,33 +61,57 @@ def _serve(conn: Any) -> None:
         conn.send(_extract_plain(request))
 
 
+def limit_memory(memory_bytes: int) -> None:
+    """Cap this (child) process's address space, where the system allows it."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (ValueError, OSError):  # macOS refuses some values; the time limit still holds
+        return
+
+
 def _extract_plain(path: str) -> tuple[Any, ...]:
     # Plain tuples cross the pipe: no class identity to keep in step between processes.
+    kind = kind_of(Path(path).name)
     try:
-        text = extract_pdf(Path(path))
+        text = extract(kind.name if kind is not None else "pdf", Path(path))
     except PdfProblem as exc:
         return ("problem", exc.reason, str(exc))
+    except MemoryError:
+        return ("problem", "too_large", "reading it needed more memory than the extractor's limit")
+    except RecursionError:
+        return ("problem", "malformed", "nested too deeply to read")
     except OSError as exc:
         return ("problem", "unreadable", f"cannot read file: {exc.strerror or exc}")
     except Exception as exc:  # noqa: BLE001 - any parser failure is this file's problem only
         return ("problem", "malformed", f"{type(exc).__name__}: {exc}")
-    return ("ok", text.title, text.dropped_lines, [(p.number, p.text, p.sections) for p in text.pages])
+    pages = [(p.number, p.text, p.sections) for p in text.pages]
+    return ("ok", text.title, text.dropped_lines, pages, text.date, text.notes)
 
 
-def _from_plain(answer: tuple[Any, ...]) -> PdfText | ExtractionFailure:
+def _from_plain(answer: tuple[Any, ...]) -> KindText | ExtractionFailure:
     if answer[0] == "problem":
         return ExtractionFailure(answer[1], answer[2])
-    _, title, dropped, pages = answer
-    return PdfText(title, tuple(PdfPage(n, t, tuple(s)) for n, t, s in pages), dropped)
+    _, title, dropped, pages, date, notes = answer
+    return KindText(title, tuple(PdfPage(n, t, tuple(s)) for n, t, s in pages), dropped, date, tuple(notes))
 
 
 class PdfExtractor:
-    """Extract PDFs one at a time in a child process. Use as a context manager."""
+    """Extract attachments (PDFs and the other kinds) one at a time in a child process. Use as a context manager."""
 
     _target: Any = staticmethod(_serve)  # the child's main loop (tests swap in one that dies)
 
-    def __init__(self, seconds: float = DEFAULT_SECONDS, *, isolate: bool = True) -> None:
+    def __init__(
+        self, seconds: float = DEFAULT_SECONDS, *, isolate: bool = True, memory_bytes: int = DEFAULT_MEMORY_BYTES, ocr: bool = False
+    ) -> None:
         self.seconds = seconds
+        self.ocr = ocr  # images and scanned PDFs by OCR (core.vault.ocr_text)
+        self.memory_bytes = memory_bytes
         in_daemon = multiprocessing.current_process().daemon
         self.isolate = isolate and not in_daemon
         self._end_process_on_hang = in_daemon
@@ -84,16 +124,17 @@ class PdfExtractor:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def extract(self, path: Path, cancel: threading.Event | None = None) -> PdfText | ExtractionFailure:
+    def extract(self, path: Path, cancel: threading.Event | None = None) -> KindText | ExtractionFailure:
         """The PDF's text, or why not. A set `cancel` stops the child at once (a 3,000-page
         manual takes seconds; quitting the app must not wait for it)."""
         if cancel is not None and cancel.is_set():
             return ExtractionFailure("parser_failed", "cancelled")
         if not self.isolate:
-            guard = threading.Timer(self.seconds, os._exit, args=(HUNG_EXIT_CODE,)) if self._end_process_on_hang else None
+            guard = threading.Timer(self.limit_for(path), os._exit, args=(HUNG_EXIT_CODE,)) if self._end_process_on_hang else None
             if guard is not None:
                 guard.daemon = True
                 guard.start()
+            OCR["on"] = self.ocr
             try:
                 return _from_plain(_extract_plain(str(path)))
             finally:
@@ -102,21 +143,35 @@ class PdfExtractor:
         try:
             self._start()
             self._conn.send(str(path))
-            deadline = time.monotonic() + self.seconds
+            seconds = self.limit_for(path)
+            deadline = time.monotonic() + seconds
             while not self._conn.poll(min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
                 if cancel is not None and cancel.is_set():
                     self._kill()
                     return ExtractionFailure("parser_failed", "cancelled")
                 if time.monotonic() >= deadline:
                     self._kill()
-                    return ExtractionFailure("parser_failed", f"taking the text out took longer than {self.seconds:g} s; stopped")
+                    return ExtractionFailure("parser_failed", f"taking the text out took longer than {seconds:g} s; stopped")
             return _from_plain(self._conn.recv())
         except (EOFError, OSError, BrokenPipeError):
             if self._proc is not None:
                 self._proc.join(5)
             code = self._proc.exitcode if self._proc is not None else None
             self._kill()
-            return ExtractionFailure("parser_failed", f"the PDF parser crashed on this file (exit code {code})")
+            return ExtractionFailure("parser_failed", f"the parser crashed on this file (exit code {code})")
+
+    def limit_for(self, path: Path) -> float:
+        """The time limit for one file: a mailbox is streamed message by message, so it gets a
+        second more per MB (a 1 GB mailbox ~20 minutes); other kinds have the flat limit."""
+        kind = kind_of(path.name)
+        if self.ocr and kind is not None and kind.name in ("pdf", "image"):
+            return self.seconds * OCR_TIME_FACTOR  # OCR of a scan: seconds a page at the lowest priority
+        if kind is None or kind.name != "email":
+            return self.seconds
+        try:
+            return round(self.seconds + path.stat().st_size / STREAMED_BYTES_PER_SECOND)
+        except OSError:
+            return self.seconds
 
     def close(self) -> None:
         if self._proc is None:
@@ -134,7 +189,7 @@ class PdfExtractor:
         self._kill()
         ctx = multiprocessing.get_context("spawn")  # fork is unsafe beside Qt's and the watcher's threads
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=self._target, args=(child,), daemon=True, name="cairn-pdf")
+        self._proc = ctx.Process(target=self._target, args=(child, self.memory_bytes, self.ocr), daemon=True, name="cairn-extract")
         self._proc.start()
         child.close()
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.base.models import FileWarning, SkippedFile, SkipReason
-from core.vault.attachments import ATTACHMENT_SUFFIXES, PDF_SUFFIXES
+from core.vault.kinds import DEFAULT_KINDS_OFF, kind_of, kind_patterns
 
 NOTE_SUFFIXES = (".md", ".markdown")
 ALWAYS_IGNORED_DIRS = frozenset({".git", ".obsidian", ".trash"})
@@ -65,8 +65,8 @@ def is_note_name(name: str) -> bool:
 
 
 def is_indexable_name(name: str) -> bool:
-    """A note, or an attachment Cairn can read (PDF, plain text)."""
-    return name.lower().endswith(NOTE_SUFFIXES + ATTACHMENT_SUFFIXES)
+    """A note, or an attachment Cairn can read (`core.vault.kinds`: PDF, Word, e-book, web page, mail, chat export, text)."""
+    return name.lower().endswith(NOTE_SUFFIXES) or kind_of(name) is not None
 
 
 class IgnoreRules:
@@ -119,10 +119,12 @@ class Scanner:
         extra_ignores: tuple[str, ...] = (),
         max_bytes: int = DEFAULT_MAX_BYTES,
         max_attachment_bytes: int = DEFAULT_MAX_ATTACHMENT_BYTES,
+        kinds_off: tuple[str, ...] = DEFAULT_KINDS_OFF,
     ) -> None:
         self.root = Path(root)
         self.real_root = Path(os.path.realpath(self.root))
-        self.rules = IgnoreRules(self.root, extra_ignores)
+        # A kind switched off is one more ignore pattern: the walk and `classify` (the watcher) skip it.
+        self.rules = IgnoreRules(self.root, extra_ignores + kind_patterns(kinds_off))
         self.max_bytes = max_bytes
         self.max_attachment_bytes = max_attachment_bytes
 
@@ -276,8 +278,10 @@ class Scanner:
         if not stat.S_ISREG(st.st_mode):
             # A FIFO or device named like a note: opening it could block the walk forever.
             return SkippedFile(rel, SkipReason.NOT_A_FILE, "not a regular file (a pipe, socket or device); never opened")
-        # PDFs are read page by page and can be far larger than any note; text files are not.
-        limit = self.max_attachment_bytes if rel.lower().endswith(PDF_SUFFIXES) else self.max_bytes
+        # PDFs, e-books, mailboxes... are read page by page or streamed and can be far larger
+        # than any note; text files and web pages are read whole.
+        kind = kind_of(rel)
+        limit = self.max_attachment_bytes if kind is not None and kind.big else self.max_bytes
         if st.st_size > limit:
             return SkippedFile(rel, SkipReason.TOO_LARGE, f"{st.st_size:,} bytes is over the {limit:,}-byte limit")
         return ScanEntry(rel, path, st.st_size, st.st_mtime_ns)

@@ -71,12 +71,13 @@ class ApiKeysSettingsPanel(SettingsPanelBase):
 
     def load(self, draft: SettingsDraft) -> None:
         name = self._keys.backend_name()
+        self.backend.setToolTip(f"Keyring backend: {name}")  # the technical name, for whoever needs it
         if self._keys.is_secure():
-            self.backend.setText(f"Keys are stored in your system keyring (<code>{name}</code>), never in a settings file.")
+            self.backend.setText("Keys are stored in your system keyring, never in a settings file.")
         else:
             envs = ", ".join(sorted({e for e in self._env.values() if e}))
             self.backend.setText(
-                f"<b>No secure keyring is available</b> (<code>{name}</code>). Cairn will not write keys to a file. "
+                "<b>No secure keyring on this system.</b> Cairn will not write keys to a file. "
                 f"A key entered here is kept for this session only and forgotten when Cairn quits; to keep one, set "
                 f"the environment variable ({envs}) before starting Cairn, or install a keyring service."
             )

@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QListWidge
 
 from desktop.controller import AppController
 from desktop.dialogs.agents_page import AgentsSettingsPanel
+from desktop.dialogs.files_page import FilesSettingsPanel
 from desktop.dialogs.keys_page import ApiKeysSettingsPanel
 from desktop.dialogs.service_pages import EmbeddingSettingsPanel, LanguageModelSettingsPanel
 from desktop.dialogs.settings_pages import GeneralSettingsPanel, SearchSettingsPanel, SettingsDraft, SettingsPanelBase
@@ -14,6 +15,7 @@ from desktop.dialogs.settings_pages import GeneralSettingsPanel, SearchSettingsP
 PAGES: list[type[SettingsPanelBase]] = [
     GeneralSettingsPanel,
     SearchSettingsPanel,
+    FilesSettingsPanel,
     EmbeddingSettingsPanel,
     LanguageModelSettingsPanel,
     ApiKeysSettingsPanel,

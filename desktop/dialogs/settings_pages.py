@@ -28,6 +28,7 @@ from core.base.models import Fusion
 from core.search.profiles import PROFILES
 from core.search.title_boost import DEFAULT_WEIGHT as TITLE_BOOST
 from desktop.controller import AppController
+from desktop.dialogs.editor_choice import choose_program, command_for_program
 from desktop.note_links import EDITOR_PRESETS
 from desktop.settings import MODES, Settings
 from desktop.theme import colours
@@ -59,6 +60,13 @@ class SettingsPanelBase(QWidget):
 
     def save(self, draft: SettingsDraft) -> None:
         raise NotImplementedError
+
+
+def plain_label(text: str, technical: str, parent: QWidget) -> QLabel:
+    """A form label in the user's words; the technical term and what it does in its tooltip."""
+    label = QLabel(text, parent)
+    label.setToolTip(technical)
+    return label
 
 
 def spin_box(low: int, high: int, step: int = 1, name: str = "") -> QSpinBox:
@@ -126,13 +134,23 @@ class GeneralSettingsPanel(SettingsPanelBase):
         form = QFormLayout()
         form.addRow("Ignore patterns:", self.ignore)
         form.addRow("Embedding model:", self.vault_model)
-        form.addRow("Chunk size (soft):", self.soft)
-        form.addRow("Chunk size (hard):", self.hard)
+        soft_tip = "Chunk size (soft): a passage ends at the first heading or paragraph after this many characters"
+        form.addRow(plain_label("Passage length, usual:", soft_tip, self), self.soft)
+        form.addRow(plain_label("Passage length, at most:", "Chunk size (hard): a passage is cut here even mid-paragraph", self), self.hard)
         form.addRow("Results per search:", self.results_k)
         form.addRow("Typing delay (ms):", self.debounce)
         form.addRow("Re-index after quiet (ms):", self.live_debounce)
         form.addRow("Open in editor with:", self.editor_preset)
-        form.addRow("Editor command:", self.editor_command)
+        self.choose_editor = QPushButton("Choose…", self)
+        self.choose_editor.setToolTip("Pick the editor program with a file dialog")
+        self.choose_editor.clicked.connect(self._choose_editor)
+        editor_row = QHBoxLayout()
+        editor_row.addWidget(self.editor_command, 1)
+        editor_row.addWidget(self.choose_editor)
+        form.addRow("Editor command:", editor_row)
+        self.dotted = QCheckBox("Show dotted note names (a.b.c.md) as a hierarchy in the tree", self)
+        self.dotted.setToolTip("Dendron-style names: applied to folders where most note names are dotted")
+        form.addRow("", self.dotted)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Vaults</b> — folders of notes Cairn indexes (it never changes them)", self))
         layout.addWidget(self.vault_list, 1)
@@ -155,11 +173,22 @@ class GeneralSettingsPanel(SettingsPanelBase):
         self.live_debounce.setValue(draft.app.live_debounce_ms)
         self.editor_command.setText(draft.app.editor_command)
         self._match_preset(draft.app.editor_command)
+        self.dotted.setChecked(draft.app.dotted_hierarchy)
 
     def _on_preset(self, index: int) -> None:
         command = self.editor_preset.itemData(index)
         if command is not None:
             self.editor_command.setText(command)
+
+    def _choose_editor(self) -> None:
+        program = self.choose_program()
+        if program:
+            self.editor_command.setText(command_for_program(program))
+            self._match_preset(self.editor_command.text())
+
+    def choose_program(self) -> str:
+        """The file dialog; tests replace it."""
+        return choose_program(self)
 
     def _match_preset(self, text: str) -> None:
         found = self.editor_preset.findData(text.strip())
@@ -185,6 +214,7 @@ class GeneralSettingsPanel(SettingsPanelBase):
             debounce_ms=self.debounce.value(),
             live_debounce_ms=self.live_debounce.value(),
             editor_command=self.editor_command.text().strip(),
+            dotted_hierarchy=self.dotted.isChecked(),
         )
 
     def add_folder(self, path: Path) -> None:
@@ -296,9 +326,10 @@ class SearchSettingsPanel(SettingsPanelBase):
         form.addRow("Profile:", self.profile)
         form.addRow("Fusion:", self.fusion)
         form.addRow("Keyword weight:", self.keyword_share)
-        form.addRow("RRF k:", self.rrf_k)
+        form.addRow(plain_label("Rank smoothing:", "RRF k, the k of reciprocal rank fusion: weight ÷ (k + rank)", self), self.rrf_k)
         form.addRow("Passages per note:", self.per_note_cap)
-        form.addRow("Candidates per list:", self.top_n)
+        top_tip = "Candidates per list (top-N): how many hits each of the keyword and meaning lists hands to fusion"
+        form.addRow(plain_label("Notes considered per search:", top_tip, self), self.top_n)
         self.title_boost = QCheckBox("Boost a note the query names (its title or an alias)", self)
         self.title_boost.setToolTip("A small, named term in the Why tab; measured to rank the named note higher")
         form.addRow("", self.title_boost)

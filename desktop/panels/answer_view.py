@@ -7,7 +7,16 @@ from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QRegularExpression, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QFont, QTextCharFormat, QTextDocument
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.answer import Quote, Source
 from desktop.answer_text import (
@@ -27,6 +36,7 @@ from desktop.theme import colours
 #: Streamed pieces are drawn at most this often; one model token per repaint would be wasteful.
 RENDER_EVERY_MS = 40
 CITE_SCHEME = "cite"
+CLOSEST_SCHEME = "cairn-closest"  # a closest note of an abstention: cairn-closest:<index in response.related>
 NumberRole = Qt.ItemDataRole.UserRole + 1
 SCROLL_MIN_H = 44
 
@@ -40,6 +50,7 @@ class AnswerBrowser(QTextBrowser):
     """
 
     citationClicked = Signal(int)
+    closestClicked = Signal(int)  # index into the shown abstention's closest notes
     linkClicked = Signal(QUrl)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -79,11 +90,12 @@ class AnswerBrowser(QTextBrowser):
         self._timer.stop()
         self._render()
 
-    def set_message(self, title: str, detail: str) -> None:
-        """A message instead of an answer (abstention)."""
+    def set_message(self, title: str, detail: str, closest: Sequence[str] = ()) -> None:
+        """A message instead of an answer (abstention); `closest` notes are links that open them."""
         self._timer.stop()
         self._text = ""
-        self.setHtml(f"<h3>{html.escape(title)}</h3><p>{html.escape(detail).replace(chr(10), '<br>')}</p>")
+        links = "".join(f"<li><a href='{CLOSEST_SCHEME}:{i}'>{html.escape(label)}</a></li>" for i, label in enumerate(closest))
+        self.setHtml(f"<h3>{html.escape(title)}</h3><p>{html.escape(detail).replace(chr(10), '<br>')}</p>" + (f"<ul>{links}</ul>" if links else ""))
 
     def _render(self) -> None:
         bar = self.verticalScrollBar()
@@ -114,6 +126,8 @@ class AnswerBrowser(QTextBrowser):
     def _on_anchor(self, url: QUrl) -> None:
         if url.scheme() == CITE_SCHEME and url.path().isdigit():
             self.citationClicked.emit(int(url.path()))
+        elif url.scheme() == CLOSEST_SCHEME and url.path().isdigit():
+            self.closestClicked.emit(int(url.path()))
         else:
             self.linkClicked.emit(url)
 
@@ -149,7 +163,9 @@ class SourcesView(QWidget):
         top = QWidget(self)
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addWidget(QLabel("<b>Sources</b> — double-click to open in Preview", top))
+        heading = QLabel("<b>Sources</b> — double-click to open in Preview", top)
+        heading.setWordWrap(True)  # beside the why: an unwrapped line set the pane's (and so the window's) minimum width
+        top_layout.addWidget(heading)
         top_layout.addWidget(self.list, 1)
         why = QWidget(self)
         why_layout = QVBoxLayout(why)
@@ -157,11 +173,12 @@ class SourcesView(QWidget):
         why_layout.addWidget(self.why_title)
         why_layout.addWidget(self.ranks)
         why_layout.addWidget(self.terms, 1)
-        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        # Side by side: stacked, the two needed ~150 px of height the answer above them lacked.
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(top)
         self.splitter.addWidget(why)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
@@ -229,10 +246,21 @@ class PassageView(QTextBrowser):
         self.show_hint()
 
     def show_hint(self) -> None:
+        """No passage chosen: folded away, so the answer has the pane's whole width until a citation is clicked."""
         self.number = None
         self.setHtml("<p><i>Click a citation such as [1] to read the passage here, beside the answer.</i></p>")
+        self.setVisible(False)
 
     def show_passage(self, source: Source, quotes: Sequence[Quote] = ()) -> None:
         """Source `n`: where it is, then the quoted passages (or the whole source when nothing was quoted)."""
         self.number = source.number
         self.setMarkdown(passage_markdown(source, quotes))
+        self.setVisible(True)
+
+
+def show_unverified(toggle: QAbstractButton, view: QTextBrowser, text: str) -> None:
+    """A model's answer that cited nothing it could be checked against: folded away, never the answer."""
+    view.setPlainText(text)
+    toggle.setChecked(False)
+    toggle.setVisible(bool(text))
+    view.setVisible(False)

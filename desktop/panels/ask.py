@@ -20,10 +20,9 @@ import html
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QStandardPaths, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -42,6 +41,7 @@ from desktop.answer_text import (
     abstain_text,
     answer_body,
     answered_by,
+    closest_labels,
     conversation_markdown,
     model_label,
     source_line,
@@ -49,7 +49,15 @@ from desktop.answer_text import (
 )
 from desktop.controller import AppController, Scope
 from desktop.dialogs.context_dialog import ContextSentDialog
-from desktop.panels.answer_view import SCROLL_MIN_H, AnswerBrowser, PassageView, SourcesView
+from desktop.panels.answer_view import SCROLL_MIN_H, AnswerBrowser, PassageView, SourcesView, show_unverified
+from desktop.panels.ask_room import (
+    ask_splitter,
+    reference_hit,
+    request_scope,
+    save_path_dialog,
+    scope_header,
+    squeezable,
+)
 from desktop.settings import Settings
 from desktop.theme import colours
 
@@ -78,6 +86,8 @@ class AskPanel(QWidget):
         self._stopped = False
         self.context_dialog: ContextSentDialog | None = None
         self.turns: list[AskResponse] = []  # the conversation so far, oldest first
+        self.turn_scopes: list[str] = []  # the notes each turn was asked of ("all vaults", "work/projects")
+        self.answer_scope = "all vaults"
         self._build_inputs()
         self._build_buttons()
         self._lay_out()
@@ -108,6 +118,7 @@ class AskPanel(QWidget):
         self.scope_label.setAccessibleName("Notes the question is asked of")
         self.model_label = QLabel(self)
         self.model_label.setAccessibleName("Who writes the answer")
+        squeezable(self.scope_label)  # a long scope clips (whole in the tooltip), never widening the pane
         self._apply_colours()
         self.status = QLabel("Answers come only from your notes, with the passages they cite.", self)
         self.status.setWordWrap(True)
@@ -134,7 +145,6 @@ class AskPanel(QWidget):
         self.unverified_toggle.toggled.connect(self.unverified.setVisible)
         self.history = QListWidget(self)
         self.history.setAccessibleName("Earlier questions of this conversation")
-        self.history.setMaximumHeight(90)
         self.history.setVisible(False)
         self.history.currentRowChanged.connect(self._show_turn)
 
@@ -143,6 +153,7 @@ class AskPanel(QWidget):
         self.new_button = self._button("New conversation", "Forget the earlier questions: the next question stands alone", self.new_conversation)
         self.save_button = self._button("Save…", "Save the conversation as a markdown file, where you choose", self.save, enabled=False)
         self.browser.linkClicked.connect(self.linkClicked)
+        self.browser.closestClicked.connect(self._open_closest)
         self.sources = SourcesView(self)
         self.sources.previewRequested.connect(self.previewRequested)
         self.stop_button = QPushButton("Stop", self)
@@ -170,7 +181,7 @@ class AskPanel(QWidget):
         options.addWidget(self.detail)
         options.addWidget(self.scope_label, 1)
         options.addWidget(self.model_label)
-        buttons = QHBoxLayout()
+        buttons = self.button_row = QHBoxLayout()  # the window adds Wider and Pop out (desktop.panels.ask_room)
         buttons.addWidget(self.new_button)
         buttons.addWidget(self.unverified_toggle)
         buttons.addStretch(1)
@@ -188,16 +199,11 @@ class AskPanel(QWidget):
         self.beside.addWidget(self.passage)
         self.beside.setStretchFactor(0, 3)
         self.beside.setStretchFactor(1, 2)
-        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
-        self.splitter.addWidget(self.beside)
-        self.splitter.addWidget(self.sources)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter = ask_splitter(self, self.history, self.beside, self.sources)  # the answer gets most of the height
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(ask_row)
         layout.addLayout(options)
-        layout.addWidget(self.history)
         layout.addWidget(self.status)
         layout.addWidget(self.rewritten)
         layout.addWidget(self.notes)
@@ -228,6 +234,7 @@ class AskPanel(QWidget):
         if self._runner.is_busy():
             self.stop()
         self.turns.clear()
+        self.turn_scopes.clear()
         self.response = None
         self.history.clear()
         self.history.setVisible(False)
@@ -252,14 +259,7 @@ class AskPanel(QWidget):
 
     def choose_save_path(self) -> Path | None:
         """Ask where to save; tests replace this method."""
-        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
-        first = self.turns[0].question if self.turns else "conversation"
-        name = "".join(c if c.isalnum() or c in " -_" else " " for c in first).strip()[:60] or "conversation"
-        chosen, _ = QFileDialog.getSaveFileName(self, "Save conversation", str(Path(folder) / f"{name}.md"), "Markdown (*.md)")
-        if not chosen:
-            return None
-        path = Path(chosen)
-        return path if path.suffix else path.with_suffix(".md")
+        return save_path_dialog(self, self.turns[0].question if self.turns else "conversation")
 
     def stop(self) -> None:
         if self._runner.is_busy():
@@ -297,7 +297,7 @@ class AskPanel(QWidget):
         self.passage.show_hint()
         self.sources.set_sources(())
         self._set_notes([])
-        self._show_unverified("")
+        show_unverified(self.unverified_toggle, self.unverified, "")
         self.rewritten.setVisible(False)
         self.copy_button.setEnabled(False)
         self.save_button.setEnabled(False)
@@ -306,10 +306,11 @@ class AskPanel(QWidget):
     def _on_started(self, request: AskRequest) -> None:
         self.request = request
         self.response = None
+        self.answer_scope = request_scope(request)  # what the header says once this answer shows
         self.error = None
         self._stopped = False
         self._clear_answer_view()
-        self.status.setText(f"Searching {html.escape(self.scope_label.text().removeprefix('In: '))} for passages…")
+        self.status.setText(f"Searching {html.escape(self.answer_scope)} for passages…")
 
     def _on_delta(self, delta: str) -> None:
         if not self.browser.answer_text:
@@ -318,6 +319,7 @@ class AskPanel(QWidget):
 
     def _on_finished(self, response: AskResponse) -> None:
         self.turns.append(response)
+        self.turn_scopes.append(request_scope(self.request))
         item_text = response.question + (f"  →  {response.standalone_question}" if response.standalone_question else "")
         self.history.blockSignals(True)
         self.history.addItem(item_text)
@@ -334,16 +336,18 @@ class AskPanel(QWidget):
 
     def _show_turn_response(self, response: AskResponse) -> None:
         self.response = response
+        self.answer_scope = self.turn_scopes[self.turns.index(response)] if response in self.turns else self.answer_scope
+        self._show_scope(self._controller.scope)
         self.copy_button.setEnabled(True)
         self.context_button.setEnabled(True)
         self.passage.show_hint()
         self.sources.set_sources(() if response.abstained else response.sources, str(response.debug.get("search_mode", "hybrid")))
         self.rewritten.setText(f"Follow-up searched as: <i>{html.escape(response.standalone_question)}</i>")
         self.rewritten.setVisible(bool(response.standalone_question))
-        self._show_unverified(response.unverified)
+        show_unverified(self.unverified_toggle, self.unverified, response.unverified)
         notes: list[tuple[str, str]] = []
         if response.abstained:
-            self.browser.set_message(ABSTAIN_TITLE, abstain_text(response, self.scope_label.text().removeprefix("In: ")))
+            self.browser.set_message(ABSTAIN_TITLE, abstain_text(response, self.answer_scope), closest_labels(response))
             self.status.setText(f"<b>{ABSTAIN_TITLE}.</b>")
         else:
             self.browser.set_answer(response.answer, {s.number: source_line(s) for s in response.sources})
@@ -364,13 +368,6 @@ class AskPanel(QWidget):
 
     # -- display ---------------------------------------------------------------------------
 
-    def _show_unverified(self, text: str) -> None:
-        """A model's answer that cited nothing it could be checked against: folded away, never the answer."""
-        self.unverified.setPlainText(text)
-        self.unverified_toggle.setChecked(False)
-        self.unverified_toggle.setVisible(bool(text))
-        self.unverified.setVisible(False)
-
     def _apply_colours(self) -> None:
         self.model_label.setStyleSheet(f"color:{colours(self.palette()).dim}")
 
@@ -386,13 +383,17 @@ class AskPanel(QWidget):
         self.notes.setVisible(bool(notes))
 
     def _show_scope(self, scope: Scope | None) -> None:
-        self.scope_label.setText(f"In: {scope.label()}" if scope else "In: all vaults")
-        self.scope_label.setToolTip("Select a vault or folder in the tree on the left to ask only its notes")
+        self.scope_label.setText(header := scope_header(scope.label() if scope else "all vaults", self.answer_scope if self.response else None))
+        self.scope_label.setToolTip(f"{header}\n\nSelect a vault or folder in the tree on the left to ask only its notes")
 
     def _show_model(self, settings: Settings) -> None:
         text, tip = model_label(settings)
         self.model_label.setText(text)
         self.model_label.setToolTip(tip)
+
+    def _open_closest(self, i: int) -> None:
+        if self.response is not None and i < len(self.response.related):  # a closest note of an abstention
+            self.previewRequested.emit(reference_hit(self.response.related[i]), True)
 
     def _forget_dialog(self) -> None:
         self.context_dialog = None

@@ -41,6 +41,7 @@ from core.base.models import Hit
 from core.index.pages import page_text
 from core.vault.attachments import attachment_kind
 from core.vault.canvas import read_canvas
+from core.vault.kinds import kind_of
 from core.vault.render_html import reflow
 from desktop.actions import note_path
 from desktop.controller import AppController
@@ -254,7 +255,8 @@ class PreviewPanel(QWidget):
         QTimer.singleShot(0, self.scroll_to_chunk)  # once the viewport has laid the document out
 
     def _show_attachment(self, hit: Hit, root: str) -> None:
-        """A PDF's page (as indexed) or a text file, as plain text with the hit's chunk marked.
+        """A PDF's page, an e-book's chapter, a message, a conversation (as indexed) or a text
+        file, as plain text with the hit's chunk marked.
 
         The PDF is not parsed here: its page is put together from the chunks the index
         stored (`core.index.pages`), so the UI thread never runs the PDF parser.
@@ -269,7 +271,10 @@ class PreviewPanel(QWidget):
                 self._show_error("This page is no longer in the index; search again.")
                 return
             text, start, end = page.text, page.start, page.end
-            located = f"page {page.page} of {page.pages}"
+            kind = kind_of(hit.chunk.rel_path)
+            noun = "page" if kind is None or kind.unit is None else kind.unit
+            # One-unit files (a Word document, a web page) need no "1 of 1".
+            located = kind.label[0] if kind is not None and kind.unit is None else f"{noun} {page.page} of {page.pages}"
         else:
             try:
                 raw = read_note(note_path(root, hit.chunk.rel_path))
@@ -291,7 +296,8 @@ class PreviewPanel(QWidget):
         self.header.setText(self.header.text().replace("</small>", f" · {html.escape(located)}</small>", 1))
         self.properties.setVisible(False)
         doc = QTextDocument(self.browser)
-        doc.setPlainText(reflow(text) if hit.page is not None else text)  # a PDF's line breaks are layout, not meaning
+        pdf = attachment_kind(hit.chunk.rel_path) == "pdf"
+        doc.setPlainText(reflow(text) if pdf else text)  # a PDF's line breaks are layout; a message's or a table's are not
         self.browser.setDocument(doc)
         # QTextDocument counts UTF-16 code units: characters beyond the BMP count twice.
         self.chunk_range = (_utf16(text, start), _utf16(text, end)) if end > start else None

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
     QListView,
+    QPushButton,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -25,16 +26,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.base.models import Hit, SearchResponse, cited_path
+from core.base.models import Hit, HitKind, SearchResponse, cited_path
 from desktop.controller import AppController
+from desktop.elide import elide_where
 from desktop.formatting import heading_trail, snippet_html
-from desktop.models import HitRole, MoreRole, ResultsModel, ScoreFractionRole
+from desktop.models import DividerRole, HitRole, MoreRole, ResultsModel, ScoreFractionRole
 from desktop.panels.hit_menu import hit_line, hit_menu
 
 PAD = 6
 BAR_W = 56
 SNIPPET_LINES = 3
 INDENT = 24  # a note's further passages sit indented under its row
+RELATED_HEADING = "Related notes · found by meaning; they do not contain your words"
+
+
+def divider_height(font: QFont) -> int:
+    """Room above the first related note for its divider line and heading."""
+    return QFontMetrics(font).height() + 2 * PAD
 
 
 def more_label(count: int, expanded: bool) -> str:
@@ -43,12 +51,31 @@ def more_label(count: int, expanded: bool) -> str:
     return f"▾ hide {count} more {noun}" if expanded else f"▸ {count} more {noun} in this note"
 
 
-def more_rect(option_rect: QRect | QRectF, font: QFont) -> QRectF:
+def more_rect(option_rect: QRect | QRectF, font: QFont, divider: bool = False) -> QRectF:
     """Where a row's expander is drawn (right end of its second line): also where a click toggles it."""
-    r = QRectF(option_rect).adjusted(PAD, PAD, -PAD, -PAD)
+    r = QRectF(option_rect).adjusted(PAD, PAD + (divider_height(font) if divider else 0), -PAD, -PAD)
     fm = QFontMetrics(font)
     width = fm.horizontalAdvance(more_label(99, False)) + PAD
     return QRectF(r.right() - width, r.y() + fm.height(), width, fm.height())
+
+
+def results_summary(response: SearchResponse) -> str:
+    """The header over the list: it counts matches, and says so whenever related notes fill in."""
+    shown = len(response.hits)
+    matches = response.match_count
+    mode = response.mode if response.mode == response.requested_mode else f"{response.mode} (asked for {response.requested_mode})"
+    took = response.timings_ms.get("total")
+    tail = f" · {mode}" + (f" · {took:.0f} ms" if took is not None else "")
+    if not shown:
+        return "No notes match. Try fewer words or another mode."
+    related = shown - matches
+    also = f"{related} related note{'s' if related != 1 else ''} below"
+    if not matches:
+        return f"No exact matches; {also}{tail}"
+    counted = f"{matches} match{'es' if matches != 1 else ''}"
+    if related:
+        return f"{counted} · no other exact matches; {also}{tail}"
+    return f"{counted}{tail}"
 
 
 class ResultDelegate(QStyledItemDelegate):
@@ -56,7 +83,8 @@ class ResultDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         fm = QFontMetrics(option.font)
-        return QSize(200, PAD * 2 + fm.height() * (2 + SNIPPET_LINES) + 4)
+        extra = divider_height(option.font) if index.data(DividerRole) else 0
+        return QSize(200, PAD * 2 + fm.height() * (2 + SNIPPET_LINES) + 4 + extra)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         hit: Hit | None = index.data(HitRole)
@@ -64,6 +92,9 @@ class ResultDelegate(QStyledItemDelegate):
             return
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
+        divider = bool(index.data(DividerRole))
+        if divider:
+            opt.rect = self._paint_divider(painter, opt)
         style = opt.widget.style() if opt.widget else None
         opt.text = ""
         if style is not None:
@@ -97,17 +128,33 @@ class ResultDelegate(QStyledItemDelegate):
         painter.setPen(dim)
         trail = heading_trail(hit.chunk.heading_path, hit.title)
         located = cited_path(hit.chunk.rel_path, hit.page)
-        where = f"{trail}  ·  {located}" if trail else located
         where_width = rect.width()
         if more and more[0]:
-            link = more_rect(opt.rect, opt.font)
+            link = more_rect(opt.rect, opt.font)  # opt.rect is already below the divider
             where_width = int(link.x() - rect.x() - PAD)
             painter.setPen(pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Link))
             painter.drawText(link, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), more_label(*more))
             painter.setPen(dim)
-        painter.drawText(rect.x(), rect.y() + line + fm.ascent(), fm.elidedText(where, Qt.TextElideMode.ElideMiddle, where_width))
+        painter.drawText(rect.x(), rect.y() + line + fm.ascent(), elide_where(trail, located, where_width, fm.horizontalAdvance))
         _paint_snippet(painter, rect, line, opt.font, hit.snippet, text_color)
         painter.restore()
+
+    @staticmethod
+    def _paint_divider(painter: QPainter, opt: QStyleOptionViewItem) -> QRect:
+        """A rule and the "Related notes" heading above the first related row; returns the row's rest."""
+        height = divider_height(opt.font)
+        band = QRect(opt.rect.x(), opt.rect.y(), opt.rect.width(), height)
+        painter.save()
+        painter.setPen(opt.palette.color(QPalette.ColorRole.Mid))
+        painter.drawLine(band.x() + PAD, band.y() + PAD // 2, band.right() - PAD, band.y() + PAD // 2)
+        bold = QFont(opt.font)
+        bold.setBold(True)
+        painter.setFont(bold)
+        painter.setPen(opt.palette.color(QPalette.ColorRole.PlaceholderText))
+        text = QFontMetrics(bold).elidedText(RELATED_HEADING, Qt.TextElideMode.ElideRight, band.width() - 2 * PAD)
+        painter.drawText(band.adjusted(PAD, PAD, -PAD, 0), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+        painter.restore()
+        return opt.rect.adjusted(0, height, 0, 0)
 
 
 def _paint_snippet(painter: QPainter, rect: QRect, line: int, font: QFont, snippet: str, text_color: QColor) -> None:
@@ -149,7 +196,8 @@ class _ResultsView(QListView):
     def mousePressEvent(self, event: QMouseEvent) -> None:
         index = self.indexAt(event.position().toPoint())
         more = index.data(MoreRole) if index.isValid() else None
-        if more and more[0] and more_rect(QRectF(self.visualRect(index)), self.font()).contains(event.position()):
+        divider = bool(index.data(DividerRole)) if index.isValid() else False
+        if more and more[0] and more_rect(QRectF(self.visualRect(index)), self.font(), divider).contains(event.position()):
             self._panel.model.toggle_more(index.row())
             self.setCurrentIndex(index)
             return
@@ -163,29 +211,37 @@ class ResultsPanel(QWidget):
         super().__init__(parent)
         self._controller = controller
         self.model = ResultsModel(self)
+        self._shown_query: str | None = None
         self.summary = QLabel("Type to search your notes.", self)
         self.summary.setAccessibleName("Search summary")
         self.summary.setWordWrap(True)
+        self.refresh = QPushButton("New results available · Refresh", self)
+        self.refresh.setAccessibleName("Show the newer results")
+        self.refresh.setToolTip("The index changed while you read (embeddings arriving); the list stays put until you refresh")
+        self.refresh.setFlat(True)
+        self.refresh.setVisible(False)
+        self.refresh.clicked.connect(controller.rerun_search)
         self.view = _ResultsView(self)
         self.view.setModel(self.model)
         self.view.setItemDelegate(ResultDelegate(self.view))
         self.view.setAccessibleName("Search results")
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.view.setUniformItemSizes(True)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
         self.view.selectionModel().currentChanged.connect(self._on_current)
         self.view.doubleClicked.connect(lambda _index: self.open_current())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.summary)
+        layout.addWidget(self.summary)  # alone on its row: a wrapped label beside a button raised the window's minimum height
+        layout.addWidget(self.refresh, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.view, 1)
         controller.searchStarted.connect(self._on_started)
         controller.resultsReady.connect(self._on_results)
         controller.resultsCleared.connect(self._on_cleared)
         controller.searchFailed.connect(self._on_failed)
         controller.hitSelected.connect(self._on_hit_selected)
+        controller.resultsOutdated.connect(lambda: self.refresh.setVisible(True))
 
     def focus_results(self) -> None:
         self.view.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -205,18 +261,21 @@ class ResultsPanel(QWidget):
             self.summary.setText("Searching…")
 
     def _on_results(self, response: SearchResponse) -> None:
+        self.refresh.setVisible(False)
+        bar = self.view.verticalScrollBar()
+        rerun, scrolled = response.query == self._shown_query, bar.value()
+        self._shown_query = response.query
+        # Rows are alike unless the first related note carries the divider (uniform rows scroll steadier).
+        self.view.setUniformItemSizes(all(h.kind == HitKind.MATCH for h in response.hits))
         self.model.set_hits(response.hits)
-        n = len(response.hits)
-        mode = response.mode if response.mode == response.requested_mode else f"{response.mode} (asked for {response.requested_mode})"
-        took = response.timings_ms.get("total")
-        timing = f" · {took:.0f} ms" if took is not None else ""
-        notes = f"{n} result{'s' if n != 1 else ''}"
-        if n and not response.exact_matches:
-            self.summary.setText(f"No exact matches; showing related notes · {notes} · {mode}{timing}")
-        else:
-            self.summary.setText(f"{notes} · {mode}{timing}" if n else "No notes match. Try fewer words or another mode.")
+        if rerun:  # the same query again (the index changed): the reader keeps their place
+            self.view.doItemsLayout()  # rows differ in height (the divider), so lay out before scrolling
+            bar.setValue(scrolled)
+        self.summary.setText(results_summary(response))
 
     def _on_cleared(self) -> None:
+        self.refresh.setVisible(False)
+        self._shown_query = None
         self.model.set_hits(())
         self.summary.setText("Type to search your notes.")
 

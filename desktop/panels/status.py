@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import html
-import time
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from core.base.eta import time_left
 from core.base.models import SearchResponse
-from core.base.vault_state import LiveState, VaultProgress
+from core.base.vault_state import LiveState, Phase, VaultProgress, summarise
 from desktop.controller import AppController
 from desktop.progress_board import ProgressBoard
 from desktop.state import VaultSnapshot, describe_status
@@ -27,9 +25,6 @@ class StatusPanel(QWidget):
         super().__init__(parent)
         self._controller = controller
         self._indexing: str | None = None
-        self._cancelled = False
-        self.clock = time.monotonic  # tests step it
-        self._phase: tuple[str, str, float, int] | None = None  # vault, phase, when it started, done then
         self.vaults = QLabel("No vaults yet", self)
         self.vaults.setAccessibleName("Index state")
         self.progress = QProgressBar(self)
@@ -41,6 +36,11 @@ class StatusPanel(QWidget):
         self.cancel.setAccessibleName("Cancel indexing")
         self.cancel.setVisible(False)
         self.cancel.clicked.connect(controller.cancel_index)
+        self.resume = QPushButton("Resume", self)
+        self.resume.setAccessibleName("Resume indexing")
+        self.resume.setToolTip("Finish what Cancel stopped; notes already read are not read again")
+        self.resume.setVisible(False)
+        self.resume.clicked.connect(controller.resume_embedding)
         self.warnings = QLabel(self)
         self.warnings.setAccessibleName("Search warnings")
         self.warnings.setWordWrap(False)
@@ -67,6 +67,7 @@ class StatusPanel(QWidget):
         controller.resultsReady.connect(self._on_results)
         controller.resultsCleared.connect(lambda: self.set_warnings(()))
         controller.message.connect(self.show_message)
+        controller.board.changed.connect(lambda _all: self._show_summary(self._controller.snapshot))
         controller.indexFailed.connect(self.show_message)
         if controller.engine.config_problem:  # a damaged config.json was set aside at start
             self.show_message(controller.engine.config_problem, 60000)
@@ -78,6 +79,7 @@ class StatusPanel(QWidget):
         layout.addWidget(self.vaults)
         layout.addWidget(self.progress)
         layout.addWidget(self.cancel)
+        layout.addWidget(self.resume)
         layout.addWidget(self.warnings, 1)
         layout.addWidget(self.note)
         layout.addWidget(self.switch_model)
@@ -91,8 +93,6 @@ class StatusPanel(QWidget):
         self._note_timer.start(msecs)
 
     def _on_snapshot(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
-        if self._indexing is not None:
-            return
         self._show_summary(snapshots)
         for snap in snapshots:  # e.g. a mostly Chinese vault on the English-only model: said once a session
             if snap.status.advice and snap.name not in self._advised:
@@ -116,43 +116,31 @@ class StatusPanel(QWidget):
         self.show_message(f"{name}: its notes are re-embedded with the multilingual model (Settings › General to undo)")
 
     def _show_summary(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
-        text = _vault_summary(snapshots, self._controller.board)
-        if self._cancelled:
-            text += " &nbsp; <i>indexing cancelled — search uses what was indexed; File › Re-index to finish</i>"
-        self.vaults.setText(text)
+        """The one line every vault's state is told in, from the progress board (as the tree and Index health)."""
         board = self._controller.board
+        self.vaults.setText(_vault_summary(snapshots, board))
         self.vaults.setToolTip("\n".join(_tooltip_line(s.name, board.get(s.name)) + _languages(s) for s in snapshots))
+        self.resume.setVisible(bool(board.paused) and self._indexing is None)
 
     def _on_started(self, names: list[str]) -> None:
         self._indexing = names[0] if names else ""
-        self._cancelled = False
-        self._phase = None
         self.progress.setRange(0, 0)  # busy until the first count arrives
         self.progress.setVisible(True)
         self.cancel.setVisible(True)
         self.cancel.setEnabled(True)
-        self.vaults.setText(_coloured("indexing", f"Indexing {html.escape(self._indexing)}…"))
+        self.resume.setVisible(False)
 
     def _on_progress(self, vault: str, done: int, total: int, phase: str) -> None:
         self._indexing = vault
         percent = int(done * 100 / total) if total else 100
         self.progress.setRange(0, 100)
         self.progress.setValue(percent)
-        self.progress.setFormat(f"{phase} %p%")
-        what = "reading notes" if phase == "keyword" else "embedding"
-        now = self.clock()
-        if self._phase is None or self._phase[:2] != (vault, phase):
-            self._phase = (vault, phase, now, done)  # a resumed phase starts part done: time only what is new
-        left = time_left(done - self._phase[3], now - self._phase[2], total - done)
-        tail = f", {left}" if left else ""
-        self.vaults.setText(_coloured("indexing", f"Indexing {html.escape(vault)} — {what} {percent}%{tail}"))
+        self.progress.setFormat(f"{'reading' if phase == 'keyword' else phase} %p%")
 
     def _on_finished(self, reports: list) -> None:
         self._indexing = None
-        self._phase = None
         self.progress.setVisible(False)
         self.cancel.setVisible(False)
-        self._cancelled = any(r.keyword.cancelled or (r.embedding is not None and r.embedding.cancelled) for r in reports)
         self._show_summary(self._controller.snapshot)
 
     def _on_results(self, response: SearchResponse) -> None:
@@ -191,10 +179,16 @@ def _languages(snap: VaultSnapshot) -> str:
 
 
 def _vault_summary(snapshots: tuple[VaultSnapshot, ...], board: ProgressBoard) -> str:
+    """One vault: its sentence; several: one short line ("3 vaults · 1 embedding 43%"), never clipped."""
     if not snapshots:
         return "No vaults yet"
-    parts = []
-    for snap in snapshots:
-        state, text = describe_status(snap, board.get(snap.name))
-        parts.append(_coloured(state, f"{html.escape(text)} <small>({state})</small>"))
-    return " &nbsp; ".join(parts)
+    states = [describe_status(snap, board.get(snap.name)) for snap in snapshots]
+    if len(snapshots) == 1:
+        state, text = states[0]
+        return _coloured(state, html.escape(text))
+    progress = [p for p in (board.get(s.name) for s in snapshots) if p is not None]
+    words = [state for state, _ in states]
+    state = next((w for w in ("indexing", "degraded", "not built") if w in words), "healthy")
+    if any(p.phase is Phase.FAILED for p in progress):
+        state = "degraded"
+    return _coloured(state, html.escape(summarise(progress)))

@@ -8,7 +8,7 @@ from PySide6.QtCore import QItemSelection, QPoint, Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QMenu, QMessageBox, QPushButton, QTreeView, QVBoxLayout, QWidget
 
 from desktop.controller import AppController, Scope
-from desktop.models import FolderRole, VaultRole, VaultTreeModel
+from desktop.models import FolderRole, PrefixRole, VaultRole, VaultTreeModel
 from desktop.panels.base_items import BaseRole, add_base_items, find_base_item
 from desktop.state import VaultSnapshot
 
@@ -43,10 +43,13 @@ class VaultTreePanel(QWidget):
         layout.addWidget(self.add_button)
         controller.snapshotChanged.connect(self._on_snapshot)
         controller.scopeChanged.connect(self._select_scope)
+        controller.board.changed.connect(self.model.set_states)
+        controller.settingsChanged.connect(lambda _s: self._on_snapshot(controller.snapshot))
         self._on_snapshot(controller.snapshot)
 
     def _on_snapshot(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
         """Rebuild only when counts changed, keeping what the user opened and where they scrolled."""
+        self.model.dotted = self._controller.settings.dotted_hierarchy
         nodes = list(self.model.nodes())
         expanded = {self.model.key(n) for n in nodes if self.view.isExpanded(n.index())}
         known = {self.model.key(n)[0] for n in nodes}
@@ -56,6 +59,7 @@ class VaultTreePanel(QWidget):
             if not self.model.set_snapshots(snapshots):
                 return
             add_base_items(self.model, snapshots)
+            self.model.set_states(self._controller.board.all())
             for node in self.model.nodes():
                 vault, folder = key = self.model.key(node)
                 if key in expanded or (not folder and vault not in known):  # a new vault opens once
@@ -69,7 +73,9 @@ class VaultTreePanel(QWidget):
         selection = self.view.selectionModel()
         selection.blockSignals(True)
         try:
-            index = (find_base_item(self.model, scope.vault, scope.base) if scope.base else self.model.find(scope.vault, scope.folder)) if scope else None
+            index = None
+            if scope is not None:
+                index = find_base_item(self.model, scope.vault, scope.base) if scope.base else self.model.find(scope.vault, scope.prefix or scope.folder)
             if index is not None and index.isValid():
                 self.view.setCurrentIndex(index)
             else:
@@ -84,10 +90,11 @@ class VaultTreePanel(QWidget):
             return
         index = indexes[0]
         base = str(index.data(BaseRole) or "")
-        self._controller.set_scope(Scope(str(index.data(VaultRole)), "" if base else str(index.data(FolderRole) or ""), base))
+        prefix = str(index.data(PrefixRole) or "")
+        self._controller.set_scope(Scope(str(index.data(VaultRole)), "" if base else str(index.data(FolderRole) or ""), base, prefix=prefix))
 
     def select(self, vault: str, folder: str = "") -> None:
-        """Select a node as if clicked (tests and keyboard users)."""
+        """Select a node as if clicked (tests and keyboard users); `folder` may be a dotted prefix ("a.b.")."""
         index = self.model.find(vault, folder)
         if index.isValid():
             self.view.setCurrentIndex(index)

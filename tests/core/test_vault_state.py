@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from core.base.paths import AppPaths
-from core.base.vault_state import Phase, SemanticState, VaultProgress
+from core.base.vault_state import Phase, SemanticState, VaultProgress, short_state, summarise
 from core.engine import Engine
 from core.search.search import SearchRequest
 from tests.helpers import BagOfWordsEmbedder
@@ -60,8 +61,33 @@ def test_semantic_turned_off_is_a_state_not_an_error_message(tmp_path: Path) -> 
 
 def test_vault_progress_sentences_name_the_vault() -> None:
     assert VaultProgress("work", Phase.KEYWORD, 50, 200).sentence() == "work: reading notes 25%"
-    assert VaultProgress("work", Phase.EMBEDDING, 3, 4, SemanticState.PARTIAL).sentence() == "work: semantic 75%"
+    assert VaultProgress("work", Phase.EMBEDDING, 3, 4, SemanticState.PARTIAL).sentence() == "work: keyword ready · embedding 3/4 (75%)"
     assert VaultProgress("work", Phase.READY, 4, 4, SemanticState.OK).sentence() == "work: semantic ready"
     assert VaultProgress("work", Phase.NOT_BUILT).sentence() == "work: not indexed yet"
     unavailable = VaultProgress("work", Phase.READY, semantic=SemanticState.UNAVAILABLE, reason="model file missing")
     assert unavailable.sentence() == "work: keyword only (model file missing)" and unavailable.semantic.degraded
+
+
+def test_embedding_in_progress_is_never_reported_as_unavailable() -> None:
+    # The stored state may still say "missing" or "unavailable" (no vector file yet): the running phase wins.
+    for stored in (SemanticState.MISSING, SemanticState.UNAVAILABLE, SemanticState.PARTIAL):
+        p = VaultProgress("work", Phase.EMBEDDING, 43, 100, stored, reason="vector index missing", eta="about 2 min left")
+        assert "unavailable" not in p.sentence() and "missing" not in p.sentence()
+        assert p.sentence() == "work: keyword ready · embedding 43/100 (43%), about 2 min left"
+        assert short_state(p) == "embedding 43%"
+
+
+def test_paused_and_failed_say_what_to_do_and_why() -> None:
+    paused = VaultProgress("work", Phase.PAUSED, 40, 100, SemanticState.PARTIAL)
+    assert paused.sentence() == "work: embedding paused at 40%" and short_state(paused) == "paused at 40%"
+    failed = VaultProgress("work", Phase.FAILED, reason="Indexing work failed: disk full")
+    assert failed.sentence() == "work: indexing failed (Indexing work failed: disk full)"
+
+
+def test_several_vaults_are_summarised_in_one_short_line() -> None:
+    ready = VaultProgress("a", Phase.READY, 10, 10, SemanticState.OK)
+    embedding = VaultProgress("b", Phase.EMBEDDING, 43, 100, SemanticState.PARTIAL)
+    assert summarise([ready, embedding, replace(ready, vault="c")]) == "3 vaults · 1 embedding 43%"
+    assert summarise([ready, replace(ready, vault="c")]) == "2 vaults · all ready"
+    assert summarise([ready, replace(embedding, phase=Phase.PAUSED)]) == "2 vaults · 1 paused"
+    assert summarise([embedding]) == embedding.sentence()

@@ -296,6 +296,20 @@ def test_a_pdf_dropped_into_the_vault_is_searchable_with_its_page(engine: Engine
     assert [(h.chunk.rel_path, h.page) for h in hits] == [("report.pdf", 2)]
 
 
+def test_a_mailbox_and_a_word_file_dropped_in_are_searchable_by_heading(engine: Engine, vault: Path, watch, recorder: Recorder) -> None:
+    from tests.kinds_writer import write_docx, write_mbox
+
+    watch()
+    write_mbox(vault / "box.tmp", 3).rename(vault / "team.mbox")
+    settle(engine, vault, recorder, "team.mbox")
+    write_docx(vault / "report.tmp").rename(vault / "report.docx")
+    settle(engine, vault, recorder, "report.docx")
+    (mail,) = engine.search(SearchRequest('"Observer 2 counted"', mode="keyword")).hits
+    assert (mail.chunk.rel_path, mail.chunk.heading_path) == ("team.mbox", "Survey 2: sighting of species 2 (2024-01-03)")
+    (word,) = engine.search(SearchRequest("binoculars", mode="keyword")).hits
+    assert word.chunk.rel_path == "report.docx" and "Budget" in word.chunk.heading_path
+
+
 def test_a_pdf_saved_again_in_place_is_re_read_and_a_deleted_one_leaves(engine: Engine, vault: Path, watch, recorder: Recorder) -> None:
     from tests.pdf_writer import make_pdf
 
@@ -340,8 +354,8 @@ def test_ignored_folders_and_non_note_files_trigger_nothing(engine: Engine, vaul
     (vault / ".obsidian" / "workspace.json").write_text('{"active": "beta.md"}\n')
     (vault / ".obsidian" / "snippets").mkdir()
     (vault / ".obsidian" / "snippets" / "style.md").write_text("# css notes\n")
-    (vault / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\nmore")
-    (vault / "todo.docx").write_bytes(b"PK\x03\x04 not indexed")  # .txt and .pdf are attachments; .docx is not read
+    (vault / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\nmore")  # images are read only with OCR switched on
+    (vault / "todo.xlsx").write_bytes(b"PK\x03\x04 not indexed")  # spreadsheets are not read (core.vault.kinds)
     # A real edit afterwards: events are delivered in order, so once it is indexed the
     # ignored ones above have been seen too (no fixed sleep needed).
     (vault / "beta.md").write_text("# Beta\n\nSentinel: cassowary.\n")

@@ -7,7 +7,7 @@ from dataclasses import replace
 from core.answer import AskResponse
 from core.answer.models import Reference
 from core.answer.pipeline import EXTRACTIVE
-from desktop.answer_text import abstain_text, answered_by, model_label, status_text
+from desktop.answer_text import abstain_text, answered_by, closest_labels, model_label, status_text
 from desktop.settings import Settings
 
 WRITTEN = AskResponse(
@@ -45,9 +45,11 @@ def test_status_escapes_the_provider_name() -> None:
 
 def test_abstain_lists_the_closest_notes_or_says_what_to_try() -> None:
     related = Reference(1, "notes", "cooking/stock.md", "", 0, 0, 10, title="Stock")
-    assert abstain_text(replace(WRITTEN, abstained=True, related=(related,)), "notes") == (
-        "No passage in notes answers the question. The closest notes, which may be related:\n• Stock (cooking/stock.md)"
+    abstained = replace(WRITTEN, abstained=True, related=(related,))
+    assert abstain_text(abstained, "notes") == (
+        "No passage in notes answers the question. The closest notes, which may be related (click one to open it):"
     )
+    assert closest_labels(abstained) == ["Stock (cooking/stock.md)"]  # shown as links under the sentence
     assert abstain_text(replace(WRITTEN, abstained=True), "all vaults").endswith("Try other words, a wider scope, or a plain search.")
 
 

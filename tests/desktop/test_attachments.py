@@ -83,7 +83,7 @@ def test_index_health_lists_the_skipped_pdf_and_counts_attachments(window: MainW
     assert skipped == {"docs/locked.pdf": "encrypted", "docs/scan.pdf": "no_text", "docs/broken.pdf": "malformed"}
     assert "password" in rows["docs/locked.pdf"].detail and "OCR" in rows["docs/scan.pdf"].detail
     assert rows["docs/guide.pdf"].state == "indexed"
-    assert describe_status(snaps[0])[1].startswith("marsh: 1 note + 2 attachments")
+    assert describe_status(snaps[0])[1].startswith("marsh: 1 note and 2 attachments")
 
 
 def test_text_file_previews_as_plain_text_with_the_chunk_marked(qtbot: Any, window: MainWindow) -> None:
@@ -96,3 +96,12 @@ def test_text_file_previews_as_plain_text_with_the_chunk_marked(qtbot: Any, wind
     assert text.startswith("# not a heading")  # shown as written, not rendered as markdown
     start, end = preview.chunk_range
     assert "Call the plumber" in text[start:end]
+
+
+def test_file_counts_read_as_words() -> None:
+    from desktop.state import files_text
+
+    assert files_text(0, 7) == "7 attachments"  # never "0 notes + 7 attachments"
+    assert files_text(36, 1) == "36 notes and 1 attachment"
+    assert files_text(1, 0) == "1 note"
+    assert files_text(0, 0) == "no notes"

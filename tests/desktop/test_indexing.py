@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core.base.vault_state import Phase, VaultProgress
 from desktop.controller import AppController
 from desktop.main_window import MainWindow
 from tests.desktop.helpers import FakeEmbedder, index_vault
@@ -36,7 +37,23 @@ def test_progress_is_shown_and_cancel_stops_embedding(
     assert report.embedding.embedded < report.embedding.desired
     assert not controller.is_indexing()
     assert not status.progress.isVisible()
-    assert "cancelled" in status.vaults.text()
+    assert "embedding paused at" in status.vaults.text()
+    qtbot.waitUntil(lambda: status.resume.isVisible())
+    # Resume finishes the embedding without reading a note again: the keyword index stays byte for byte.
+    whoosh = controller.engine.paths.vault_dir("sample-vault") / "whoosh"
+    before = {f.name: (f.stat().st_mtime_ns, f.stat().st_size) for f in whoosh.iterdir()}
+    fake.delay = 0.0
+    progress.clear()
+    reports.clear()
+    status.resume.click()
+    qtbot.waitUntil(lambda: bool(reports), timeout=15000)
+    report = reports[0][0]
+    assert report.embedding is not None and not report.embedding.cancelled
+    assert report.keyword.added == report.keyword.changed == 0
+    assert {p[3] for p in progress} == {"embedding"}  # no keyword pass at all
+    assert {f.name: (f.stat().st_mtime_ns, f.stat().st_size) for f in whoosh.iterdir()} == before
+    qtbot.waitUntil(lambda: "semantic ready" in status.vaults.text(), timeout=10000)
+    assert not status.resume.isVisible()
 
 
 def test_search_works_while_embeddings_are_built(
@@ -51,8 +68,19 @@ def test_search_works_while_embeddings_are_built(
     qtbot.waitUntil(lambda: controller.response is not None, timeout=5000)
     assert controller.is_indexing()  # the search did not wait for the index writer
     assert controller.response.hits
+    # Embedding in progress is said so, never "unavailable": in the search warnings, the board, the tree.
+    warnings = " ".join(controller.response.warnings)
+    assert "unavailable" not in warnings and "being embedded" in warnings
+    p = controller.board.get("sample-vault")
+    assert p is not None and p.phase is Phase.EMBEDDING and "unavailable" not in p.sentence()
+    # New snapshots while vectors arrive do not reshuffle the shown list: a Refresh is offered instead.
+    shown = controller.response
+    controller.refresh()
+    qtbot.waitUntil(lambda: controller.queries.results_outdated, timeout=5000)
+    assert controller.response is shown
     controller.cancel_index()
     qtbot.waitUntil(lambda: not controller.is_indexing(), timeout=10000)
+    qtbot.waitUntil(lambda: controller.response is not shown, timeout=5000)  # the job's end refreshes them
 
 
 def test_index_requests_are_serialized(qtbot: Any, make_controller: Callable[..., AppController], sample_vault: Path, tmp_path: Path) -> None:
@@ -114,19 +142,23 @@ def test_health_dialog_lists_skipped_and_warned_files_and_opens_them(
 def test_the_status_bar_estimates_the_time_left_from_this_runs_rate(
     make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow]
 ) -> None:
-    status = make_window(make_controller()).status
+    controller = make_controller()
+    make_window(controller)
+    board = controller.board
     now = [100.0]
-    status.clock = lambda: now[0]
-    status._on_started(["notes"])
-    status._on_progress("notes", 400, 1000, "embedding")  # resumed: 400 came from the cache
-    assert status.vaults.text().endswith("embedding 40%")
+    board.clock = lambda: now[0]
+    board._stored = {"notes": VaultProgress("notes", Phase.READY)}  # a vault the snapshot knows
+    controller.indexStarted.emit(["notes"])
+    controller.indexProgress.emit("notes", 400, 1000, "embedding")  # resumed: 400 came from the cache
+    assert "embedding 400/1000 (40%)" in board.get("notes").sentence()
     now[0] += 30.0
-    status._on_progress("notes", 500, 1000, "embedding")  # 100 chunks in 30 s, 500 to go
-    assert status.vaults.text().endswith("embedding 50%, about 2 min left")  # 150 s, not the 60 s 400 free chunks suggest
-    status._on_finished([])
-    status._on_started(["notes"])
-    status._on_progress("notes", 10, 100, "keyword")
-    assert "left" not in status.vaults.text()  # a new run times itself afresh
+    controller.indexProgress.emit("notes", 500, 1000, "embedding")  # 100 chunks in 30 s, 500 to go
+    p = board.get("notes")
+    assert p.eta == "about 2 min left"  # 150 s, not the 60 s 400 free chunks suggest
+    controller.indexFinished.emit([])
+    controller.indexStarted.emit(["notes"])
+    controller.indexProgress.emit("notes", 10, 100, "keyword")
+    assert board.get("notes").eta == ""  # a new run times itself afresh
 
 
 def test_index_health_follows_indexing_progress_while_open_and_names_live_problems(
@@ -145,13 +177,13 @@ def test_index_health_follows_indexing_progress_while_open_and_names_live_proble
     # What the index job reports reaches the open dialog and the status bar's source alike.
     controller.indexStarted.emit(["notes"])
     controller.indexProgress.emit("notes", 30, 120, "embedding")
-    assert "semantic 25%" in dialog.summary.text() and "(indexing)" in dialog.summary.text()
+    assert "embedding 25%" in dialog.summary.text() and "(indexing)" in dialog.summary.text()
     p = controller.board.get("notes")
     assert p is not None and p.percent == 25
     controller.live.failed.emit("Live updates: the file watcher stopped (boom); restarted it and caught up")
     assert "live updates: Live updates: the file watcher stopped (boom)" in dialog.summary.text()
     controller.indexFinished.emit([])
-    assert "semantic 25%" not in dialog.summary.text()
+    assert "embedding 25%" not in dialog.summary.text()
 
 
 def test_a_vault_indexed_by_another_process_is_shown_so_and_picked_up_when_done(
@@ -205,3 +237,26 @@ def test_a_catch_up_retry_is_said_and_the_vault_is_live_again_once_it_goes_throu
     assert controller.board.live_problem == ""
     shown = controller.board.get("notes")
     assert shown is not None and shown.live is LiveState.LIVE
+
+
+def test_the_tree_the_status_bar_and_index_health_tell_one_state(
+    qtbot: Any, make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    from desktop.dialogs.health_dialog import IndexHealthDialog
+
+    vault = tmp_path / "notes"
+    vault.mkdir()
+    (vault / "One.md").write_text("# One\n\nok\n", encoding="utf-8")
+    controller = make_controller()
+    window = make_window(controller)
+    index_vault(qtbot, controller, vault)
+    dialog = IndexHealthDialog(controller)
+    qtbot.addWidget(dialog)
+    controller.indexStarted.emit(["notes"])
+    controller.indexProgress.emit("notes", 43, 100, "embedding")
+    tree_row = window.tree.model.item(0).text()
+    assert tree_row == "notes  (1) · embedding 43%"
+    assert "embedding 43%" in window.status.vaults.text() and "embedding 43%" in dialog.summary.text()
+    assert "unavailable" not in tree_row + window.status.vaults.text() + dialog.summary.text()
+    controller.indexFinished.emit([])
+    assert window.tree.model.item(0).text().startswith("notes  (1)") and "embedding" not in window.tree.model.item(0).text()

@@ -109,7 +109,7 @@ def test_a_rerun_keeps_the_results_scrolled_and_the_hit_selected_while_a_new_que
     qtbot: Any, window: MainWindow
 ) -> None:
     controller, view = window.controller, window.results.view
-    window.resize(1000, 300)
+    window.resize(1000, 500)  # above the window's minimum height (300 was under it, so the height moved with the tabs' content)
     search_and_wait(qtbot, window, "rest")
     rows = window.results.model.rowCount()
     bar = view.verticalScrollBar()

@@ -75,7 +75,7 @@ def test_api_key_goes_to_the_keyring_and_never_to_settings(
     dialog = SettingsDialog(controller)
     qtbot.addWidget(dialog)
     page = dialog.page(ApiKeysSettingsPanel)
-    assert "MemoryKeyring" in page.backend.text()
+    assert "MemoryKeyring" in page.backend.toolTip() and "MemoryKeyring" not in page.backend.text()  # plain words; the class in the tooltip
     page.fields["openai"].setText(SECRET)
     dialog.accept()
     assert memory_keyring.store[("cairn", "openai")] == SECRET
@@ -96,7 +96,8 @@ def test_without_a_secure_keyring_the_key_is_kept_for_the_session_only(
     dialog = SettingsDialog(controller)
     qtbot.addWidget(dialog)
     page = dialog.page(ApiKeysSettingsPanel)
-    assert "No secure keyring" in page.backend.text() and "OPENAI_API_KEY" in page.backend.text()
+    assert "No secure keyring on this system" in page.backend.text() and "OPENAI_API_KEY" in page.backend.text()
+    assert "keyring.backends" not in page.backend.text() and "keyring.backends.fail.Keyring" in page.backend.toolTip()
     page.fields["openai"].setText(SECRET)
     dialog.accept()
     assert keys.get("openai") == SECRET
@@ -256,3 +257,27 @@ def engine_config_on_disk(controller: AppController) -> Any:
     from core.base.config import load_config
 
     return load_config(controller.paths)
+
+
+def test_settings_labels_speak_plainly_with_the_technical_term_in_the_tooltip(
+    qtbot: Any, make_controller: Callable[..., AppController]
+) -> None:
+    from PySide6.QtWidgets import QFormLayout, QLabel
+
+    dialog = SettingsDialog(make_controller())
+    qtbot.addWidget(dialog)
+    general, search = dialog.page(GeneralSettingsPanel), dialog.page(SearchSettingsPanel)
+    forms = [*general.findChildren(QFormLayout), *search.findChildren(QFormLayout)]
+
+    def label(field: Any) -> QLabel:
+        found = [f.labelForField(field) for f in forms if f.labelForField(field) is not None]
+        assert found, field
+        return found[0]
+
+    plain = ((general.soft, "Chunk size (soft)"), (general.hard, "Chunk size (hard)"), (search.top_n, "Candidates per list"), (search.rrf_k, "RRF k"))
+    for field, technical in plain:
+        shown = label(field)
+        assert technical not in shown.text() and "chunk" not in shown.text().lower(), shown.text()
+        assert shown.toolTip().startswith(technical), shown.toolTip()
+    assert label(general.soft).text() == "Passage length, usual:"
+    assert label(search.top_n).text() == "Notes considered per search:"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from core.base.eta import time_left
+import pytest
+
+from core.base.eta import RateMeter, time_left
 
 
 def test_time_left_waits_for_a_rate_then_rounds_for_people() -> None:
@@ -33,3 +35,25 @@ def test_the_cli_progress_line_adds_the_time_left_once_it_has_a_rate() -> None:
         "notes: embedding 300/1000 (30%), about 2 min left",
         "notes: keyword 50/100 (50%)",
     ]
+
+
+def test_rate_meter_estimates_from_the_measured_recent_rate() -> None:
+    meter = RateMeter(window_s=60.0)
+    meter.add(0.0, 0)
+    meter.add(2.0, 10)
+    assert meter.time_left(990) == ""  # under ETA_AFTER_S of progress: the model may still be loading
+    meter.add(30.0, 100)  # a slow start: 100 in 30 s
+    for t in range(40, 150, 10):  # then a steady 10 a second
+        meter.add(float(t), 100 + (t - 30) * 10)
+    assert meter.rate() == pytest.approx(10.0)  # the slow start has left the window
+    assert meter.seconds_left(600) == pytest.approx(60.0)
+    assert meter.time_left(600) == "about 1 min left"
+    assert meter.time_left(6000) == "about 10 min left"  # falls as the job goes on, from the same rate
+
+
+def test_rate_meter_starts_over_when_a_new_pass_begins() -> None:
+    meter = RateMeter()
+    meter.add(0.0, 500)
+    meter.add(10.0, 600)
+    meter.add(11.0, 5)  # a new phase counts from zero
+    assert meter.rate() == 0.0 and meter.time_left(100) == ""

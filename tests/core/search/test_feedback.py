@@ -9,7 +9,7 @@ import pytest
 from core.base.paths import AppPaths
 from core.engine import Engine
 from core.index.analysis import Stemmer
-from core.search.feedback import FeedbackSettings, expansion_terms
+from core.search.feedback import FeedbackSettings, expansion_terms, surface_words
 from core.search.search import SearchRequest
 from tests.helpers import BagOfWordsEmbedder
 
@@ -91,3 +91,20 @@ def test_short_lookups_and_phrases_get_no_feedback(engine: Engine, query: str) -
     resp = _hybrid(engine, query)
     assert not any("Levain.md" in c.chunk_id for c in resp.keyword_candidates)
     assert not any("feedback" in t.name for h in resp.hits for t in h.contributions)
+
+
+def test_feedback_words_are_named_as_written_not_as_stems() -> None:
+    texts = ["Configure the primary device.", "The devices: configuration of the primary device"]
+    stemmer = Stemmer()
+    stems = tuple(stemmer.term(w) or w for w in ("device", "primary", "configuration"))
+    assert stems == ("devic", "primari", "configur")  # what the index keeps
+    assert surface_words(stems, texts, stemmer) == ("device", "primary", "configure")
+    assert surface_words(("zzz",), texts, stemmer) == ("zzz",)  # no spelling found: left as it is
+
+
+def test_the_why_term_lists_feedback_words_as_written(engine: Engine) -> None:
+    fed = _hybrid(engine, "feed sourdough starter flour")
+    name = next(t.name for t in fed.hits[0].contributions if t.name.startswith("keyword + feedback ("))
+    words = name.removeprefix("keyword + feedback (").split(")")[0].split(", ")
+    written = " ".join(NOTES.values()).lower()
+    assert words and all(f" {w}" in written for w in words), words  # each a word of the notes, not a stem

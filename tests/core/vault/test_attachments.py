@@ -11,11 +11,12 @@ from core.vault.attachments import (
     attachment_kind,
     file_version,
     parse_attachment,
-    pdf_document,
+    units_document,
 )
 from core.vault.chunker import ChunkLimits
 from core.vault.extractor import PdfExtractor
-from core.vault.pdf import PdfPage, PdfText
+from core.vault.kinds import KindText as PdfText
+from core.vault.pdf import PdfPage
 from tests.pdf_writer import write_pdf
 
 
@@ -27,7 +28,7 @@ def source(path: Path, rel: str, level: str = "internal") -> AttachmentSource:
 def test_kinds() -> None:
     assert attachment_kind("a/B.PDF") == "pdf"
     assert attachment_kind("notes.txt") == "txt"
-    assert attachment_kind("n.md") is None and attachment_kind("x.docx") is None
+    assert attachment_kind("n.md") is None and attachment_kind("x.docx") == "docx" and attachment_kind("x.xlsx") is None
 
 
 def test_chunks_stay_on_their_page_and_carry_page_and_section(tmp_path: Path) -> None:
@@ -43,7 +44,7 @@ def test_chunks_stay_on_their_page_and_carry_page_and_section(tmp_path: Path) ->
     )
     path = tmp_path / "m.pdf"
     path.write_bytes(b"%PDF")
-    doc = pdf_document(source(path, "m.pdf"), pdf, ChunkLimits(400, 800))
+    doc = units_document(source(path, "m.pdf"), pdf, ChunkLimits(400, 800))
     assert doc.title == "Marsh" and doc.doc_type == "pdf"
     assert [c.ordinal for c in doc.chunks] == list(range(len(doc.chunks)))
     assert doc.chunks[0].page == 1 and doc.chunks[-1].page == 3

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from core.vault.extractor import ExtractionFailure, PdfExtractor
-from core.vault.pdf import PdfText
+from core.vault.kinds import KindText as PdfText
 from tests.pdf_writer import write_pdf
 
 
@@ -98,3 +98,13 @@ def test_inside_a_daemonic_child_a_hang_ends_that_process(tmp_path: Path) -> Non
     proc.start()
     proc.join(30)
     assert proc.exitcode == HUNG_EXIT_CODE  # not still running after 30 s: the parent can fall back
+
+
+def test_a_mailbox_gets_more_time_by_its_size(tmp_path: Path) -> None:
+    box = tmp_path / "big.mbox"
+    with box.open("wb") as fh:
+        fh.truncate(300 * 1024 * 1024)  # sparse: only the size matters here
+    note = tmp_path / "a.pdf"
+    note.write_bytes(b"%PDF")
+    ex = PdfExtractor(120)
+    assert ex.limit_for(box) == 420 and ex.limit_for(note) == 120

@@ -49,10 +49,10 @@ def test_scan_is_recursive_and_sorted_with_posix_rel_paths(vault: Path) -> None:
 
 
 def test_md_and_markdown_suffixes_match_case_insensitively(vault: Path) -> None:
-    for name in ("one.md", "two.MD", "three.markdown", "four.Markdown", "five.txt", "six.mdx", "seven.md.bak", "md", "eight.PDF", "nine.docx"):
+    for name in ("one.md", "two.MD", "three.markdown", "four.Markdown", "five.txt", "six.mdx", "seven.md.bak", "md", "eight.PDF", "nine.docx", "ten.xlsx"):
         write(vault, name)
-    # Plain text and PDFs are attachments: indexed too (core.vault.attachments).
-    assert rel_paths(vault) == ["eight.PDF", "five.txt", "four.Markdown", "one.md", "three.markdown", "two.MD"]
+    # Plain text, PDFs, Word... are attachments: indexed too (core.vault.kinds); a spreadsheet is not.
+    assert rel_paths(vault) == ["eight.PDF", "five.txt", "four.Markdown", "nine.docx", "one.md", "three.markdown", "two.MD"]
 
 
 def test_entries_carry_size_mtime_and_an_openable_path(vault: Path) -> None:
