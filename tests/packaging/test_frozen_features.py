@@ -120,3 +120,45 @@ def test_what_the_build_leaves_out_stays_out() -> None:
         pkg for pkg in ("rapidocr_onnxruntime", "cv2", "PIL", "shapely", "pyclipper") if (internal / pkg).exists()
     ]
     assert (internal / "nh3").is_dir(), "nh3's native library (snippets and previews) must be bundled"
+
+
+ARTICLE = """<!doctype html><html><head><title>How herons fish</title>
+<link rel="canonical" href="https://birds.example.org/herons-fish"></head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a> NAVIGATION cormorantmenu</nav>
+<article><h1>How herons fish</h1>
+<p>The grey heron stands motionless in shallow water for minutes at a time, waiting for a fish to pass within reach
+of its long neck. When one does, the heron strikes with its dagger-like bill in a fraction of a second.</p>
+<h2>Where they hunt</h2>
+<p>Herons hunt along rivers, lakes and estuaries, and in flooded meadows after rain. They prefer water no deeper than
+their legs are long, and they return to the same stretch of bank day after day when the fishing is good.</p>
+<p>In winter the herons of the kingfisherbay marshes move to the coast, where the water rarely freezes over.</p>
+</article><footer>FOOTER cookies and copyright</footer></body></html>
+"""
+
+
+def test_frozen_cli_indexes_word_epub_and_web_page_files(tmp_path: Path) -> None:
+    """python-docx (its default template), EbookLib and readability-lxml on lxml, frozen: each file is found by a word of its own."""
+    from tests.kinds_writer import write_docx, write_epub
+
+    box = make_sandbox(tmp_path)
+    vault = tmp_path / "notes"
+    (vault / "Files").mkdir(parents=True)
+    (vault / "Index.md").write_text("# Index\n\nThe reports and books of the bird survey.\n", encoding="utf-8")
+    write_docx(vault / "Files" / "report.docx")
+    write_epub(vault / "Files" / "marsh-birds.epub")
+    (vault / "Files" / "herons.html").write_text(ARTICLE, encoding="utf-8")
+    _index(box, vault)
+    for word, rel_path in (
+        ("egret", "Files/report.docx"),
+        ("bittern", "Files/marsh-birds.epub"),
+        ("kingfisherbay", "Files/herons.html"),
+    ):
+        found = run_frozen([str(CLI), "search", word, "--mode", "keyword", "--json"], box, timeout=120)
+        assert found.returncode == 0, found.stderr
+        hits = json.loads(found.stdout)["hits"]
+        assert hits and hits[0]["rel_path"] == rel_path, (word, [h["rel_path"] for h in hits])
+    boilerplate = run_frozen([str(CLI), "search", "cormorantmenu", "--mode", "keyword", "--json"], box, timeout=120)
+    assert boilerplate.returncode == 0 and json.loads(boilerplate.stdout)["hits"] == [], (
+        "a page's navigation was indexed"
+    )
+    assert box.leaks() == []
