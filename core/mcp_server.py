@@ -96,6 +96,44 @@ def _mtime(path: Path) -> float:
 
 WHERE_DESCRIPTION = "property conditions, all must hold: KEY=VALUE, KEY!=VALUE, KEY<VALUE (<=, >, >=), has:KEY (see list_properties)"
 
+# Parameter types shared with the agents' server (core.agents.server), so both describe a tool's arguments alike.
+QueryArg = Annotated[str, Field(min_length=1, description="what to look for; may contain tag:x folder:y status:draft rating>=4 filters")]
+VaultArg = Annotated[str | None, Field(description="only this vault (see list_vaults)")]
+FolderArg = Annotated[str | None, Field(description="only notes below this folder, e.g. 'Projects/Home Lab'")]
+TagsArg = Annotated[list[str] | None, Field(description="only notes with any of these tags")]
+PassagesArg = Annotated[int, Field(ge=1, le=30, description="number of passages")]
+FusionArg = Annotated[
+    Literal["blend", "rrf"] | None,
+    Field(description="hybrid fusion: blend of normalised scores or reciprocal rank; default: the user's setting"),
+]
+KeywordWeightArg = Annotated[float | None, Field(ge=0.0, le=1.0, description="blend: the keyword list's share of the score")]
+WhereArg = Annotated[list[str] | None, Field(description=WHERE_DESCRIPTION)]
+PropertyKeyArg = Annotated[str | None, Field(description="only this key, with all its values")]
+TaskQueryArg = Annotated[str, Field(description="words and filters; empty for all")]
+DueBeforeArg = Annotated[str | None, Field(description="due on or before YYYY-MM-DD")]
+TaskLimitArg = Annotated[int, Field(ge=1, le=200, description="at most this many tasks")]
+OneVaultArg = Annotated[str | None, Field(description="the vault (needed when several are indexed)")]
+BaseArg = Annotated[str, Field(min_length=1, description="VAULT/path/in/vault.base")]
+BaseQueryArg = Annotated[str, Field(description="search only the Base's rows; empty lists them")]
+BaseViewArg = Annotated[str | None, Field(description="the view's name (default: the first)")]
+
+PROPERTIES_DOC = (
+    "The front-matter properties in use: each key with its note count, types and commonest values "
+    "(filter searches with them: status:draft, rating>=4, has:KEY). Same JSON as `cairn properties --json`."
+)
+TASKS_DOC = (
+    "Task lines (- [ ] ...) with note, heading, status, dates and priority, soonest due first; each "
+    "cited as vault/path:line. The query takes words and filters: task:open, due<2026-12-01, project:X."
+)
+CHECKUP_DOC = (
+    "A vault check-up: broken links, orphan notes, notes similar in meaning but not linked (with the "
+    "passages they share), near-duplicates, and properties whose type differs between notes. Read-only."
+)
+BASE_DOC = (
+    "An Obsidian Base (.base file, a saved filtered view of notes): its view's rows in the view's order, "
+    "or a search within them when 'query' is given. Unsupported parts of the Base are listed under 'problems'."
+)
+
 
 def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_restricted: bool = False, max_chars: int = MAX_CHARS) -> MCPServer:
     """The MCP server with Cairn's tools; the engine opens on the first call."""
@@ -105,6 +143,17 @@ def build_server(engine_factory: Callable[[], Engine] | None = None, *, allow_re
     for add in (_add_search_tools, _add_ask_tool, _add_vault_tools, _structured_tools):
         add(server, holder, allow_restricted=allow_restricted, max_chars=max_chars)
     return server
+
+
+def search_filters(vault: str | None, folder: str | None, tags: list[str] | None, where: list[str] | None, *, allow_restricted: bool = False) -> SearchFilters:
+    """The filters a search_notes call names (in both servers); a bad `where` raises ValueError."""
+    return SearchFilters(
+        vaults=(vault,) if vault else (),
+        folders=(folder.strip("/"),) if folder and folder.strip("/") else (),
+        tags=tuple(t.lstrip("#").lower() for t in tags or () if t.strip()),
+        allow_restricted=allow_restricted,
+        where=parse_wheres(where),
+    )
 
 
 def _add_search_tools(server: MCPServer, holder: EngineHolder, *, allow_restricted: bool, max_chars: int) -> None:
@@ -120,29 +169,20 @@ def _add_search_tools(server: MCPServer, holder: EngineHolder, *, allow_restrict
         structured_output=False,
     )
     def search_notes(
-        query: Annotated[str, Field(min_length=1, description="what to look for; may contain tag:x folder:y status:draft rating>=4 filters")],
-        vault: Annotated[str | None, Field(description="only this vault (see list_vaults)")] = None,
-        folder: Annotated[str | None, Field(description="only notes below this folder, e.g. 'Projects/Home Lab'")] = None,
-        tags: Annotated[list[str] | None, Field(description="only notes with any of these tags")] = None,
+        query: QueryArg,
+        vault: VaultArg = None,
+        folder: FolderArg = None,
+        tags: TagsArg = None,
         mode: SearchMode = SearchMode.HYBRID,
-        k: Annotated[int, Field(ge=1, le=30, description="number of passages")] = 8,
-        fusion: Annotated[
-            Literal["blend", "rrf"] | None,
-            Field(description="hybrid fusion: blend of normalised scores or reciprocal rank; default: the user's setting"),
-        ] = None,
-        keyword_weight: Annotated[float | None, Field(ge=0.0, le=1.0, description="blend: the keyword list's share of the score")] = None,
-        where: Annotated[list[str] | None, Field(description=WHERE_DESCRIPTION)] = None,
+        k: PassagesArg = 8,
+        fusion: FusionArg = None,
+        keyword_weight: KeywordWeightArg = None,
+        where: WhereArg = None,
     ) -> str:
         if not query.strip():
             raise ToolError("query must not be empty")
         engine = holder.get()
-        filters = SearchFilters(
-            vaults=(vault,) if vault else (),
-            folders=(folder.strip("/"),) if folder and folder.strip("/") else (),
-            tags=tuple(t.lstrip("#").lower() for t in tags or () if t.strip()),
-            allow_restricted=allow_restricted,
-            where=_call(lambda: parse_wheres(where)),
-        )
+        filters = _call(lambda: search_filters(vault, folder, tags, where, allow_restricted=allow_restricted))
         request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight, grouped=True)
         resp = _call(lambda: engine.search(request))
         return build_llm_pack(resp).render(max_chars)
@@ -236,31 +276,26 @@ def _structured_tools(server: MCPServer, holder: EngineHolder, *, allow_restrict
 
     @server.tool(
         name="list_properties",
-        description="The front-matter properties in use: each key with its note count, types and commonest values "
-        "(filter searches with them: status:draft, rating>=4, has:KEY). Same JSON as `cairn properties --json`.",
+        description=PROPERTIES_DOC,
         annotations=READ_ONLY,
         structured_output=False,
     )
-    def list_properties(
-        key: Annotated[str | None, Field(description="only this key, with all its values")] = None,
-        vault: Annotated[str | None, Field(description="only this vault")] = None,
-    ) -> str:
+    def list_properties(key: PropertyKeyArg = None, vault: VaultArg = None) -> str:
         stats = _call(lambda: vault_properties(holder.get(), key, (vault,) if vault else ()))
         return truncate(json.dumps(properties_json(stats), ensure_ascii=False), max_chars)
 
     @server.tool(
         name="list_tasks",
-        description="Task lines (- [ ] ...) with note, heading, status, dates and priority, soonest due first; each "
-        "cited as vault/path:line. The query takes words and filters: task:open, due<2026-12-01, project:X.",
+        description=TASKS_DOC,
         annotations=READ_ONLY,
         structured_output=False,
     )
     def list_tasks(
-        query: Annotated[str, Field(description="words and filters; empty for all")] = "",
+        query: TaskQueryArg = "",
         state: Literal["open", "done"] | None = None,
-        due_before: Annotated[str | None, Field(description="due on or before YYYY-MM-DD")] = None,
-        vault: Annotated[str | None, Field(description="only this vault")] = None,
-        k: Annotated[int, Field(ge=1, le=200, description="at most this many tasks")] = 50,
+        due_before: DueBeforeArg = None,
+        vault: VaultArg = None,
+        k: TaskLimitArg = 50,
     ) -> str:
         request = TaskQuery(query, state, due_before, SearchFilters(vaults=(vault,) if vault else ()), k)
         hits, warnings = _call(lambda: vault_tasks(holder.get(), request))
@@ -269,12 +304,11 @@ def _structured_tools(server: MCPServer, holder: EngineHolder, *, allow_restrict
 
     @server.tool(
         name="vault_checkup",
-        description="A vault check-up: broken links, orphan notes, notes similar in meaning but not linked (with the "
-        "passages they share), near-duplicates, and properties whose type differs between notes. Read-only.",
+        description=CHECKUP_DOC,
         annotations=READ_ONLY,
         structured_output=False,
     )
-    def vault_checkup_tool(vault: Annotated[str | None, Field(description="the vault (needed when several are indexed)")] = None) -> str:
+    def vault_checkup_tool(vault: OneVaultArg = None) -> str:
         engine = holder.get()
         name = vault or (engine.vaults[0].name if len(engine.vaults) == 1 else None)
         if name is None:
@@ -284,15 +318,14 @@ def _structured_tools(server: MCPServer, holder: EngineHolder, *, allow_restrict
 
     @server.tool(
         name="base_rows",
-        description="An Obsidian Base (.base file, a saved filtered view of notes): its view's rows in the view's order, "
-        "or a search within them when 'query' is given. Unsupported parts of the Base are listed under 'problems'.",
+        description=BASE_DOC,
         annotations=READ_ONLY,
         structured_output=False,
     )
     def base_rows(
-        base: Annotated[str, Field(min_length=1, description="VAULT/path/in/vault.base")],
-        query: Annotated[str, Field(description="search only the Base's rows; empty lists them")] = "",
-        view: Annotated[str | None, Field(description="the view's name (default: the first)")] = None,
+        base: BaseArg,
+        query: BaseQueryArg = "",
+        view: BaseViewArg = None,
     ) -> str:
         engine = holder.get()
         name, found = _call(lambda: open_base(engine, base, view))

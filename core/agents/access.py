@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from core.agents.scope import Scope
@@ -20,13 +21,18 @@ from core.answer.evidence import build_llm_pack, chunk_ref
 from core.answer.fetch import StaleReferenceError, fetch_chunk, parse_ref
 from core.base.errors import CairnError, UsageError
 from core.base.models import Hit, SearchFilters, SearchMode, SearchResponse
+from core.index.property_stats import KeyStats, property_stats
+from core.search.bases import BaseFileError, BaseView, load_base, run_base
 from core.search.guardrails import mask_secrets
 from core.search.related import NoteLinks, OutLink, resolve_note
 from core.search.search import SearchRequest
+from core.search.tasks import TaskHit, find_tasks
+from core.structured.checkup import Checkup, vault_checkup
 
 if TYPE_CHECKING:
     from core.engine import Engine
     from core.index.manifest import FileRecord
+    from core.structured.listing import TaskQuery
 
 OVERFETCH = 3  # a narrowed scope drops hits after the search: ask for more, keep k
 MAX_RESOURCES = 1000
@@ -201,6 +207,74 @@ class ScopedEngine:
             where = ", ".join(a.folder for a in self.scope.areas if a.vault == vault and a.folder)
             lines.append(f"{vault}: {seen} notes" + (f" (folders: {where})" if where else ""))
         return lines
+
+    # -- properties, tasks, Bases, check-up: computed over the visible notes only -------------
+
+    def files_of(self, vault: str) -> dict[str, FileRecord]:
+        """The indexed notes of one vault this agent may see (none while its index is not built)."""
+        try:
+            vi = self.engine.index_for(vault)
+        except CairnError:
+            return {}
+        if not vi.is_built:
+            return {}
+        return {rel: rec for rel, rec in vi.files.items() if self.scope.sees(vault, rel, rec.confidentiality)}
+
+    def _asked(self, vault: str | None) -> list[str]:
+        if vault is None:
+            return self.vault_names
+        if vault not in self.vault_names:
+            raise no_vault(vault)
+        return [vault]
+
+    def properties(self, key: str | None, vault: str | None) -> list[KeyStats]:
+        """Keys, types and values with note counts, counting only the notes in scope."""
+        merged = {f"{name}\x1f{rel}": rec for name in self._asked(vault) for rel, rec in self.files_of(name).items()}
+        return property_stats(merged, key)
+
+    def tasks(self, request: TaskQuery, vault: str | None) -> tuple[list[TaskHit], tuple[str, ...]]:
+        """Task lines of the notes in scope, soonest due first."""
+        hits: list[TaskHit] = []
+        warnings: tuple[str, ...] = ()
+        for name in self._asked(vault):
+            found, warnings = find_tasks(name, self.files_of(name), request.query, state=request.state, due_before=request.due_before)
+            hits.extend(found)
+        hits.sort(key=lambda h: (h.task.due or "9999", h.vault, h.rel_path, h.task.line))
+        return hits[: request.limit] if request.limit else hits, warnings
+
+    def base(self, spec: str, view: str | None) -> tuple[str, BaseView]:
+        """A Base named `VAULT/path.base` run over the notes in scope; a Base outside it is not found."""
+        vault, rel = self._base_address(spec)
+        root = Path(self.engine.vault(vault).root).resolve()
+        path = (root / rel).resolve()
+        if not path.is_file() or not path.is_relative_to(root):
+            raise NotFoundError(f"no Base at {spec!r}")
+        try:
+            return vault, run_base(load_base(path), self.files_of(vault), base=rel, view=view, root=root)
+        except BaseFileError as exc:
+            raise UsageError(str(exc)) from None
+
+    def _base_address(self, spec: str) -> tuple[str, str]:
+        """(vault, rel) of a Base the scope covers; no file-system paths, no '..', nothing outside the areas."""
+        text = spec.strip()
+        for name in sorted(self.vault_names, key=len, reverse=True):
+            if not text.startswith(name + "/"):
+                continue
+            rel = text[len(name) + 1 :]
+            parts = PurePosixPath(rel).parts
+            rec = self.engine.index_for(name).files.get(rel)
+            safe = rel.endswith(".base") and "\\" not in rel and not rel.startswith("/") and not {"..", "."} & set(parts)
+            if safe and self.scope.sees(name, rel, rec.confidentiality if rec is not None else "public"):
+                return name, rel
+        raise NotFoundError(f"no Base at {spec!r}")
+
+    def checkup(self, vault: str | None) -> Checkup:
+        """The vault check-up over the notes in scope: findings, pairs and counts never name another note."""
+        names = self.vault_names
+        if vault is None and len(names) != 1:
+            raise UsageError("several vaults are indexed: pass 'vault' (see list_vaults)")
+        name = self._asked(vault or names[0])[0]
+        return vault_checkup(self.engine, name, only=self.files_of(name))
 
     # -- ask -----------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ class Tool(StrEnum):
     LINKS = "links"
     RELATED = "related"
     VAULTS = "vaults"
+    CHECKUP = "checkup"
 
 
 #: MCP tool name -> the permission it needs. Resources (`cairn://vault/path`) need `fetch`.
@@ -34,6 +35,10 @@ TOOL_PERMISSION: dict[str, Tool] = {
     "related_notes": Tool.RELATED,
     "list_vaults": Tool.VAULTS,
     "read_resource": Tool.FETCH,
+    "list_properties": Tool.SEARCH,  # what search filters on: counted over the notes in scope only
+    "list_tasks": Tool.SEARCH,
+    "base_rows": Tool.SEARCH,  # a Base is a saved search
+    "vault_checkup": Tool.CHECKUP,  # reads the whole scope at once (links, vectors): granted on its own
 }
 
 #: Levels an agent may be shown. `restricted` is never among them, and an unknown level fails closed.

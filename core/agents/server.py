@@ -10,6 +10,7 @@ bound), and a call that runs past `call_timeout` is answered with a timeout.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import deque
@@ -32,9 +33,40 @@ from core.answer.fetch import StaleReferenceError
 from core.base.errors import BusyError, CairnError
 from core.base.models import SearchFilters, SearchMode
 from core.engine import Engine
-from core.mcp_server import INSTRUCTIONS, MAX_CHARS, READ_ONLY, _version, links_text
+from core.mcp_server import (
+    BASE_DOC,
+    CHECKUP_DOC,
+    INSTRUCTIONS,
+    MAX_CHARS,
+    PROPERTIES_DOC,
+    READ_ONLY,
+    TASKS_DOC,
+    BaseArg,
+    BaseQueryArg,
+    BaseViewArg,
+    DueBeforeArg,
+    FolderArg,
+    FusionArg,
+    KeywordWeightArg,
+    OneVaultArg,
+    PassagesArg,
+    PropertyKeyArg,
+    QueryArg,
+    TagsArg,
+    TaskLimitArg,
+    TaskQueryArg,
+    VaultArg,
+    WhereArg,
+    _version,
+    links_text,
+    search_filters,
+)
+from core.search.guardrails import mask_secrets
 from core.search.search import SearchRequest
 from core.serialize import links_json
+from core.structured.bases import base_json
+from core.structured.checkup import checkup_json
+from core.structured.listing import TaskQuery, properties_json, task_json
 
 AGENT_KEY = "cairn.agent"  # where the HTTP layer leaves the caller in the ASGI scope
 Work = Callable[[ScopedEngine], tuple[str, tuple[str, ...]]]
@@ -156,6 +188,7 @@ def build_agent_server(engine_source: Callable[[], Engine], audit: AuditLog, lim
     server.engine_source = engine_source
     _add_search_tools(server, calls)
     _add_note_tools(server, calls)
+    _add_structured_tools(server, calls)
     _add_resources(server, calls)
     return server
 
@@ -164,25 +197,22 @@ def _add_search_tools(server: AgentServer, calls: Calls) -> None:
     @server.tool(name="search_notes", description=SEARCH_DOC, annotations=READ_ONLY, structured_output=False)
     async def search_notes(
         ctx: Context,
-        query: Annotated[str, Field(min_length=1, description="what to look for; may contain tag:x folder:y filters")],
-        vault: Annotated[str | None, Field(description="only this vault (see list_vaults)")] = None,
-        folder: Annotated[str | None, Field(description="only notes below this folder, e.g. 'Projects/Home Lab'")] = None,
-        tags: Annotated[list[str] | None, Field(description="only notes with any of these tags")] = None,
+        query: QueryArg,
+        vault: VaultArg = None,
+        folder: FolderArg = None,
+        tags: TagsArg = None,
         mode: SearchMode = SearchMode.HYBRID,
-        k: Annotated[int, Field(ge=1, le=30, description="number of passages")] = 8,
-        fusion: Annotated[Literal["blend", "rrf"] | None, Field(description="hybrid fusion; default: the user's setting")] = None,
-        keyword_weight: Annotated[float | None, Field(ge=0.0, le=1.0, description="blend: the keyword list's share")] = None,
+        k: PassagesArg = 8,
+        fusion: FusionArg = None,
+        keyword_weight: KeywordWeightArg = None,
+        where: WhereArg = None,
     ) -> str:
         if not query.strip():
             raise ToolError("query must not be empty")
-        filters = SearchFilters(
-            vaults=(vault,) if vault else (),
-            folders=(folder.strip("/"),) if folder and folder.strip("/") else (),
-            tags=tuple(t.lstrip("#").lower() for t in tags or () if t.strip()),
-        )
-        request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight)
 
         def work(view: ScopedEngine) -> tuple[str, tuple[str, ...]]:
+            filters = search_filters(vault, folder, tags, where)
+            request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight, grouped=True)
             resp = view.search(request)
             return render_pack(resp, calls.limits.max_chars), pack_refs(resp)
 
@@ -248,6 +278,68 @@ def _add_note_tools(server: AgentServer, calls: Calls) -> None:
 
         return await calls.run(ctx, "related_notes", note, work)
 
+
+def _add_structured_tools(server: AgentServer, calls: Calls) -> None:
+    """Properties, tasks and Bases (permission `search`) and the check-up (`checkup`), all over the notes in scope."""
+
+    @server.tool(name="list_properties", description=PROPERTIES_DOC, annotations=READ_ONLY, structured_output=False)
+    async def list_properties(ctx: Context, key: PropertyKeyArg = None, vault: VaultArg = None) -> str:
+        def work(view: ScopedEngine) -> tuple[str, tuple[str, ...]]:
+            return _json(properties_json(view.properties(key, vault))), ()
+
+        return await calls.run(ctx, "list_properties", key or "", work)
+
+    @server.tool(name="list_tasks", description=TASKS_DOC, annotations=READ_ONLY, structured_output=False)
+    async def list_tasks(
+        ctx: Context,
+        query: TaskQueryArg = "",
+        state: Literal["open", "done"] | None = None,
+        due_before: DueBeforeArg = None,
+        vault: VaultArg = None,
+        k: TaskLimitArg = 50,
+    ) -> str:
+        def work(view: ScopedEngine) -> tuple[str, tuple[str, ...]]:
+            hits, warnings = view.tasks(TaskQuery(query, state, due_before, limit=k), vault)
+            tasks = [task_json(h) for h in hits]
+            return _json({"count": len(hits), "warnings": list(warnings), "tasks": tasks}), tuple(t["ref"] for t in tasks)
+
+        return await calls.run(ctx, "list_tasks", query, work)
+
+    @server.tool(name="base_rows", description=BASE_DOC, annotations=READ_ONLY, structured_output=False)
+    async def base_rows(ctx: Context, base: BaseArg, query: BaseQueryArg = "", view: BaseViewArg = None) -> str:
+        def work(scoped: ScopedEngine) -> tuple[str, tuple[str, ...]]:
+            name, found = scoped.base(base, view)
+            payload = base_json(name, found)
+            if not query.strip():
+                return _json(payload), tuple(f"{name}/{r.rel_path}" for r in found.rows)
+            filters = SearchFilters(vaults=(name,), paths=found.paths)
+            resp = scoped.search(SearchRequest(query, mode=SearchMode.HYBRID, k=20, filters=filters))
+            return _json({**payload, "rows": None}) + "\n" + render_pack(resp, calls.limits.max_chars), pack_refs(resp)
+
+        return await calls.run(ctx, "base_rows", f"{base} {query}".strip(), work)
+
+    @server.tool(name="vault_checkup", description=CHECKUP_DOC, annotations=READ_ONLY, structured_output=False)
+    async def vault_checkup(ctx: Context, vault: OneVaultArg = None) -> str:
+        def work(view: ScopedEngine) -> tuple[str, tuple[str, ...]]:
+            result = view.checkup(vault)
+            return _json(checkup_json(result)), tuple(dict.fromkeys(f"{result.vault}/{i.rel_path}" for i in result.items))
+
+        return await calls.run(ctx, "vault_checkup", vault or "", work)
+
+
+def _json(payload: Any) -> str:
+    """Compact JSON with every string secret-masked (property values, task lines and passages are note text)."""
+    return json.dumps(_masked(payload), ensure_ascii=False)
+
+
+def _masked(value: Any) -> Any:
+    if isinstance(value, str):
+        return mask_secrets(value).text
+    if isinstance(value, dict):
+        return {k: _masked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return value
 
 
 def _add_resources(server: AgentServer, calls: Calls) -> None:

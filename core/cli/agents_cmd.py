@@ -29,7 +29,7 @@ def add_parsers(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     add.add_argument("name")
     add.add_argument("--vault", action="append", default=[], help="a vault it may read (repeatable; none and no --folder: all vaults)")
     add.add_argument("--folder", action="append", default=[], metavar="VAULT/FOLDER", help="a folder it may read (repeatable)")
-    add.add_argument("--tools", default=None, help="comma-separated: search,fetch,ask,links,related,vaults (default: all)")
+    add.add_argument("--tools", default=None, help="comma-separated: search,fetch,ask,links,related,vaults,checkup (default: all)")
     add.add_argument("--internal", action="store_true", help="may see notes marked internal (and unmarked ones); default: public only")
     add.add_argument("--rate", type=int, default=60, help="calls a minute (0 = no limit; default 60)")
     add.add_argument("--expires-days", type=float, default=None, metavar="DAYS", help="the token stops working after this many days (default: never)")

@@ -56,11 +56,16 @@ class Checkup:
         return [i for i in self.items if i.kind == kind]
 
 
-def vault_checkup(engine: Engine, vault: str) -> Checkup:
-    """Every check on one vault; the meaning-based ones only when its vectors are built."""
+def vault_checkup(engine: Engine, vault: str, only: dict[str, FileRecord] | None = None) -> Checkup:
+    """Every check on one vault; the meaning-based ones only when its vectors are built.
+
+    `only` narrows it to some notes (an agent's scope): nothing outside them is reported,
+    compared or counted, and a link from outside does not keep a note from being an orphan.
+    """
     vi = engine.index_for(vault)
-    files = {rel: rec for rel, rec in vi.files.items() if not is_restricted(rec.confidentiality)}
-    items = broken_links(vi, files) + orphans(vi, files) + inconsistent_properties(files) + shared_passages(vi, files)
+    files = {rel: rec for rel, rec in (vi.files if only is None else only).items() if not is_restricted(rec.confidentiality)}
+    hidden = frozenset() if only is None else frozenset(vi.files) - files.keys()
+    items = broken_links(vi, files) + orphans(vi, files, hidden) + inconsistent_properties(files) + shared_passages(vi, files)
     notes: list[str] = []
     vv = engine.vectors_for(vault)
     if vv is None or len(vv.index) == 0:
@@ -80,10 +85,10 @@ def broken_links(vi: VaultIndex, files: dict[str, FileRecord]) -> list[CheckItem
     return sorted(out, key=lambda i: (i.rel_path, i.line))
 
 
-def orphans(vi: VaultIndex, files: dict[str, FileRecord]) -> list[CheckItem]:
+def orphans(vi: VaultIndex, files: dict[str, FileRecord], hidden: frozenset[str] = frozenset()) -> list[CheckItem]:
     out = []
     for rel in sorted(files):
-        if attachment_kind(rel) is None and not vi.links.neighbours(rel):
+        if attachment_kind(rel) is None and not vi.links.neighbours(rel) - hidden:
             out.append(CheckItem("orphan", rel, message="no note links here, and it links to no note"))
     return out
 

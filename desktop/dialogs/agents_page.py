@@ -107,7 +107,7 @@ class AgentsSettingsPanel(SettingsPanelBase):
         _fit_columns(self.table, stretch=1)
         self.new_name = QLineEdit(placeholderText="name, e.g. claude-desktop")
         self.new_where = QLineEdit(placeholderText="vaults or vault/folder, comma-separated (empty: all)")
-        self.new_tools = QLineEdit(placeholderText="search,fetch,ask,links,related,vaults (empty: all)")
+        self.new_tools = QLineEdit(placeholderText="search,fetch,ask,links,related,vaults,checkup (empty: all)")
         self.new_internal = QCheckBox("may see internal notes")
         self.add_button = QPushButton("Add agent")
         self.revoke_button = QPushButton("Revoke selected")

@@ -74,7 +74,7 @@ def test_the_bridge_answers_as_the_in_process_server_does(served: Served) -> Non
 def test_the_bridge_calls_as_a_named_agent_when_given_its_token(served: Served) -> None:
     home = served.service.paths.data_dir
     tools, answers, _ = stdio_answers(home, env={"CAIRN_AGENT_TOKEN": served.tokens["search-only"]})
-    assert tools == {"search_notes"}
+    assert tools == {"search_notes", "list_properties", "list_tasks", "base_rows"}  # the tools `search` grants
     assert answers["fetch"][0] and "may not call" in answers["fetch"][1]
 
 

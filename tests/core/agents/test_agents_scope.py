@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from core.agents.scope import TOOL_PERMISSION, Tool
 from tests.core.agents.agent_helpers import HIDDEN_MARKERS, RESTRICTED_MARKERS, Served
 
 S = "search_notes"
@@ -43,6 +44,13 @@ ESCAPES: dict[str, tuple[str, Any]] = {
     "ask about a private note": ("tool", ("ask_notes", {"question": "What is the zanzibar garden plan?"})),
     "ask in another vault": ("tool", ("ask_notes", {"question": "What is the ocelot plan?", "vault": "other-vault"})),
     "list vaults": ("tool", ("list_vaults", {})),
+    "search with a property filter": ("tool", (S, {"query": "garden plan", "where": ["has:confidentiality"], "k": 30, "mode": "keyword"})),
+    "properties of every note": ("tool", ("list_properties", {"key": "confidentiality"})),
+    "properties of another vault": ("tool", ("list_properties", {"vault": "other-vault"})),
+    "tasks of another vault": ("tool", ("list_tasks", {"vault": "other-vault"})),
+    "a Base in another vault": ("tool", ("base_rows", {"base": "other-vault/All.base"})),
+    "check-up of the granted vault": ("tool", ("vault_checkup", {"vault": "work"})),
+    "check-up of another vault": ("tool", ("vault_checkup", {"vault": "other-vault"})),
     "list resources": ("resources", None),
     "read a private note as a resource": ("read", "cairn://work/Private/Secret plan.md"),
     "read another vault's note as a resource": ("read", "cairn://other-vault/Notes.md"),
@@ -139,7 +147,7 @@ def test_a_link_out_of_scope_does_not_say_where_it_leads(session: Callable[..., 
 
 def test_a_tool_outside_the_scope_is_neither_listed_nor_callable(session: Callable[..., dict[str, tuple[bool, str]]]) -> None:
     got = session("search-only", {"tools": ("tools", None), "fetch": ("tool", (F, {"ref": "work/Projects/Plan.md#0"}))})
-    assert got["tools"][1] == "search_notes"
+    assert set(got["tools"][1].splitlines()) == {name for name, perm in TOOL_PERMISSION.items() if perm == Tool.SEARCH}
     assert got["fetch"][0] and "may not call fetch_note_chunk" in got["fetch"][1] and "garden" not in got["fetch"][1]
 
 
