@@ -229,6 +229,7 @@ def embed_vectors(
         trim = getattr(emb, "trim", None)  # the built-in model's extra session: memory, not needed to search
         if trim is not None:
             trim()
+    _refresh_vocabulary(vc, vi, vv, emb, stats if only is None else None, problem, cancel)
     if persist and vv.dirty:
         with write_lock():
             try:
@@ -240,6 +241,33 @@ def embed_vectors(
     elif not persist:
         vv.cache.flush()  # cheap append: a crash before the next flush re-embeds nothing
     return stats, problem
+
+
+def _refresh_vocabulary(
+    vc: VaultConfig,
+    vi: VaultIndex,
+    vv: VaultVectors,
+    emb: Embedder,
+    stats: EmbedStats | None,
+    problem: str | None,
+    cancel: threading.Event | None,
+) -> None:
+    """The vault's words in the embedding space, for closing vocabulary gaps (core.index.vocab_vectors).
+
+    Words of restricted notes are left out for a remote embedder, as their chunks are.
+    Best effort: a failure leaves the search without expansion words, never the sync failed.
+    """
+    from core.index import vocab_vectors
+    from core.providers.embedding import default_registry
+
+    if stats is None or stats.cancelled or problem is not None:
+        return  # only after a full pass that worked (`stats` None for a partial one): the words may have changed
+    info = default_registry().get(vc.embedder)  # an unknown embedder counts as remote
+    try:
+        texts = (chunk.body for chunk in vi.keyword.all_stored() if may_send(chunk.confidentiality, info))
+        vocab_vectors.refresh(vv.directory, texts, lambda words: emb.embed_documents(words), emb.model_id, cancel)
+    except Exception:  # noqa: BLE001 - an optional aid; the sync itself succeeded
+        logging.getLogger(__name__).warning("vocabulary vectors of %s not built", vi.keyword.directory, exc_info=True)
 
 
 @contextmanager
@@ -290,4 +318,9 @@ def vault_side(
         note = f"{name}: semantic index {int(vv.fraction_complete * 100)}% complete"
         if embedding is not None:
             note = f"{name}: being embedded ({int(vv.fraction_complete * 100)}% so far); results may change when it is done"
-    return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi), emb, semantic_note=note, links=vi.links)
+    from core.index import vocab_vectors
+
+    vocab = vocab_vectors.cached(vv.directory)
+    if vocab is not None and vocab.model_id != emb.model_id:
+        vocab = None
+    return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi), emb, semantic_note=note, links=vi.links, vocabulary=vocab)

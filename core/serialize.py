@@ -56,11 +56,20 @@ def search_json(resp: SearchResponse) -> dict[str, Any]:
         "fusion": fusion_text(resp.settings, resp.mode),
         "warnings": list(resp.warnings),
         "exact_matches": resp.exact_matches,
+        "correction": _correction_json(resp),
         "matches": resp.match_count,
         "related": len(resp.hits) - resp.match_count,
         "timings_ms": resp.timings_ms,
         "hits": [hit_json(i, h) for i, h in enumerate(resp.hits, 1)],
     }
+
+
+def _correction_json(resp: SearchResponse) -> dict[str, Any] | None:
+    """The typos corrected before searching ("showing results for …, search instead for …"), if any."""
+    c = resp.correction
+    if c is None:
+        return None
+    return {"original": c.original, "corrected": c.corrected, "words": [list(w) for w in c.words], "message": c.message}
 
 
 def sync_json(report: SyncReport) -> dict[str, Any]:

@@ -129,6 +129,7 @@ class AskRunner(QObject):
         detail: str = "normal",
         vaults: tuple[str, ...] = (),
         folders: tuple[str, ...] = (),
+        path_prefixes: tuple[str, ...] = (),
         history: tuple[Turn, ...] = (),
     ) -> AskRequest | None:
         """Start answering `question`, cancelling any question still running; None if there is nothing to ask."""
@@ -141,6 +142,7 @@ class AskRunner(QObject):
             question,
             vaults=vaults,
             folders=folders,
+            path_prefixes=path_prefixes,
             detail=detail,
             mode=settings.default_mode,
             context_budget_tokens=budget_tokens(settings),

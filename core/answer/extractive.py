@@ -24,7 +24,7 @@ import numpy as np
 
 from core.answer.context import question_stems, stems
 from core.answer.models import Quote, Source
-from core.answer.units import CODE, ROW, Unit, split_units
+from core.answer.units import CODE, ITEM, ROW, Unit, split_units
 from core.search.guardrails import mask_secrets
 from core.vault.display_text import passage
 
@@ -236,9 +236,9 @@ def pick(scored: Sequence[Scored], procedural: bool = False) -> list[Scored]:
     if follower is not None and follower not in picked:
         picked = [p for p in picked if p is not best] if len(picked) >= MAX_QUOTES else picked
         picked.append(follower)
-    # A code block renders its introducing sentence: the sentence need not be quoted twice.
-    intros = {(p.source.number, p.hit_index, p.unit.intro) for p in picked if p.unit.kind == CODE}
-    picked = [p for p in picked if p.unit.kind == CODE or (p.source.number, p.hit_index, p.unit.text) not in intros]
+    # A code block, row or item renders its intro (sentence, header, lead-in): it need not be quoted twice.
+    intros = {(p.source.number, p.hit_index, p.unit.intro) for p in picked if p.unit.intro}
+    picked = [p for p in picked if (p.source.number, p.hit_index, p.unit.text) not in intros or p.unit.intro]
     return sorted(picked, key=lambda s: (s.source.number, s.hit_index, s.unit.position))
 
 
@@ -277,6 +277,18 @@ def to_quote(s: Scored) -> Quote:
     )
 
 
+def row_with_header(row: str, header: str) -> str:
+    """A table row read with its header: "Plan: Sync Standard; Total storage: 1 GB" (cells paired by position).
+
+    When the cells do not pair up (a pipe inside a cell), the header and the row are shown one after the other.
+    """
+    names = [c.strip() for c in header.split("|")]
+    cells = [c.strip() for c in row.split("|")]
+    if len(names) != len(cells):
+        return f"{passage(header, row=True)} → {passage(row, row=True)}"
+    return "; ".join(f"{passage(n)}: {passage(c)}" if n else passage(c) for n, c in zip(names, cells, strict=True))
+
+
 def render(quotes: Sequence[Quote]) -> str:
     """Markdown: prose as list lines, code verbatim in a fence with its language, each cited.
 
@@ -293,6 +305,11 @@ def render(quotes: Sequence[Quote]) -> str:
             lines.extend([f"{fence}{q.language}", q.text, fence, ""])
             if not q.intro:
                 lines.insert(len(lines) - 1, f"[{q.number}]")
+        elif q.kind == ROW and q.intro:
+            lines.append(f"- {row_with_header(q.text, q.intro)} [{q.number}]")
+        elif q.kind == ITEM and q.intro:
+            lines.append(f"- {passage(q.intro)} [{q.number}]")
+            lines.append(f"  - {passage(q.text)}")
         else:
             lines.append(f"- {passage(q.text, row=q.kind == ROW)} [{q.number}]")
     return "\n".join(lines).rstrip() + "\n"

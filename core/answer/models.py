@@ -15,6 +15,9 @@ class AskRequest:
     question: str
     vaults: tuple[str, ...] = ()
     folders: tuple[str, ...] = ()
+    # Notes whose path starts with one of these (a Dendron dotted-name node chosen in the app's
+    # tree): a hard filter, as `SearchFilters.path_prefixes` is for search.
+    path_prefixes: tuple[str, ...] = ()
     detail: str = "normal"  # brief | normal | detailed
     k: int | None = None  # explicit override of the auto-selected 3..8
     mode: SearchMode | str = SearchMode.HYBRID

@@ -55,7 +55,7 @@ class Answerer:
         if question != req.question:
             timings["rewrite"] = _ms(t0)
         k = auto_k(question, req.detail, req.k)
-        filters = SearchFilters(vaults=req.vaults, folders=req.folders, allow_restricted=req.allow_restricted)
+        filters = SearchFilters(vaults=req.vaults, folders=req.folders, path_prefixes=req.path_prefixes, allow_restricted=req.allow_restricted)
         resp = self.engine.search(SearchRequest(question, mode=req.mode, k=k * 3, filters=filters))
         # A note's row carries its other matching passages folded (`Hit.more`): an answer may need them.
         hits = answerable([x for h in resp.hits for x in (h, *h.more)], chats=self.engine.config.ask_chats)

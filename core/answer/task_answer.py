@@ -62,6 +62,13 @@ def task_subject(question: str) -> tuple[str, ...] | None:
     return subject or None
 
 
+def _in_scope(rel: str, req: AskRequest) -> bool:
+    """The note lies in the folders and under the path prefixes the question was asked of."""
+    if req.folders and not any(rel.startswith(f.strip("/") + "/") for f in req.folders):
+        return False
+    return not req.path_prefixes or rel.startswith(req.path_prefixes)
+
+
 def answer_tasks(engine: Engine, req: AskRequest, provider: str, model: str | None = None) -> AskResponse | None:
     """The open tasks the question asks about, cited to their lines; None when none match.
 
@@ -81,7 +88,7 @@ def answer_tasks(engine: Engine, req: AskRequest, provider: str, model: str | No
         for rel, rec in vi.files.items():
             if not rec.tasks or (is_restricted(rec.confidentiality) and not req.allow_restricted):
                 continue
-            if req.folders and not any(rel.startswith(f.strip("/") + "/") for f in req.folders):
+            if not _in_scope(rel, req):
                 continue
             found.extend(_matching(vc.name, Path(vc.root), rel, rec, subject))
     if not found:

@@ -3,7 +3,10 @@
 A unit is a sentence of prose, a list item, a table row or a code block (fenced,
 indented, or a paragraph that is one inline-code span as in tldr pages). A code
 block carries the sentence that introduces it, because "use `lsof -i :8000`"
-without its code, or the code without its purpose, answers nothing.
+without its code, or the code without its purpose, answers nothing; likewise a
+table row carries its table's header ("Total storage | 1 GB" means nothing under
+the wrong columns) and a list item the sentence that leads into the list
+("…for the following services:").
 
 Units are verbatim: the text is cut from the chunk, never rewritten, so the
 answer can be checked against the note byte for byte. Link lists, bare links and
@@ -34,7 +37,7 @@ class Unit:
     text: str  # verbatim (a code block without its fences)
     position: int  # order inside the chunk
     language: str = ""
-    intro: str = ""  # for code: the sentence or list item just before it
+    intro: str = ""  # code: the sentence or item before it; row: its table's header row; item: the list's lead-in
     lead: str = ""  # for code: the two sentences before it, which often say what it is for (scoring only)
 
 
@@ -46,6 +49,14 @@ def is_boilerplate(text: str) -> bool:
         return True
     linked = sum(len(m.group(0)) for m in _LINK.finditer(text))
     return linked > 0.5 * len(text)
+
+
+def _after_heading(lines: list[str], i: int) -> bool:
+    """Whether the nearest non-blank line above line `i` is a heading (a list under it has no lead-in)."""
+    for j in range(i - 1, -1, -1):
+        if lines[j].strip():
+            return lines[j].lstrip().startswith("#")
+    return False
 
 
 def split_units(text: str) -> list[Unit]:
@@ -64,12 +75,16 @@ class _Splitter:
         self.paragraph: list[str] = []
         self.last_words = ""  # the latest prose/item text: the intro of a code block that follows
         self.recent: list[str] = []  # the last few sentences, the lead of a code block
+        self.header = ""  # the current table's first row: the intro of its other rows
+        self.list_lead = ""  # the sentence before the current list: the intro of its items
 
     def run(self) -> list[Unit]:
         lines = self.lines
         while self.i < len(lines):
             line = lines[self.i]
             stripped = line.strip()
+            if not stripped.startswith("|") and not (stripped and set(stripped) <= set("-|:= ")):
+                self.header = ""  # the table ended
             fence = _FENCE.match(line)
             if fence:
                 self.close()
@@ -143,11 +158,16 @@ class _Splitter:
     def row(self, stripped: str) -> None:
         row = stripped.strip("|").strip()  # verbatim between the outer pipes
         if len(row) >= MIN_CHARS and not is_boilerplate(row):
-            self.add(ROW, row)
+            self.add(ROW, row, "", self.header)
+        self.header = self.header or row
         self.i += 1
 
     def item(self, stripped: str) -> None:
         lines = self.lines
+        out = self.out
+        if not out or out[-1].kind != ITEM or _after_heading(lines, self.i):  # a new list: its lead-in, if any
+            led = out and out[-1].kind == PROSE and out[-1].text == self.last_words and not _after_heading(lines, self.i)
+            self.list_lead = self.last_words if led else ""
         item = [stripped]
         self.i += 1
         while self.i < len(lines) and lines[self.i].strip() and not _ITEM.match(lines[self.i]) and not _FENCE.match(lines[self.i]):
@@ -158,7 +178,7 @@ class _Splitter:
         joined = " ".join(item)
         words = _ITEM.sub("", joined)
         if len(words) >= MIN_CHARS and not is_boilerplate(words):
-            self.add(ITEM, joined)
+            self.add(ITEM, joined, "", self.list_lead)
         else:
             self.recent.append(joined)
         self.last_words = joined

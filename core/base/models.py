@@ -302,6 +302,19 @@ class SearchSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class QueryCorrection:
+    """A query searched with its typos corrected from the vault's own words (core.search.spelling)."""
+
+    original: str  # the query as typed
+    corrected: str  # the query searched
+    words: tuple[tuple[str, str], ...]  # (typed, used) for each corrected word
+
+    @property
+    def message(self) -> str:
+        return f"showing results for {self.corrected!r}, search instead for {self.original!r}"
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResponse:
     query: str
     mode: SearchMode  # the mode actually used (keyword when semantic was unavailable)
@@ -315,6 +328,7 @@ class SearchResponse:
     profile: str = "default"
     settings: SearchSettings = SearchSettings()  # the ranking settings this search used
     exact_matches: bool = True  # False: no note holds the query's words; the hits are only related
+    correction: QueryCorrection | None = None  # the query's typos, corrected from the vault's words
 
     @property
     def match_count(self) -> int:

@@ -89,6 +89,7 @@ def _add_search(sub: Commands) -> None:
     s.add_argument("--rrf-k", type=positive_int, default=None, help="rrf: the k of weight / (k + rank) (default: the configured one)")
     s.add_argument("-k", type=positive_int, default=10, help="number of hits (default 10)")
     s.add_argument("--explain", action="store_true", help="print each hit's score breakdown")
+    s.add_argument("--as-typed", action="store_true", help="search the words as typed (no correction of words the vaults lack)")
     s.add_argument("--format", choices=("text", "json", "llm"), default=None, help="text (default), json, or llm (compact evidence pack)")
     s.add_argument("--json", action="store_true", help="same as --format json")
 

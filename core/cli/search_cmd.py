@@ -65,6 +65,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         fusion=args.fusion,
         keyword_share=args.keyword_weight,
         rrf_k=args.rrf_k,
+        spelling=not getattr(args, "as_typed", False),
         grouped=True,  # matches first, a few related notes under a divider
     )
     try:
@@ -82,8 +83,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
         sys.stdout.write(build_llm_pack(resp).render() + "\n")
         return EXIT_OK
-    for w in resp.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+    _print_notices(resp)
     if args.explain:
         print(f"fusion: {fusion_text(resp.settings, resp.mode)}")
     if not resp.hits:
@@ -135,3 +135,12 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     finally:
         use_disk_cache(None)
         quick_queries(False)
+
+
+def _print_notices(resp: SearchResponse) -> None:
+    """The spelling correction on stdout (it says what was searched), the other warnings on stderr."""
+    if resp.correction:
+        print(f"{resp.correction.message} (cairn search --as-typed)")
+    for w in resp.warnings:
+        if not (resp.correction and w == resp.correction.message):
+            print(f"warning: {w}", file=sys.stderr)

@@ -93,11 +93,19 @@ def search_with_feedback(
     limit: int,
     found: list[KeywordHit],
     settings: FeedbackSettings = FeedbackSettings(),
+    trusted: Callable[[str], bool] | None = None,
+    base: Mapping[str, float] | None = None,
 ) -> tuple[list[KeywordHit], tuple[str, ...]]:
     """`found` searched again with the feedback words of its first chunks, and those words.
 
+    `base` holds expansion words `found` was searched with (they stay). `trusted` (hybrid) says whether the vector side ranks a chunk's note high:
+    feedback then reads only trusted chunks among the first ones, and runs only
+    when there is one — words taken from keyword hits the meaning side ranks low
+    pushed wrong hits further up ("hide a folder from search").
+
     Returns `found` unchanged (and no words) for a quoted phrase, a look-up of
-    fewer than MIN_FEEDBACK_TERMS words, or when the top chunks share no rare word.
+    fewer than MIN_FEEDBACK_TERMS words, when no first chunk is trusted, or when
+    the top chunks share no rare word.
     """
     if not found or parsed.phrases:
         return found, ()
@@ -105,7 +113,9 @@ def search_with_feedback(
     question = set(index.query_terms(" ".join(QUESTION_WORDS)))
     if len(asked - question) < MIN_FEEDBACK_TERMS:
         return found, ()
-    top = found[: settings.docs]
+    top = [h for h in found[: settings.docs] if trusted is None or trusted(h.chunk_id)]
+    if not top:
+        return found, ()
     fetched = index.stored([h.chunk_id for h in top if h.stored is None])
     docs = []
     for h in top:
@@ -115,7 +125,10 @@ def search_with_feedback(
     extra = expansion_terms(docs, asked | question, index.stemmer, index.doc_frequencies, index.doc_count(), settings)
     if not extra:
         return found, ()
-    return index.search(parsed, filters, limit, expansion=extra), surface_words(tuple(extra), [text for text, _ in docs], index.stemmer)
+    words = surface_words(tuple(extra), [text for text, _ in docs], index.stemmer)
+    for term, weight in (base or {}).items():  # words already searched beside the typed ones stay searched
+        extra.setdefault(term, weight)
+    return index.search(parsed, filters, limit, expansion=extra), words
 
 
 def surface_words(terms: Sequence[str], texts: Sequence[str], stemmer: Stemmer) -> tuple[str, ...]:

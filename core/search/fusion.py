@@ -90,3 +90,52 @@ def fuse_convex(lists: Sequence[ScoredList]) -> list[Fused]:
     fused = [Fused(cid, sum(t.value for t in ts), tuple(ts)) for cid, ts in terms.items()]
     fused.sort(key=lambda f: (-f.score, *id_order(f.chunk_id)))
     return fused
+
+
+MEANING_FOUND_WITHIN = 3  # a note the vector list ranks this high ...
+MEANING_KEPT_WITHIN = 10  # ... stays within this many notes of the fused list
+KEEP_MARGIN = 1e-6  # how far above the note it displaces a kept note is put
+
+
+def keep_meaning_hits(
+    fused: list[Fused], vector_ids: Sequence[str], found_within: int = MEANING_FOUND_WITHIN, kept_within: int = MEANING_KEPT_WITHIN
+) -> list[Fused]:
+    """Fusion never buries what meaning found: a note in the vector list's first `found_within` notes
+    stays in the fused list's first `kept_within` notes.
+
+    When the keyword side's wrong hits outvote such a note, its best chunk is put
+    just above the note that would otherwise be the last one shown in the first
+    `kept_within`, with a named term saying so (several such notes keep the vector
+    side's order). Returns the list best first (a new list; `fused` is not changed).
+    """
+    order = sorted(fused, key=lambda f: (-f.score, *id_order(f.chunk_id)))
+    protected = list(dict.fromkeys(_note(cid) for cid in vector_ids))[:found_within]
+    present = set(_note_order(order))
+    protected = [n for n in protected if n in present]
+    others = [n for n in _note_order(order) if n not in protected]
+    slot = kept_within - len(protected)  # the first note of `others` that must end up below them all
+    if slot < 0 or slot >= len(others):
+        return order
+    best = {n: next(f for f in order if _note(f.chunk_id) == n) for n in protected}
+    bar = next(f for f in order if _note(f.chunk_id) == others[slot]).score
+    lifted: dict[str, Fused] = {}
+    for rank, note in enumerate(protected, 1):
+        f = best[note]
+        target = bar + KEEP_MARGIN * (len(protected) - rank + 1)
+        if f.score <= target - KEEP_MARGIN:  # at or below the bar: it would fall out of the first `kept_within`
+            term = Term(f"found by meaning (rank {rank}) → kept in the top {kept_within}", target - f.score)
+            lifted[f.chunk_id] = Fused(f.chunk_id, target, f.terms + (term,))
+    if not lifted:
+        return order
+    order = [lifted.get(f.chunk_id, f) for f in order]
+    order.sort(key=lambda f: (-f.score, *id_order(f.chunk_id)))
+    return order
+
+
+def _note(chunk_id: str) -> str:
+    rel, _, vault = id_order(chunk_id)
+    return f"{vault}\x00{rel}"
+
+
+def _note_order(order: Sequence[Fused]) -> list[str]:
+    return list(dict.fromkeys(_note(f.chunk_id) for f in order))

@@ -21,6 +21,7 @@ from core.search.property_query import PROPERTY_TOKEN, property_filter
 # with every term (5,000 words took 18 s in #22) and nothing useful comes of it.
 MAX_QUERY_CHARS = 2_000
 MAX_QUERY_TERMS = 200
+OUTSIDE_SCOPE = "is outside the scope"  # in the warning of a typed folder the scope excludes
 FILTER_KEYS = ("vault", "folder", "tag", "type", "after", "before", "lang")
 # Words that carry no subject: a typed question ("how do I publish my vault") must match and
 # highlight "publish" and "vault", not "my" and "do". Whoosh's own stop list (used when indexing)
@@ -82,13 +83,41 @@ def check_query_size(text: str) -> None:
         raise QueryTooLongError(f"The query has {terms:,} words; the limit is {MAX_QUERY_TERMS:,}. Search for its key words instead.")
 
 
+def _under(path: str, folder: str) -> bool:
+    path, folder = path.strip("/").lower(), folder.strip("/").lower()
+    return path == folder or path.startswith(folder + "/")
+
+
+def narrow_folders(scope: tuple[str, ...], typed: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The folders searched when `folder:` is typed within a scope (the app's tree, `--folder`).
+
+    A scope is a hard constraint: a typed folder inside it narrows the search to that folder,
+    one around it leaves the scope as it is, and one outside it matches nothing (None) rather
+    than widening the search to "either folder".
+    """
+    if not scope or not typed:
+        return scope or typed
+    inside = [t for t in typed if any(_under(t, s) for s in scope)]
+    around = [s for s in scope if any(_under(s, t) for t in typed)]
+    kept = tuple(dict.fromkeys(inside + around))
+    return kept or None
+
+
+def _narrowed(scope: tuple[str, ...], typed: tuple[str, ...], warnings: list[str]) -> tuple[str, ...] | None:
+    """`narrow_folders`, with the warning a person reads when the typed folder lies outside the scope."""
+    kept = narrow_folders(scope, typed)
+    if kept is None:
+        warnings.append(f"folder:{', '.join(typed)} {OUTSIDE_SCOPE} {', '.join(scope)}: no notes match")
+    return kept
+
+
 def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
     """Split `text` into free words, phrases and filters merged over `base` filters."""
     words: list[str] = []
     phrases: list[str] = []
     warnings: list[str] = []
     vaults = list(base.vaults)
-    folders = list(base.folders)
+    folders: list[str] = []  # typed ones; they narrow `base.folders`, never widen them
     tags = list(base.tags)
     types = list(base.doc_types)
     langs = list(base.languages)
@@ -123,10 +152,12 @@ def parse_query(text: str, base: SearchFilters = SearchFilters()) -> QueryParse:
                 phrases.append(phrase)
             continue
         words.append(m.group(0))
+    narrowed = _narrowed(base.folders, tuple(dict.fromkeys(folders)), warnings)
     filters = replace(
         base,
         vaults=tuple(dict.fromkeys(vaults)),
-        folders=tuple(dict.fromkeys(folders)),
+        folders=narrowed or base.folders,
+        paths=frozenset() if narrowed is None else base.paths,
         tags=tuple(dict.fromkeys(tags)),
         doc_types=tuple(dict.fromkeys(types)),
         languages=tuple(dict.fromkeys(langs)),

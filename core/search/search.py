@@ -1,83 +1,57 @@
-"""Hybrid search over one or more vaults: BM25F list + vector list, fused by a score blend (or RRF).
+"""Hybrid search over one or more vaults: a BM25F list and a vector list, fused into one ranking.
 
 Both lists see the same filters before fusion. Every hit carries its ranks,
 raw scores and the named terms that add up to its final score. What moves hits
-after fusion (re-scoring, per-note cap, snippets, guards) is in `core.search.rescore`.
+after fusion is a list of named stages in `core.search.stages` (shortlist, assemble, title
+boost, language, re-score, phrase lift, cap, guard).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from core.base.models import (
     Candidate,
-    ChunkRef,
     Fusion,
-    Hit,
-    HitKind,
     ParsedQuery,
-    RankedScore,
+    QueryCorrection,
     SearchFilters,
     SearchMode,
     SearchResponse,
     SearchSettings,
     Term,
     id_order,
-    split_chunk_id,
 )
-from core.index.analysis import Stemmer
-from core.index.keyword_index import KeywordHit, KeywordIndex, StoredChunk
-from core.index.link_graph import LinkGraph
+from core.index.keyword_index import KeywordHit
+from core.search.evidence import adapted_share, explain
+from core.search.expansion import Expansion, vocabulary_expansion
 from core.search.feedback import search_with_feedback
-from core.search.fusion import Fused, RankedList, ScoredList, fuse_convex, fuse_rrf
-from core.search.language_preference import prefer_query_language
-from core.search.phrase_rank import lift_phrase_hits
+from core.search.fusing import fuse_lists, measure_evidence
+from core.search.fusion import Fused, keep_meaning_hits
+from core.search.passages import aggregate_notes
 from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query, unknown_keys_as_words
-from core.search.rescore import cap_per_note, guard, rescore, shortlist
-from core.search.result_groups import group_results, label_kinds
-from core.search.title_boost import title_boosts
+from core.search.sides import QueryEmbedder, VaultSearchSide, VectorSearcher
+from core.search.spelling import correct_query
+from core.search.stages import RankContext, rank
 from core.vault.language import query_language
 
 if TYPE_CHECKING:
     import numpy as np  # the vector side's; a keyword search never imports it
 
 MODES = tuple(SearchMode)  # kept for callers that list the choices
+__all__ = ["QueryEmbedder", "SearchRequest", "VaultSearchSide", "VectorSearcher", "search"]
 FALLBACK_WARNING = "semantic unavailable; fallback=keyword"
-TITLE_BOOST_DEPTH = 3  # with a title boost, candidates looked at: k times this
 # Weight of the vector list (on top of the profile's) when every searched embedder declares
 # languages and the query is in none of them: MiniLM's vectors for a Chinese query are noise.
 # Measured on the tldr golden sets (hybrid top-3, zh/ja): 1.0 → 0.30/0.60, see the commit.
 FOREIGN_QUERY_VECTOR_WEIGHT = 0.0
+FEEDBACK_TRUST_DEPTH = 10  # feedback reads a keyword chunk only if its note is among the vector list's first this many notes
 NO_EXACT_MATCHES = "no exact matches; showing related notes"
-RESCORE_POOL = 30  # candidates that get the text signals (links, query words) before the final cut
-
-
-class VectorSearcher(Protocol):
-    """One vault's vector side, as the search needs it."""
-
-    def search(self, query: np.ndarray, filters: SearchFilters, limit: int) -> list[tuple[str, float]]: ...
-
-
-class QueryEmbedder(Protocol):
-    def embed_query(self, text: str) -> np.ndarray: ...
-
-
-@dataclass(frozen=True, slots=True)
-class VaultSearchSide:
-    """What search needs of one vault: its keyword index and, when ready, its vectors."""
-
-    name: str
-    keyword: KeywordIndex
-    vectors: VectorSearcher | None = None
-    embedder: QueryEmbedder | None = None
-    semantic_note: str | None = None  # e.g. "semantic index 40% complete"
-    unavailable_reason: str | None = None  # why this vault has no semantic side
-    links: LinkGraph | None = None  # aliases, for the title boost (core.search.title_boost)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +72,7 @@ class SearchRequest:
     fusion: Fusion | str | None = None  # "blend" (normalised scores) or "rrf"; None = the user's
     keyword_share: float | None = None  # blend: the keyword list's share; None = the user's (or the profile's)
     feedback: bool = True  # hybrid: pseudo-relevance feedback on the keyword side (core.search.feedback)
+    spelling: bool = True  # correct words the vault lacks from its own words (core.search.spelling); False: as typed
     # A list for people (app, `cairn search`, MCP search): matches first, then at most a few notes
     # found by meaning only (core.search.result_groups). Off for Ask and evaluation, which want the
     # ranking as it is; their hits still say which kind they are.
@@ -140,32 +115,138 @@ class _Timer:
         return now
 
 
-def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchResponse:  # noqa: C901, PLR0915 - being split into named ranking stages (#27, h-relevance)
-    """Run one search over the given vaults. A vault without vectors is searched by keyword only."""
+@dataclass
+class _Plan:
+    """One search's resolved shape: the mode it runs in, its settings and query, the vaults searched."""
+
+    requested: SearchMode
+    mode: SearchMode
+    settings: SearchSettings
+    top_n: int
+    profile: Profile
+    parsed: ParsedQuery
+    keyword_parsed: ParsedQuery  # the words that carry the subject (stop-words out)
+    sides: list[VaultSearchSide]
+    vector_ready: list[VaultSearchSide]
+    warnings: list[str]
+    query_vectors: dict[int, np.ndarray] = field(default_factory=dict)  # one per distinct embedder
+    also_searched: list[str] = field(default_factory=list)  # the vault's words nearest the query's meaning
+
+    @property
+    def text(self) -> str:
+        return self.parsed.text.strip()
+
+
+def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchResponse:
+    """Run one search over the given vaults. A vault without vectors is searched by keyword only.
+
+    The request flow: parse, the keyword list, the vector list, fusion, then the
+    named stages of `core.search.stages` (shortlist … guard).
+    """
     timer = _Timer()
     t_start = t = time.perf_counter()
+    correction = _spelling(request, sides)
+    plan = _plan(replace(request, query=correction.corrected) if correction else request, sides)
+    if correction:
+        plan.warnings.insert(0, correction.message)
+    t = timer.lap("parse", t)
+    vector_hits = _vector_side(plan, timer)
+    t = time.perf_counter()
+    keyword_hits, fed_back = _keyword_side(plan, request.feedback, vector_hits)
+    if plan.mode in (SearchMode.HYBRID, SearchMode.KEYWORD):
+        t = timer.lap("keyword", t)
+    fused = _fused(plan, keyword_hits, vector_hits, fed_back)
+    t = timer.lap("fuse", t)
+    ctx = RankContext(
+        k=request.k,
+        text=plan.parsed.text,
+        phrases=plan.parsed.phrases,
+        languages=plan.parsed.filters.languages,
+        mode=plan.mode,
+        settings=plan.settings,
+        profile=plan.profile,
+        sides=plan.sides,
+        keyword_hits=keyword_hits,
+        vector_hits=vector_hits,
+        stems=_query_stems(plan.keyword_parsed, plan.sides),
+        today=request.today or dt.date.today(),
+        grouped=request.grouped,
+    )
+    hits = rank(ctx, fused)
+    # Semantic mode never looks for the words, so it makes no claim about them.
+    exact_matches = bool(keyword_hits) or not plan.text or plan.mode == SearchMode.SEMANTIC
+    if not exact_matches:
+        plan.warnings.append(NO_EXACT_MATCHES)
+    timer.lap("assemble", t)
+    timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
+    return SearchResponse(
+        query=request.query,
+        mode=plan.mode,
+        requested_mode=plan.requested,
+        hits=tuple(hits),
+        warnings=tuple(dict.fromkeys(plan.warnings)),
+        timings_ms=timer.timings,
+        parsed=plan.parsed,
+        keyword_candidates=tuple(Candidate(h.chunk_id, i, h.score) for i, h in enumerate(keyword_hits, 1)),
+        vector_candidates=tuple(Candidate(cid, i, s) for i, (cid, s) in enumerate(vector_hits, 1)),
+        profile=plan.profile.name,
+        settings=replace(plan.settings, top_n=plan.top_n),
+        exact_matches=exact_matches,
+        correction=correction,
+    )
+
+
+def _spelling(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> QueryCorrection | None:
+    """The query with its typos corrected from the searched vaults' words, if it has any."""
+    if not request.spelling:
+        return None
+    check_query_size(request.query)
+    parsed = parse_query(request.query, request.filters).query
+    words = content_terms(parsed.terms)
+    chosen = _select_vaults(sides, parsed.filters, [])
+    lang = query_language(request.query)
+    if lang and lang != "en" and any(lang in s.keyword.languages() for s in chosen):
+        return None  # a question in another language the vault holds: its words are no English typos
+    return correct_query(request.query, words, [s.keyword for s in chosen], parsed.filters)
+
+
+def _plan(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> _Plan:
+    """Parse the query, pick the vaults, and settle the mode (hybrid falls back to keyword without vectors)."""
     try:
         requested = SearchMode(request.mode)
     except ValueError:
         raise ValueError(f"unknown mode {request.mode!r}; choose one of {', '.join(MODES)}") from None
     settings = request.settings()
-    top_n = max(settings.top_n, request.k)  # fewer candidates than wanted hits would cut the list short
-    profile = get_profile(settings.profile)
     check_query_size(request.query)
     parsed_result = parse_query(request.query, request.filters)
     if parsed_result.query.filters.where:
         parsed_result = unknown_keys_as_words(parsed_result, request.filters, lambda key: _has_property(sides, key))
     parsed = parsed_result.query
-    # The keyword side and the highlights see only the words that carry the subject; the
-    # embedding still reads the whole question.
-    keyword_parsed = replace(parsed, terms=content_terms(parsed.terms))
     warnings = list(parsed_result.warnings)
-    sides = _select_vaults(sides, parsed.filters, warnings)
-    t = timer.lap("parse", t)
+    chosen = _select_vaults(sides, parsed.filters, warnings)
+    vector_ready = [s for s in chosen if s.vectors is not None and s.embedder is not None]
+    return _Plan(
+        requested=requested,
+        mode=_effective_mode(requested, parsed.text, chosen, vector_ready, warnings),
+        settings=settings,
+        top_n=max(settings.top_n, request.k),  # fewer candidates than wanted hits would cut the list short
+        profile=get_profile(settings.profile),
+        parsed=parsed,
+        # The keyword side and the highlights see only the words that carry the subject; the
+        # embedding still reads the whole question.
+        keyword_parsed=replace(parsed, terms=content_terms(parsed.terms)),
+        sides=chosen,
+        vector_ready=vector_ready,
+        warnings=warnings,
+    )
 
+
+def _effective_mode(
+    requested: SearchMode, text: str, sides: list[VaultSearchSide], vector_ready: list[VaultSearchSide], warnings: list[str]
+) -> SearchMode:
+    """The mode the search can run in, with a warning for every vault that has no vectors."""
     mode = requested
-    wants_vectors = mode in (SearchMode.HYBRID, SearchMode.SEMANTIC) and bool(parsed.text.strip())
-    vector_ready = [s for s in sides if s.vectors is not None and s.embedder is not None]
+    wants_vectors = mode in (SearchMode.HYBRID, SearchMode.SEMANTIC) and bool(text.strip())
     # A vault being embedded has a note ("being embedded 40%") instead of a reason: never "unavailable".
     preparing = [s for s in sides if s not in vector_ready and s.semantic_note and not s.unavailable_reason]
     if wants_vectors and not vector_ready:
@@ -181,130 +262,96 @@ def search(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> SearchRe
             for s in sides
             if s not in vector_ready and s not in preparing
         )
-    if requested == SearchMode.SEMANTIC and not parsed.text.strip():
+    if requested == SearchMode.SEMANTIC and not text.strip():
         mode = SearchMode.KEYWORD
+    return mode
 
+
+def _keyword_side(plan: _Plan, feedback: bool, vector_hits: list[tuple[str, float]]) -> tuple[list[KeywordHit], list[str]]:
+    """The keyword list over every vault (best first, top_n long) and the feedback words it used.
+
+    Feedback reads only chunks of notes the vector side ranks high (when it ran).
+    """
     keyword_hits: list[KeywordHit] = []
     fed_back: list[str] = []  # feedback words, named in the keyword term of every hit
-    if mode in (SearchMode.HYBRID, SearchMode.KEYWORD):
-        for side in sides:
-            found = side.keyword.search(keyword_parsed, parsed.filters, top_n)
-            if request.feedback and mode == SearchMode.HYBRID:  # keyword mode: see core.search.feedback
-                found, words = search_with_feedback(side.keyword, keyword_parsed, parsed.filters, top_n, found)
-                fed_back += [w for w in words if w not in fed_back]
-            keyword_hits.extend(found)
-        keyword_hits.sort(key=lambda h: (-h.score, *id_order(h.chunk_id)))
-        keyword_hits = keyword_hits[: top_n]
-        t = timer.lap("keyword", t)
+    if plan.mode not in (SearchMode.HYBRID, SearchMode.KEYWORD):
+        return keyword_hits, fed_back
+    filters = plan.parsed.filters
+    trusted = _trusted_by_meaning(vector_hits) if vector_hits else None
+    for side in plan.sides:
+        extra = _expansion(plan, side)
+        found = side.keyword.search(plan.keyword_parsed, filters, plan.top_n, expansion=extra.terms or None)
+        plan.also_searched += [w for w in extra.words if w not in plan.also_searched]
+        if feedback and plan.mode == SearchMode.HYBRID:  # keyword mode: see core.search.feedback
+            found, words = search_with_feedback(
+                side.keyword, plan.keyword_parsed, filters, plan.top_n, found, trusted=trusted, base=extra.terms
+            )
+            fed_back += [w for w in words if w not in fed_back]
+        keyword_hits.extend(found)
+    keyword_hits.sort(key=lambda h: (-h.score, *id_order(h.chunk_id)))
+    return keyword_hits[: plan.top_n], fed_back
 
+
+def _expansion(plan: _Plan, side: VaultSearchSide) -> Expansion:
+    """Hybrid: the vault's words nearest the query's meaning, for this vault's keyword search."""
+    qvec = plan.query_vectors.get(id(side.embedder)) if side.embedder is not None else None
+    if plan.mode != SearchMode.HYBRID or side.vocabulary is None or qvec is None or plan.parsed.phrases:
+        return Expansion()
+    asked = set(side.keyword.query_terms(" ".join(plan.keyword_parsed.terms)))
+    return vocabulary_expansion(side.vocabulary, qvec, asked, side.keyword.query_terms)
+
+
+def _trusted_by_meaning(vector_hits: list[tuple[str, float]]) -> Callable[[str], bool]:
+    """Whether a chunk's note is among the vector side's first FEEDBACK_TRUST_DEPTH notes."""
+    notes = set(list(dict.fromkeys(id_order(cid)[::2] for cid, _ in vector_hits))[:FEEDBACK_TRUST_DEPTH])
+    return lambda cid: id_order(cid)[::2] in notes
+
+
+def _vector_side(plan: _Plan, timer: _Timer) -> list[tuple[str, float]]:
+    """The vector list over every vault with vectors: one query embedding per distinct model."""
+    if plan.mode not in (SearchMode.HYBRID, SearchMode.SEMANTIC):
+        return []
+    from core.search.query_vectors import embed_query_cached
+
+    t = time.perf_counter()
+    qvecs: dict[int, np.ndarray] = {}
+    for side in plan.vector_ready:
+        assert side.vectors is not None and side.embedder is not None
+        if id(side.embedder) not in qvecs:  # one query embedding per distinct model
+            qvecs[id(side.embedder)] = embed_query_cached(side.embedder, plan.parsed.text)
+    t = timer.lap("embed_query", t)
+    plan.query_vectors = qvecs
     vector_hits: list[tuple[str, float]] = []
-    if mode in (SearchMode.HYBRID, SearchMode.SEMANTIC):
-        from core.search.query_vectors import embed_query_cached
+    for side in plan.vector_ready:
+        assert side.vectors is not None
+        vector_hits.extend(side.vectors.search(qvecs[id(side.embedder)], plan.parsed.filters, plan.top_n))
+    vector_hits.sort(key=lambda h: (-h[1], *id_order(h[0])))
+    timer.lap("vector", t)
+    return vector_hits[: plan.top_n]
 
-        qvecs: dict[int, np.ndarray] = {}
-        for side in vector_ready:
-            assert side.vectors is not None and side.embedder is not None
-            if id(side.embedder) not in qvecs:  # one query embedding per distinct model
-                qvecs[id(side.embedder)] = embed_query_cached(side.embedder, parsed.text)
-        t = timer.lap("embed_query", t)
-        for side in vector_ready:
-            assert side.vectors is not None
-            vector_hits.extend(side.vectors.search(qvecs[id(side.embedder)], parsed.filters, top_n))
-        vector_hits.sort(key=lambda h: (-h[1], *id_order(h[0])))
-        vector_hits = vector_hits[: top_n]
-        t = timer.lap("vector", t)
 
+def _fused(plan: _Plan, keyword_hits: list[KeywordHit], vector_hits: list[tuple[str, float]], fed_back: list[str]) -> list[Fused]:
+    """Both lists fused (the vector side muted for a language its model cannot read); a browse: newest first."""
+    if not plan.text:  # filter-only browse: newest first
+        return _browse_order(keyword_hits)
     vector_scale = 1.0
-    if vector_hits and mode == SearchMode.HYBRID:
-        foreign = _foreign_query(parsed.text, vector_ready)
+    if vector_hits and plan.mode == SearchMode.HYBRID:
+        foreign = _foreign_query(plan.parsed.text, plan.vector_ready)
         if foreign:
             vector_scale = FOREIGN_QUERY_VECTOR_WEIGHT
-            warnings.append(f"the embedding model does not read {foreign}: meaning-based matches count less")
+            plan.warnings.append(f"the embedding model does not read {foreign}: meaning-based matches count less")
     keyword_name = f"keyword + feedback ({', '.join(fed_back)})" if fed_back else "keyword"
-    fused = _fuse(settings, profile, mode, keyword_hits, vector_hits, vector_scale, keyword_name)
-    if not parsed.text.strip():  # filter-only browse: newest first
-        fused = _browse_order(keyword_hits)
-    t = timer.lap("fuse", t)
-
-    if not profile.freshness_weight:
-        # Fetch stored fields only for what can be shown or re-scored: a vector-only candidate costs a
-        # lookup. A title boost may lift a hit from a little below k, so it looks a little further.
-        boosting = bool(settings.title_boost and settings.title_boost > 0)
-        fused = shortlist(fused, max(request.k * (TITLE_BOOST_DEPTH if boosting else 1), RESCORE_POOL), settings.per_note_cap)
-    stored = _stored_chunks(sides, keyword_hits, [f.chunk_id for f in fused])
-    kw_rank = {h.chunk_id: RankedScore(i, h.score) for i, h in enumerate(keyword_hits, 1)}
-    vec_rank = {cid: RankedScore(i, score) for i, (cid, score) in enumerate(vector_hits, 1)}
-    stems = _query_stems(keyword_parsed, sides)
-    today = request.today or dt.date.today()
-    hits = _assemble(fused, stored, kw_rank, vec_rank, profile, today, keep_order=not parsed.text.strip(), languages=parsed.filters.languages)
-    if settings.title_boost and settings.title_boost > 0 and parsed.text.strip():
-        graphs = {s.name: s.links for s in sides if s.links is not None}
-        hits = title_boosts(hits, parsed.text, graphs, settings.title_boost)
-    stemmer = sides[0].keyword.stemmer if sides else Stemmer()
-    # Semantic mode never looks for the words, so it makes no claim about them.
-    exact_matches = bool(keyword_hits) or not parsed.text.strip() or mode == SearchMode.SEMANTIC
-    if parsed.text.strip():
-        hits = rescore(prefer_query_language(hits, parsed.text), stems, stemmer)
-    if mode == SearchMode.HYBRID:
-        hits = lift_phrase_hits(hits, parsed.phrases)
-    if not exact_matches:
-        warnings.append(NO_EXACT_MATCHES)
-    compare = bool(parsed.text.strip()) and mode != SearchMode.SEMANTIC
-    hits = cap_per_note(hits, settings.per_note_cap)
-    if request.grouped:
-        hits = list(group_results(hits, stems, stemmer, k=request.k, compare=compare).hits)
-    else:
-        hits = label_kinds(hits[: request.k], stems, stemmer, compare=compare)
-    hits = guard(hits, stems, stemmer, resort=bool(parsed.text.strip()), phrases=parsed.phrases)
-    if request.grouped:
-        hits.sort(key=lambda h: h.kind != HitKind.MATCH)  # stable: matches stay above related notes
-    timer.lap("assemble", t)
-    timer.timings["total"] = round((time.perf_counter() - t_start) * 1000, 3)
-    return SearchResponse(
-        query=request.query,
-        mode=mode,
-        requested_mode=requested,
-        hits=tuple(hits),
-        warnings=tuple(dict.fromkeys(warnings)),
-        timings_ms=timer.timings,
-        parsed=parsed,
-        keyword_candidates=tuple(Candidate(h.chunk_id, i, h.score) for i, h in enumerate(keyword_hits, 1)),
-        vector_candidates=tuple(Candidate(cid, i, s) for i, (cid, s) in enumerate(vector_hits, 1)),
-        profile=profile.name,
-        settings=replace(settings, top_n=top_n),
-        exact_matches=exact_matches,
-    )
-
-
-def _fuse(
-    settings: SearchSettings,
-    profile: Profile,
-    mode: str,
-    keyword_hits: list[KeywordHit],
-    vector_hits: list[tuple[str, float]],
-    vector_scale: float = 1.0,
-    keyword_name: str = "keyword",
-) -> list[Fused]:
-    """Hybrid: the user's fusion (a blend of normalised scores, or RRF); one list: its own order.
-
-    `vector_scale` lowers the vector side's say (0 when the model cannot read the query's language);
-    `keyword_name` names the keyword list in every term (with its feedback words, if any).
-    """
-    hybrid = mode == SearchMode.HYBRID
-    if settings.fusion == Fusion.RRF or not hybrid:
-        lists = []
-        if keyword_hits:
-            lists.append(RankedList(keyword_name, profile.keyword_weight if hybrid else 1.0, [h.chunk_id for h in keyword_hits]))
-        if vector_hits:
-            lists.append(RankedList("vector", (profile.vector_weight * vector_scale) if hybrid else 1.0, [cid for cid, _ in vector_hits]))
-        return fuse_rrf(lists, settings.rrf_k)
-    share = keyword_share(settings)
-    return fuse_convex(
-        [
-            ScoredList(keyword_name, share, [(h.chunk_id, h.score) for h in keyword_hits], floor_at_min=False),
-            ScoredList("meaning", round((1.0 - share) * vector_scale, 6), vector_hits),
-        ]
-    )
+    if plan.also_searched:
+        keyword_name += f" (also searched: {', '.join(plan.also_searched)})"
+    adaptive = plan.mode == SearchMode.HYBRID and vector_scale > 0 and keyword_hits and vector_hits
+    if not adaptive or plan.settings.fusion != Fusion.BLEND or plan.settings.keyword_share is not None:
+        return fuse_lists(plan.settings, plan.profile, plan.mode, keyword_hits, vector_hits, vector_scale, keyword_name)
+    evidence = measure_evidence([side.keyword for side in plan.sides], plan.keyword_parsed.terms, keyword_hits, vector_hits)
+    share = adapted_share(keyword_share(plan.settings), evidence)
+    fused = fuse_lists(plan.settings, plan.profile, plan.mode, keyword_hits, vector_hits, vector_scale, keyword_name, share=share)
+    why = Term(explain(evidence, share), 0.0)
+    fused = [Fused(f.chunk_id, f.score, f.terms + (why,)) for f in fused]
+    return keep_meaning_hits(aggregate_notes(fused), [cid for cid, _ in vector_hits])
 
 
 def _select_vaults(sides: Sequence[VaultSearchSide], filters: SearchFilters, warnings: list[str]) -> list[VaultSearchSide]:
@@ -323,19 +370,6 @@ def _browse_order(keyword_hits: list[KeywordHit]) -> list[Fused]:
     return [Fused(h.chunk_id, 0.0, ()) for h in ordered]
 
 
-def _stored_chunks(sides: Sequence[VaultSearchSide], keyword_hits: list[KeywordHit], wanted_ids: list[str]) -> dict[str, StoredChunk]:
-    stored = {h.chunk_id: h.stored for h in keyword_hits if h.stored is not None}
-    missing = [cid for cid in wanted_ids if cid not in stored]
-    if missing:
-        by_vault: dict[str, list[str]] = {}
-        for cid in missing:
-            by_vault.setdefault(split_chunk_id(cid)[0], []).append(cid)
-        for side in sides:
-            if side.name in by_vault:
-                stored.update(side.keyword.stored(by_vault[side.name]))
-    return stored
-
-
 def _foreign_query(text: str, sides: Sequence[VaultSearchSide]) -> str:
     """The query's language when no searched embedder reads it, else ""."""
     known = [getattr(s.embedder, "languages", None) for s in sides]
@@ -351,55 +385,6 @@ def _query_stems(parsed: ParsedQuery, sides: Sequence[VaultSearchSide]) -> froze
     if not text.strip():
         return frozenset()
     return frozenset(t for side in sides for t in side.keyword.query_terms(text))
-
-
-def _assemble(
-    fused: list[Fused],
-    stored: dict[str, StoredChunk],
-    kw_rank: dict[str, RankedScore],
-    vec_rank: dict[str, RankedScore],
-    profile: Profile,
-    today: dt.date,
-    *,
-    keep_order: bool = False,
-    languages: tuple[str, ...] = (),
-) -> list[Hit]:
-    hits: list[Hit] = []
-    wanted = {lang.lower() for lang in languages}
-    for f in fused:
-        chunk = stored.get(f.chunk_id)
-        if chunk is None:  # a vector whose chunk left the keyword index: stale, skip it
-            continue
-        if wanted and chunk.lang not in wanted:  # `lang:` — the vector list cannot tell
-            continue
-        terms = list(f.terms)
-        boost = profile.freshness_boost(chunk.date, today)
-        if boost:
-            terms.append(Term(f"freshness boost ({profile.name})", boost))
-        score = sum(t.value for t in terms)
-        hits.append(
-            Hit(
-                chunk=ChunkRef(chunk.vault, chunk.rel_path, chunk.ordinal, chunk.heading_path),
-                score=score,
-                title=chunk.title,
-                snippet="",
-                start_byte=chunk.start_byte,
-                end_byte=chunk.end_byte,
-                bm25=kw_rank.get(f.chunk_id),
-                vector=vec_rank.get(f.chunk_id),
-                contributions=tuple(terms),
-                tags=chunk.tags,
-                date=chunk.date,
-                doc_type=chunk.doc_type,
-                text=chunk.body,
-                confidentiality=chunk.confidentiality,
-                page=chunk.page,
-                lang=chunk.lang,
-            )
-        )
-    if not keep_order:  # a filter-only browse keeps its newest-first order
-        hits.sort(key=lambda h: (-h.score, h.chunk.rel_path, h.chunk.ordinal, h.chunk.vault))
-    return hits
 
 
 def _has_property(sides: Sequence[VaultSearchSide], key: str) -> bool:

@@ -56,6 +56,7 @@ from desktop.panels.ask_room import (
     request_scope,
     save_path_dialog,
     scope_header,
+    scope_parts,
     squeezable,
 )
 from desktop.settings import Settings
@@ -221,13 +222,12 @@ class AskPanel(QWidget):
         """Ask the question in the box (or `question`, which is put in the box); a running one is cancelled."""
         if isinstance(question, str):
             self.question.setText(question)
-        scope = self._controller.scope
-        vaults = (scope.vault,) if scope else ()
-        folders = (scope.folder,) if scope and scope.folder else ()
+        vaults, folders, prefixes = scope_parts(self._controller.scope)
         history = tuple(
             Turn(t.question, t.standalone_question or t.question, answer_body(t.answer)) for t in self.turns[-MAX_HISTORY:] if not t.error
         )
-        return self._runner.ask(self.question.text(), detail=str(self.detail.currentData()), vaults=vaults, folders=folders, history=history)
+        detail = str(self.detail.currentData())
+        return self._runner.ask(self.question.text(), detail=detail, vaults=vaults, folders=folders, path_prefixes=prefixes, history=history)
 
     def new_conversation(self) -> None:
         """Forget the earlier turns: the next question is asked on its own."""

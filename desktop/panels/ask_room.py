@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QSizePolicy, QSplitter, QTabW
 
 from core.answer.models import AskRequest, Reference
 from core.base.models import ChunkRef, Hit
+from desktop.app_state import Scope
 
 ASK_SPLIT = [54, 600, 120]  # conversation list, answer, sources: starting heights (the answer takes what is left)
 LIST_MIN_H = 40  # the conversation list may be dragged down to this (or folded away)
@@ -59,11 +60,20 @@ def squeezable(*labels: QLabel) -> None:
         label.setMinimumWidth(40)
 
 
+def scope_parts(scope: Scope | None) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The vaults, folders and path prefixes a question is asked of: the tree's scope, as search applies it."""
+    if scope is None:
+        return (), (), ()
+    return (scope.vault,), ((scope.folder,) if scope.folder else ()), ((scope.prefix,) if scope.prefix else ())
+
+
 def request_scope(request: AskRequest | None) -> str:
     """The notes a question was asked of, as the header shows it ("all vaults", "work/projects")."""
     if request is None or not request.vaults:
         return "all vaults"
     vaults = ", ".join(request.vaults)
+    if len(request.vaults) == 1 and request.path_prefixes:  # a dotted-name node, labelled as `Scope.label` does
+        return f"{vaults}/{request.path_prefixes[0]}*"
     return f"{vaults}/{request.folders[0]}" if len(request.vaults) == 1 and request.folders else vaults
 
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.base.models import Hit, HitKind, SearchResponse, cited_path
+from core.search.query import OUTSIDE_SCOPE
 from desktop.controller import AppController
 from desktop.elide import elide_where
 from desktop.formatting import heading_trail, snippet_html
@@ -67,7 +68,8 @@ def results_summary(response: SearchResponse) -> str:
     took = response.timings_ms.get("total")
     tail = f" · {mode}" + (f" · {took:.0f} ms" if took is not None else "")
     if not shown:
-        return "No notes match. Try fewer words or another mode."
+        outside = next((w for w in response.warnings if OUTSIDE_SCOPE in w), None)  # a typed folder the tree's scope excludes
+        return f"{outside}." if outside else "No notes match. Try fewer words or another mode."
     related = shown - matches
     also = f"{related} related note{'s' if related != 1 else ''} below"
     if not matches:

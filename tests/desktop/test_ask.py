@@ -15,7 +15,7 @@ from PySide6.QtGui import QTextCursor
 
 from core.providers.llm import ChatMessage, LLMError
 from core.vault.links import labelled_text  # noqa: E402
-from desktop.controller import AppController
+from desktop.controller import AppController, Scope
 from desktop.main_window import MainWindow
 from desktop.panels.ask import ABSTAIN_TITLE, AskPanel
 from tests.desktop.helpers import Recorder, index_vault
@@ -280,3 +280,20 @@ def test_a_model_answer_citing_nothing_is_folded_away_as_unverified(qtbot: Any, 
     panel.unverified_toggle.click()
     assert not panel.unverified.isHidden() and "trust me" in panel.unverified.toPlainText()
     assert "unverified" in panel.status.text()
+
+
+def test_a_dotted_name_node_scopes_the_question_as_it_scopes_search(qtbot: Any, build: Callable[..., MainWindow], sample_vault: Path) -> None:
+    window = build()
+    panel = window.ask
+    window.controller.set_scope(Scope(sample_vault.name, prefix="Recipes/"))  # a node matching by path prefix
+    assert panel.scope_label.text() == f"In: {sample_vault.name}/Recipes/*"
+    ask_and_wait(qtbot, panel, RELEASE_QUESTION)
+    assert panel.request is not None and panel.request.path_prefixes == ("Recipes/",)
+    assert panel.response is not None and panel.response.abstained  # the release checklist lies outside the node
+    assert all(r.rel_path.startswith("Recipes/") for r in panel.response.related)
+    assert panel.scope_label.text() == f"In: {sample_vault.name}/Recipes/*"  # the answer's header: the scope it was given for
+    window.controller.set_scope(Scope(sample_vault.name, prefix="Projects/Cairn/Release"))
+    ask_and_wait(qtbot, panel, RELEASE_QUESTION)
+    assert panel.response is not None and not panel.response.abstained
+    assert {r.rel_path for r in panel.response.references} == {RELEASE_NOTE}
+    assert panel.scope_label.text() == f"In: {sample_vault.name}/Projects/Cairn/Release*"

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pytest
+
 from core.base.models import ChunkRef, Hit
+from core.base.paths import AppPaths
+from core.engine import Engine
+from core.search.search import SearchRequest
 from desktop.actions import obsidian_url, wikilink
 from desktop.formatting import heading_trail, snippet_html
 from desktop.note_text import END, START, prepare
+
+REPO = Path(__file__).resolve().parents[2]
+VAULTS = next((p / "shared/data/vaults" for p in REPO.parents if (p / "shared/data/vaults").is_dir()), Path("/nonexistent"))
 
 
 def _hit(rel: str, heading: str) -> Hit:
@@ -62,3 +73,27 @@ def test_snippet_code_spans_show_as_code_with_their_matches_marked() -> None:
 
 def test_heading_trails_read_without_link_or_emphasis_syntax() -> None:
     assert heading_trail("Note > Find old `tag` and ==marks== > [[A|the a]]", "Note") == "Find old tag and marks › the a"
+
+
+def test_related_pages_spans_of_real_notes_never_reach_a_result_row(tmp_path: Path) -> None:
+    """obsidian-tasks-docs writes `<span class="related-pages">#tag</span>` under its How To titles:
+    the result rows and their "n more passages" rows (snippet_html of `Hit.snippet`, `Hit.more`) show the tags only."""
+    source = VAULTS / "obsidian-tasks-docs"
+    if not (source / "How To").is_dir():
+        pytest.skip("obsidian-tasks-docs is not here")
+    vault = tmp_path / "docs"
+    shutil.copytree(source / "How To", vault / "How To")
+    shutil.copy2(source / "Scripting" / "About Scripting.md", vault / "About Scripting.md")
+    engine = Engine(AppPaths(tmp_path / "home"), embedder_factory=None)
+    try:
+        engine.add_vault(vault, name="docs")
+        engine.sync(embed=False)
+        rows = {}
+        for query in ("index pages", "css", "tasks in current file", "dataview scripting", "about"):
+            for hit in engine.search(SearchRequest(query, mode="keyword", k=20, grouped=True)).hits:
+                rows.update({(h.chunk.rel_path, h.chunk.ordinal): snippet_html(h.snippet) for h in (hit, *hit.more)})
+    finally:
+        engine.close()
+    assert ("How To/About How Tos.md", 0) in rows and ("How To/How to get tasks in current file.md", 0) in rows
+    assert [row for row in rows.values() if "span" in row or "related-pages" in row or "&lt;" in row] == []
+    assert "#index-pages" in rows["How To/About How Tos.md", 0]

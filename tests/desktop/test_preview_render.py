@@ -168,3 +168,27 @@ def test_bare_web_addresses_are_links(qtbot: Any) -> None:
     browser = shown(qtbot, "See https://example.org/docs and www.python.org today.")
     html = browser.document().toHtml()
     assert 'href="https://example.org/docs"' in html and 'href="http://www.python.org"' in html
+
+
+WIDE_NOTES = ("Quick Reference.md", "How To/How to style buttons.md", "Scripting/Placeholders.md")  # a 611-char table row, an 859-char code line
+
+
+def test_real_notes_with_wide_tables_and_code_need_no_horizontal_scroll_at_1024x640(
+    qtbot: Any, tmp_path: Path, make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow]
+) -> None:
+    source = next((p / "shared/data/vaults" for p in REPO.parents if (p / "shared/data/vaults").is_dir()), Path("/nonexistent")) / "obsidian-tasks-docs"
+    if not all((source / rel).is_file() for rel in WIDE_NOTES):
+        pytest.skip("obsidian-tasks-docs is not here")
+    vault = tmp_path / "docs"
+    for rel in WIDE_NOTES:
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / rel, vault / rel)
+    controller = make_controller()
+    window = make_window(controller)
+    window.resize(1024, 640)
+    index_vault(qtbot, controller, vault)
+    preview = window.preview
+    for rel in WIDE_NOTES:
+        assert preview.open_note("docs", rel)
+        qtbot.wait(50)  # the document lays out at the viewport's width
+        assert preview.browser.horizontalScrollBar().maximum() == 0, rel

@@ -211,3 +211,15 @@ def test_the_header_says_when_no_note_holds_the_query_words(qtbot: Any, window: 
     assert not window.results.summary.text().startswith("No exact matches")
     search_and_wait(qtbot, window, "zqxjkv")  # in no note: keyword-only finds nothing at all here
     assert window.results.summary.text().startswith("No notes match") or window.results.summary.text().startswith("No exact matches")
+
+
+def test_a_typed_folder_narrows_within_the_tree_scope_and_never_leaves_it(qtbot: Any, window: MainWindow, sample_vault: Path) -> None:
+    controller = window.controller
+    window.tree.select(sample_vault.name, "Projects")
+    search_and_wait(qtbot, window, "cairn folder:Projects/Cairn/Bugs")
+    assert controller.response is not None
+    paths = [h.chunk.rel_path for h in controller.response.hits]
+    assert paths and all(p.startswith("Projects/Cairn/Bugs/") for p in paths)
+    search_and_wait(qtbot, window, "cairn folder:Journal")  # outside the scope: nothing, and the header says why
+    assert controller.response is not None and controller.response.hits == ()
+    assert window.results.summary.text() == "folder:Journal is outside the scope Projects: no notes match."

@@ -64,3 +64,9 @@ def test_open_tasks_of_a_project_cited_to_their_lines(vault: tuple[Engine, Path]
 def test_a_question_no_task_matches_goes_the_usual_way(vault: tuple[Engine, Path]) -> None:
     resp = Answerer(engine := vault[0]).ask(AskRequest("what is open for the zeppelin fleet", mode="keyword"))
     assert not resp.answer.startswith("Open tasks") and engine is vault[0]
+
+
+def test_a_path_prefix_scope_keeps_the_tasks_of_the_notes_under_it(vault: tuple[Engine, Path]) -> None:
+    engine, _ = vault
+    resp = Answerer(engine).ask(AskRequest("What is open for project Launch?", mode="keyword", path_prefixes=("Projects/Pri",)))
+    assert {r.rel_path for r in resp.references} == {"Projects/Pricing.md"}

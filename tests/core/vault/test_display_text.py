@@ -112,3 +112,11 @@ def test_real_obsidian_vaults_show_no_syntax(vault: str) -> None:
 
 def test_code_marks_come_off_for_plain_views() -> None:
     assert unmarked("Use `hide postpone button` or ``a ` b`` here") == "Use hide postpone button or a ` b here"
+
+
+def test_a_related_pages_line_reads_as_its_tags() -> None:
+    """The `<span class="related-pages">` line under a title, as obsidian-tasks-docs' index pages write it."""
+    corpus = (CORPUS / "Constructs.md").read_text(encoding="utf-8")
+    line = next(ln for ln in corpus.splitlines() if ln.startswith('<span class="related-pages">'))
+    assert one_line(f"# About How Tos\n\n{line}\n\nThese guides.") == "About How Tos #index-pages #feature/scripting These guides."
+    assert one_line(line) == "#index-pages #feature/scripting"

@@ -1,0 +1,43 @@
+"""What search needs of one vault: its keyword index and, when ready, its vectors, model and words.
+
+Kept apart from `core.search.search` so the ranking stages (`core.search.stages`) can
+name a vault's side without importing the request flow that runs them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from core.base.models import SearchFilters
+from core.index.keyword_index import KeywordIndex
+from core.index.link_graph import LinkGraph
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from core.index.vocab_vectors import VocabVectors
+
+
+class VectorSearcher(Protocol):
+    """One vault's vector side, as the search needs it."""
+
+    def search(self, query: np.ndarray, filters: SearchFilters, limit: int) -> list[tuple[str, float]]: ...
+
+
+class QueryEmbedder(Protocol):
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+@dataclass(frozen=True, slots=True)
+class VaultSearchSide:
+    """What search needs of one vault: its keyword index and, when ready, its vectors."""
+
+    name: str
+    keyword: KeywordIndex
+    vectors: VectorSearcher | None = None
+    embedder: QueryEmbedder | None = None
+    semantic_note: str | None = None  # e.g. "semantic index 40% complete"
+    unavailable_reason: str | None = None  # why this vault has no semantic side
+    links: LinkGraph | None = None  # aliases, for the title boost (core.search.title_boost)
+    vocabulary: VocabVectors | None = None  # the vault's words in the embedding space (core.search.expansion)

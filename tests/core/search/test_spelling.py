@@ -1,0 +1,101 @@
+"""Typos forgiven: words the vault lacks are corrected from its own words, and the response says so."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.base.paths import AppPaths
+from core.engine import Engine
+from core.search.search import SearchRequest
+from core.search.spelling import Vocabulary, apply_corrections, correct_words, max_edits, nearest_term
+from tests.helpers import BagOfWordsEmbedder
+
+VOCAB = Vocabulary(
+    ["recur", "recurs", "ownership", "borrow", "border", "tag", "tab", "archiv"],
+    {"recur": 40, "recurs": 2, "ownership": 12, "borrow": 30, "border": 3, "tag": 50, "tab": 9, "archiv": 4},
+)
+
+
+def test_short_words_are_never_corrected_and_long_ones_allow_two_edits() -> None:
+    assert max_edits("tga") == 0
+    assert max_edits("borow") == 1
+    assert max_edits("ownershp") == 2
+    assert max_edits("x2y2z2") == 0  # not a word
+    assert max_edits("Verzeichnis") == 2 and max_edits("größe") == 0  # letters beyond QWERTY's: not guessed
+
+
+def test_the_closest_term_wins_and_the_more_frequent_of_equally_close_ones() -> None:
+    assert nearest_term("ownershp", VOCAB, 2) == "ownership"
+    assert nearest_term("borro", VOCAB, 1) == "borrow"
+    assert nearest_term("recurz", VOCAB, 1) == "recur"  # recur (40 chunks) over recurs (2), both one edit away
+    assert nearest_term("zzzzzz", VOCAB, 2) is None
+
+
+def test_only_unknown_words_are_corrected_and_spelt_as_the_vault_spells_them() -> None:
+    spelt = {"ownership": "ownership", "borrow": "borrowing"}
+    fixes = correct_words(["ownershp", "borrow", "tga"], VOCAB, lambda w: [w.lower()], spelt.get)
+    assert fixes == {"ownershp": "ownership"}  # borrow is known; tga is too short to guess
+
+
+def test_the_correction_replaces_whole_words_and_says_what_to_search_instead() -> None:
+    corr = apply_corrections("rust ownershp rules", {"ownershp": "ownership"})
+    assert corr is not None
+    assert corr.corrected == "rust ownership rules"
+    assert corr.message == "showing results for 'rust ownership rules', search instead for 'rust ownershp rules'"
+    assert apply_corrections("rust", {}) is None
+
+
+NOTES = {
+    "Recurring.md": "# Recurring tasks\n\nA recurring task comes back every week after you complete it.\n",
+    "Archive.md": "# Archive\n\nMove finished projects into the archive folder to keep the vault tidy.\n",
+    "Garden.md": "# Garden\n\nTomatoes want sun and water in the morning.\n",
+    "Notizen.md": "# Notizen\n\nIch schreibe jeden Tag eine kurze Notiz über das, was ich gelernt habe, und "
+    "verschiebe fertige Projekte in einen eigenen Ordner, damit die Übersicht erhalten bleibt.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    vault = tmp_path_factory.mktemp("vault")
+    for name, text in NOTES.items():
+        (vault / name).write_text(text, encoding="utf-8")
+    eng = Engine(AppPaths(tmp_path_factory.mktemp("home")), embedder_factory=lambda _vc: BagOfWordsEmbedder())
+    eng.add_vault(vault, name="v")
+    eng.sync(["v"])
+    return eng
+
+
+def test_a_typo_is_searched_as_the_vaults_word_and_the_response_says_so(engine: Engine) -> None:
+    resp = engine.search(SearchRequest("reccuring tasks", mode="keyword", k=3))
+    assert resp.correction is not None
+    assert resp.correction.corrected == "recurring tasks"
+    assert resp.hits and resp.hits[0].chunk.rel_path == "Recurring.md"
+    assert resp.correction.message in resp.warnings
+
+
+def test_search_instead_for_the_typed_words_turns_correction_off(engine: Engine) -> None:
+    resp = engine.search(SearchRequest("reccuring tasks", mode="keyword", k=3, spelling=False))
+    assert resp.correction is None
+
+
+def test_known_words_are_left_as_typed(engine: Engine) -> None:
+    resp = engine.search(SearchRequest("archive folder", mode="hybrid", k=3))
+    assert resp.correction is None
+    assert resp.hits[0].chunk.rel_path == "Archive.md"
+
+
+def test_slips_of_the_finger_cost_one_and_far_keys_cost_more() -> None:
+    from core.search.spelling import typo_cost
+
+    assert typo_cost("recieve", "receive") == 1  # two neighbours swapped
+    assert typo_cost("borow", "borrow") == 1  # a dropped letter
+    assert typo_cost("borrrow", "borrow") == 1  # a doubled one
+    assert typo_cost("bprrow", "borrow") == 1  # o → p: keys side by side
+    assert typo_cost("intent", "invent") == 2  # t is nowhere near v: a different word, not a typo
+    assert nearest_term("invent", Vocabulary(["intent"], {"intent": 9}), 1) is None
+
+
+def test_a_question_in_another_language_the_vault_holds_is_searched_as_typed(engine: Engine) -> None:
+    assert "de" in engine.index_for("v").keyword.languages()
+    resp = engine.search(SearchRequest("wie verschiebe ich fertige Projekte in einen Ordnerr", mode="keyword", k=3))
+    assert resp.correction is None
