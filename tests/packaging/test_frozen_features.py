@@ -1,4 +1,4 @@
-"""This round's features in the built app: Obsidian rendering (mdit-py-plugins, nh3) and `cairn serve` (uvicorn).
+"""This round's features in the built app: rendering (mdit-py-plugins, nh3), spelling (rapidfuzz), `cairn serve`, file kinds.
 
 Both are reached through imports PyInstaller's analysis can miss (uvicorn picks its
 event loop, HTTP protocol and lifespan by name; nh3 is a native extension), so a
@@ -60,6 +60,13 @@ def test_frozen_cli_shows_a_callout_snippet_as_text_without_obsidian_syntax(tmp_
     assert "Warning: Passport check" in snippet and "Lisbon journey" in snippet and "visa & tickets" in snippet, snippet
     assert not [raw for raw in RAW_SYNTAX if raw in snippet], snippet
     assert "private aside" not in snippet, snippet
+    # A typo is corrected from the vault's own words (rapidfuzz, native, frozen).
+    typo = run_frozen([str(CLI), "search", "pasport", "--mode", "keyword", "--json"], box, timeout=120)
+    assert typo.returncode == 0, typo.stderr
+    corrected = json.loads(typo.stdout)
+    assert (
+        corrected["hits"][0]["rel_path"] == "Trip.md" and "showing results for 'passport'" in corrected["warnings"][0]
+    )
     assert box.leaks() == []
 
 
