@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.base.confidentiality import is_restricted
 from core.base.errors import UsageError
 from core.base.models import SearchFilters, SearchResponse
 from core.search.bases import BaseView, find_bases, load_base, run_base
@@ -41,7 +42,7 @@ def open_base(engine: Engine, spec: str, view: str | None = None) -> tuple[str, 
 
     name, root, rel = locate_base(engine, spec)
     vi = engine.index_for(name)
-    files = {p: r for p, r in vi.files.items() if r.confidentiality != "restricted"}
+    files = {p: r for p, r in vi.files.items() if not is_restricted(r.confidentiality)}
     try:
         return name, run_base(load_base(root / rel), files, base=rel, view=view, root=root)
     except BaseFileError as exc:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from core.base.confidentiality import is_restricted
 from core.base.errors import IndexNotBuiltError
 from core.base.models import SearchFilters
 from core.index.manifest import FileRecord
@@ -27,7 +28,7 @@ def vault_files(engine: Engine, names: Sequence[str] = ()) -> list[tuple[str, di
     for name in chosen:
         vi = engine.index_for(name)
         if vi.is_built:
-            out.append((name, {rel: rec for rel, rec in vi.files.items() if rec.confidentiality != "restricted"}))
+            out.append((name, {rel: rec for rel, rec in vi.files.items() if not is_restricted(rec.confidentiality)}))
     if not out:
         raise IndexNotBuiltError("No vaults indexed yet — run `cairn index --vault PATH` first")
     return out
