@@ -100,6 +100,14 @@ def link_cli() -> None:
     link.symlink_to("Cairn")
 
 
+def drop_dangling_links(app: Path) -> int:
+    """Remove links whose library the spec dropped (PyInstaller still links e.g. libQt6Network.so.6 beside the others)."""
+    dangling = [p for p in app.rglob("*") if p.is_symlink() and not p.exists()]
+    for link in dangling:
+        link.unlink()
+    return len(dangling)
+
+
 def executables() -> list[Path]:
     suffix = ".exe" if sys.platform == "win32" else ""
     cli = "cairn" if sys.platform.startswith("linux") else "cairn-cli"
@@ -138,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"build: expected executables are missing: {', '.join(missing)}", file=sys.stderr)
         return 1
+    drop_dangling_links(APP)
     saved_mb = strip_debug_info(APP) / 1024**2
     seconds = time.perf_counter() - t0
     size_mb = folder_size(APP) / 1024**2
