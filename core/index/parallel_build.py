@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import shutil
 import tempfile
 import threading
@@ -31,7 +32,6 @@ import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from multiprocessing import connection as mp_connection
 from pathlib import Path
 from typing import Any, cast
 
@@ -55,6 +55,7 @@ MIN_JOB_NOTES = 50
 MAX_JOB_NOTES = 1000
 JOB_TIMEOUT_S = 900.0  # a worker this slow over one job is stopped and its jobs are indexed here
 WAIT_SLICE_S = 0.1  # how often `cancel` is looked at while waiting for the worker
+GONE_DRAIN_S = 0.5  # how long answers of a worker that just ended may take to be read
 AHEAD = 2  # jobs handed to the worker at a time; the rest wait for whichever process is free first
 
 Outcome = Document | SkippedFile | None  # None: the note holds what the index holds already
@@ -186,6 +187,21 @@ class WorkerProcess:
         self._process = ctx.Process(target=serve, args=(child, vault, list(jobs), limits, max_bytes, str(scratch)), daemon=True, name="cairn-segment-worker")
         self._process.start()
         child.close()
+        # Answers are read as they come, by a thread of their own: a built job's answer (its
+        # parsed notes) is megabytes, and a worker whose answer waits in the pipe until this
+        # process finishes its own job sits idle all that while.
+        self._answers: queue.Queue[tuple[int, Any] | None] = queue.Queue()
+        self._head: list[tuple[int, Any] | None] = []
+        threading.Thread(target=self._read, daemon=True, name="cairn-segment-answers").start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                got = self._conn.recv()
+            except (EOFError, OSError):
+                self._answers.put(None)  # the worker is gone (or stopped)
+                return
+            self._answers.put(cast("tuple[int, Any]", got))
 
     def submit(self, index: int) -> None:
         """Ask for job `index` (answers come back in the order asked)."""
@@ -193,16 +209,22 @@ class WorkerProcess:
 
     def wait(self, timeout: float) -> bool:
         """Whether an answer is there, or the worker is gone, within `timeout` seconds."""
-        return bool(mp_connection.wait([self._conn, self._process.sentinel], timeout))
+        if self._head:
+            return True
+        try:
+            self._head.append(self._answers.get(timeout=timeout) if timeout > 0 else self._answers.get_nowait())
+        except queue.Empty:
+            return not self._process.is_alive()
+        return True
 
     def answer(self) -> tuple[int, Any] | None:
         """The next answer (job number, built job or None if it failed), or None: the worker is gone."""
-        try:
-            if self._conn.poll():
-                return cast("tuple[int, Any]", self._conn.recv())
-        except (EOFError, OSError):
-            pass
-        return None
+        if self._head:
+            return self._head.pop()
+        try:  # a worker that just ended may still have answers on their way through the reader
+            return self._answers.get(timeout=GONE_DRAIN_S)
+        except queue.Empty:
+            return None
 
     def stop(self) -> None:
         """End the worker now, also mid-job, and wait for it to be gone."""
