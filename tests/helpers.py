@@ -7,6 +7,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,3 +80,21 @@ def copy_link_vault(tmp_path: Path) -> Path:
     root = tmp_path / LINK_VAULT_NAME
     shutil.copytree(Path(__file__).resolve().parent / "fixtures" / LINK_VAULT_NAME, root)
     return root
+
+
+STRUCTURED_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "structured_vault"
+
+
+def structured_engine(tmp_path_factory: Any) -> tuple[Any, Path]:
+    """A keyword-indexed engine over a copy of the structured fixture vault (properties, tasks, a .base)."""
+    import shutil
+
+    from core.base.paths import AppPaths
+    from core.engine import Engine
+
+    root = tmp_path_factory.mktemp("v") / "structured"
+    shutil.copytree(STRUCTURED_FIXTURE, root)
+    eng = Engine(AppPaths(tmp_path_factory.mktemp("home")), embedder_factory=None)
+    eng.add_vault(root, name="structured")
+    eng.sync(embed=False)
+    return eng, root

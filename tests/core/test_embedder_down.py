@@ -77,15 +77,19 @@ def hanging_url() -> Iterator[str]:
     server.close()
 
 
+def _reply(handler: BaseHTTPRequestHandler, body: bytes) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 class Garbage(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         body = b"<html>I am a router admin page, not an embeddings server</html>"
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        _reply(self, body)
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -228,11 +232,7 @@ class Switchable(BaseHTTPRequestHandler):
             body = json.dumps({"embeddings": [[1.0, float(len(t) % 7), 0.5, float(i)] for i, t in enumerate(texts)]}).encode()
         else:
             body = b"{}"
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        _reply(self, body)
 
     def log_message(self, *args: Any) -> None:
         pass

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,19 +10,15 @@ import pytest
 from core.answer.models import AskRequest
 from core.answer.pipeline import Answerer
 from core.answer.task_answer import task_subject
-from core.base.paths import AppPaths
 from core.engine import Engine
+from tests.helpers import structured_engine
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "structured_vault"
 
 
 @pytest.fixture(scope="module")
 def vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Engine, Path]]:
-    root = tmp_path_factory.mktemp("v") / "structured"
-    shutil.copytree(FIXTURE, root)
-    eng = Engine(AppPaths(tmp_path_factory.mktemp("home")), embedder_factory=None)
-    eng.add_vault(root, name="structured")
-    eng.sync(embed=False)
+    eng, root = structured_engine(tmp_path_factory)
     yield eng, root
     eng.close()
 

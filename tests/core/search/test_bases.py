@@ -4,7 +4,6 @@ what is not supported reported by name (tests/fixtures/structured_vault/*.base).
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from core.index.manifest import FileRecord
 from core.search.base_expr import Evaluator, Row, Unsupported, compile_expression
 from core.search.bases import BaseFileError, find_bases, load_base, run_base
 from core.structured.bases import base_json, open_base, search_base
+from tests.helpers import structured_engine
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "structured_vault"
 REPO = Path(__file__).resolve().parents[3]
@@ -26,11 +26,7 @@ DOCS = VAULTS / "obsidian-tasks-docs"
 
 @pytest.fixture(scope="module")
 def vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Engine, Path]]:
-    root = tmp_path_factory.mktemp("v") / "structured"
-    shutil.copytree(FIXTURE, root)
-    eng = Engine(AppPaths(tmp_path_factory.mktemp("home")), embedder_factory=None)
-    eng.add_vault(root, name="structured")
-    eng.sync(embed=False)
+    eng, root = structured_engine(tmp_path_factory)
     yield eng, root
     eng.close()
 
