@@ -20,7 +20,7 @@ from core.index.whoosh_pin import dumps, formats, pack_uint
 #: A field's analysed value: its terms, their weights and encoded values (parallel tuples: ~3x cheaper to
 #: unpickle than a tuple per term), and its scorable length.
 FieldItems = tuple[tuple[bytes, ...], tuple[float, ...], tuple[bytes, ...], int]
-NOTE_FIELDS = frozenset({"title", "aliases", "folders", "tags"})  # the same for every chunk of a note
+NOTE_FIELDS = frozenset({"title", "aliases", "names", "folders", "tags"})  # the same for every chunk of a note
 MEMO_LIMIT = 4096  # note-level values remembered; a note's chunks arrive together, so this is plenty
 
 

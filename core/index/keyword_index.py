@@ -34,11 +34,11 @@ from core.index.whoosh_storage import MappedStorage
 if TYPE_CHECKING:
     from core.index.parallel_build import BuiltSegment  # its worker imports the markdown parser: not for a search
 
-SEARCH_FIELDS = ("title", "aliases", "heading_path", "body", "tags")
+SEARCH_FIELDS = ("title", "aliases", "names", "heading_path", "body", "tags")
 # Per-field weights on top of BM25. A chunk's body already holds its heading line (and the
 # first chunk the note's H1), so the title and heading fields only add a little; tuned on
 # SciFact train (nDCG@10 0.579 with all fields at full weight, 0.683 with these).
-FIELD_WEIGHTS = {"title": 0.25, "aliases": 0.5, "heading_path": 0.1, "body": 1.0, "tags": 0.5}
+FIELD_WEIGHTS = {"title": 0.25, "aliases": 0.5, "names": 0.25, "heading_path": 0.1, "body": 1.0, "tags": 0.5}
 # Words that make a question a question but say nothing about its subject. Whoosh's stop list
 # keeps them, and in a small vault "how" or "does" is rare enough to outrank the subject.
 QUESTION_WORDS = frozenset("how what when where who whom whose which why does do did should could would can".split())

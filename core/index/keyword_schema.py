@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from whoosh import query as wq
@@ -24,7 +25,7 @@ from core.index.manifest import task_row
 from core.index.property_terms import property_terms, whoosh_filter
 from core.vault.language import detect_language
 
-ANALYZER_VERSION = "a4"  # part of the index hash: a change here rebuilds the index. a4: typed properties, tasks
+ANALYZER_VERSION = "a5"  # part of the index hash: a change here rebuilds the index. a4: typed properties, tasks; a5: names
 INDEX_NAME = "chunks"  # Whoosh's index name: its TOC and every segment file start with it
 
 
@@ -43,6 +44,7 @@ def build_schema() -> Schema:
         ordinal=NUMERIC(stored=True),
         title=TEXT(analyzer=ana, field_boost=2.0, stored=True),
         aliases=TEXT(analyzer=ana, field_boost=1.5),
+        names=TEXT(analyzer=ana, field_boost=2.0),  # the note's folders and dotted name parts (`name_words`)
         heading_path=TEXT(analyzer=ana, field_boost=1.5, stored=True),
         tags=KEYWORD(commas=True, lowercase=True, scorable=True, stored=True),
         body=TEXT(analyzer=ana, stored=True),
@@ -118,8 +120,23 @@ def folder_ancestors(rel_path: str) -> list[str]:
     return ["/".join(parts[: i + 1]).replace(",", " ") for i in range(len(parts))]
 
 
+def name_words(rel_path: str) -> str:
+    """The words a note's place names, searched as title words: its folders and a dotted name's parts.
+
+    `Queries/Global Query.md` -> "Queries"; Dendron's `lang.rust.ownership.md` -> "lang rust
+    ownership" (the tokenizer keeps a dotted name as one word, so "ownership" would not
+    find it). A note's title says what it is; its folders and hierarchy say what it is about.
+    """
+    path = PurePosixPath(rel_path)
+    parts = [*path.parent.parts]
+    if "." in path.stem:
+        parts += [p for p in path.stem.split(".") if p]
+    return " ".join(parts)
+
+
 def document_fields(doc: Document) -> list[dict[str, Any]]:
     folders = ",".join(folder_ancestors(doc.rel_path))
+    names = name_words(doc.rel_path)
     tags = ",".join(doc.tags)
     note_lang = ""  # worked out only when a chunk needs it: most chunks say their own language
     aliases = " ".join(doc.aliases)
@@ -144,6 +161,7 @@ def document_fields(doc: Document) -> list[dict[str, Any]]:
                 ordinal=chunk.ordinal,
                 title=doc.title,
                 aliases=aliases,
+                **({"names": names} if names else {}),
                 heading_path=chunk.heading_path,
                 tags=tags,
                 body=chunk.text,

@@ -1,4 +1,4 @@
-"""A keyword index's vocabulary: every indexed term of the title and body fields with its chunk count.
+"""A keyword index's vocabulary: every indexed term of the title, names and body fields with its chunk count.
 
 The dictionary that spelling correction (core.search.spelling) corrects from: the
 vault's own words, as the index holds them. Reading it walks the term tables once
@@ -13,7 +13,7 @@ import threading
 import weakref
 from typing import Any
 
-FIELDS = ("body", "title")
+FIELDS = ("body", "title", "names")
 
 _cache: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
