@@ -257,7 +257,7 @@ def _refresh_vocabulary(
     Words of restricted notes are left out for a remote embedder, as their chunks are.
     Best effort: a failure leaves the search without expansion words, never the sync failed.
     """
-    from core.index import vocab_vectors
+    from core.index import name_vectors, vocab_vectors
     from core.providers.embedding import default_registry
 
     if stats is None or stats.cancelled or problem is not None:
@@ -266,8 +266,11 @@ def _refresh_vocabulary(
     try:
         texts = (chunk.body for chunk in vi.keyword.all_stored() if may_send(chunk.confidentiality, info))
         vocab_vectors.refresh(vv.directory, texts, lambda words: emb.embed_documents(words), emb.model_id, cancel)
+        files = embeddable_files(vc, vi.files)
+        rows = name_vectors.names_of({rel: rec.title for rel, rec in files.items()}, vi.links.aliases)
+        name_vectors.refresh(vv.directory, rows, lambda names: emb.embed_documents(names), emb.model_id, cancel)
     except Exception:  # noqa: BLE001 - an optional aid; the sync itself succeeded
-        logging.getLogger(__name__).warning("vocabulary vectors of %s not built", vi.keyword.directory, exc_info=True)
+        logging.getLogger(__name__).warning("vocabulary and name vectors of %s not built", vi.keyword.directory, exc_info=True)
 
 
 @contextmanager
@@ -318,9 +321,12 @@ def vault_side(
         note = f"{name}: semantic index {int(vv.fraction_complete * 100)}% complete"
         if embedding is not None:
             note = f"{name}: being embedded ({int(vv.fraction_complete * 100)}% so far); results may change when it is done"
-    from core.index import vocab_vectors
+    from core.index import name_vectors, vocab_vectors
 
     vocab = vocab_vectors.cached(vv.directory)
     if vocab is not None and vocab.model_id != emb.model_id:
         vocab = None
-    return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi), emb, semantic_note=note, links=vi.links, vocabulary=vocab)
+    names = name_vectors.cached(vv.directory)
+    if names is not None and names.model_id != emb.model_id:
+        names = None
+    return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi), emb, semantic_note=note, links=vi.links, vocabulary=vocab, names=names)

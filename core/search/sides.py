@@ -16,6 +16,7 @@ from core.index.link_graph import LinkGraph
 if TYPE_CHECKING:
     import numpy as np
 
+    from core.index.name_vectors import NameVectors
     from core.index.vocab_vectors import VocabVectors
 
 
@@ -41,3 +42,4 @@ class VaultSearchSide:
     unavailable_reason: str | None = None  # why this vault has no semantic side
     links: LinkGraph | None = None  # aliases, for the title boost (core.search.title_boost)
     vocabulary: VocabVectors | None = None  # the vault's words in the embedding space (core.search.expansion)
+    names: NameVectors | None = None  # each note's folders, title and aliases embedded (core.search.name_meaning)

@@ -64,3 +64,4 @@ def test_the_breakdown_names_the_evidence_weighting_and_the_words_also_searched(
     evidence = [n for n in named if n.startswith("keyword evidence ") and "→" in n]
     assert len(evidence) >= 10, named  # a query the model cannot read (weight 0 for meaning) has none
     assert any("also searched:" in n for n in named), named
+    assert any(n.startswith("name's meaning (") for n in named), named  # core.search.name_meaning
