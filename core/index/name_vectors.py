@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 import numpy as np
@@ -40,16 +41,22 @@ class NameVectors:
     names: tuple[str, ...]  # the embedded text of each row
     matrix: np.ndarray  # (rows, dims), float32, L2-normalised
 
-    def similarities(self, query: np.ndarray) -> dict[str, float]:
-        """Each note's best cosine between one of its names and the (unit) query vector."""
-        if not self.notes:
+    @cached_property
+    def rows_of(self) -> dict[str, list[int]]:
+        """Each note's rows (worked out once per loaded file, not per search)."""
+        rows: dict[str, list[int]] = {}
+        for i, note in enumerate(self.notes):
+            rows.setdefault(note, []).append(i)
+        return rows
+
+    def similarities(self, query: np.ndarray, notes: Iterable[str]) -> dict[str, float]:
+        """The best cosine between one of each note's names and the (unit) query vector; notes without names left out."""
+        rows = self.rows_of
+        wanted = {n: rows[n] for n in notes if n in rows}
+        if not wanted:
             return {}
         sims = self.matrix @ np.asarray(query, dtype=np.float32).reshape(-1)
-        best: dict[str, float] = {}
-        for note, sim in zip(self.notes, sims.tolist(), strict=True):
-            if sim > best.get(note, -2.0):
-                best[note] = sim
-        return best
+        return {n: float(max(sims[i] for i in idx)) for n, idx in wanted.items()}
 
 
 def names_of(titles: Mapping[str, str], aliases: Callable[[str], Iterable[str]]) -> list[tuple[str, str]]:

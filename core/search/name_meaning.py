@@ -28,14 +28,14 @@ POOL = 30  # notes of the fused list compared (and scaled over)
 
 def name_terms(
     fused: Sequence[Fused],
-    similarities: Callable[[str], dict[str, float] | None],
+    similarities: Callable[[str, list[str]], dict[str, float] | None],
     *,
     weight: float = WEIGHT,
     pool: int = POOL,
 ) -> list[Fused]:
     """`fused` (best first) with a named term on each chunk of the first `pool` notes, by its note's name.
 
-    `similarities(vault)` gives each note's name cosine to the query in that vault
+    `similarities(vault, notes)` gives those notes' name cosines to the query in that vault
     (None: the vault has no name vectors). Fewer than two notes with names: unchanged.
     """
     order = sorted(fused, key=lambda f: (-f.score, *id_order(f.chunk_id)))
@@ -43,13 +43,10 @@ def name_terms(
         return order
     notes = list(dict.fromkeys(_note(f.chunk_id) for f in order))[:pool]
     found: dict[tuple[str, str], float] = {}
-    per_vault: dict[str, dict[str, float] | None] = {}
-    for vault, rel in notes:
-        if vault not in per_vault:
-            per_vault[vault] = similarities(vault)
-        sims = per_vault[vault]
-        if sims is not None and rel in sims:
-            found[(vault, rel)] = sims[rel]
+    for vault in dict.fromkeys(v for v, _ in notes):
+        wanted = [rel for v, rel in notes if v == vault]
+        sims = similarities(vault, wanted) or {}
+        found.update({(vault, rel): sims[rel] for rel in wanted if rel in sims})
     if len(found) < 2:
         return order
     lo, hi = min(found.values()), max(found.values())

@@ -352,17 +352,17 @@ def _fused(plan: _Plan, keyword_hits: list[KeywordHit], vector_hits: list[tuple[
     fused = fuse_lists(plan.settings, plan.profile, plan.mode, keyword_hits, vector_hits, vector_scale, keyword_name, share=share)
     why = Term(explain(evidence, share), 0.0)
     fused = [Fused(f.chunk_id, f.score, f.terms + (why,)) for f in fused]
-    fused = name_terms(aggregate_notes(fused), lambda vault: _name_similarities(plan, vault))
+    fused = name_terms(aggregate_notes(fused), lambda vault, notes: _name_similarities(plan, vault, notes))
     return keep_meaning_hits(fused, [cid for cid, _ in vector_hits])
 
 
-def _name_similarities(plan: _Plan, vault: str) -> dict[str, float] | None:
-    """Each note's name cosine to the query in `vault` (core.search.name_meaning); None without name vectors."""
+def _name_similarities(plan: _Plan, vault: str, notes: list[str]) -> dict[str, float] | None:
+    """These notes' name cosines to the query in `vault` (core.search.name_meaning); None without name vectors."""
     side = next((s for s in plan.sides if s.name == vault), None)
     if side is None or side.names is None or side.embedder is None:
         return None
     qvec = plan.query_vectors.get(id(side.embedder))
-    return None if qvec is None else side.names.similarities(qvec)
+    return None if qvec is None else side.names.similarities(qvec, notes)
 
 
 def _select_vaults(sides: Sequence[VaultSearchSide], filters: SearchFilters, warnings: list[str]) -> list[VaultSearchSide]:

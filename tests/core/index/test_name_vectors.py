@@ -44,7 +44,7 @@ def test_a_notes_similarity_is_its_nearest_name() -> None:
     built = nv.build([("a.md", "zzzz"), ("a.md", "remark"), ("b.md", "dates")], _embed, "toy")
     assert built is not None
     query = _embed(["remarks"])[0]
-    sims = built.similarities(query / np.linalg.norm(query))
+    sims = built.similarities(query / np.linalg.norm(query), ["a.md", "b.md", "unnamed.md"])
     assert set(sims) == {"a.md", "b.md"}
     assert sims["a.md"] > 0.9 > sims["b.md"]  # "remark" counts for a.md, not its other name
 

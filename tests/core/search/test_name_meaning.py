@@ -18,7 +18,7 @@ def _order(fused: list[Fused]) -> list[str]:
 def test_the_note_named_for_the_question_moves_up_and_says_why() -> None:
     fused = _fused(("Properties.md", 0.82), ("Explaining.md", 0.78), ("Comments.md", 0.65))
     sims = {"Properties.md": 0.20, "Explaining.md": 0.25, "Comments.md": 0.39}
-    out = name_terms(fused, lambda vault: sims, weight=0.25)
+    out = name_terms(fused, lambda vault, notes: sims, weight=0.25)
     assert _order(out)[0] == "Comments.md"
     term = out[0].terms[-1]
     assert term.name == "name's meaning (0.39) 1.00 × 0.25" and term.value == 0.25
@@ -29,14 +29,14 @@ def test_the_note_named_for_the_question_moves_up_and_says_why() -> None:
 def test_only_the_pool_is_compared_and_no_note_is_brought_in() -> None:
     fused = _fused(("a.md", 0.9), ("b.md", 0.8), ("c.md", 0.7))
     sims = {"a.md": 0.1, "b.md": 0.2, "c.md": 0.9, "elsewhere.md": 1.0}
-    out = name_terms(fused, lambda vault: sims, weight=0.25, pool=2)
+    out = name_terms(fused, lambda vault, notes: sims, weight=0.25, pool=2)
     assert _order(out) == ["b.md", "a.md", "c.md"]  # c.md is outside the pool of 2: untouched
     assert len(out) == 3
 
 
 def test_without_name_vectors_or_a_spread_nothing_changes() -> None:
     fused = _fused(("a.md", 0.9), ("b.md", 0.8))
-    assert name_terms(fused, lambda vault: None) == fused
-    assert name_terms(fused, lambda vault: {"a.md": 0.3, "b.md": 0.3}) == fused  # every name as near: no signal
-    assert name_terms(fused, lambda vault: {"b.md": 0.9}) == fused  # one note with a name: nothing to compare
-    assert name_terms(fused, lambda vault: {"a.md": 0.1, "b.md": 0.9}, weight=0) == fused
+    assert name_terms(fused, lambda vault, notes: None) == fused
+    assert name_terms(fused, lambda vault, notes: {"a.md": 0.3, "b.md": 0.3}) == fused  # every name as near: no signal
+    assert name_terms(fused, lambda vault, notes: {"b.md": 0.9}) == fused  # one note with a name: nothing to compare
+    assert name_terms(fused, lambda vault, notes: {"a.md": 0.1, "b.md": 0.9}, weight=0) == fused
