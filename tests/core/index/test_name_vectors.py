@@ -26,18 +26,19 @@ def test_a_notes_name_is_its_folders_then_its_title() -> None:
         == "Getting Started Statuses Core Statuses"
     )
     assert nv.note_name("Intro.md", "") == "Intro"  # no title: the file's name
+    assert nv.note_name("lang.rust.ownership.md", "Moving values") == "lang rust ownership Moving values"
 
 
 def test_aliases_are_further_names_of_the_same_note() -> None:
     rows = nv.names_of(
-        {"Queries/Comments.md": "Comments", "Dates.md": "Dates"},
+        {"Queries/Comments.md": "Comments", "Start/Dates.md": "Dates", "Loose.md": "Loose"},
         lambda rel: ("Remarks", "Comments") if "Comm" in rel else (),
     )
     assert rows == [
-        ("Dates.md", "Dates"),
         ("Queries/Comments.md", "Queries Comments"),
         ("Queries/Comments.md", "Queries Remarks"),
-    ]
+        ("Start/Dates.md", "Start Dates"),
+    ]  # a loose note at the root has no name to compare
 
 
 def test_a_notes_similarity_is_its_nearest_name() -> None:
