@@ -179,6 +179,8 @@ class VaultIndex:
             result.rescanned = True
             if not result.cancelled:
                 self._heal_links()
+                if result.touched:  # bulk commits merge little: the segment count is bounded here, not on an edit
+                    self.keyword.settle()
             stats = sync_stats(self.vault.name, self.files, result, t0)
             old_rules = {w for w in self.info.warnings if w.code == IGNORE_WARNING}
             if result.touched or self._health_changed(result.skipped) or self.recovery or old_rules != set(scan.warnings):
