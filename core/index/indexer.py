@@ -37,7 +37,7 @@ from core.index.manifest import (
 from core.index.parallel_build import BuiltJob, ParallelBuild
 from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, sync_stats, updated_info
 from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
-from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
+from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind, read_in_child
 from core.vault.chunker import ChunkLimits
 from core.vault.obsidian_settings import load_settings
 from core.vault.pdf import EXTRACTOR_VERSION
@@ -277,6 +277,8 @@ class VaultIndex:
 
         reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel, ocr="image" not in self.kinds_off)
         notes = [(e, self.files[e.rel_path].version if e.rel_path in self.files else None) for e in todo if attachment_kind(e.rel_path) is None]
+        # New attachments (web pages, PDFs ...) are taken out in the extractor's child while the notes are indexed.
+        reading.extract_ahead([(e.path, e.size) for e in todo if e.rel_path not in self.files and read_in_child(e.rel_path)])
         build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH, cancel)
         try:
             batch = self._take_units(build, todo, _Pass(res, removed, reading, writing, progress, cancel))
