@@ -118,6 +118,19 @@ class VaultIndex:
     def recovery(self, value: Recovery | None) -> None:
         self.disk.recovery = value
 
+    @property
+    def lock(self) -> threading.RLock:
+        """This process's writer lock of the vault (the OCR stage takes it as a sync does)."""
+        return self._lock
+
+    def mark_dirty(self) -> None:
+        """Memory or the keyword index is about to move ahead of the manifest on disk."""
+        self._mark_dirty()
+
+    def write_info(self, skipped: Iterable[SkippedFile], res: ProcessResult) -> None:
+        """Save the health record (Index health) after a pass."""
+        self._write_info(skipped, res)
+
     def wrote(self) -> None:
         """This process wrote the index (e.g. saved its vectors): not a change made elsewhere."""
         self.disk.wrote()
@@ -166,6 +179,8 @@ class VaultIndex:
             todo: list[ScanEntry] = []
             settings = FolderSettings(root)
             for entry in scan.entries:
+                if attachment_kind(entry.rel_path) == "image":
+                    continue  # read by OCR in a stage of its own, after the notes (core.index.ocr_pass)
                 rec = self.files.get(entry.rel_path)
                 if rec is not None and rec.size == entry.size and rec.mtime_ns == entry.mtime_ns:
                     # An attachment's confidentiality lives in a folder's `.cairn.yaml`, not the file.
@@ -212,7 +227,8 @@ class VaultIndex:
                 except Exception as exc:  # noqa: BLE001 - the live path has the same per-file boundary as a sync
                     found = parse_error(rel, exc)
                 if isinstance(found, ScanEntry):
-                    todo.append(found)
+                    if attachment_kind(rel) != "image":  # images: the OCR stage (core.index.ocr_pass)
+                        todo.append(found)
                 else:
                     if isinstance(found, SkippedFile):
                         skipped.append(found)
@@ -234,7 +250,7 @@ class VaultIndex:
         """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
         scanner = self.scanner()
         docs = []
-        with AttachmentReading(Path(self.vault.root), self.attachment_seconds, ocr="image" not in self.kinds_off) as reading:
+        with AttachmentReading(Path(self.vault.root), self.attachment_seconds) as reading:
             for rel in rel_paths:
                 entry = scanner.classify(rel)
                 if isinstance(entry, ScanEntry):
@@ -273,7 +289,8 @@ class VaultIndex:
             while pending_write:
                 pending_write.pop()()
 
-        reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel, ocr="image" not in self.kinds_off)
+        # No OCR here: a scanned PDF is skipped as `no_text` and read by the OCR stage afterwards.
+        reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel)
         notes = [(e, self.files[e.rel_path].version if e.rel_path in self.files else None) for e in todo if attachment_kind(e.rel_path) is None]
         build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH, cancel)
         try:
