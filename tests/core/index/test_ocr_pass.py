@@ -19,7 +19,10 @@ from core.search.search import SearchRequest
 from core.vault.ocr_text import ocr_installed
 from tests.helpers import BagOfWordsEmbedder
 
-pytestmark = pytest.mark.skipif(not ocr_installed(), reason="the ocr extra (rapidocr-onnxruntime) is not installed")
+pytestmark = [
+    pytest.mark.skipif(not ocr_installed(), reason="the ocr extra (rapidocr-onnxruntime) is not installed"),
+    pytest.mark.slow,  # OCR takes seconds an image on the loaded 2-core machine
+]
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 WORDS = ("okapi", "pangolin", "axolotl")
 
