@@ -49,8 +49,7 @@ def ocr_stage(
     path asked for is an image or a PDF. Returns the OCR stage's stats and the embedding's."""
     if kw.cancelled or (emb is not None and emb.cancelled) or (only is not None and not any(map(is_ocr_kind, only))):
         return None, emb
-    with engine.write_lock(name):
-        ocr = run_ocr(engine.index_for(name), progress, cancel, only)
+    ocr = run_ocr(engine.index_for(name), progress, cancel, only, hold=lambda: engine.write_lock(name))
     if embed and ocr.read and not ocr.cancelled:
         live = only is not None
         emb = engine.embed_vault(

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.base.models import Document, SkippedFile, SkipReason
 from core.index.file_errors import parse_error
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from core.vault.scanner import Scanner
 
 Progress = Callable[[int, int, str], None]
+Hold = Callable[[], AbstractContextManager[Any]]  # the caller's writer lock of the vault (the engine's)
 PHASE = "ocr"
 PORTION_PAGES = 30  # a scanned PDF's pages per request (~5 s a page on a loaded 2-core machine)
 
@@ -72,6 +74,8 @@ class VaultIndex(Protocol):
     def info(self) -> IndexInfo: ...
     @property
     def is_dirty(self) -> bool: ...
+    @property
+    def recovery(self) -> object | None: ...
     @property
     def dirty_path(self) -> Path: ...
     @property
@@ -100,6 +104,7 @@ class OcrStats:
 class _Run:
     """What the stage gathers while it runs."""
 
+    hold: Hold | None = None
     res: ProcessResult = field(default_factory=ProcessResult)
     pages: int = 0
     problems: dict[str, SkippedFile] = field(default_factory=dict)
@@ -116,33 +121,43 @@ def run_ocr(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
     only: Iterable[str] | None = None,
+    hold: Hold | None = None,
 ) -> OcrStats:
-    """Read the vault's images and scanned PDFs by OCR into its index; `only`: just these paths."""
+    """Read the vault's images and scanned PDFs by OCR into its index; `only`: just these paths.
+
+    The vault's writer locks (`hold`, this process's and the one across processes) are held only
+    to find the work and to commit each file, not while OCR reads: a live edit is indexed
+    between two images, not after the whole stage.
+    """
     t0 = time.perf_counter()
     if "image" in vi.kinds_off:  # the OCR switch (Settings › Files) is off
         return OcrStats(vi.vault.name)
-    with vi.lock, vi.xlock.held(SYNC_WAIT_S):
-        store = OcrStore(vi.dir)
+    store = OcrStore(vi.dir)
+    with _held(vi, hold):
         queue = _pending(vi, store, set(only) if only is not None else None)
-        if not queue:
-            return OcrStats(vi.vault.name, seconds=time.perf_counter() - t0)
-        was_dirty = vi.is_dirty
-        vi.mark_dirty()  # the keyword index moves ahead of the manifest until it is saved below
-        run = _Run()
-        from core.vault.extractor import PdfExtractor
+    if not queue:
+        return OcrStats(vi.vault.name, seconds=time.perf_counter() - t0)
+    run = _Run(hold)
+    from core.vault.extractor import PdfExtractor
 
-        with PdfExtractor(vi.attachment_seconds) as extractor:
-            _work(vi, store, extractor, queue, run, progress, cancel)
-        _finish(vi, run, was_dirty)
-        return OcrStats(
-            vi.vault.name,
-            tuple(dict.fromkeys(run.res.reindexed)),
-            run.pages,
-            len(run.problems),
-            len(queue),
-            run.res.cancelled,
-            time.perf_counter() - t0,
-        )
+    with PdfExtractor(vi.attachment_seconds) as extractor:
+        _work(vi, store, extractor, queue, run, progress, cancel)
+    with _held(vi, hold):
+        _finish(vi, run)
+    read = tuple(dict.fromkeys(run.res.reindexed))
+    return OcrStats(
+        vi.vault.name, read, run.pages, len(run.problems), len(queue), run.res.cancelled, time.perf_counter() - t0
+    )
+
+
+@contextmanager
+def _held(vi: VaultIndex, hold: Hold | None) -> Iterator[None]:
+    with ExitStack() as stack:
+        if hold is not None:
+            stack.enter_context(hold())
+        stack.enter_context(vi.lock)
+        stack.enter_context(vi.xlock.held(SYNC_WAIT_S))
+        yield
 
 
 def _pending(vi: VaultIndex, store: OcrStore, only: set[str] | None) -> list[ScanEntry]:
@@ -232,7 +247,10 @@ def _one(
         run.pages += got.read_to - record.read_to
         record = got
         store.put(record)
-    _index(vi, entry, record, settings.confidentiality(entry.rel_path), run)
+    with _held(vi, run.hold):
+        if entry.path.exists():  # not deleted meanwhile (the next sync removes it from the index then)
+            vi.mark_dirty()  # the keyword index moves ahead of the manifest until `_finish` saves it
+            _index(vi, entry, record, settings.confidentiality(entry.rel_path), run)
     return record.complete
 
 
@@ -287,15 +305,15 @@ def _index(vi: VaultIndex, entry: ScanEntry, record: OcrRecord, level: str, run:
     run.indexed.add(rel)
 
 
-def _finish(vi: VaultIndex, run: _Run, was_dirty: bool) -> None:
+def _finish(vi: VaultIndex, run: _Run) -> None:
     """Save the manifest and Index health: skips of files now indexed go, OCR's own skips join."""
     res = run.res
     res.touched = bool(res.reindexed or res.removed_paths)
-    if res.touched:
+    if res.touched or vi.is_dirty:
         save_manifest(vi.manifest_path, vi.chunking_hash, vi.files)
         vi.links.save()
     done = run.indexed | set(run.problems)
     skipped = [s for s in vi.info.skipped if s.rel_path not in done] + list(run.problems.values())
     vi.write_info(skipped, res)
-    if not was_dirty:
+    if vi.recovery is None:  # memory and disk agree now (under the lock): nothing to reconcile on start
         vi.dirty_path.unlink(missing_ok=True)

@@ -4,6 +4,7 @@ a long scan read in portions; boxes kept in the index folder. Skipped without th
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -145,4 +146,27 @@ def test_a_long_scan_is_read_in_portions_and_resumed_until_every_page_is_read(tm
     assert hits and hits[0].page == 4
     store = OcrStore(eng.index_for("v").dir)
     assert store.page_image("scan.pdf", 4) is not None  # the page's picture, for the Preview
+    eng.close()
+
+
+def test_a_live_edit_is_indexed_while_ocr_reads_the_next_image(vault: Path) -> None:
+    eng = engine_for(vault)
+    edited: list[float] = []
+
+    def edit() -> None:
+        (vault / "Garden.md").write_text("# Garden\n\nPlant the kohlrabi in June.\n")
+        eng.update_notes("v", ["Garden.md"])
+        edited.append(time.monotonic())
+
+    editor = threading.Thread(target=edit)
+
+    def progress(done: int, total: int, phase: str) -> None:
+        if phase == "ocr" and not editor.is_alive() and not edited:
+            editor.start()  # after the first image; two more are still to read
+
+    eng.sync(["v"], progress=progress)
+    ended = time.monotonic()
+    editor.join(30)
+    assert edited and edited[0] < ended  # not held up until the whole OCR stage ended
+    assert paths(eng, "kohlrabi") == {"Garden.md"} and paths(eng, "sleeps") == {f"{w}.png" for w in WORDS}
     eng.close()
