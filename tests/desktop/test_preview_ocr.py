@@ -58,14 +58,10 @@ def test_the_picture_boxes_only_the_lines_that_hold_a_query_word(qapp: Any, tmp_
     assert none is not None and none.marks == () and not is_marked(none.image, 16, 60)
 
 
-@pytest.mark.skipif(not ocr_installed(), reason="the ocr extra (rapidocr-onnxruntime) is not installed")
-def test_preview_shows_the_image_with_the_query_words_boxed(qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path) -> None:
-    vault = tmp_path / "zoo"
-    vault.mkdir()
-    (vault / "Garden.md").write_text("# Garden\n\nPlant the zucchini in May.\n")
-    text_picture(vault / "shot.png")
-    setup = Engine(AppPaths.from_env(), embedder_factory=None)  # the vault, with OCR switched on (Settings › Files)
-    setup.add_vault(vault, name="zoo")
+def ocr_window(qtbot: Any, make_controller: Callable[..., AppController], vault: Path) -> MainWindow:
+    """The main window on `vault`, indexed with OCR switched on (Settings › Files)."""
+    setup = Engine(AppPaths.from_env(), embedder_factory=None)
+    setup.add_vault(vault, name=vault.name)
     setup.update_config(replace(setup.config, kinds_off=()))
     setup.close()
     controller = make_controller()
@@ -77,7 +73,18 @@ def test_preview_shows_the_image_with_the_query_words_boxed(qtbot: Any, make_con
     finished: list[Any] = []
     controller.indexFinished.connect(finished.append)
     controller.index()
-    qtbot.waitUntil(lambda: bool(finished), timeout=120_000)
+    qtbot.waitUntil(lambda: bool(finished), timeout=180_000)
+    return window
+
+
+@pytest.mark.skipif(not ocr_installed(), reason="the ocr extra (rapidocr-onnxruntime) is not installed")
+def test_preview_shows_the_image_with_the_query_words_boxed(qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path) -> None:
+    vault = tmp_path / "zoo"
+    vault.mkdir()
+    (vault / "Garden.md").write_text("# Garden\n\nPlant the zucchini in May.\n")
+    text_picture(vault / "shot.png")
+    window = ocr_window(qtbot, make_controller, vault)
+    controller = window.controller
     search_and_wait(qtbot, window, "okapi")
     assert controller.selected is not None and controller.selected.chunk.rel_path == "shot.png"
     preview = window.preview
@@ -92,6 +99,38 @@ def test_preview_shows_the_image_with_the_query_words_boxed(qtbot: Any, make_con
     search_and_wait(qtbot, window, "ants")
     qtbot.waitUntil(lambda: preview.ocr.shown is not None and preview.ocr.shown.lines != shown.lines)
     assert preview.ocr.shown is not None and preview.ocr.shown.marks[0].top() > 115
+
+
+@pytest.mark.skipif(not ocr_installed(), reason="the ocr extra (rapidocr-onnxruntime) is not installed")
+def test_a_scanned_page_shows_its_saved_picture_with_the_word_boxed(qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path) -> None:
+    from PIL import Image
+
+    vault = tmp_path / "marsh"
+    vault.mkdir()
+    pages = [tmp_path / "p1.png", tmp_path / "p2.png"]
+    text_picture(pages[0])
+    image = QImage(900, 220, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    font = QFont("DejaVu Sans")
+    font.setPixelSize(40)
+    painter.setFont(font)
+    painter.drawText(20, 170, "Bitterns boom in the reeds.")
+    painter.end()
+    image.save(str(pages[1]))
+    first, second = (Image.open(p).convert("RGB") for p in pages)
+    first.save(vault / "scan.pdf", "PDF", resolution=72, save_all=True, append_images=[second])  # no text layer
+    window = ocr_window(qtbot, make_controller, vault)
+    search_and_wait(qtbot, window, "bitterns")
+    hit = window.controller.selected
+    assert hit is not None and hit.chunk.rel_path == "scan.pdf" and hit.page == 2
+    preview = window.preview
+    qtbot.waitUntil(lambda: preview.ocr.shown is not None)
+    shown = preview.ocr.shown
+    assert shown is not None and shown.lines == ("Bitterns boom in the reeds.",)
+    assert shown.marks[0].top() > 200  # in the page's OCR pixels (rendered at 144 dpi): the lower half
+    assert abs(shown.image.height() / shown.image.width() - 220 / 900) < 0.02  # the whole page, fitted to the view
+    assert "page 2 of 2" in preview.header.text()
 
 
 def test_no_box_for_a_word_that_is_not_on_the_image(qapp: Any, tmp_path: Path) -> None:

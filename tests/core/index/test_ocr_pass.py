@@ -17,6 +17,7 @@ from core.engine import Engine
 from core.index import ocr_pass
 from core.index.ocr_store import OcrStore, matching_lines
 from core.search.search import SearchRequest
+from core.serialize import sync_json
 from core.vault.ocr_text import ocr_installed
 from tests.helpers import BagOfWordsEmbedder
 
@@ -78,6 +79,7 @@ def test_ocr_runs_after_the_notes_are_keyword_indexed_and_embedded(engine: Engin
     assert phases == ["keyword", "embedding", "ocr", "embedding"]  # OCR last, then what it read is embedded
     assert searchable_before_ocr == [{"Garden.md"}]
     assert report.ocr is not None and sorted(report.ocr.read) == sorted(f"{w}.png" for w in WORDS)
+    assert sync_json(report)["ocr"]["pages"] == 3  # `cairn index --json`
     assert paths(engine, "pangolin") == {"pangolin.png"}
     vv = engine.vectors_for("v")
     assert vv is not None and any(k for k in engine.index_for("v").files["okapi.png"].chunks)
