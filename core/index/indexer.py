@@ -79,6 +79,7 @@ class VaultIndex:
         self.max_attachment_bytes = config.max_attachment_bytes
         self.attachment_seconds = config.attachment_seconds
         self.kinds_off = config.kinds_off  # kept in step by `VaultRegistry.update_config`
+        self.ocr_entries: list[ScanEntry] | None = None  # the last sync's images and PDFs, for the OCR stage
         self._lock = threading.RLock()  # one writer at a time in this process
         self.disk = IndexOpening(paths.vault_dir(vault.name), vault, chunking_hash(self.limits), self._lock)
         self.links = LinkGraph.load(self.dir / "links.json")
@@ -174,6 +175,7 @@ class VaultIndex:
             if not root.is_dir():
                 raise FileNotFoundError(f"Vault folder {root} does not exist or is not a folder")
             scan = self.scanner().scan()
+            self.ocr_entries = [e for e in scan.entries if attachment_kind(e.rel_path) in ("image", "pdf")]
             present = {e.rel_path for e in scan.entries}
             removed = sorted(set(self.files) - present)
             todo: list[ScanEntry] = []

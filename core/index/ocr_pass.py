@@ -61,6 +61,7 @@ class VaultIndex(Protocol):
     limits: ChunkLimits
     intake: NoteIntake
     links: LinkGraph
+    ocr_entries: list[ScanEntry] | None
 
     @property
     def lock(self) -> threading.RLock: ...
@@ -129,8 +130,10 @@ def run_ocr(
     to find the work and to commit each file, not while OCR reads: a live edit is indexed
     between two images, not after the whole stage.
     """
+    from core.vault.ocr_text import ocr_installed
+
     t0 = time.perf_counter()
-    if "image" in vi.kinds_off:  # the OCR switch (Settings › Files) is off
+    if "image" in vi.kinds_off or not ocr_installed():  # the switch (Settings › Files) is off, or the extra is missing
         return OcrStats(vi.vault.name)
     store = OcrStore(vi.dir)
     with _held(vi, hold):
@@ -166,10 +169,8 @@ def _pending(vi: VaultIndex, store: OcrStore, only: set[str] | None) -> list[Sca
     no_text = {s.rel_path for s in vi.info.skipped if s.reason is SkipReason.NO_TEXT}
     settings = FolderSettings(Path(vi.vault.root))
     todo = []
-    for entry in vi.scanner().scan().entries:
+    for entry in _entries(vi, only):
         rel = entry.rel_path
-        if (only is not None and rel not in only) or not is_ocr_kind(rel):
-            continue
         rec = vi.files.get(rel)
         if attachment_kind(rel) == "image":
             same = rec is not None and (rec.size, rec.mtime_ns) == (entry.size, entry.mtime_ns)
@@ -183,6 +184,19 @@ def _pending(vi: VaultIndex, store: OcrStore, only: set[str] | None) -> list[Sca
         elif rel in no_text or (rec is not None and _unfinished(store, rel, rec.version)):
             todo.append(entry)
     return todo
+
+
+def _entries(vi: VaultIndex, only: set[str] | None) -> list[ScanEntry]:
+    """The images and PDFs to look at: the paths asked for, or what the sync just before listed
+    (a vault is not walked twice a sync), or a walk of the vault."""
+    if only is not None:
+        scanner = vi.scanner()
+        found = [scanner.classify(rel) for rel in sorted(only) if is_ocr_kind(rel)]
+        return [e for e in found if isinstance(e, ScanEntry)]
+    listed, vi.ocr_entries = vi.ocr_entries, None
+    if listed is None:
+        listed = [e for e in vi.scanner().scan().entries if is_ocr_kind(e.rel_path)]
+    return listed
 
 
 def _unfinished(store: OcrStore, rel_path: str, version: str) -> bool:
@@ -209,6 +223,8 @@ def _work(
         entry = queue[0]
         try:
             finished = _one(vi, store, extractor, entry, settings, run, cancel)
+        except FileNotFoundError:  # deleted since it was listed: the next sync removes it from the index
+            finished = True
         except Exception as exc:  # noqa: BLE001 - the per-file boundary, as in the keyword pass
             run.problems[entry.rel_path] = parse_error(entry.rel_path, exc)
             finished = True

@@ -172,3 +172,16 @@ def test_a_live_edit_is_indexed_while_ocr_reads_the_next_image(vault: Path) -> N
     assert edited and edited[0] < ended  # not held up until the whole OCR stage ended
     assert paths(eng, "kohlrabi") == {"Garden.md"} and paths(eng, "sleeps") == {f"{w}.png" for w in WORDS}
     eng.close()
+
+
+def test_an_image_saved_into_the_watched_vault_is_read_by_the_live_path(vault: Path) -> None:
+    eng = engine_for(vault)
+    eng.sync(["v"], embed=False)
+    picture("The quokka smiles here").save(vault / "quokka.png")  # type: ignore[attr-defined]
+    report = eng.update_notes("v", ["quokka.png"])  # what the watcher calls
+    assert report.ocr is not None and report.ocr.read == ("quokka.png",)
+    assert paths(eng, "quokka") == {"quokka.png"}
+    (vault / "okapi.png").unlink()
+    eng.update_notes("v", ["okapi.png"])
+    assert paths(eng, "okapi") == set()
+    eng.close()
