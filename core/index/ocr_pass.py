@@ -305,18 +305,13 @@ def _index(vi: VaultIndex, entry: ScanEntry, record: OcrRecord, level: str, run:
     if not record.pages:
         return  # a scan's first portion had no text: nothing to index yet
     src = AttachmentSource(vi.vault.name, rel, entry.path, entry.size, entry.mtime_ns, record.version, level)
-    notes = (
-        ()
-        if record.complete
-        else (
-            f"OCR has read pages 1–{record.read_to} of {record.unit_count} so far; the rest follow in the next passes",
-        )
+    left = f"OCR has read pages 1–{record.read_to} of {record.unit_count} so far; the rest are read next"
+    text = KindText(
+        None, tuple(PdfPage(p.number, p.text) for p in record.pages), notes=() if record.complete else (left,)
     )
-    text = KindText(None, tuple(PdfPage(p.number, p.text) for p in record.pages), notes=notes)
     doc: Document = units_document(src, text, vi.limits)
-    run.res.warnings[:] = [w for w in run.res.warnings if w.rel_path != rel] + list(
-        doc.warnings
-    )  # the latest portion's
+    earlier = [w for w in run.res.warnings if w.rel_path != rel]  # an earlier portion's "read so far" goes
+    run.res.warnings[:] = earlier + list(doc.warnings)
     run.res.reindexed.extend(vi.intake.commit_each([doc], [], run.res))
     run.indexed.add(rel)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -144,10 +145,22 @@ def _engine() -> Any:
             from rapidocr_onnxruntime import RapidOCR
         except ImportError:
             raise PdfProblem("no_text", "OCR needs the ocr extra: pip install 'cairn-notes[ocr]'") from None
-        if hasattr(os, "nice"):
-            os.nice(19)  # this child only reads files: OCR gives the cores to everything else
+        _lowest_priority()
         _state["engine"] = RapidOCR()
     return _state["engine"]
+
+
+def _lowest_priority() -> None:
+    """This child only reads files: OCR gives the cores to everything else (nice 19; on Windows,
+    which has no `os.nice`, the idle priority class)."""
+    if hasattr(os, "nice"):
+        os.nice(19)
+    elif sys.platform == "win32":
+        import ctypes
+
+        idle_priority_class = 0x40
+        kernel32 = ctypes.windll.kernel32
+        kernel32.SetPriorityClass(kernel32.GetCurrentProcess(), idle_priority_class)
 
 
 def _bgr(image: Any) -> Any:

@@ -3,6 +3,7 @@ a long scan read in portions; boxes kept in the index folder. Skipped without th
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -185,3 +186,17 @@ def test_an_image_saved_into_the_watched_vault_is_read_by_the_live_path(vault: P
     eng.update_notes("v", ["okapi.png"])
     assert paths(eng, "okapi") == set()
     eng.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no process priorities to read here")
+def test_ocr_reads_in_a_child_at_the_lowest_priority(tmp_path: Path) -> None:
+    from core.vault.extractor import PdfExtractor
+
+    picture("The tapir naps").save(tmp_path / "tapir.png")  # type: ignore[attr-defined]
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    with PdfExtractor(300) as extractor:
+        got = extractor.ocr(tmp_path / "tapir.png")
+        assert not hasattr(got, "reason") and "tapir" in got.pages[0].text.lower()  # type: ignore[union-attr]
+        child = extractor._proc.pid
+        assert os.getpriority(os.PRIO_PROCESS, child) == 19
+    assert os.getpriority(os.PRIO_PROCESS, 0) == mine  # this process keeps its own
