@@ -32,6 +32,7 @@ from core.index.sync_report import ProcessResult
 from core.index.vault_lock import SYNC_WAIT_S
 from core.vault.attachments import AttachmentSource, FolderSettings, attachment_kind, file_version, units_document
 from core.vault.kinds import KindText
+from core.vault.ocr_text import PORTION_PAGES  # a scanned PDF's pages a request (the module loads no OCR library)
 from core.vault.pdf import PdfPage
 from core.vault.scanner import ScanEntry
 
@@ -49,7 +50,6 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int, str], None]
 Hold = Callable[[], AbstractContextManager[Any]]  # the caller's writer lock of the vault (the engine's)
 PHASE = "ocr"
-PORTION_PAGES = 30  # a scanned PDF's pages per request (~5 s a page on a loaded 2-core machine)
 
 
 class VaultIndex(Protocol):

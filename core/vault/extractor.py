@@ -75,7 +75,7 @@ def limit_memory(memory_bytes: int) -> None:
         return
 
 
-def _extract_plain(request: str | tuple[str, int, int, str | None]) -> tuple[Any, ...]:
+def _extract_plain(request: str | tuple[str, int, int | None, str | None]) -> tuple[Any, ...]:
     """A path: the file's text. A tuple (path, first page, page count, pages folder): OCR of an
     image or of a scanned PDF's next portion (`PdfExtractor.ocr`)."""
     # Plain tuples cross the pipe: no class identity to keep in step between processes.
@@ -138,13 +138,13 @@ class PdfExtractor:
         return self._ask(str(path), path, cancel)
 
     def ocr(
-        self, path: Path, first: int = 1, count: int = 30, pages_dir: Path | None = None, cancel: threading.Event | None = None
+        self, path: Path, first: int = 1, count: int | None = None, pages_dir: Path | None = None, cancel: threading.Event | None = None
     ) -> KindText | ExtractionFailure:
         """An image's text, or `count` pages of a scanned PDF from page `first`, by OCR in the child
         (whose priority is the lowest). A set `cancel` stops it at once."""
         return self._ask((str(path), first, count, str(pages_dir) if pages_dir is not None else None), path, cancel)
 
-    def _ask(self, request: str | tuple[str, int, int, str | None], path: Path, cancel: threading.Event | None) -> KindText | ExtractionFailure:
+    def _ask(self, request: str | tuple[str, int, int | None, str | None], path: Path, cancel: threading.Event | None) -> KindText | ExtractionFailure:
         if cancel is not None and cancel.is_set():
             return ExtractionFailure("parser_failed", "cancelled")
         if not self.isolate:
