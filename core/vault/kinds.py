@@ -85,6 +85,32 @@ def unit_label(rel_path: str, number: int | None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class OcrLine:
+    """One line OCR recognised, with the box around it in the page image's pixels."""
+
+    text: str
+    box: tuple[float, float, float, float]  # left, top, right, bottom
+
+
+@dataclass(frozen=True, slots=True)
+class OcrPage:
+    """What OCR read on one image or scanned page: the lines and the size of the image they sit on.
+
+    The Preview draws the boxes of lines holding the query's words over the image, so the
+    boxes are kept with the text (in the index's folder, `core.index.ocr_store`).
+    """
+
+    number: int  # 1 for an image; the page of a scanned PDF
+    width: int
+    height: int
+    lines: tuple[OcrLine, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(line.text for line in self.lines)
+
+
+@dataclass(frozen=True, slots=True)
 class KindText:
     """A file's text as numbered units; what every kind's reader returns."""
 
@@ -93,6 +119,8 @@ class KindText:
     dropped_lines: int = 0  # PDFs: running headers and footers removed
     date: str | None = None  # ISO date of a single e-mail message
     notes: tuple[str, ...] = ()  # what was left out and why (shown as the file's warnings)
+    ocr: tuple[OcrPage, ...] = ()  # text by OCR: the lines with their boxes, page by page
+    unit_count: int = 0  # a scanned PDF read in portions: how many pages the whole file has
 
 
 @dataclass
