@@ -17,10 +17,15 @@ whose chapter titles say less about the detail asked.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from core.base.models import Term, id_order, split_chunk_id
 from core.search.fusion import Fused
+from core.search.sides import VaultSearchSide
+
+if TYPE_CHECKING:
+    import numpy as np
 
 WEIGHT = 0.25  # the most a note's name adds, in the blend's units (a list's best hit adds up to its share, ~0.5)
 POOL = 30  # notes of the fused list compared (and scaled over)
@@ -67,6 +72,22 @@ def name_terms(
         out.append(f)
     out.sort(key=lambda f: (-f.score, *id_order(f.chunk_id)))
     return out
+
+
+def side_similarities(
+    sides: Sequence[VaultSearchSide], query_vectors: Mapping[int, np.ndarray]
+) -> Callable[[str, list[str]], dict[str, float] | None]:
+    """`similarities` for `name_terms` over the searched vaults: None for a vault without name vectors."""
+    by_name = {s.name: s for s in sides}
+
+    def similarities(vault: str, notes: list[str]) -> dict[str, float] | None:
+        side = by_name.get(vault)
+        if side is None or side.names is None or side.embedder is None:
+            return None
+        qvec = query_vectors.get(id(side.embedder))
+        return None if qvec is None else side.names.similarities(qvec, notes)
+
+    return similarities
 
 
 def _note(cid: str) -> tuple[str, str]:

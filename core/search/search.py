@@ -32,7 +32,7 @@ from core.search.expansion import Expansion, vocabulary_expansion
 from core.search.feedback import search_with_feedback
 from core.search.fusing import fuse_lists, measure_evidence
 from core.search.fusion import Fused, keep_meaning_hits
-from core.search.name_meaning import name_terms
+from core.search.name_meaning import name_terms, side_similarities
 from core.search.passages import aggregate_notes
 from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query, unknown_keys_as_words
@@ -352,17 +352,8 @@ def _fused(plan: _Plan, keyword_hits: list[KeywordHit], vector_hits: list[tuple[
     fused = fuse_lists(plan.settings, plan.profile, plan.mode, keyword_hits, vector_hits, vector_scale, keyword_name, share=share)
     why = Term(explain(evidence, share), 0.0)
     fused = [Fused(f.chunk_id, f.score, f.terms + (why,)) for f in fused]
-    fused = name_terms(aggregate_notes(fused), lambda vault, notes: _name_similarities(plan, vault, notes))
+    fused = name_terms(aggregate_notes(fused), side_similarities(plan.sides, plan.query_vectors))
     return keep_meaning_hits(fused, [cid for cid, _ in vector_hits])
-
-
-def _name_similarities(plan: _Plan, vault: str, notes: list[str]) -> dict[str, float] | None:
-    """These notes' name cosines to the query in `vault` (core.search.name_meaning); None without name vectors."""
-    side = next((s for s in plan.sides if s.name == vault), None)
-    if side is None or side.names is None or side.embedder is None:
-        return None
-    qvec = plan.query_vectors.get(id(side.embedder))
-    return None if qvec is None else side.names.similarities(qvec, notes)
 
 
 def _select_vaults(sides: Sequence[VaultSearchSide], filters: SearchFilters, warnings: list[str]) -> list[VaultSearchSide]:

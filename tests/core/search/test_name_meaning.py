@@ -40,3 +40,21 @@ def test_without_name_vectors_or_a_spread_nothing_changes() -> None:
     assert name_terms(fused, lambda vault, notes: {"a.md": 0.3, "b.md": 0.3}) == fused  # every name as near: no signal
     assert name_terms(fused, lambda vault, notes: {"b.md": 0.9}) == fused  # one note with a name: nothing to compare
     assert name_terms(fused, lambda vault, notes: {"a.md": 0.1, "b.md": 0.9}, weight=0) == fused
+
+
+def test_each_vault_is_compared_with_its_own_models_query_vector() -> None:
+    import numpy as np
+
+    from core.index.name_vectors import NameVectors
+    from core.search.name_meaning import side_similarities
+    from core.search.sides import VaultSearchSide
+
+    embedder = object()
+    names = NameVectors("toy", ("Q/a.md", "Q/b.md"), ("Q a", "Q b"), np.eye(2, dtype=np.float32))
+    with_names = VaultSearchSide("v", keyword=None, embedder=embedder, names=names)  # type: ignore[arg-type]
+    without = VaultSearchSide("w", keyword=None, embedder=embedder)  # type: ignore[arg-type]
+    sims = side_similarities([with_names, without], {id(embedder): np.array([1.0, 0.0], dtype=np.float32)})
+    assert sims("v", ["Q/a.md", "Q/b.md", "Q/c.md"]) == {"Q/a.md": 1.0, "Q/b.md": 0.0}
+    assert sims("w", ["x.md"]) is None  # no name vectors in that vault
+    assert sims("elsewhere", ["x.md"]) is None
+    assert side_similarities([with_names], {})("v", ["Q/a.md"]) is None  # no query vector for its model
