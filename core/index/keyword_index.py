@@ -28,7 +28,7 @@ from core.index.keyword_store import KeywordStore
 from core.index.merge_policy import LIVE_MERGE_DOCS, tiered
 from core.index.phrase_match import phrase_checks, scan, verified
 from core.index.searchers import Searchers
-from core.index.vocabulary import searcher_vocabulary
+from core.index.vocabulary import TermList, searcher_terms, words_known
 from core.index.whoosh_storage import MappedStorage
 
 if TYPE_CHECKING:
@@ -111,10 +111,15 @@ class KeywordIndex:
         with self.reading() as searcher:
             return {t: int(searcher.doc_frequency(field, t)) for t in terms}
 
-    def vocabulary(self) -> dict[str, int]:
-        """Every title and body term with its chunk count (core.index.vocabulary), kept until the index changes."""
+    def knows(self, words: Iterable[str]) -> dict[str, bool]:
+        """word → whether a chunk's title or body holds it (core.index.vocabulary), kept until the index changes."""
         with self.reading() as searcher:
-            return searcher_vocabulary(searcher)
+            return words_known(searcher, words, self.query_terms)
+
+    def terms(self) -> TermList:
+        """Every title and body term (core.index.vocabulary), kept until the index changes."""
+        with self.reading() as searcher:
+            return searcher_terms(searcher)
 
     def apply(self, removed: Iterable[str], added: Sequence[Document]) -> None:
         """Delete every chunk of the `removed` notes, then add the chunks of `added`."""
