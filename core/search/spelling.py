@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from core.base.models import ParsedQuery, QueryCorrection, SearchFilters
 from core.index.keyword_index import KeywordIndex
-from core.index.vocabulary import TermList, merged_terms
+from core.index.vocabulary import TermList, merged_terms, searcher_terms, words_known
 
 MIN_LENGTH = 4  # words shorter than this are never corrected
 LONG_WORD = 8  # from this length two edits are allowed, below it one
@@ -173,13 +173,14 @@ def unknown_words(words: Sequence[str], indexes: Sequence[KeywordIndex]) -> list
     """The words long enough to correct whose terms no vault holds: the only ones correction looks at.
 
     One term-table probe per word and vault, remembered until the index changes
-    (`KeywordIndex.knows`): the common query, every word known, costs no more.
+    (`core.index.vocabulary.words_known`): the common query, every word known, costs no more.
     """
     unknown = [w for w in dict.fromkeys(words) if max_edits(w.lower()) > 0]
     for index in indexes:
         if not unknown:
             break
-        known = index.knows(unknown)
+        with index.reading() as searcher:
+            known = words_known(searcher, unknown, index.query_terms)
         unknown = [w for w in unknown if not known[w]]
     return unknown if indexes else []
 
@@ -188,10 +189,15 @@ def correct_query(query: str, unknown: Sequence[str], indexes: Sequence[KeywordI
     """`query` with the `unknown` words among its content words (see `unknown_words`) corrected from the vaults' terms."""
     if not indexes or not unknown:
         return None
-    terms = merged_terms([index.terms() for index in indexes])
+    terms = merged_terms([_terms(index) for index in indexes])
     vocabulary = Vocabulary(terms, ChunkCounts(indexes, terms))
     fixes = correct_words(unknown, vocabulary, indexes[0].query_terms, lambda term: _spelt(term, indexes, filters))
     return apply_corrections(query, fixes)
+
+
+def _terms(index: KeywordIndex) -> TermList:
+    with index.reading() as searcher:
+        return searcher_terms(searcher)
 
 
 def _spelt(term: str, indexes: Sequence[KeywordIndex], filters: SearchFilters) -> str | None:
