@@ -119,7 +119,8 @@ def transcript(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Transcri
 def test_lists_exactly_the_tools_with_their_arguments(transcript: Transcript) -> None:
     assert set(transcript.tools) == TOOLS
     assert transcript.tools["search_notes"]["required"] == ["query"]
-    assert set(transcript.tools["search_notes"]["properties"]) == {"query", "vault", "folder", "tags", "mode", "k", "fusion", "keyword_weight", "where", "as_typed"}
+    search_args = {"query", "vault", "folder", "tags", "mode", "k", "fusion", "keyword_weight", "where", "as_typed"}
+    assert set(transcript.tools["search_notes"]["properties"]) == search_args
     assert transcript.tools["fetch_note_chunk"]["required"] == ["ref"]
     assert set(transcript.tools["ask_notes"]["properties"]) == {"question", "vault", "folder"}
 
