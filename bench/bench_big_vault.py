@@ -94,7 +94,7 @@ def edits(engine: Engine, root: Path, n: int, seed: int) -> dict[str, object]:
     committed: list[float] = []
     real_apply = keyword.apply
 
-    def timed_apply(removed, added):  # type: ignore[no-untyped-def]
+    def timed_apply(removed, added):
         real_apply(removed, added)
         committed.append(time.perf_counter())
 

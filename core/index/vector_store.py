@@ -107,8 +107,7 @@ class VaultVectors:
     @property
     def embedded(self) -> int:
         """Chunks with their own vector: a note's stand-in vector (see `core.index.note_vectors`) is not one."""
-        version = self.index.version
-        if self._provisional[0] != version:
+        if self._provisional[0] != (version := self.index.version):
             self._provisional = (version, sum(1 for h in list(self.key_hash.values()) if is_provisional(h)))
         return len(self.key_hash) - self._provisional[1]
 
@@ -118,9 +117,9 @@ class VaultVectors:
 
     def add_rows(self, rows: list[tuple[int, np.ndarray]], hash_of: Callable[[int], str]) -> None:
         """Store vectors under their keys, each with the hash `hash_of(key)` names it by."""
-        if not rows:
-            return
         with self._lock:
+            if not rows:
+                return
             for k, _ in rows:
                 self.key_hash[k] = hash_of(k)
             self.index.add([k for k, _ in rows], np.vstack([v for _, v in rows]))
@@ -148,9 +147,8 @@ class VaultVectors:
         embedded, so live edits go in between; a chunk whose note changed meanwhile
         (or that a live update already embedded) is dropped from the batch.
 
-        With `note_texts` (a note's short text, see `core.index.note_vectors`), a whole-vault
-        sync first gives every note without a vector one short stand-in vector, newest first:
-        note-level semantic search covers the vault after one cheap vector per note.
+        With `note_texts`, a whole-vault sync first gives every note without a vector one short
+        stand-in vector, newest first (see `core.index.note_vectors`).
         """
         t0 = time.perf_counter()
         hold = guard or nullcontext
