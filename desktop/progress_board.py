@@ -21,7 +21,7 @@ from desktop.state import VaultSnapshot
 
 # The first embedding pass (one short vector per note, `core.index.note_vectors`) is embedding
 # too; its rate (notes a second) is measured apart from the passages' by its own meter.
-_PHASES = {"keyword": Phase.KEYWORD, "embedding": Phase.EMBEDDING, NOTE_PHASE: Phase.EMBEDDING}
+_PHASES = {"keyword": Phase.KEYWORD, "embedding": Phase.EMBEDDING, NOTE_PHASE: Phase.EMBEDDING, "ocr": Phase.OCR}
 
 
 class ProgressBoard(QObject):
