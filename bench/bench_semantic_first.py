@@ -32,6 +32,11 @@ from core.base.paths import AppPaths  # noqa: E402
 from core.engine import Engine  # noqa: E402
 from core.index.embed_text import NO_VECTOR  # noqa: E402
 
+try:  # the first pass's own phase; absent from code before it (`--baseline` runs of older checkouts)
+    from core.index.note_vectors import NOTE_PHASE  # noqa: E402
+except ImportError:
+    NOTE_PHASE = "embedding"
+
 
 def _spread_mtimes(vault: Path) -> None:
     notes = sorted(vault.rglob("*.md"))
@@ -55,7 +60,7 @@ def embed_in_two_steps(engine: Engine, name: str, t0: float, whole: bool, at_not
     cancel = threading.Event()
 
     def progress(done: int, total: int, phase: str) -> None:
-        if phase == "embedding" and "notes" not in marks and _every_note_has_a_vector(engine, name):
+        if phase in ("embedding", NOTE_PHASE) and "notes" not in marks and _every_note_has_a_vector(engine, name):
             marks["notes"] = time.perf_counter() - t0
             cancel.set()
 

@@ -18,9 +18,11 @@ from core.base.confidentiality import may_send, sends_text_away
 from core.base.config import VaultConfig
 from core.base.errors import IndexBusyError
 from core.base.models import SearchFilters, chunk_id
-from core.index.embed_text import embedding_input
+from core.index.embed_text import chunk_body, embedding_input
 from core.index.indexer import Progress, VaultIndex
+from core.index.keyword_schema import StoredChunk
 from core.index.manifest import FileRecord
+from core.index.note_vectors import note_headings, note_input
 from core.index.vault_lock import BUSY_STATE, SYNC_WAIT_S
 from core.search.search import VaultSearchSide
 from core.status import SEMANTIC_OFF
@@ -161,6 +163,44 @@ class BoundVectors:
         return self._vectors.search(query, filters, limit, lambda: vi.files, vi.keyword.restricted_chunk_ids)
 
 
+class VaultTexts:
+    """What the model is shown for a vault's chunks and notes, read from the keyword index's stored text.
+
+    Called under the vault's write lock while embedding yields it: the manifest read then is
+    the one the keyword index holds.
+    """
+
+    def __init__(self, vc: VaultConfig, vi: VaultIndex) -> None:
+        self._vc = vc
+        self._vi = vi
+
+    def current(self) -> dict[str, FileRecord]:
+        """The notes this vault's embedder may see, as the manifest holds them now."""
+        return embeddable_files(self._vc, self._vi.files)
+
+    def _stored(self, refs: list[tuple[str, int]]) -> dict[tuple[str, int], StoredChunk]:
+        ids = {chunk_id(self._vc.name, rel, o): (rel, o) for rel, o in refs}
+        return {ids[cid]: chunk for cid, chunk in self._vi.keyword.stored(ids).items()}
+
+    def for_chunks(self, refs: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
+        """Each chunk's embedding input: where it sits (title, headings), then its text."""
+        files = self.current()
+        return {
+            ref: embedding_input(files[ref[0]].title, chunk.heading_path, chunk.body)
+            for ref, chunk in self._stored(refs).items()
+            if ref[0] in files
+        }
+
+    def for_notes(self, refs: list[tuple[str, int]]) -> dict[str, str]:
+        """Each note's short text for its first vector, from its opening passage (see `core.index.note_vectors`)."""
+        files = self.current()
+        return {
+            rel: note_input(files[rel].title, self._vi.links.aliases(rel), note_headings(files[rel].chunks), chunk_body(chunk.heading_path, chunk.body))
+            for (rel, _), chunk in self._stored(refs).items()
+            if rel in files
+        }
+
+
 def embed_vectors(
     vc: VaultConfig,
     vi: VaultIndex,
@@ -191,34 +231,21 @@ def embed_vectors(
     name = vc.name
     problem: str | None = None
 
-    def current() -> dict[str, FileRecord]:
-        return embeddable_files(vc, vi.files)
-
-    files = current()
-
-    def texts_for(refs: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
-        ids = {chunk_id(name, rel, o): (rel, o) for rel, o in refs}
-        stored = vi.keyword.stored(ids)
-        files = current()  # under the write lock: the manifest as the keyword index holds it now
-        out = {}
-        for cid, chunk in stored.items():
-            rel, o = ids[cid]
-            rec = files.get(rel)
-            if rec is not None:
-                out[(rel, o)] = embedding_input(rec.title, chunk.heading_path, chunk.body)
-        return out
+    texts = VaultTexts(vc, vi)
+    files = texts.current()
 
     stats: EmbedStats | None
     try:
         stats = vv.sync(
             files,
-            texts_for,
-            lambda texts: emb.embed_documents(texts),
+            texts.for_chunks,
+            lambda inputs: emb.embed_documents(inputs),
             progress,
             cancel,
             only=only,
             guard=write_lock if yielding else None,
-            current=current if yielding else None,
+            current=texts.current if yielding else None,
+            note_texts=texts.for_notes,
         )
     except EmbeddingCancelled:
         stats = EmbedStats(vv.desired, 0, 0, 0, 0.0, cancelled=True)

@@ -69,7 +69,7 @@ def semantic_coverage(vv: VaultVectors | None, problem: str | None, desired: int
         return SemanticCoverage(state, 0.0, problem)
     vv.desired = vv.desired or desired
     fraction = vv.fraction_complete
-    embedded, wanted = min(len(vv.key_hash), vv.desired), vv.desired
+    embedded, wanted = min(vv.embedded, vv.desired), vv.desired  # a note's stand-in vector is not a chunk's
     reason = ""
     if 0 < len(vv.index) and fraction < 1.0:
         state = SemanticState.PARTIAL

@@ -16,9 +16,12 @@ from PySide6.QtCore import QObject, Signal
 
 from core.base.eta import RateMeter
 from core.base.vault_state import LiveState, Phase, SemanticState, VaultProgress
+from core.index.note_vectors import NOTE_PHASE
 from desktop.state import VaultSnapshot
 
-_PHASES = {"keyword": Phase.KEYWORD, "embedding": Phase.EMBEDDING, "ocr": Phase.OCR}
+# The first embedding pass (one short vector per note, `core.index.note_vectors`) is embedding
+# too; its rate (notes a second) is measured apart from the passages' by its own meter.
+_PHASES = {"keyword": Phase.KEYWORD, "embedding": Phase.EMBEDDING, NOTE_PHASE: Phase.EMBEDDING, "ocr": Phase.OCR}
 
 
 class ProgressBoard(QObject):

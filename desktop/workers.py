@@ -62,7 +62,7 @@ class IndexWorker(_HomingWorker):
     """Syncs vaults one after another: keyword index first, then embeddings in batches.
 
     Signals:
-        progress: (vault, done, total, phase) where phase is "keyword" or "embedding".
+        progress: (vault, done, total, phase) where phase is "keyword", "note vectors" (one short vector per note first) or "embedding".
         keywordReady: A vault's keyword index is written; search works on it now.
         failed: A vault could not be indexed; the message is for the user.
         finished: Every vault was tried; carries the list of `SyncReport`s.

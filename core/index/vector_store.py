@@ -25,11 +25,16 @@ from core.base.models import SearchFilters, chunk_id
 from core.index.embed_cache import EmbeddingCache
 from core.index.embed_text import NO_VECTOR
 from core.index.filters import is_active, record_matches
-from core.index.manifest import ChunkRecord, FileRecord
+from core.index.manifest import FileRecord
+from core.index.note_vectors import (
+    EMBED_GROUP,
+    PROVISIONAL,
+    NoteTexts,
+    embed_note_pass,
+    embedding_order,
+    is_provisional,
+)
 from core.index.vector_index import VectorIndex, key_for
-
-_OPENING_MIN_BYTES = 120  # a chunk shorter than this is a heading or a line, not a note's opening
-EMBED_GROUP = 32  # texts per embed call: the unit of progress, cancel and visibility
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +83,7 @@ class VaultVectors:
         self._rows_to_chunk: dict[int, tuple[str, int]] = {}
         self._mask_cache: tuple[object, np.ndarray] | None = None
         self._keys: dict[tuple[str, int], int] = {}  # (rel_path, ordinal) -> key, hashed once
+        self._provisional: tuple[int, int] = (-1, 0)  # (index version, note stand-ins counted then)
         self.rows_from_file = False  # `_rows_to_chunk` came with the vector file: no manifest needed to search
         self.saved_chunks = -1  # desired + skipped when the file was saved: the vault's chunk count then
         self._load()
@@ -99,8 +105,24 @@ class VaultVectors:
         return self.directory / "vectors.json"
 
     @property
+    def embedded(self) -> int:
+        """Chunks with their own vector: a note's stand-in vector (see `core.index.note_vectors`) is not one."""
+        if self._provisional[0] != (version := self.index.version):
+            self._provisional = (version, sum(1 for h in list(self.key_hash.values()) if is_provisional(h)))
+        return len(self.key_hash) - self._provisional[1]
+
+    @property
     def fraction_complete(self) -> float:
-        return 1.0 if self.desired == 0 else min(1.0, len(self.key_hash) / self.desired)
+        return 1.0 if self.desired == 0 else min(1.0, self.embedded / self.desired)
+
+    def add_rows(self, rows: list[tuple[int, np.ndarray]], hash_of: Callable[[int], str]) -> None:
+        """Store vectors under their keys, each with the hash `hash_of(key)` names it by."""
+        with self._lock:
+            if not rows:
+                return
+            for k, _ in rows:
+                self.key_hash[k] = hash_of(k)
+            self.index.add([k for k, _ in rows], np.vstack([v for _, v in rows]))
 
     def sync(
         self,
@@ -113,6 +135,7 @@ class VaultVectors:
         only: Collection[str] | None = None,
         guard: Callable[[], AbstractContextManager[object]] | None = None,
         current: Callable[[], dict[str, FileRecord]] | None = None,
+        note_texts: NoteTexts | None = None,
     ) -> EmbedStats:
         """Make the vectors match `files`: drop stale keys, add missing ones (cache first).
 
@@ -123,14 +146,21 @@ class VaultVectors:
         the lock is held while a batch is prepared and stored but not while it is
         embedded, so live edits go in between; a chunk whose note changed meanwhile
         (or that a live update already embedded) is dropped from the batch.
+
+        With `note_texts`, a whole-vault sync first gives every note without a vector one short
+        stand-in vector, newest first (see `core.index.note_vectors`).
         """
         t0 = time.perf_counter()
         hold = guard or nullcontext
         with hold():
-            wanted, need, from_cache, stale = self._prepare(current() if current is not None else files, only)
+            now = current() if current is not None else files
+            wanted, need, from_cache, stale = self._prepare(now, only)
         embedded = 0
         cancelled = False
-        for start in range(0, len(need), EMBED_GROUP):
+        if note_texts is not None and only is None:
+            notes, cancelled = embed_note_pass(self, wanted, now, note_texts, embed, hold, current, progress, cancel)
+            self.dirty = self.dirty or notes > 0
+        for start in range(0, len(need) if not cancelled else 0, EMBED_GROUP):
             if cancel is not None and cancel.is_set():
                 cancelled = True
                 break
@@ -149,11 +179,7 @@ class VaultVectors:
                         self.cache.put(wanted[k][2], v)  # right for its hash even if the note moved on
                     fresh = set(self._still_missing(keys, wanted, current))
                     rows = [(k, v) for k, v in zip(keys, vecs) if k in fresh]
-                    with self._lock:
-                        for k, _ in rows:
-                            self.key_hash[k] = wanted[k][2]
-                        if rows:
-                            self.index.add([k for k, _ in rows], np.vstack([v for _, v in rows]))
+                    self.add_rows(rows, lambda k: wanted[k][2])
                 embedded += len(rows)
             if progress is not None:
                 # Counted over the whole vault, not this run: the same share of the vault embedded
@@ -178,7 +204,8 @@ class VaultVectors:
             self.desired = len(wanted)
             self._rows_to_chunk = {k: (rel, o) for k, (rel, o, _) in wanted.items()}
             self.rows_from_file = False
-            stale = [k for k, h in self.key_hash.items() if k not in wanted or wanted[k][2] != h]
+            # A note's stand-in vector stays until its passage's own replaces it, unless that passage changed.
+            stale = [k for k, h in self.key_hash.items() if k not in wanted or h not in (wanted[k][2], PROVISIONAL + wanted[k][2])]
             self.index.remove(stale)
             for k in stale:
                 self.key_hash.pop(k, None)
@@ -196,7 +223,7 @@ class VaultVectors:
                     self.key_hash[k] = wanted[k][2]
             if cached_keys:
                 self.index.add(cached_keys, np.vstack(cached_vecs))
-        need.sort(key=_embedding_order(wanted, files))
+        need.sort(key=embedding_order(wanted, files))
         return wanted, need, len(cached_keys), len(stale)
 
     def _still_missing(
@@ -355,27 +382,6 @@ class VaultVectors:
         if keys:
             self.index.add(keys, np.vstack(vecs))
         self.status = VectorStatus.REBUILT
-
-
-def _embedding_order(
-    wanted: dict[int, tuple[str, int, str]], files: dict[str, FileRecord]
-) -> Callable[[int], tuple[bool, int, str, int]]:
-    """The order chunks are embedded in: every note's opening first, then the rest; recent notes first.
-
-    A note's opening passage (with its title and heading) finds the note by meaning about as
-    well as all of its chunks do for most questions, and there are several times fewer of them:
-    note-level semantic and hybrid search cover the whole vault long before its last passage
-    is embedded. Within each pass the most recently edited notes go first: they are the ones
-    a user is about to search for.
-    """
-    notes = {rel for rel, _, _ in wanted.values()}
-    opening = {rel: _opening([c for c in files[rel].chunks if not c.text_hash.startswith(NO_VECTOR)]) for rel in notes}
-    return lambda k: (wanted[k][1] != opening.get(wanted[k][0]), -files[wanted[k][0]].mtime_ns, wanted[k][0], wanted[k][1])
-
-
-def _opening(chunks: list[ChunkRecord]) -> int:
-    """The ordinal of a note's opening passage: its first chunk with more than a heading in it."""
-    return next((c.ordinal for c in chunks if c.end_byte - c.start_byte >= _OPENING_MIN_BYTES), chunks[0].ordinal)
 
 
 def _sha256(path: Path) -> str:

@@ -161,6 +161,30 @@ def test_the_status_bar_estimates_the_time_left_from_this_runs_rate(
     assert board.get("notes").eta == ""  # a new run times itself afresh
 
 
+def test_the_note_pass_shows_as_embedding_and_its_time_left_is_its_own_rate(
+    make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow]
+) -> None:
+    """One short vector per note first (notes a second), then passages (chunks a second): two rates."""
+    from core.index.note_vectors import NOTE_PHASE
+
+    controller = make_controller()
+    make_window(controller)
+    board = controller.board
+    now = [100.0]
+    board.clock = lambda: now[0]
+    board._stored = {"notes": VaultProgress("notes", Phase.READY)}
+    controller.indexStarted.emit(["notes"])
+    controller.indexProgress.emit("notes", 0, 1000, NOTE_PHASE)
+    now[0] += 10.0
+    controller.indexProgress.emit("notes", 200, 1000, NOTE_PHASE)  # 20 notes a second: 40 s to go
+    p = board.get("notes")
+    assert p.phase is Phase.EMBEDDING and p.eta == "less than a minute left"
+    controller.indexProgress.emit("notes", 100, 3000, "embedding")  # the passages: measured afresh
+    now[0] += 10.0
+    controller.indexProgress.emit("notes", 150, 3000, "embedding")  # 5 chunks a second: 570 s to go
+    assert board.get("notes").eta == "about 10 min left"
+
+
 def test_index_health_follows_indexing_progress_while_open_and_names_live_problems(
     qtbot: Any, make_controller: Callable[..., AppController], tmp_path: Path
 ) -> None:

@@ -300,6 +300,8 @@ def test_most_recently_edited_notes_are_embedded_first(tmp_path: Path, small_vau
     import os
     import threading
 
+    from core.index.note_vectors import NOTE_PHASE
+
     engine, name = make_engine(tmp_path / "home", small_vault, BagOfWordsEmbedder())
     for i in range(60):
         note = small_vault / "work" / f"n{i:02}.md"
@@ -312,7 +314,7 @@ def test_most_recently_edited_notes_are_embedded_first(tmp_path: Path, small_vau
     cancel = threading.Event()
 
     def stop_after_first_batch(done: int, total: int, phase: str) -> None:
-        if phase == "embedding":
+        if phase == NOTE_PHASE:  # the first pass: one short vector per note
             cancel.set()
 
     engine.embed_vault(name, progress=stop_after_first_batch, cancel=cancel)
@@ -370,7 +372,8 @@ def test_the_vector_file_checksum_is_sha256_of_its_bytes(tmp_path) -> None:  # t
 
 
 def test_every_notes_opening_is_embedded_before_any_second_passage(tmp_path: Path) -> None:
-    """Note-level semantic search covers the whole vault first: one vector per note, then the rest."""
+    """Note-level semantic search covers the whole vault first: one short vector per note (see
+    `tests/core/index/test_note_vectors.py`), then every opening passage, then the rest."""
     import os
 
     class Recording(BagOfWordsEmbedder):
@@ -394,7 +397,9 @@ def test_every_notes_opening_is_embedded_before_any_second_passage(tmp_path: Pat
     engine.sync([name])
     files = engine.index_for(name).files
     assert all(len(rec.chunks) >= 3 for rec in files.values())  # several passages a note
-    first_pass = embedder.seen[: len(files)]
     openings = [f"marker-{i}-0" for i in range(11, -1, -1)]  # newest note first
-    assert [next(m for m in openings if m in text) for text in first_pass] == openings
-    assert len(embedder.seen) == sum(len(rec.chunks) for rec in files.values())  # then every passage
+    note_pass = embedder.seen[: len(files)]
+    assert [next(m for m in openings if m in text) for text in note_pass] == openings
+    opening_pass = embedder.seen[len(files) : 2 * len(files)]
+    assert [next(m for m in openings if m in text) for text in opening_pass] == openings
+    assert len(embedder.seen) == len(files) + sum(len(rec.chunks) for rec in files.values())  # then every passage
