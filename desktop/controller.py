@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from core.base.config import EngineConfig, VaultConfig
 from core.base.delegated import Delegated
 from core.base.errors import CairnError
+from core.base.gc_pause import thaw_frozen
 from core.base.models import Hit, SearchFilters, SearchResponse
 from core.base.paths import AppPaths
 from core.engine import Engine
@@ -394,6 +395,7 @@ class AppController(QObject):
         self.engine.update_config(config)
         config = self.engine.config  # with the vaults other processes registered meanwhile
         # The old engine is not closed: a search on the query thread may still be using it.
+        thaw_frozen()  # its frozen cycles become collectable once it is dropped (see core.base.gc_pause)
         self.engine = Engine(self.paths, config, embedder_factory=self._embedder_factory)  # type: ignore[arg-type]
         self.refresh()
         self.index()

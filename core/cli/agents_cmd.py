@@ -109,10 +109,12 @@ def _add(args: argparse.Namespace, paths: Any, store: Any) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM, then finish the calls in flight and remove the state file."""
     from core.agents.runner import DEFAULT_PORT, AgentService, ServerOptions
+    from core.base.gc_pause import freeze_slow_survivors
     from core.base.paths import AppPaths
     from core.engine import Engine
 
     paths = AppPaths.from_env()
+    freeze_slow_survivors()  # the loaded index out of later full GC passes: agents' calls are not held up by them
     engine = Engine(paths)
     port = DEFAULT_PORT if args.port is None else args.port
     if not 0 <= port <= 65535:
