@@ -154,7 +154,7 @@ class UiClock:
         }
 
 
-def serve_child(home: Path, n_agents: int, as_app: bool = True) -> None:
+def serve_child(home: Path, n_agents: int, as_app: bool = True, slots: int = 0) -> None:
     """Engine warm, RSS (off), server on, tokens out; then answer 'rss' / 'quit' on stdin.
 
     `as_app`: the interpreter set up as the app sets it up (`desktop.app.main`): a 1 ms GIL
@@ -164,6 +164,7 @@ def serve_child(home: Path, n_agents: int, as_app: bool = True) -> None:
 
     from core.agents.runner import AgentService, ServerOptions
     from core.agents.scope import Scope
+    from core.agents.server import CallLimits
     from core.base.gc_pause import freeze_slow_survivors
     from core.base.paths import AppPaths
     from core.engine import Engine
@@ -177,7 +178,8 @@ def serve_child(home: Path, n_agents: int, as_app: bool = True) -> None:
     engine = Engine(paths)
     warm_up(engine, home)
     off = rss_mib()
-    service = AgentService(paths, lambda: engine, ServerOptions(port=0))
+    options = ServerOptions(port=0) if not slots else ServerOptions(port=0, limits=CallLimits(max_parallel=slots))
+    service = AgentService(paths, lambda: engine, options)
     tokens = []
     for i in range(n_agents):
         agent = f"bench{i}-{os.getpid()}"
@@ -421,6 +423,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="build the vault and index in --work, then stop (run it at low priority)",
     )
+    p.add_argument("--slots", type=int, default=0, help="engine calls at once (default: the server's own CallLimits)")
     p.add_argument("--serve-child", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--bare-interpreter",
@@ -433,9 +436,10 @@ def _parser() -> argparse.ArgumentParser:
 class ServerChild:
     """The server process (`serve_child`), driven over its stdin: reset the clock, report, quit."""
 
-    def __init__(self, home: Path, agents: int, bare: bool) -> None:
+    def __init__(self, home: Path, agents: int, bare: bool, slots: int) -> None:
         env = {**os.environ, "PYTHONPATH": str(REPO), "ORT_DISABLE_TELEMETRY": "1", "QT_QPA_PLATFORM": "offscreen"}
-        child_args = ["--serve-child", str(home), "--agents", str(agents)] + (["--bare-interpreter"] if bare else [])
+        child_args = ["--serve-child", str(home), "--agents", str(agents), "--slots", str(slots)]
+        child_args += ["--bare-interpreter"] if bare else []
         self.proc = subprocess.Popen(
             [sys.executable, __file__, *child_args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
         )
@@ -490,7 +494,7 @@ def _clock(report: dict[str, Any]) -> dict[str, Any]:
 def main() -> int:
     args = _parser().parse_args()
     if args.serve_child:
-        serve_child(args.serve_child, args.agents, as_app=not args.bare_interpreter)
+        serve_child(args.serve_child, args.agents, as_app=not args.bare_interpreter, slots=args.slots)
         return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="cairn-bench-agents-"))
     home = work / "home"
@@ -499,7 +503,7 @@ def main() -> int:
     if args.prepare_only:
         print(json.dumps({"work": str(work), "index_s": round(index_s, 1)}))
         return 0
-    child = ServerChild(home, args.agents, args.bare_interpreter)
+    child = ServerChild(home, args.agents, args.bare_interpreter, args.slots)
     url, tokens = child.hello["url"], child.hello["tokens"]
     # The idle server first: the UI timer with nobody calling (the machine's own noise).
     _, idle = child.measure(lambda: time.sleep(3))
@@ -535,6 +539,7 @@ def main() -> int:
         "ui_during_burst": _clock(during_burst),
         "load_average": os.getloadavg()[0],
         "as_app": not args.bare_interpreter,
+        "slots": args.slots or "default",
     }
     print(json.dumps(result, indent=2))
     write_result(name, result)
