@@ -1,11 +1,14 @@
 """Many agents on one shared server: 8 concurrent agents × 100 mixed calls, a burst, and memory.
 
-The server runs in a child process as the app would run it: one engine (keyword index,
-vectors, the real MiniLM model) warmed by hybrid searches, then the shared MCP server
-started on 127.0.0.1. The child's main thread stands in for the app's UI thread: a
-10 ms timer on a Qt event loop records how late it fires while the agents call (the
-largest lateness is the UI stall). This process is the agents: the SDK's Streamable HTTP
-client, one session per agent, all at once.
+The server runs in a child process as the app would run it: the interpreter set up as
+`desktop.app.main` sets it up (1 ms GIL switch interval, startup heap frozen, the survivors
+of a slow full GC pass frozen), one engine (keyword index, vectors, the real MiniLM model
+for queries) warmed by hybrid searches, then the shared MCP server started on 127.0.0.1.
+The child's main thread stands in for the app's UI thread: a 10 ms timer on a Qt event loop
+records how late it fires (the largest lateness is the UI stall) while the server is idle,
+while the agents call and during the burst; for each stall, how much of it the thread spent
+waiting for a core (the kernel's run-queue time), and every GC pass's wall and CPU time.
+This process is the agents: the SDK's Streamable HTTP client, one session per agent, all at once.
 
 Figures: errors; p50/p95 per tool; a burst of N raw httpx POSTs (answered ok / busy / 503,
 then the server still serves); the server process's RSS before the server starts (off),
@@ -14,7 +17,13 @@ what each agent would cost without the shared server. Every feature is used once
 before "off" is measured (the first search, links call and question load the index, the model,
 the link graph and Ask's parts), so on-vs-off is the server's own cost.
 
-    python bench/bench_agents.py --notes 1000 --agents 8 --calls 100 --burst 1000
+    python bench/bench_agents.py --notes 10000 --random-vectors --work W --prepare-only   # at nice 15
+    python bench/bench_agents.py --notes 10000 --random-vectors --work W --burst 1000
+
+`--random-vectors` gives every chunk a seeded random unit vector (as bench_memory.py does;
+embedding 10k notes with the model takes hours on 2 cores, and a search costs the same
+whatever the vectors mean), so search, ask and related take the hybrid path. `--bare-interpreter`
+runs the server child without the app's set-up (as measured before it was added).
 """
 
 from __future__ import annotations
@@ -62,22 +71,29 @@ def rss_mib(pid: int | str = "self") -> dict[str, float]:
 
 
 class GcTimes:
-    """How long each cyclic-GC pass held the GIL, per generation (a pass is one C call: a stall)."""
+    """How long each cyclic-GC pass held the GIL, per generation (a pass is one C call: a stall):
+    wall time, and the pass's own CPU time (the rest of the wall time it was waiting for a core)."""
 
     def __init__(self) -> None:
-        self.started = 0.0
-        self.passes: dict[int, list[float]] = defaultdict(list)
+        self.started = (0.0, 0.0)
+        self.passes: dict[int, list[tuple[float, float]]] = defaultdict(list)
         gc.callbacks.append(self._on)
 
     def _on(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            self.started = time.perf_counter()
+            self.started = (time.perf_counter(), time.thread_time())
         else:
-            self.passes[info["generation"]].append((time.perf_counter() - self.started) * 1000)
+            wall, cpu = time.perf_counter() - self.started[0], time.thread_time() - self.started[1]
+            self.passes[info["generation"]].append((wall * 1000, cpu * 1000))
 
     def report(self) -> dict[str, dict[str, float]]:
         return {
-            f"gen{g}": {"n": len(v), "max_ms": round(max(v), 1), "total_ms": round(sum(v), 1)}
+            f"gen{g}": {
+                "n": len(v),
+                "max_ms": round(max(w for w, _ in v), 1),
+                "max_cpu_ms": round(max(c for _, c in v), 1),
+                "total_ms": round(sum(w for w, _ in v), 1),
+            }
             for g, v in sorted(self.passes.items())
             if v
         }
@@ -103,6 +119,41 @@ def warm_up(engine: Any, home: Path) -> None:
         view.ask(f"What about {t}?", None, None)
 
 
+class StallNamer:
+    """Names what ran while the GIL was held long (`--name-stalls`; it costs the server some CPU).
+
+    A thread sleeps 2 ms at a time; when it wakes much later than that, some other thread held the
+    GIL (or the cores were all busy) meanwhile. The other threads' innermost frames at that moment
+    mostly still point at the call that just returned, i.e. at what held the GIL."""
+
+    def __init__(self, late_ms: float = 30.0) -> None:
+        self.late_ms = late_ms
+        self.seen: list[tuple[float, float, list[str]]] = []
+        threading.Thread(target=self._run, name="stall-namer", daemon=True).start()
+
+    def _run(self) -> None:
+        me = threading.get_ident()
+        while True:
+            started, waited = time.perf_counter(), _runqueue_wait_ms()
+            time.sleep(0.002)
+            late = (time.perf_counter() - started) * 1000 - 2
+            if late > self.late_ms:
+                stacks = [_where(f) for tid, f in sys._current_frames().items() if tid != me]
+                self.seen.append((round(late, 1), round(_runqueue_wait_ms() - waited, 1), stacks))
+
+    def report(self) -> list[tuple[float, float, list[str]]]:
+        return sorted(self.seen, reverse=True)[:6]
+
+
+def _where(frame: Any) -> str:
+    parts = []
+    while frame is not None and len(parts) < 4:
+        code = frame.f_code
+        parts.append(f"{Path(code.co_filename).name}:{frame.f_lineno} {code.co_name}")
+        frame = frame.f_back
+    return " < ".join(parts)
+
+
 def _runqueue_wait_ms() -> float:
     """Time this thread has spent runnable but not running (waiting for a CPU), from the kernel."""
     try:
@@ -122,6 +173,7 @@ class UiClock:
         self.stalls: list[tuple[float, float]] = []
         self.last = time.perf_counter()
         self.waited = _runqueue_wait_ms()
+        self.namer = StallNamer() if os.environ.get("CAIRN_BENCH_NAME_STALLS") else None
         self.gc_times = GcTimes()
         self.timer = QTimer()
         self.timer.setInterval(10)
@@ -139,9 +191,12 @@ class UiClock:
     def reset(self) -> None:
         self.lateness.clear()
         self.stalls.clear()
+        if self.namer is not None:
+            self.namer.seen.clear()
         self.gc_times.clear()
 
     def report(self) -> dict[str, Any]:
+        named = {"named_stalls": self.namer.report()} if self.namer is not None else {}
         worst = sorted(self.lateness)
         return {
             "ui_max_late_ms": round(worst[-1], 1) if worst else 0.0,
@@ -151,10 +206,11 @@ class UiClock:
             "worst_stalls": sorted(self.stalls, reverse=True)[:8],
             "gc": self.gc_times.report(),
             "frozen_objects": gc.get_freeze_count(),
+            **named,
         }
 
 
-def serve_child(home: Path, n_agents: int, as_app: bool = True, slots: int = 0) -> None:
+def serve_child(home: Path, n_agents: int, as_app: bool = True, slots: int = 0, thread_nice: int = 0) -> None:
     """Engine warm, RSS (off), server on, tokens out; then answer 'rss' / 'quit' on stdin.
 
     `as_app`: the interpreter set up as the app sets it up (`desktop.app.main`): a 1 ms GIL
@@ -178,7 +234,8 @@ def serve_child(home: Path, n_agents: int, as_app: bool = True, slots: int = 0) 
     engine = Engine(paths)
     warm_up(engine, home)
     off = rss_mib()
-    options = ServerOptions(port=0) if not slots else ServerOptions(port=0, limits=CallLimits(max_parallel=slots))
+    limits = CallLimits(max_parallel=slots or CallLimits().max_parallel, thread_nice=thread_nice)
+    options = ServerOptions(port=0, limits=limits)
     service = AgentService(paths, lambda: engine, options)
     tokens = []
     for i in range(n_agents):
@@ -424,6 +481,7 @@ def _parser() -> argparse.ArgumentParser:
         help="build the vault and index in --work, then stop (run it at low priority)",
     )
     p.add_argument("--slots", type=int, default=0, help="engine calls at once (default: the server's own CallLimits)")
+    p.add_argument("--thread-nice", type=int, default=0, help="the server's threads this much nicer than the UI thread")
     p.add_argument("--serve-child", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--bare-interpreter",
@@ -436,9 +494,18 @@ def _parser() -> argparse.ArgumentParser:
 class ServerChild:
     """The server process (`serve_child`), driven over its stdin: reset the clock, report, quit."""
 
-    def __init__(self, home: Path, agents: int, bare: bool, slots: int) -> None:
+    def __init__(self, home: Path, agents: int, bare: bool, slots: int, thread_nice: int) -> None:
         env = {**os.environ, "PYTHONPATH": str(REPO), "ORT_DISABLE_TELEMETRY": "1", "QT_QPA_PLATFORM": "offscreen"}
-        child_args = ["--serve-child", str(home), "--agents", str(agents), "--slots", str(slots)]
+        child_args = [
+            "--serve-child",
+            str(home),
+            "--agents",
+            str(agents),
+            "--slots",
+            str(slots),
+            "--thread-nice",
+            str(thread_nice),
+        ]
         child_args += ["--bare-interpreter"] if bare else []
         self.proc = subprocess.Popen(
             [sys.executable, __file__, *child_args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
@@ -494,7 +561,13 @@ def _clock(report: dict[str, Any]) -> dict[str, Any]:
 def main() -> int:
     args = _parser().parse_args()
     if args.serve_child:
-        serve_child(args.serve_child, args.agents, as_app=not args.bare_interpreter, slots=args.slots)
+        serve_child(
+            args.serve_child,
+            args.agents,
+            as_app=not args.bare_interpreter,
+            slots=args.slots,
+            thread_nice=args.thread_nice,
+        )
         return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="cairn-bench-agents-"))
     home = work / "home"
@@ -503,7 +576,7 @@ def main() -> int:
     if args.prepare_only:
         print(json.dumps({"work": str(work), "index_s": round(index_s, 1)}))
         return 0
-    child = ServerChild(home, args.agents, args.bare_interpreter, args.slots)
+    child = ServerChild(home, args.agents, args.bare_interpreter, args.slots, args.thread_nice)
     url, tokens = child.hello["url"], child.hello["tokens"]
     # The idle server first: the UI timer with nobody calling (the machine's own noise).
     _, idle = child.measure(lambda: time.sleep(3))
@@ -540,6 +613,7 @@ def main() -> int:
         "load_average": os.getloadavg()[0],
         "as_app": not args.bare_interpreter,
         "slots": args.slots or "default",
+        "thread_nice": args.thread_nice,
     }
     print(json.dumps(result, indent=2))
     write_result(name, result)
