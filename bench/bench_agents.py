@@ -23,7 +23,10 @@ the link graph and Ask's parts), so on-vs-off is the server's own cost.
 `--random-vectors` gives every chunk a seeded random unit vector (as bench_memory.py does;
 embedding 10k notes with the model takes hours on 2 cores, and a search costs the same
 whatever the vectors mean), so search, ask and related take the hybrid path. `--bare-interpreter`
-runs the server child without the app's set-up (as measured before it was added).
+runs the server child without the app's set-up (as measured before it was added);
+`--slots N` and `--thread-nice N` set the server's engine slots and its threads' niceness.
+With CAIRN_BENCH_NAME_STALLS=1 in the environment, the child also names what its other threads
+ran during each stall (a sampling thread: it costs some CPU, so not for the reported figures).
 """
 
 from __future__ import annotations
