@@ -114,7 +114,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from core.engine import Engine
 
     paths = AppPaths.from_env()
-    freeze_slow_survivors()  # the loaded index out of later full GC passes: agents' calls are not held up by them
     engine = Engine(paths)
     port = DEFAULT_PORT if args.port is None else args.port
     if not 0 <= port <= 65535:
@@ -130,6 +129,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     watcher = _watcher(engine) if args.watch else None
     if not service.wait_running():
         raise UsageError(service.error or "the server did not start")
+    freeze_slow_survivors()  # the loaded index out of later full GC passes (see core.base.gc_pause)
     print(f"cairn: MCP over HTTP at {service.url} ({len(service.store.agents())} agent(s); Ctrl-C to stop)", file=sys.stderr, flush=True)
     threading.Thread(target=engine.warm_up, name="cairn-warm-up", daemon=True).start()
     while not stop.wait(0.5) and service.state.value == "running":

@@ -26,10 +26,15 @@ def make_cycle() -> weakref.ref[Node]:
 
 @pytest.fixture
 def clean_gc() -> Iterator[None]:
+    """No frozen objects and no other freezer (one another test's `cairn serve` installed) meanwhile."""
+    others = [cb for cb in gc.callbacks if isinstance(getattr(cb, "__self__", None), HeapFreezer)]
+    for cb in others:
+        gc.callbacks.remove(cb)
     gc.unfreeze()
     yield
     gc.unfreeze()
     gc.enable()
+    gc.callbacks.extend(others)
 
 
 def test_gc_paused_disables_only_inside_the_block(clean_gc: None) -> None:
