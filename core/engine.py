@@ -23,6 +23,7 @@ from core.engine_vaults import VaultRegistry
 from core.index.indexer import Progress, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo, load_info
 from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S
+from core.ocr_stage import OcrStats, ocr_stage
 from core.search.admission import Admission
 from core.search.search import SearchRequest, VaultSearchSide, search
 from core.semantic import (
@@ -47,6 +48,7 @@ class SyncReport:
     keyword: SyncStats
     embedding: EmbedStats | None
     semantic_problem: str | None = None
+    ocr: OcrStats | None = None  # the OCR stage (core.ocr_stage), when it ran
 
 
 class Engine:
@@ -184,10 +186,9 @@ class Engine:
                 keyword_ready(name)
             # Embedding (minutes on a large vault) takes the write lock one batch at a time, so
             # live edits are indexed between batches instead of after the whole vault.
-            emb_stats = None
-            if embed and not kw.cancelled:
-                emb_stats = self.embed_vault(name, progress=progress, cancel=cancel, yielding=True)
-            reports.append(SyncReport(kw, emb_stats, self.semantic_problem(name)))
+            emb_stats = self.embed_vault(name, progress=progress, cancel=cancel, yielding=True) if embed and not kw.cancelled else None
+            ocr, emb_stats = ocr_stage(self, name, kw, emb_stats, embed=embed, progress=progress, cancel=cancel)  # last: OCR
+            reports.append(SyncReport(kw, emb_stats, self.semantic_problem(name), ocr))
         return reports
 
     def catch_up(self, name: str) -> SyncReport:
@@ -236,7 +237,8 @@ class Engine:
             emb = None
             if kw.changed_paths or kw.removed_paths:
                 emb = self.embed_vault(name, persist=False, only=kw.changed_paths)
-            return SyncReport(kw, emb, self.semantic_problem(name))
+            ocr, emb = ocr_stage(self, name, kw, emb, only=rel_paths)  # an image or a scan saved into the vault
+            return SyncReport(kw, emb, self.semantic_problem(name), ocr)
 
     def flush(self, names: Sequence[str] | None = None) -> None:
         """Persist everything the live path holds in memory; clears the dirty flags."""
@@ -351,9 +353,7 @@ class Engine:
         emb = self.embedder_for(self.vault(name)) if vv is not None else None
         return vault_side(name, vi, vv, emb, self.semantic_problem(name), semantic=semantic, embedding=self.embedding_now.get(name))
 
-    def similar(
-        self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = False
-    ) -> list[tuple[str, str, float]]:
+    def similar(self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = False) -> list[tuple[str, str, float]]:
         """Other notes nearest to this one by meaning (see core.search.similar)."""
         from core.search.similar import similar_notes
 

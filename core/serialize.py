@@ -99,6 +99,16 @@ def sync_json(report: SyncReport) -> dict[str, Any]:
             "seconds": round(e.seconds, 3),
             "cancelled": e.cancelled,
         }
+    if report.ocr is not None and (report.ocr.read or report.ocr.skipped or report.ocr.remaining):
+        o = report.ocr
+        out["ocr"] = {
+            "read": list(o.read),  # images and scans whose text (or a further portion) went in
+            "pages": o.pages,
+            "skipped": o.skipped,
+            "remaining": o.remaining,  # files with pages left for the next sync (a cancel)
+            "cancelled": o.cancelled,
+            "seconds": round(o.seconds, 3),
+        }
     if report.semantic_problem:
         out["semantic_problem"] = report.semantic_problem
     return out

@@ -18,7 +18,7 @@ from core.base.eta import RateMeter
 from core.base.vault_state import LiveState, Phase, SemanticState, VaultProgress
 from desktop.state import VaultSnapshot
 
-_PHASES = {"keyword": Phase.KEYWORD, "embedding": Phase.EMBEDDING}
+_PHASES = {"keyword": Phase.KEYWORD, "embedding": Phase.EMBEDDING, "ocr": Phase.OCR}
 
 
 class ProgressBoard(QObject):

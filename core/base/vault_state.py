@@ -41,6 +41,7 @@ class Phase(StrEnum):
     SCANNING = "scanning"  # an index job started; the notes are being listed
     KEYWORD = "keyword"  # reading notes into the keyword index
     EMBEDDING = "embedding"  # computing vectors; keyword search already works
+    OCR = "ocr"  # reading images and scans by OCR, last (core.ocr_stage); the notes are searchable
     PAUSED = "paused"  # embedding was cancelled part-way: keyword search works, Resume finishes it
     FAILED = "failed"  # the index job failed (see the reason)
     READY = "ready"
@@ -48,7 +49,7 @@ class Phase(StrEnum):
     @property
     def busy(self) -> bool:
         """An index job works on the vault now."""
-        return self in (Phase.SCANNING, Phase.KEYWORD, Phase.EMBEDDING, Phase.QUEUED, Phase.ELSEWHERE)
+        return self in (Phase.SCANNING, Phase.KEYWORD, Phase.EMBEDDING, Phase.OCR, Phase.QUEUED, Phase.ELSEWHERE)
 
 
 class LiveState(StrEnum):
@@ -116,6 +117,8 @@ class VaultProgress:
             return f"{self.vault}: looking for notes"
         if self.phase is Phase.KEYWORD:
             return f"{self.vault}: reading notes {self.percent}%" + (f", {self.eta}" if self.eta else "")
+        if self.phase is Phase.OCR:
+            return f"{self.vault}: notes ready · reading images by OCR {self.done}/{self.total}"
         if self.phase is Phase.FAILED:
             return f"{self.vault}: indexing failed" + (f" ({self.reason})" if self.reason else "")
         if self.phase is Phase.EMBEDDING:
@@ -132,6 +135,7 @@ def short_state(p: VaultProgress) -> str:
         Phase.SCANNING: "looking for notes",
         Phase.KEYWORD: f"reading notes {p.percent}%",
         Phase.EMBEDDING: f"embedding {p.percent}%",
+        Phase.OCR: f"OCR {p.done}/{p.total}",
         Phase.PAUSED: f"paused at {p.percent}%",
         Phase.FAILED: "failed",
     }
@@ -151,7 +155,8 @@ def summarise(progress: list[VaultProgress]) -> str:
     if len(progress) == 1:
         return progress[0].sentence()
     parts = [f"{len(progress)} vaults"]
-    for phase, word in ((Phase.KEYWORD, "reading notes"), (Phase.EMBEDDING, "embedding"), (Phase.PAUSED, "paused"), (Phase.FAILED, "failed")):
+    moving = ((Phase.KEYWORD, "reading notes"), (Phase.EMBEDDING, "embedding"), (Phase.OCR, "reading images"))
+    for phase, word in (*moving, (Phase.PAUSED, "paused"), (Phase.FAILED, "failed")):
         these = [p for p in progress if p.phase is phase]
         if these:
             pct = f" {these[0].percent}%" if len(these) == 1 and phase in (Phase.KEYWORD, Phase.EMBEDDING) else ""

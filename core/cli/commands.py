@@ -82,6 +82,10 @@ def cmd_index(args: argparse.Namespace) -> int:
                 e = r["embedding"]
                 left = f", {e['no_vector']} left out (link lists, tables, data: keyword only)" if e.get("no_vector") else ""
                 print(f"  embeddings: {e['embedded']} embedded, {e['from_cache']} from cache{left}, {e['seconds']:.2f} s")
+            if r.get("ocr"):
+                o = r["ocr"]
+                left = f", {o['remaining']} left for the next sync" if o["remaining"] else ""
+                print(f"  OCR: {len(o['read'])} images and scans read ({o['pages']} pages), {o['skipped']} skipped{left}, {o['seconds']:.2f} s")
             if r.get("semantic_problem"):
                 print(f"  semantic search unavailable: {r['semantic_problem']}")
     if missing:

@@ -37,7 +37,7 @@ from core.index.manifest import (
 from core.index.parallel_build import BuiltJob, ParallelBuild
 from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, sync_stats, updated_info
 from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
-from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind
+from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind, read_in_child
 from core.vault.chunker import ChunkLimits
 from core.vault.obsidian_settings import load_settings
 from core.vault.pdf import EXTRACTOR_VERSION
@@ -79,6 +79,7 @@ class VaultIndex:
         self.max_attachment_bytes = config.max_attachment_bytes
         self.attachment_seconds = config.attachment_seconds
         self.kinds_off = config.kinds_off  # kept in step by `VaultRegistry.update_config`
+        self.ocr_entries: list[ScanEntry] | None = None  # the last sync's images and PDFs, for the OCR stage
         self._lock = threading.RLock()  # one writer at a time in this process
         self.disk = IndexOpening(paths.vault_dir(vault.name), vault, chunking_hash(self.limits), self._lock)
         self.links = LinkGraph.load(self.dir / "links.json")
@@ -117,6 +118,19 @@ class VaultIndex:
     @recovery.setter
     def recovery(self, value: Recovery | None) -> None:
         self.disk.recovery = value
+
+    @property
+    def lock(self) -> threading.RLock:
+        """This process's writer lock of the vault (the OCR stage takes it as a sync does)."""
+        return self._lock
+
+    def mark_dirty(self) -> None:
+        """Memory or the keyword index is about to move ahead of the manifest on disk."""
+        self._mark_dirty()
+
+    def write_info(self, skipped: Iterable[SkippedFile], res: ProcessResult) -> None:
+        """Save the health record (Index health) after a pass."""
+        self._write_info(skipped, res)
 
     def wrote(self) -> None:
         """This process wrote the index (e.g. saved its vectors): not a change made elsewhere."""
@@ -161,11 +175,14 @@ class VaultIndex:
             if not root.is_dir():
                 raise FileNotFoundError(f"Vault folder {root} does not exist or is not a folder")
             scan = self.scanner().scan()
+            self.ocr_entries = [e for e in scan.entries if attachment_kind(e.rel_path) in ("image", "pdf")]
             present = {e.rel_path for e in scan.entries}
             removed = sorted(set(self.files) - present)
             todo: list[ScanEntry] = []
             settings = FolderSettings(root)
             for entry in scan.entries:
+                if attachment_kind(entry.rel_path) == "image":
+                    continue  # read by OCR in a stage of its own, after the notes (core.index.ocr_pass)
                 rec = self.files.get(entry.rel_path)
                 if rec is not None and rec.size == entry.size and rec.mtime_ns == entry.mtime_ns:
                     # An attachment's confidentiality lives in a folder's `.cairn.yaml`, not the file.
@@ -179,6 +196,8 @@ class VaultIndex:
             result.rescanned = True
             if not result.cancelled:
                 self._heal_links()
+                if result.touched:  # bulk commits merge little: the segment count is bounded here, not on an edit
+                    self.keyword.settle()
             stats = sync_stats(self.vault.name, self.files, result, t0)
             old_rules = {w for w in self.info.warnings if w.code == IGNORE_WARNING}
             if result.touched or self._health_changed(result.skipped) or self.recovery or old_rules != set(scan.warnings):
@@ -212,7 +231,8 @@ class VaultIndex:
                 except Exception as exc:  # noqa: BLE001 - the live path has the same per-file boundary as a sync
                     found = parse_error(rel, exc)
                 if isinstance(found, ScanEntry):
-                    todo.append(found)
+                    if attachment_kind(rel) != "image":  # images: the OCR stage (core.index.ocr_pass)
+                        todo.append(found)
                 else:
                     if isinstance(found, SkippedFile):
                         skipped.append(found)
@@ -234,7 +254,7 @@ class VaultIndex:
         """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
         scanner = self.scanner()
         docs = []
-        with AttachmentReading(Path(self.vault.root), self.attachment_seconds, ocr="image" not in self.kinds_off) as reading:
+        with AttachmentReading(Path(self.vault.root), self.attachment_seconds) as reading:
             for rel in rel_paths:
                 entry = scanner.classify(rel)
                 if isinstance(entry, ScanEntry):
@@ -273,8 +293,11 @@ class VaultIndex:
             while pending_write:
                 pending_write.pop()()
 
-        reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel, ocr="image" not in self.kinds_off)
+        # No OCR here: a scanned PDF is skipped as `no_text` and read by the OCR stage afterwards.
+        reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel)
         notes = [(e, self.files[e.rel_path].version if e.rel_path in self.files else None) for e in todo if attachment_kind(e.rel_path) is None]
+        # New attachments (web pages, PDFs ...) are taken out in the extractor's child while the notes are indexed.
+        reading.extract_ahead([(e.path, e.size) for e in todo if e.rel_path not in self.files and read_in_child(e.rel_path)])
         build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH, cancel)
         try:
             batch = self._take_units(build, todo, _Pass(res, removed, reading, writing, progress, cancel))

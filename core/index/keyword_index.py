@@ -25,7 +25,7 @@ from core.index.analysis import Stemmer, cjk_runs, is_cjk, language, stem_langua
 from core.index.bm25_fast import FastBM25F
 from core.index.keyword_schema import INDEX_NAME, StoredChunk, build_schema, filter_query
 from core.index.keyword_store import KeywordStore
-from core.index.merge_policy import LIVE_MERGE_DOCS, tiered
+from core.index.merge_policy import LIVE_MERGE_DOCS, MAX_SEGMENTS, settling, tiered
 from core.index.phrase_match import phrase_checks, scan, verified
 from core.index.searchers import Searchers
 from core.index.vocabulary import searcher_vocabulary
@@ -131,8 +131,8 @@ class KeywordIndex:
                     if ("rel_path", rel) in reader:
                         writer.delete_by_term("rel_path", rel)
                 self._store.add(writer, added)
-            # Size tiers (core.index.merge_policy): a live edit merges small segments only.
-            writer.commit(mergetype=tiered(None if bulk else LIVE_MERGE_DOCS))
+            # Size tiers (core.index.merge_policy): small segments only, a bulk batch too; see settle().
+            writer.commit(mergetype=tiered(LIVE_MERGE_DOCS))
         self._searchers.forget_mine()  # reopened on this thread's next search; the others see up_to_date() fail
 
     def add_built(self, built: BuiltSegment, replaced: Iterable[str]) -> None:
@@ -147,8 +147,29 @@ class KeywordIndex:
                 for rel in replaced:
                     writer.delete_by_term("rel_path", rel)
                 self._store.take_files(built.files, built.folder, self.directory)
-            writer.commit(mergetype=tiered(None), extra_segments=[built.segment])
+            writer.commit(mergetype=tiered(LIVE_MERGE_DOCS), extra_segments=[built.segment])
         self._searchers.forget_mine()
+
+    def segment_count(self) -> int:
+        """Live segments in the index now (each costs a search a term lookup per query term)."""
+        return sum(1 for s in self._ix._segments() if s.doc_count())
+
+    def settle(self, max_segments: int | None = None) -> bool:
+        """At a sync's end: merge the smallest segments into one when more than `max_segments` are live.
+
+        Bulk commits merge no more than a live edit's do (`core.index.merge_policy`), so this is
+        where a vault's segment count is bounded; the merge happens inside the sync, never on an edit.
+        Returns whether it merged.
+        """
+        bound = MAX_SEGMENTS if max_segments is None else max_segments
+        with self._write_lock, gc_paused():
+            if self.segment_count() <= bound:
+                return False
+            with self._store.writing() as writer:
+                pass  # nothing added: the commit only merges
+            writer.commit(mergetype=settling(bound))
+        self._searchers.forget_mine()
+        return True
 
     def search(
         self, parsed: ParsedQuery, filters: SearchFilters, limit: int, expansion: Mapping[str, float] | None = None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -31,6 +31,7 @@ from core.vault.chunker import ChunkLimits, chunk_plain_range
 from core.vault.kinds import KIND_BY_NAME, KindText, kind_of
 
 if TYPE_CHECKING:  # the extractor (multiprocessing) and the PDF module load with the first PDF, not with a search
+    from core.vault.extract_ahead import ExtractAhead
     from core.vault.extractor import PdfExtractor
 
 FOLDER_SETTINGS = ".cairn.yaml"
@@ -44,6 +45,11 @@ def attachment_kind(rel_path: str) -> str | None:
     name; None for a note or anything else."""
     kind = kind_of(rel_path)
     return kind.name if kind is not None else None
+
+
+def read_in_child(rel_path: str) -> bool:
+    """Whether an attachment's text is taken out in the extractor's child (text files and canvases are read here)."""
+    return attachment_kind(rel_path) not in (None, "txt", "canvas")
 
 
 def file_version(path: Path) -> str:
@@ -115,6 +121,7 @@ class AttachmentReading:
         self._seconds = seconds
         self._ocr = ocr
         self._extractor: PdfExtractor | None = None
+        self._ahead: ExtractAhead | None = None
 
     @property
     def extractor(self) -> PdfExtractor:
@@ -123,6 +130,17 @@ class AttachmentReading:
 
             self._extractor = PdfExtractor(self._seconds, ocr=self._ocr)
         return self._extractor
+
+    def extract_ahead(self, files: Sequence[tuple[Path, int]]) -> None:
+        """Start taking these (path, size) files' text out now, in the order they will be read
+        (`core.vault.extract_ahead`): the notes are indexed meanwhile. Not where the extractor
+        has no child (a daemonic process): there it would only compete for the GIL."""
+        if self._ahead is not None or not files or not self.extractor.isolate:
+            return
+        from core.vault.extract_ahead import ExtractAhead
+
+        self._ahead = ExtractAhead(lambda: self.extractor)
+        self._ahead.start(files)
 
     def read(
         self,
@@ -148,9 +166,12 @@ class AttachmentReading:
         if indexed == (version, level):
             return None
         src = AttachmentSource(vault, rel_path, path, size, mtime_ns, version, level)
-        return parse_attachment(src, self.extractor, limits, text_max_bytes, self.cancel)
+        return parse_attachment(src, self._ahead or self.extractor, limits, text_max_bytes, self.cancel)
 
     def close(self) -> None:
+        if self._ahead is not None:
+            self._ahead.close()
+            self._ahead = None
         if self._extractor is not None:
             self._extractor.close()
             self._extractor = None
@@ -164,7 +185,7 @@ class AttachmentReading:
 
 def parse_attachment(
     src: AttachmentSource,
-    extractor: PdfExtractor,
+    extractor: PdfExtractor | ExtractAhead,
     limits: ChunkLimits = ChunkLimits(),
     text_max_bytes: int = 10 * 1024 * 1024,
     cancel: threading.Event | None = None,

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.vault.kinds import KindText, kind_of
+from core.vault.kinds import KindText, OcrLine, OcrPage, kind_of
 from core.vault.pdf import PdfPage, PdfProblem
-from core.vault.readers import OCR, extract
+from core.vault.readers import OCR, extract, extract_ocr
 
 DEFAULT_SECONDS = 120.0
 DEFAULT_MEMORY_BYTES = 2 * 1024 * 1024 * 1024  # the child's address space: Python, PDFium and lxml need ~300 MB of it
@@ -75,11 +75,17 @@ def limit_memory(memory_bytes: int) -> None:
         return
 
 
-def _extract_plain(path: str) -> tuple[Any, ...]:
+def _extract_plain(request: str | tuple[str, int, int | None, str | None]) -> tuple[Any, ...]:
+    """A path: the file's text. A tuple (path, first page, page count, pages folder): OCR of an
+    image or of a scanned PDF's next portion (`PdfExtractor.ocr`)."""
     # Plain tuples cross the pipe: no class identity to keep in step between processes.
+    path = request if isinstance(request, str) else request[0]
     kind = kind_of(Path(path).name)
     try:
-        text = extract(kind.name if kind is not None else "pdf", Path(path))
+        if isinstance(request, str):
+            text = extract(kind.name if kind is not None else "pdf", Path(path))
+        else:
+            text = extract_ocr(Path(path), request[1], request[2], Path(request[3]) if request[3] else None)
     except PdfProblem as exc:
         return ("problem", exc.reason, str(exc))
     except MemoryError:
@@ -91,14 +97,16 @@ def _extract_plain(path: str) -> tuple[Any, ...]:
     except Exception as exc:  # noqa: BLE001 - any parser failure is this file's problem only
         return ("problem", "malformed", f"{type(exc).__name__}: {exc}")
     pages = [(p.number, p.text, p.sections) for p in text.pages]
-    return ("ok", text.title, text.dropped_lines, pages, text.date, text.notes)
+    ocr = [(o.number, o.width, o.height, [(line.text, *line.box) for line in o.lines]) for o in text.ocr]
+    return ("ok", text.title, text.dropped_lines, pages, text.date, text.notes, ocr, text.unit_count)
 
 
 def _from_plain(answer: tuple[Any, ...]) -> KindText | ExtractionFailure:
     if answer[0] == "problem":
         return ExtractionFailure(answer[1], answer[2])
-    _, title, dropped, pages, date, notes = answer
-    return KindText(title, tuple(PdfPage(n, t, tuple(s)) for n, t, s in pages), dropped, date, tuple(notes))
+    _, title, dropped, pages, date, notes, ocr, unit_count = answer
+    read = tuple(OcrPage(n, w, h, tuple(OcrLine(t, (x0, y0, x1, y1)) for t, x0, y0, x1, y1 in lines)) for n, w, h, lines in ocr)
+    return KindText(title, tuple(PdfPage(n, t, tuple(s)) for n, t, s in pages), dropped, date, tuple(notes), read, unit_count)
 
 
 class PdfExtractor:
@@ -110,7 +118,7 @@ class PdfExtractor:
         self, seconds: float = DEFAULT_SECONDS, *, isolate: bool = True, memory_bytes: int = DEFAULT_MEMORY_BYTES, ocr: bool = False
     ) -> None:
         self.seconds = seconds
-        self.ocr = ocr  # images and scanned PDFs by OCR (core.vault.ocr_text)
+        self.ocr_on = ocr  # scanned PDFs by OCR in `extract` too (core.vault.ocr_text)
         self.memory_bytes = memory_bytes
         in_daemon = multiprocessing.current_process().daemon
         self.isolate = isolate and not in_daemon
@@ -127,23 +135,34 @@ class PdfExtractor:
     def extract(self, path: Path, cancel: threading.Event | None = None) -> KindText | ExtractionFailure:
         """The PDF's text, or why not. A set `cancel` stops the child at once (a 3,000-page
         manual takes seconds; quitting the app must not wait for it)."""
+        return self._ask(str(path), path, cancel)
+
+    def ocr(
+        self, path: Path, first: int = 1, count: int | None = None, pages_dir: Path | None = None, cancel: threading.Event | None = None
+    ) -> KindText | ExtractionFailure:
+        """An image's text, or `count` pages of a scanned PDF from page `first`, by OCR in the child
+        (whose priority is the lowest). A set `cancel` stops it at once."""
+        return self._ask((str(path), first, count, str(pages_dir) if pages_dir is not None else None), path, cancel)
+
+    def _ask(self, request: str | tuple[str, int, int | None, str | None], path: Path, cancel: threading.Event | None) -> KindText | ExtractionFailure:
         if cancel is not None and cancel.is_set():
             return ExtractionFailure("parser_failed", "cancelled")
         if not self.isolate:
-            guard = threading.Timer(self.limit_for(path), os._exit, args=(HUNG_EXIT_CODE,)) if self._end_process_on_hang else None
+            seconds = self.limit_for(path, ocr=not isinstance(request, str))
+            guard = threading.Timer(seconds, os._exit, args=(HUNG_EXIT_CODE,)) if self._end_process_on_hang else None
             if guard is not None:
                 guard.daemon = True
                 guard.start()
-            OCR["on"] = self.ocr
+            OCR["on"] = self.ocr_on
             try:
-                return _from_plain(_extract_plain(str(path)))
+                return _from_plain(_extract_plain(request))
             finally:
                 if guard is not None:
                     guard.cancel()
         try:
             self._start()
-            self._conn.send(str(path))
-            seconds = self.limit_for(path)
+            self._conn.send(request)
+            seconds = self.limit_for(path, ocr=not isinstance(request, str))
             deadline = time.monotonic() + seconds
             while not self._conn.poll(min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
                 if cancel is not None and cancel.is_set():
@@ -160,11 +179,11 @@ class PdfExtractor:
             self._kill()
             return ExtractionFailure("parser_failed", f"the parser crashed on this file (exit code {code})")
 
-    def limit_for(self, path: Path) -> float:
+    def limit_for(self, path: Path, *, ocr: bool = False) -> float:
         """The time limit for one file: a mailbox is streamed message by message, so it gets a
         second more per MB (a 1 GB mailbox ~20 minutes); other kinds have the flat limit."""
         kind = kind_of(path.name)
-        if self.ocr and kind is not None and kind.name in ("pdf", "image"):
+        if kind is not None and (kind.name == "image" or (kind.name == "pdf" and (self.ocr_on or ocr))):
             return self.seconds * OCR_TIME_FACTOR  # OCR of a scan: seconds a page at the lowest priority
         if kind is None or kind.name != "email":
             return self.seconds
@@ -189,7 +208,7 @@ class PdfExtractor:
         self._kill()
         ctx = multiprocessing.get_context("spawn")  # fork is unsafe beside Qt's and the watcher's threads
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=self._target, args=(child, self.memory_bytes, self.ocr), daemon=True, name="cairn-extract")
+        self._proc = ctx.Process(target=self._target, args=(child, self.memory_bytes, self.ocr_on), daemon=True, name="cairn-extract")
         self._proc.start()
         child.close()
 

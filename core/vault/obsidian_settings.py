@@ -33,6 +33,7 @@ _MOMENT = (
     ("ddd", "%a"),
 )
 _TOKEN = re.compile(r"\[([^\]]*)\]|" + "|".join(t for t, _ in _MOMENT) + r"|.", re.DOTALL)
+_FOUR_DIGITS = re.compile(r"\d{4}")  # a year: what every daily note's name holds
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,19 +48,23 @@ class VaultSettings:
     def daily_date(self, rel_path: str) -> str | None:
         """The date a daily note's file name says (ISO), or None for any other note."""
         folder = self.daily_folder.strip("/")
-        path = PurePosixPath(rel_path)
         if folder and not rel_path.startswith(folder + "/"):
+            return None
+        # A date needs a four-digit year (%Y is required below): most names have none, and
+        # a failed strptime per note was ~3 % of a cold index of tldr's pages.
+        if not _FOUR_DIGITS.search(rel_path.rpartition("/")[2]):
             return None
         # "YYYY/MM/YYYY-MM-DD" files notes in dated folders: the name itself carries the date.
         pattern = strptime_format(self.daily_format.rsplit("/", 1)[-1])
         if pattern is None:
             return None
         try:
-            return dt.datetime.strptime(path.stem, pattern).date().isoformat()
+            return dt.datetime.strptime(PurePosixPath(rel_path).stem, pattern).date().isoformat()
         except ValueError:
             return None
 
 
+@functools.lru_cache(maxsize=16)
 def strptime_format(moment: str) -> str | None:
     """A moment.js date format as a `strptime` format; None when it has no year, month and day."""
     out: list[str] = []

@@ -10,7 +10,9 @@ OCR too.
 
 OCR runs in the extraction child like every reader, which lowers its own priority to the
 lowest (`os.nice(19)`) the first time it recognises anything, so the app and the indexing
-of notes keep the cores. An image's header is read first: one over `MAX_PIXELS` (a
+of notes keep the cores; and it runs in a pass of its own after the notes are keyword-indexed
+and embedded (`core.index.ocr_pass`). Each recognised line keeps its box, so the Preview
+can mark where the query's words are on the image. An image's header is read first: one over `MAX_PIXELS` (a
 30,000 × 30,000 "image" of a few KB) is skipped as `too_large` before it is decoded.
 """
 
@@ -18,15 +20,17 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
-from core.vault.kinds import KindText, UnitBuilder
+from core.vault.kinds import KindText, OcrLine, OcrPage, UnitBuilder
 from core.vault.pdf import PdfPage, PdfProblem
 
 MAX_PIXELS = 40_000_000  # a 40-megapixel photo; more is a decompression bomb or a poster nobody reads
-MAX_OCR_PAGES = 30  # a scanned PDF's pages read by OCR (~5 s a page on a loaded 2-core machine)
+PORTION_PAGES = 30  # a scanned PDF's pages read by one OCR request (~5 s a page on a loaded 2-core machine)
 PDF_SCALE = 2.0  # render scale for a scanned page (144 dpi): small print stays legible
+PAGE_IMAGE_SCALE = 0.5  # a scanned page's picture for the Preview: half the OCR render (72 dpi), JPEG
 _state: dict[str, Any] = {}
 
 
@@ -55,57 +59,84 @@ def extract_image(path: Path) -> KindText:
     lines = recognise(pixels)
     if not lines:
         raise PdfProblem("no_text", "OCR found no text in the image")
+    page = OcrPage(1, width, height, tuple(lines))
     out = UnitBuilder()
-    out.block("\n".join(lines))
-    return KindText(None, (out.page(1),))
+    out.block(page.text)
+    return KindText(None, (out.page(1),), ocr=(page,), unit_count=1)
 
 
-def ocr_pdf(path: Path) -> KindText:
-    """A scanned PDF's pages by OCR (the first `MAX_OCR_PAGES`), one unit per page."""
+def ocr_pdf(path: Path, first: int = 1, count: int = PORTION_PAGES, pages_dir: Path | None = None) -> KindText:
+    """Pages `first` .. `first + count - 1` of a scanned PDF by OCR, one unit per page with text.
+
+    A long scan is read in portions, one request each, so a pass can stop between them and
+    the next pass goes on where it stopped (`core.index.ocr_pass`). With `pages_dir`, each
+    page's picture is saved there as `p<n>.jpg` for the Preview (in the index's folder,
+    never in the vault). `unit_count` is the file's page count.
+    """
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(str(path))
     pages: list[PdfPage] = []
-    notes: list[str] = []
+    read: list[OcrPage] = []
     try:
-        count = len(pdf)
-        if count > MAX_OCR_PAGES:
-            notes.append(f"only the first {MAX_OCR_PAGES} of {count} scanned pages were read by OCR")
-        for i in range(min(count, MAX_OCR_PAGES)):
+        total = len(pdf)
+        last = min(total, first + count - 1)
+        for i in range(first - 1, last):
             page = pdf[i]
             try:
                 bitmap = page.render(scale=PDF_SCALE)
                 pixels = bitmap.to_numpy()[:, :, :3]  # PDFium renders BGR(x), what OpenCV expects
                 lines = recognise(pixels)
+                if pages_dir is not None:
+                    _save_page_image(pixels, pages_dir / f"p{i + 1}.jpg")
             finally:
                 page.close()
             if lines:
-                pages.append(PdfPage(i + 1, "\n".join(lines)))
+                got = OcrPage(i + 1, pixels.shape[1], pixels.shape[0], tuple(lines))
+                read.append(got)
+                pages.append(PdfPage(i + 1, got.text))
     finally:
         pdf.close()
-    if not pages:
+    notes = (f"OCR read pages {first}–{last} of {total}",) if first > 1 or last < total else ()
+    if not pages and first == 1 and last >= total:
         raise PdfProblem("no_text", "the PDF has no text layer and OCR found no text in it")
-    return KindText(None, tuple(pages), notes=tuple(notes))
+    return KindText(None, tuple(pages), notes=notes, ocr=tuple(read), unit_count=total)
 
 
-def recognise(pixels: Any) -> list[str]:
-    """Lines of text in a BGR pixel array, top to bottom; boxes on one line joined by spaces."""
+def recognise(pixels: Any) -> list[OcrLine]:
+    """Lines of text in a BGR pixel array, top to bottom: boxes on one line joined by spaces,
+    the line's box around them all."""
     result, _ = _engine()(pixels)
     boxes = []
     for box, text, _score in result or []:
-        ys = [p[1] for p in box]
-        boxes.append((min(ys), max(ys), min(p[0] for p in box), str(text).strip()))
+        xs, ys = [float(p[0]) for p in box], [float(p[1]) for p in box]
+        if str(text).strip():
+            boxes.append((min(ys), max(ys), min(xs), max(xs), str(text).strip()))
     boxes.sort()
-    lines: list[list[tuple[float, str]]] = []
+    lines: list[list[tuple[float, float, float, float, str]]] = []
     bottom = -1.0
-    for top, low, left, text in boxes:
+    for top, low, left, right, text in boxes:
         if lines and top < bottom - (low - top) / 2:  # overlaps the line above by more than half: same line
-            lines[-1].append((left, text))
+            lines[-1].append((left, top, right, low, text))
             bottom = max(bottom, low)
         else:
-            lines.append([(left, text)])
+            lines.append([(left, top, right, low, text)])
             bottom = low
-    return [" ".join(t for _, t in sorted(line) if t) for line in lines]
+    return [_line(sorted(parts)) for parts in lines]
+
+
+def _line(parts: list[tuple[float, float, float, float, str]]) -> OcrLine:
+    box = (min(p[0] for p in parts), min(p[1] for p in parts), max(p[2] for p in parts), max(p[3] for p in parts))
+    return OcrLine(" ".join(p[4] for p in parts), tuple(round(v, 1) for v in box))  # type: ignore[arg-type]
+
+
+def _save_page_image(pixels: Any, target: Path) -> None:
+    from PIL import Image
+
+    image = Image.fromarray(pixels[:, :, ::-1].copy())  # BGR -> RGB
+    small = image.resize((max(1, int(image.width * PAGE_IMAGE_SCALE)), max(1, int(image.height * PAGE_IMAGE_SCALE))))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    small.save(target, "JPEG", quality=70)
 
 
 def _engine() -> Any:
@@ -114,10 +145,22 @@ def _engine() -> Any:
             from rapidocr_onnxruntime import RapidOCR
         except ImportError:
             raise PdfProblem("no_text", "OCR needs the ocr extra: pip install 'cairn-notes[ocr]'") from None
-        if hasattr(os, "nice"):
-            os.nice(19)  # this child only reads files: OCR gives the cores to everything else
+        _lowest_priority()
         _state["engine"] = RapidOCR()
     return _state["engine"]
+
+
+def _lowest_priority() -> None:
+    """This child only reads files: OCR gives the cores to everything else (nice 19; on Windows,
+    which has no `os.nice`, the idle priority class)."""
+    if hasattr(os, "nice"):
+        os.nice(19)
+    elif sys.platform == "win32":
+        import ctypes
+
+        idle_priority_class = 0x40
+        kernel32 = ctypes.windll.kernel32
+        kernel32.SetPriorityClass(kernel32.GetCurrentProcess(), idle_priority_class)
 
 
 def _bgr(image: Any) -> Any:

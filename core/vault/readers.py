@@ -31,6 +31,15 @@ def extract(kind: str, path: Path) -> KindText:
     return readers[kind](path)
 
 
+def extract_ocr(path: Path, first: int = 1, count: int | None = None, pages_dir: Path | None = None) -> KindText:
+    """An image, or `count` pages of a scanned PDF from page `first`, by OCR (the OCR stage's request)."""
+    from core.vault import ocr_text
+
+    if path.suffix.lower() == ".pdf":
+        return ocr_text.ocr_pdf(path, first, count or ocr_text.PORTION_PAGES, pages_dir)
+    return ocr_text.extract_image(path)
+
+
 def read_pdf(path: Path) -> KindText:
     from core.vault.pdf import extract_pdf
 

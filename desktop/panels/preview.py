@@ -53,6 +53,7 @@ from desktop.panels.hit_menu import hit_menu
 from desktop.panels.links_panel import LinksPanel
 from desktop.panels.preview_doc import fill_document
 from desktop.panels.preview_links import LinkFollower
+from desktop.panels.preview_ocr import OcrOverlay
 from desktop.theme import colours, is_dark
 
 MAX_HISTORY = 100
@@ -78,6 +79,7 @@ class PreviewPanel(QWidget):
         self._hit: Hit | None = None
         self._shown: tuple[str, str, int, int, bytes] | None = None  # the chunk and note text on screen
         self.chunk_range: tuple[int, int] | None = None  # document positions of the highlighted chunk
+        self.ocr = OcrOverlay(controller)  # an image's or a scanned page's picture, the query's words marked
         self.header = QLabel("Select a result to preview its note.", self)
         self.header.setWordWrap(True)
         self.header.setAccessibleName("Previewed note")
@@ -289,7 +291,7 @@ class PreviewPanel(QWidget):
             start = len(raw[: hit.start_byte].decode("utf-8", "replace")) if marked else 0
             end = start + len(raw[hit.start_byte : hit.end_byte].decode("utf-8", "replace")) if marked else 0
             located = "canvas cards" if canvas else "plain text"
-        shown = (hit.chunk.vault, hit.chunk.rel_path, start, end, text.encode("utf-8"))
+        shown = (hit.chunk.vault, hit.chunk.rel_path, start, end, text.encode("utf-8") + self.ocr.marking(hit))
         if shown == self._shown:
             return
         self._shown = shown
@@ -299,8 +301,8 @@ class PreviewPanel(QWidget):
         pdf = attachment_kind(hit.chunk.rel_path) == "pdf"
         doc.setPlainText(reflow(text) if pdf else text)  # a PDF's line breaks are layout; a message's or a table's are not
         self.browser.setDocument(doc)
-        # QTextDocument counts UTF-16 code units: characters beyond the BMP count twice.
-        self.chunk_range = (_utf16(text, start), _utf16(text, end)) if end > start else None
+        # QTextDocument counts UTF-16 code units: characters beyond the BMP count twice. OCR'd: the picture on top.
+        self.chunk_range = None if self.ocr.insert(doc, hit, root, self.browser.width() - 60) or end <= start else (_utf16(text, start), _utf16(text, end))
         if self.chunk_range is not None:
             self._highlight(doc, *self.chunk_range)
         self.scroll_to_chunk()

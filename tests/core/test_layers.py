@@ -18,7 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("core.vault", "core.providers"),
     ("core.index",),
     ("core.search",),
-    ("core.engine", "core.engine_vaults", "core.status", "core.semantic", "core.watcher", "core.serialize", "core.structured"),
+    ("core.engine", "core.engine_vaults", "core.status", "core.semantic", "core.ocr_stage", "core.watcher", "core.serialize", "core.structured"),
     ("core.answer",),
     ("core.cli", "core.mcp_server", "core.mcp_wire", "core.eval", "core.agents"),
 )

@@ -91,3 +91,13 @@ def test_several_vaults_are_summarised_in_one_short_line() -> None:
     assert summarise([ready, replace(ready, vault="c")]) == "2 vaults · all ready"
     assert summarise([ready, replace(embedding, phase=Phase.PAUSED)]) == "2 vaults · 1 paused"
     assert summarise([embedding]) == embedding.sentence()
+
+
+def test_the_ocr_stage_says_the_notes_are_ready_and_counts_images() -> None:
+    from core.base.vault_state import Phase, VaultProgress, short_state, summarise
+
+    p = VaultProgress("zoo", Phase.OCR, done=2, total=5)
+    assert p.phase.busy
+    assert p.sentence() == "zoo: notes ready · reading images by OCR 2/5"
+    assert short_state(p) == "OCR 2/5"
+    assert "1 reading images" in summarise([p, VaultProgress("b", Phase.READY)])

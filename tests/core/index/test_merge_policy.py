@@ -1,4 +1,4 @@
-"""Which segments a commit merges: size tiers, and never a big merge on a live edit."""
+"""Which segments a commit merges: size tiers, never a big merge on a commit, the count bounded at a sync's end."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ from pathlib import Path
 import pytest
 
 import core.index.merge_policy as mp
+from core.base.config import EngineConfig, VaultConfig
 from core.base.models import Document
+from core.base.paths import AppPaths
+from core.index.indexer import VaultIndex
 from core.index.keyword_index import BULK_NOTES, KeywordIndex
-from core.index.merge_policy import FACTOR, SegmentSize, plan, tier
+from core.index.merge_policy import FACTOR, SegmentSize, plan, settle_plan, tier
 from core.vault.chunker import ChunkLimits
 from core.vault.notes import parse_note
 
@@ -76,10 +79,51 @@ def test_a_live_edit_merges_no_more_than_its_budget(index: KeywordIndex, monkeyp
     assert index.doc_count() == 600
 
 
-def test_a_bulk_commit_merges_the_full_tier(index: KeywordIndex) -> None:
+def test_a_bulk_commit_merges_the_full_tier_within_the_cap(index: KeywordIndex) -> None:
     index.apply([], [_note(i) for i in range(1000, 1000 + BULK_NOTES)])
-    assert len(_segments(index)) == 1  # the 20 segments and the batch, in one
+    assert len(_segments(index)) == 1  # the 20 segments (600 chunks) and the batch, in one
     assert index.doc_count() == 600 + BULK_NOTES
+
+
+def test_a_bulk_commit_leaves_a_tier_over_the_cap_to_the_sync_s_end(index: KeywordIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first index's batch segments are not merged while it is built: settle() bounds them after."""
+    monkeypatch.setattr("core.index.keyword_index.LIVE_MERGE_DOCS", 100)  # the 20 x 30 chunks stand for big segments
+    before = _segments(index)
+    index.apply([], [_note(i) for i in range(1000, 1000 + BULK_NOTES)])
+    assert set(before) < set(_segments(index)) and len(_segments(index)) == 21
+    assert index.settle(max_segments=8)
+    assert len(_segments(index)) == 8 and index.doc_count() == 600 + BULK_NOTES
+    assert not index.settle(max_segments=8)  # nothing left to do: no commit
+
+
+def test_settling_merges_the_smallest_into_one_down_to_the_bound() -> None:
+    assert settle_plan(sizes(5, 1_000, 3, 1_000, 7), 5) == ([], [])
+    assert settle_plan(sizes(5, 1_000, 3, 1_000, 7), 3) == ([0, 2, 4], [])  # 5 - 3 + 1 merged: 3 left
+    assert settle_plan(sizes(5, 1_000, 3, 1_000, 7), 1) == ([0, 1, 2, 3, 4], [])
+    # an empty segment is dropped and does not count; reading cost (deleted chunks too) picks the smallest
+    shrunk = [SegmentSize(900, 0), SegmentSize(800, 2), SegmentSize(10, 10), SegmentSize(20, 20), SegmentSize(500, 500)]
+    assert settle_plan(shrunk, 2) == ([2, 3, 4], [0])
+
+
+def test_a_sync_settles_and_a_live_edit_does_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the indexer: a sync of many batches ends with the bound; an edit after it merges nothing big."""
+    monkeypatch.setattr(mp, "FACTOR", 1_000)  # no tier ever fills: only settle() merges
+    monkeypatch.setattr("core.index.intake.BATCH", 5)  # a segment per 5 notes
+    monkeypatch.setattr("core.index.keyword_index.MAX_SEGMENTS", 3)
+    root = tmp_path / "vault"
+    root.mkdir()
+    for i in range(40):
+        (root / f"n{i:02d}.md").write_text(f"# Note {i}\n\nA short note about zanzibar number {i}.\n", encoding="utf-8")
+    cfg = EngineConfig(vaults=(VaultConfig(name="v", root=str(root)),))
+    vi = VaultIndex(cfg.vaults[0], AppPaths(tmp_path / "home"), cfg)
+    vi.sync()
+    assert len(_segments(vi.keyword)) == 3 and vi.keyword.doc_count() == 40
+    (root / "n07.md").write_text("# Note 7\n\nEdited: zanzibar and quokka.\n", encoding="utf-8")
+    vi.update_paths(["n07.md"], persist=False)
+    assert len(_segments(vi.keyword)) == 4  # the edit's own segment; the merge waits for a sync
+    vi.sync()  # nothing changed on disk since: nothing touched, nothing merged
+    assert len(_segments(vi.keyword)) == 4
+    vi.close()
 
 
 def test_live_edits_keep_the_segment_count_bounded(index: KeywordIndex) -> None:

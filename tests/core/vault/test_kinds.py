@@ -52,6 +52,8 @@ def test_kind_names() -> None:
     assert kind_of("mail/box.mbox").name == "email"  # type: ignore[union-attr]
     assert kind_of("export/conversations.json").name == "chat"  # type: ignore[union-attr]
     assert kind_of("other.json") is None and kind_of("sheet.xlsx") is None and kind_of("n.md") is None
+    assert kind_of("notes.md.pdf").name == "pdf"  # type: ignore[union-attr]  # the last suffix decides
+    assert kind_of("saved.pdf/readme") is None and kind_of("Makefile") is None  # a folder's suffix is not the file's
 
 
 def test_docx_headings_tables_and_no_comments_or_deletions(tmp_path: Path) -> None:

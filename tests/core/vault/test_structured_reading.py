@@ -97,6 +97,8 @@ def test_bad_task_dates_are_reported_and_code_blocks_hold_no_tasks() -> None:
         ("YYYY/MM/YYYY-MM-DD", "Daily", "Daily/2026/11/2026-11-24.md", "2026-11-24"),
         ("[Log] YYYY-MM-DD dddd", "", "Log 2026-11-24 Tuesday.md", "2026-11-24"),
         ("YYYY-MM-DD", "", "Ideas.md", None),
+        ("YYYY-MM-DD", "", "2026 plans.md", None),  # a year but not the format
+        ("DD.MM.YYYY", "", "2026-11/24.11.2026.md", "2026-11-24"),  # the name is read, not the folders
     ],
 )
 def test_daily_note_dates_come_from_the_vaults_format(fmt: str, folder: str, rel_path: str, expected: str | None) -> None:
