@@ -1,8 +1,7 @@
 """The one object views talk to: it owns the engine, the workers and the app's state.
 
-Views receive the controller and connect to its signals (napari's `QtDims(dims)`
-pattern). Every signal here is emitted on the GUI thread, so tests can wait on
-them safely and views can update widgets from any slot.
+Views receive the controller and connect to its signals (napari's `QtDims(dims)` pattern). Every signal
+here is emitted on the GUI thread, so tests can wait on them safely and views can update widgets from any slot.
 
 This module holds the writes and the app's life: the vaults, indexing, live updates,
 settings (which may replace the engine) and closing. The reads the query thread answers
@@ -394,8 +393,7 @@ class AppController(QObject):
             return
         self.engine.update_config(config)
         config = self.engine.config  # with the vaults other processes registered meanwhile
-        # The old engine is not closed: a search on the query thread may still be using it.
-        thaw_frozen()  # its frozen cycles become collectable once it is dropped (see core.base.gc_pause)
+        thaw_frozen()  # not closed (a search may still use it), but its frozen cycles can go once dropped (core.base.gc_pause)
         self.engine = Engine(self.paths, config, embedder_factory=self._embedder_factory)  # type: ignore[arg-type]
         self.refresh()
         self.index()
