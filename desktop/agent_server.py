@@ -23,7 +23,6 @@ if TYPE_CHECKING:  # the server's stack loads only when it is switched on, off t
     from core.agents.runner import AgentService
 
 POLL_MS = 100
-AGENT_THREAD_NICE = 5  # the server's threads this much nicer than the UI thread (Linux)
 STOPPED, STARTING, RUNNING, FAILED = "stopped", "starting", "running", "failed"  # `ServerState` values
 
 
@@ -75,12 +74,8 @@ class AgentServerControl(QObject):
 
     def _start(self, port: int) -> None:
         from core.agents.runner import AgentService, ServerOptions
-        from core.agents.server import CallLimits
 
-        # The agents' calls are background work: their threads yield the cores to the UI thread
-        # (docs/benchmarks.md, "Many agents on one server": worst UI stall 102 -> 45 ms).
-        options = ServerOptions(port=port, limits=CallLimits(thread_nice=AGENT_THREAD_NICE))
-        service = AgentService(self._paths, self._engine_source, options)
+        service = AgentService(self._paths, self._engine_source, ServerOptions(port=port))
         try:
             service.start()
         except OSError:
