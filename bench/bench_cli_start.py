@@ -22,7 +22,13 @@ the model and the vector index, which is what a cold hybrid search pays).
     python bench/bench_cli_start.py --home /tmp/cairn-home --baseline /tmp/main-copy   # same runs, interleaved
 
 With `--baseline`, every search is run from that checkout too, right after this one's, on the
-same home (its code must read this checkout's index files), and reported as `base:<mode>`.
+same home (its code must read this checkout's index files), and reported as `base:<mode>`; an
+older checkout that cannot read them searches `--baseline-home`, the same vault indexed by its own code.
+
+`--shape obsidian` generates the vault in Obsidian's shape (properties, wikilinks, callouts on
+every note; see `synth_vault.py`). `--source` runs Cairn as a user running from a checkout with
+`PYTHONDONTWRITEBYTECODE=1` does: each checkout's `core` copied without any bytecode, so every
+search compiles Cairn's modules from source (its dependencies keep the bytecode pip wrote).
 
 The vault is generated beside the home (`/tmp/cairn-home-vault`), never inside it.
 """
@@ -32,6 +38,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -50,7 +57,7 @@ FLOOR = "import numpy, whoosh.index, whoosh.query, whoosh.scoring"
 QUERIES = ("database backup schedule", "release roadmap review", "garden recipe", "kernel driver patch")
 
 
-def _env(home: Path, repo: Path = REPO) -> dict[str, str]:
+def _env(home: Path, repo: Path = REPO, *, source: bool = False) -> dict[str, str]:
     """The child's environment: bytecode cached as in an installed Cairn.
 
     pip writes .pyc files at install time; a shell with PYTHONDONTWRITEBYTECODE set
@@ -58,9 +65,20 @@ def _env(home: Path, repo: Path = REPO) -> dict[str, str]:
     search here), so the children keep their bytecode, outside the source tree.
     """
     env = {**os.environ, "CAIRN_HOME": str(home), "PYTHONPATH": str(repo)}
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    if source:  # `repo` is a copy without bytecode (see `source_copy`): compiled on every run, never written
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        return env
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "cairn-bench-pycache")
     return env
+
+
+def source_copy(repo: Path, into: Path) -> Path:
+    """`repo`'s Cairn package as a fresh clone has it: the sources without any `__pycache__`."""
+    dest = into / f"src-{len(list(into.glob('src-*')))}"
+    shutil.copytree(repo / "core", dest / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
 
 
 def _cli(*args: str) -> list[str]:
@@ -90,10 +108,10 @@ def vault_of(home: Path) -> Path:
     return home.parent / f"{home.name}-vault"
 
 
-def build(home: Path, notes: int, embed_seconds: float) -> None:
+def build(home: Path, notes: int, embed_seconds: float, shape: str = "plain") -> None:
     vault = vault_of(home)
     if not vault.exists():
-        generate_vault(vault, notes)
+        generate_vault(vault, notes, shape=shape)
     env = _env(home)
     t0 = time.perf_counter()
     subprocess.run(_cli("index", "--vault", str(vault), "--no-embed", "--quiet"), env=env, cwd=REPO, check=True)
@@ -115,26 +133,33 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=9, help="runs per mode (interleaved)")
     ap.add_argument("--embed-seconds", type=float, default=0.0, help="embed for at most this long when building")
     ap.add_argument("--baseline", type=Path, default=None, help="another checkout (e.g. a git archive of main) run interleaved")
+    ap.add_argument("--baseline-home", type=Path, default=None, help="the baseline's own CAIRN_HOME over the same vault")
+    ap.add_argument("--shape", choices=["plain", "obsidian"], default="plain", help="the generated vault's shape")
+    ap.add_argument("--source", action="store_true", help="run from bytecode-free copies with PYTHONDONTWRITEBYTECODE=1")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="cairn-cli-start-") as tmp:
         home = args.home or Path(tmp) / "home"
         if args.home is None or not (home / "config.json").exists():
-            build(home, args.notes, args.embed_seconds)
+            build(home, args.notes, args.embed_seconds, args.shape)
         env = _env(home)
         # "hybrid" asks a query never asked before (the model is loaded); "hybrid-repeat" asks
         # one asked before, whose vector `cairn search` keeps on disk (no model at all).
         modes = {"keyword": "keyword", "hybrid": "hybrid", "hybrid-repeat": "hybrid"}
         floors = {"python": [sys.executable, "-c", "pass"], "numpy+whoosh": [sys.executable, "-c", FLOOR]}
         repos = {"": REPO} if args.baseline is None else {"": REPO, "base:": args.baseline.resolve()}
+        homes = {"": home, "base:": args.baseline_home or home}
+        if args.source:
+            repos = {prefix: source_copy(repo, Path(tmp)) for prefix, repo in repos.items()}
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in (*floors, *(p + m for p in repos for m in modes))}
         stamp = time.time_ns()  # fresh words per run of the bench, so "hybrid" never meets a cached vector
-        for repo in repos.values():
+        for prefix, repo in repos.items():
             # An installed Cairn has its bytecode compiled (pip and PyInstaller do it); a checkout run
-            # with PYTHONDONTWRITEBYTECODE=1 would compile every changed module on every search.
-            compileall.compile_dir(str(repo / "core"), quiet=1)
+            # with PYTHONDONTWRITEBYTECODE=1 compiles every module on every search (`--source`).
+            if not args.source:
+                compileall.compile_dir(str(repo / "core"), quiet=1)
             for mode in dict.fromkeys(modes.values()):  # a warm-up each: the OS file cache, not our code, is what a first run measures
-                measured(_cli("search", "--mode", mode, QUERIES[0]), _env(home, repo), repo)
+                measured(_cli("search", "--mode", mode, QUERIES[0]), _env(homes[prefix], repo, source=args.source), repo)
         for i in range(args.runs):
             query = QUERIES[i % len(QUERIES)]
             for name, cmd in floors.items():
@@ -142,7 +167,8 @@ def main() -> int:
             for name, mode in modes.items():
                 for prefix, repo in repos.items():
                     text = f"{query} n{stamp}x{i}{prefix}" if name == "hybrid" else query
-                    times[prefix + name].append(measured(_cli("search", "--mode", mode, "-k", "10", text), _env(home, repo), repo))
+                    cmd = _cli("search", "--mode", mode, "-k", "10", text)
+                    times[prefix + name].append(measured(cmd, _env(homes[prefix], repo, source=args.source), repo))
         status = subprocess.run(_cli("status"), env=env, cwd=REPO, capture_output=True, text=True, check=False).stdout
 
     result = {
@@ -158,7 +184,8 @@ def main() -> int:
         print(f"{name:19} wall median {r['median_s']:.3f} s (min {r['min_s']:.3f})  CPU median {r['cpu_median_s']:.3f} s  n={r['runs']}")
     load = [round(x, 2) for x in os.getloadavg()]
     print(f"load average {load[0]} / {load[1]} / {load[2]}")
-    path = write_result("cli_start", {"notes": args.notes, "status": status.strip(), "results": result, "load_average": load})
+    run = {"notes": args.notes, "shape": args.shape, "source": args.source, "status": status.strip(), "results": result, "load_average": load}
+    path = write_result("cli_start", run)
     print(f"wrote {path}")
     return 0
 

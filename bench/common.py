@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-SCIFACT = REPO.parent / "shared" / "data" / "scifact"
+# The shared data sit beside the checkout (/work/main, /work/shared) or beside its worktree folder (/work/wt/x).
+SHARED = next((p / "shared" for p in (REPO.parent, REPO.parent.parent) if (p / "shared" / "data").is_dir()), REPO.parent / "shared")
+SCIFACT = SHARED / "data" / "scifact"
 OUT = REPO / "bench" / "out"
 
 if str(REPO) not in sys.path:

@@ -31,6 +31,7 @@ from pydantic import Field
 from core.answer import Answerer, AskRequest, AskResponse
 from core.answer.evidence import build_llm_pack, chunk_ref, truncate
 from core.answer.fetch import fetch_chunk
+from core.answer.search_text import search_text
 from core.base.errors import CairnError
 from core.base.models import SearchFilters, SearchMode, cited_path
 from core.base.paths import AppPaths
@@ -108,6 +109,7 @@ FusionArg = Annotated[
 ]
 KeywordWeightArg = Annotated[float | None, Field(ge=0.0, le=1.0, description="blend: the keyword list's share of the score")]
 WhereArg = Annotated[list[str] | None, Field(description=WHERE_DESCRIPTION)]
+AsTypedArg = Annotated[bool, Field(description="search the words as typed (no correction of words the vaults lack)")]
 PropertyKeyArg = Annotated[str | None, Field(description="only this key, with all its values")]
 TaskQueryArg = Annotated[str, Field(description="words and filters; empty for all")]
 DueBeforeArg = Annotated[str | None, Field(description="due on or before YYYY-MM-DD")]
@@ -178,14 +180,15 @@ def _add_search_tools(server: MCPServer, holder: EngineHolder, *, allow_restrict
         fusion: FusionArg = None,
         keyword_weight: KeywordWeightArg = None,
         where: WhereArg = None,
+        as_typed: AsTypedArg = False,
     ) -> str:
         if not query.strip():
             raise ToolError("query must not be empty")
         engine = holder.get()
         filters = _call(lambda: search_filters(vault, folder, tags, where, allow_restricted=allow_restricted))
-        request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight, grouped=True)
+        request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight, grouped=True, spelling=not as_typed)
         resp = _call(lambda: engine.search(request))
-        return build_llm_pack(resp).render(max_chars)
+        return search_text(resp, max_chars)  # a corrected typo first, with the as_typed that undoes it
 
     @server.tool(
         name="fetch_note_chunk",

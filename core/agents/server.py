@@ -30,6 +30,7 @@ from core.agents.scope import Tool
 from core.agents.tokens import Agent
 from core.answer.evidence import truncate
 from core.answer.fetch import StaleReferenceError
+from core.answer.search_text import search_text
 from core.base.errors import BusyError, CairnError
 from core.base.models import SearchFilters, SearchMode
 from core.base.thread_priority import lower_this_thread
@@ -42,6 +43,7 @@ from core.mcp_server import (
     PROPERTIES_DOC,
     READ_ONLY,
     TASKS_DOC,
+    AsTypedArg,
     BaseArg,
     BaseQueryArg,
     BaseViewArg,
@@ -213,15 +215,18 @@ def _add_search_tools(server: AgentServer, calls: Calls) -> None:
         fusion: FusionArg = None,
         keyword_weight: KeywordWeightArg = None,
         where: WhereArg = None,
+        as_typed: AsTypedArg = False,
     ) -> str:
         if not query.strip():
             raise ToolError("query must not be empty")
 
         def work(view: ScopedEngine) -> tuple[str, tuple[str, ...]]:
             filters = search_filters(vault, folder, tags, where)
-            request = SearchRequest(query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight, grouped=True)
+            request = SearchRequest(
+                query, mode=mode, k=k, filters=filters, fusion=fusion, keyword_share=keyword_weight, grouped=True, spelling=not as_typed
+            )
             resp = view.search(request)
-            return render_pack(resp, calls.limits.max_chars), pack_refs(resp)
+            return search_text(resp, calls.limits.max_chars), pack_refs(resp)
 
         return await calls.run(ctx, "search_notes", query, work)
 

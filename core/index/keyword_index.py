@@ -28,7 +28,6 @@ from core.index.keyword_store import KeywordStore
 from core.index.merge_policy import LIVE_MERGE_DOCS, MAX_SEGMENTS, settling, tiered
 from core.index.phrase_match import phrase_checks, scan, verified
 from core.index.searchers import Searchers
-from core.index.vocabulary import searcher_vocabulary
 from core.index.whoosh_storage import MappedStorage
 
 if TYPE_CHECKING:
@@ -110,11 +109,6 @@ class KeywordIndex:
         """How many chunks hold each (analysed) term: what the answerer weighs key words by."""
         with self.reading() as searcher:
             return {t: int(searcher.doc_frequency(field, t)) for t in terms}
-
-    def vocabulary(self) -> dict[str, int]:
-        """Every title and body term with its chunk count (core.index.vocabulary), kept until the index changes."""
-        with self.reading() as searcher:
-            return searcher_vocabulary(searcher)
 
     def apply(self, removed: Iterable[str], added: Sequence[Document]) -> None:
         """Delete every chunk of the `removed` notes, then add the chunks of `added`."""

@@ -36,7 +36,7 @@ from core.search.passages import aggregate_notes
 from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query, unknown_keys_as_words
 from core.search.sides import QueryEmbedder, VaultSearchSide, VectorSearcher
-from core.search.spelling import correct_query
+from core.search.spelling import correct_query, unknown_words
 from core.search.stages import RankContext, rank
 from core.vault.language import query_language
 
@@ -203,11 +203,14 @@ def _spelling(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> Query
     check_query_size(request.query)
     parsed = parse_query(request.query, request.filters).query
     words = content_terms(parsed.terms)
-    chosen = _select_vaults(sides, parsed.filters, [])
+    indexes = [s.keyword for s in _select_vaults(sides, parsed.filters, [])]
+    unknown = unknown_words(words, indexes)
+    if not unknown:
+        return None  # the common case: every word is the vault's (no language guess needed)
     lang = query_language(request.query)
-    if lang and lang != "en" and any(lang in s.keyword.languages() for s in chosen):
+    if lang and lang != "en" and any(lang in index.languages() for index in indexes):
         return None  # a question in another language the vault holds: its words are no English typos
-    return correct_query(request.query, words, [s.keyword for s in chosen], parsed.filters)
+    return correct_query(request.query, unknown, indexes, parsed.filters)
 
 
 def _plan(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> _Plan:

@@ -13,14 +13,12 @@ instead for …" (`QueryCorrection`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-
-from rapidfuzz import process
-from rapidfuzz.distance import Levenshtein
 
 from core.base.models import ParsedQuery, QueryCorrection, SearchFilters
 from core.index.keyword_index import KeywordIndex
+from core.index.vocabulary import TermList, merged_terms, searcher_terms, words_known
 
 MIN_LENGTH = 4  # words shorter than this are never corrected
 LONG_WORD = 8  # from this length two edits are allowed, below it one
@@ -50,13 +48,46 @@ def max_edits(word: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
-    """A vault's terms (as indexed) and how many chunks hold each."""
+    """A vault's terms (as indexed) and how many chunks hold each (read as asked: see `ChunkCounts`)."""
 
     terms: Sequence[str]
     frequencies: Mapping[str, int]
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.terms, TermList):
+            object.__setattr__(self, "terms", TermList(self.terms))  # grouped by length for near look-ups
+
     def holds(self, term: str) -> bool:
         return self.frequencies.get(term, 0) > 0
+
+
+class ChunkCounts(Mapping[str, int]):
+    """term → how many chunks hold it in the vaults' titles or bodies (the more of the two, summed over vaults).
+
+    Looked up in the indexes as asked and remembered: a correction weighs only its
+    few near terms, so the counts of the whole vocabulary are never read.
+    """
+
+    def __init__(self, indexes: Sequence[KeywordIndex], terms: Sequence[str]) -> None:
+        self._indexes = indexes
+        self._terms = terms
+        self._counts: dict[str, int] = {}
+
+    def __getitem__(self, term: str) -> int:
+        count = self._counts.get(term)
+        if count is None:
+            count = self._counts[term] = sum(
+                max(index.doc_frequencies([term], field)[term] for field in ("body", "title")) for index in self._indexes
+            )
+        if not count:
+            raise KeyError(term)
+        return count
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._terms)
+
+    def __len__(self) -> int:
+        return len(self._terms)
 
 
 def typo_cost(typed: str, meant: str) -> int:
@@ -86,9 +117,9 @@ def nearest_term(term: str, vocabulary: Vocabulary, edits: int) -> str | None:
     """The vocabulary's closest term within `edits` slips (`typo_cost`), the most frequent of equally close ones."""
     if edits <= 0 or not vocabulary.terms:
         return None
-    found = process.extract(term, vocabulary.terms, scorer=Levenshtein.distance, score_cutoff=edits + 1, limit=CANDIDATES)
+    assert isinstance(vocabulary.terms, TermList)  # Vocabulary makes it one
     ranked = []
-    for cand, _dist, _ in found:
+    for cand, _dist in vocabulary.terms.near(term, edits + 1, CANDIDATES):
         cost = typo_cost(term, cand) if cand != term else edits + 1
         if cost <= edits:
             ranked.append((cost, -vocabulary.frequencies.get(cand, 0), cand))
@@ -113,9 +144,15 @@ def correct_words(
         if near is None:
             continue
         spelt = surface(near)
-        if spelt and spelt.lower() != word.lower() and Levenshtein.distance(spelt.lower(), word.lower()) <= edits + 2:
+        if spelt and spelt.lower() != word.lower() and _levenshtein(spelt.lower(), word.lower()) <= edits + 2:
             out[word] = spelt
     return out
+
+
+def _levenshtein(a: str, b: str) -> int:
+    from rapidfuzz.distance import Levenshtein  # imported when a word is corrected, not by every search
+
+    return int(Levenshtein.distance(a, b))
 
 
 def apply_corrections(query: str, fixes: Mapping[str, str]) -> QueryCorrection | None:
@@ -132,35 +169,35 @@ def apply_corrections(query: str, fixes: Mapping[str, str]) -> QueryCorrection |
     return QueryCorrection(original=query, corrected=corrected, words=tuple(fixes.items()))
 
 
-def correct_query(query: str, words: Sequence[str], indexes: Sequence[KeywordIndex], filters: SearchFilters) -> QueryCorrection | None:
-    """`query` with the typos among `words` (its content words) corrected from the vaults' vocabulary.
+def unknown_words(words: Sequence[str], indexes: Sequence[KeywordIndex]) -> list[str]:
+    """The words long enough to correct whose terms no vault holds: the only ones correction looks at.
 
-    Nothing is read unless some word's term is in no vault: the common case (every
-    word known) costs one document-frequency look-up per word.
+    One term-table probe per word and vault, remembered until the index changes
+    (`core.index.vocabulary.words_known`): the common query, every word known, costs no more.
     """
-    if not indexes or not words:
-        return None
-    first = indexes[0]
-    unknown = [w for w in words if _unknown(w, indexes)]
-    if not unknown:
-        return None
-    merged: dict[str, int] = {}
+    unknown = [w for w in dict.fromkeys(words) if max_edits(w.lower()) > 0]
     for index in indexes:
-        for term, df in index.vocabulary().items():
-            merged[term] = merged.get(term, 0) + df
-    vocabulary = Vocabulary(list(merged), merged)
-    fixes = correct_words(unknown, vocabulary, first.query_terms, lambda term: _spelt(term, indexes, filters))
+        if not unknown:
+            break
+        with index.reading() as searcher:
+            known = words_known(searcher, unknown, index.query_terms)
+        unknown = [w for w in unknown if not known[w]]
+    return unknown if indexes else []
+
+
+def correct_query(query: str, unknown: Sequence[str], indexes: Sequence[KeywordIndex], filters: SearchFilters) -> QueryCorrection | None:
+    """`query` with the `unknown` words among its content words (see `unknown_words`) corrected from the vaults' terms."""
+    if not indexes or not unknown:
+        return None
+    terms = merged_terms([_terms(index) for index in indexes])
+    vocabulary = Vocabulary(terms, ChunkCounts(indexes, terms))
+    fixes = correct_words(unknown, vocabulary, indexes[0].query_terms, lambda term: _spelt(term, indexes, filters))
     return apply_corrections(query, fixes)
 
 
-def _unknown(word: str, indexes: Sequence[KeywordIndex]) -> bool:
-    if max_edits(word.lower()) <= 0:
-        return False
-    for index in indexes:
-        terms = index.query_terms(word)
-        if not terms or any(any(index.doc_frequencies(terms, field).values()) for field in ("body", "title")):
-            return False
-    return True
+def _terms(index: KeywordIndex) -> TermList:
+    with index.reading() as searcher:
+        return searcher_terms(searcher)
 
 
 def _spelt(term: str, indexes: Sequence[KeywordIndex], filters: SearchFilters) -> str | None:

@@ -16,11 +16,14 @@ for a file they cannot read.
 
 from __future__ import annotations
 
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.vault.pdf import PdfPage, PdfProblem
+
+if TYPE_CHECKING:
+    import zipfile  # imported by check_zip: a search opens the scanner, never an archive
 
 HEADING_JOIN = " > "  # as PDF outline trails: the heading path's separator everywhere
 MAX_UNPACKED_BYTES = 400 * 1024 * 1024  # a .docx/.epub that unpacks to more is a zip bomb (or no document)
@@ -186,6 +189,8 @@ def check_zip(path: Path, what: str) -> zipfile.ZipFile:
     The sizes are the ones the archive declares; `zipfile` never inflates a member past its
     declared size, so checking them bounds what reading can cost.
     """
+    import zipfile
+
     try:
         archive = zipfile.ZipFile(path)
     except zipfile.BadZipFile:

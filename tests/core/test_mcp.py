@@ -46,6 +46,8 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "links": ("note_links", {"note": "Priya Natarajan", "vault": "sample-vault"}),
     "links_salary": ("note_links", {"note": "People/Salary review notes.md", "vault": "sample-vault"}),
     "links_no_vault": ("note_links", {"note": "Priya Natarajan"}),
+    "search_typo": ("search_notes", {"query": "restic backup schedlue", "vault": "sample-vault", "mode": "keyword", "k": 3}),
+    "search_as_typed": ("search_notes", {"query": "restic backup schedlue", "vault": "sample-vault", "mode": "keyword", "as_typed": True}),
     "no_query": ("search_notes", {"k": 3}),
     "bad_k": ("search_notes", {"query": "soup", "k": 0}),
     "bad_mode": ("search_notes", {"query": "soup", "mode": "fuzzy"}),
@@ -117,7 +119,8 @@ def transcript(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Transcri
 def test_lists_exactly_the_tools_with_their_arguments(transcript: Transcript) -> None:
     assert set(transcript.tools) == TOOLS
     assert transcript.tools["search_notes"]["required"] == ["query"]
-    assert set(transcript.tools["search_notes"]["properties"]) == {"query", "vault", "folder", "tags", "mode", "k", "fusion", "keyword_weight", "where"}
+    search_args = {"query", "vault", "folder", "tags", "mode", "k", "fusion", "keyword_weight", "where", "as_typed"}
+    assert set(transcript.tools["search_notes"]["properties"]) == search_args
     assert transcript.tools["fetch_note_chunk"]["required"] == ["ref"]
     assert set(transcript.tools["ask_notes"]["properties"]) == {"question", "vault", "folder"}
 
@@ -127,6 +130,19 @@ def test_search_notes_returns_a_compact_evidence_pack(transcript: Transcript) ->
     assert "S1 = sample-vault/Projects/Home Lab/NAS backup schedule.md" in text
     assert "S1#" in text and "1.000" in text
     assert "fallback=keyword" in text  # indexed without embeddings: the fallback is said, not hidden
+
+
+def test_search_notes_says_first_which_typo_it_corrected_and_how_to_search_as_typed(transcript: Transcript) -> None:
+    lines = transcript.ok("search_typo").splitlines()
+    assert lines[0] == "query: restic backup schedlue"
+    assert lines[2] == (
+        "note: showing results for 'restic backup schedule', search instead for 'restic backup schedlue' "
+        "(search_notes with as_typed=true)"
+    )
+    assert sum("showing results for" in line for line in lines) == 1  # said once, not again among the warnings
+    assert "S1 = sample-vault/Projects/Home Lab/NAS backup schedule.md" in lines
+    as_typed = transcript.ok("search_as_typed")
+    assert "showing results for" not in as_typed and "query: restic backup schedlue" in as_typed
 
 
 def test_search_notes_applies_vault_and_folder_filters(transcript: Transcript) -> None:

@@ -27,6 +27,8 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "links": ("note_links", {"note": "Plan", "vault": "work"}),
     "ask": ("ask_notes", {"question": "What do tomatoes and basil follow?"}),
     "bad_k": ("search_notes", {"query": "garden", "k": 0}),
+    "typo": ("search_notes", {"query": "tomatoes gardne", "mode": "keyword"}),
+    "as_typed": ("search_notes", {"query": "tomatoes gardne", "mode": "keyword", "as_typed": True}),
 }
 
 
@@ -67,6 +69,8 @@ def test_the_bridge_answers_as_the_in_process_server_does(served: Served) -> Non
     # In process the user's own client is told the note is restricted; through the shared server
     # it reads as absent, as it does for every agent.
     assert "restricted" in local["fetch_restricted"][1] and "is not in the index" in bridged["fetch_restricted"][1]
+    assert "search instead for 'tomatoes gardne' (search_notes with as_typed=true)" in bridged["typo"][1]
+    assert "showing results for" not in bridged["as_typed"][1]
     calls = served.service.audit.entries(client="local-stdio", limit=100)
     assert {e.tool for e in calls} >= {"search_notes", "fetch_note_chunk", "note_links", "ask_notes"}
 

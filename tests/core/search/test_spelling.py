@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from core.base.paths import AppPaths
@@ -99,3 +101,36 @@ def test_a_question_in_another_language_the_vault_holds_is_searched_as_typed(eng
     assert "de" in engine.index_for("v").keyword.languages()
     resp = engine.search(SearchRequest("wie verschiebe ich fertige Projekte in einen Ordnerr", mode="keyword", k=3))
     assert resp.correction is None
+
+
+def test_a_word_a_live_edit_adds_is_known_and_corrected_to_at_once(tmp_path: Path) -> None:
+    """What the index knows is kept per state of the index: a live edit's words count from the next search."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Recurring.md").write_text(NOTES["Recurring.md"], encoding="utf-8")
+    eng = Engine(AppPaths(tmp_path / "home"), embedder_factory=None)
+    eng.add_vault(vault, name="v")
+    eng.sync(["v"], embed=False)
+    before = eng.search(SearchRequest("reccuring zebrra", mode="keyword", k=3))
+    assert before.correction is not None and before.correction.corrected == "recurring zebrra"  # no near word for zebrra
+    (vault / "Typos.md").write_text("# Field notes\n\nA reccuring visitor: the zebra at the waterhole.\n", encoding="utf-8")
+    eng.update_notes("v", ["Typos.md"])  # the live path: searchable at once, nothing else rebuilt
+    after = eng.search(SearchRequest("reccuring zebrra", mode="keyword", k=3))
+    assert after.correction is not None
+    assert after.correction.corrected == "reccuring zebra"  # reccuring is the vault's word now; zebra is near zebrra
+    eng.close()
+
+
+def test_near_terms_by_length_are_rapidfuzzs_over_the_whole_list() -> None:
+    """Reading only the lengths that can be close changes nothing: same terms, same order, ties in list order."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    from core.index.vocabulary import TermList
+
+    words = [w for text in NOTES.values() for w in text.lower().split()] + ["recurs", "recur", "recurrent", "ring", "tasks"]
+    terms = TermList(dict.fromkeys(words))
+    for typed in ("reccuring", "taks", "archve", "folder", "zzzz", "a"):
+        for distance in (1, 2, 3):
+            whole = process.extract(typed, list(terms), scorer=Levenshtein.distance, score_cutoff=distance, limit=4)
+            assert terms.near(typed, distance, 4) == [(cand, dist) for cand, dist, _ in whole]
