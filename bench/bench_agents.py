@@ -1,11 +1,14 @@
 """Many agents on one shared server: 8 concurrent agents × 100 mixed calls, a burst, and memory.
 
-The server runs in a child process as the app would run it: one engine (keyword index,
-vectors, the real MiniLM model) warmed by hybrid searches, then the shared MCP server
-started on 127.0.0.1. The child's main thread stands in for the app's UI thread: a
-10 ms timer on a Qt event loop records how late it fires while the agents call (the
-largest lateness is the UI stall). This process is the agents: the SDK's Streamable HTTP
-client, one session per agent, all at once.
+The server runs in a child process as the app would run it: the interpreter set up as
+`desktop.app.main` sets it up (1 ms GIL switch interval, startup heap frozen, the survivors
+of a slow full GC pass frozen), one engine (keyword index, vectors, the real MiniLM model
+for queries) warmed by hybrid searches, then the shared MCP server started on 127.0.0.1.
+The child's main thread stands in for the app's UI thread: a 10 ms timer on a Qt event loop
+records how late it fires (the largest lateness is the UI stall) while the server is idle,
+while the agents call and during the burst; for each stall, how much of it the thread spent
+waiting for a core (the kernel's run-queue time), and every GC pass's wall and CPU time.
+This process is the agents: the SDK's Streamable HTTP client, one session per agent, all at once.
 
 Figures: errors; p50/p95 per tool; a burst of N raw httpx POSTs (answered ok / busy / 503,
 then the server still serves); the server process's RSS before the server starts (off),
@@ -14,7 +17,16 @@ what each agent would cost without the shared server. Every feature is used once
 before "off" is measured (the first search, links call and question load the index, the model,
 the link graph and Ask's parts), so on-vs-off is the server's own cost.
 
-    python bench/bench_agents.py --notes 1000 --agents 8 --calls 100 --burst 1000
+    python bench/bench_agents.py --notes 10000 --random-vectors --work W --prepare-only   # at nice 15
+    python bench/bench_agents.py --notes 10000 --random-vectors --work W --burst 1000
+
+`--random-vectors` gives every chunk a seeded random unit vector (as bench_memory.py does;
+embedding 10k notes with the model takes hours on 2 cores, and a search costs the same
+whatever the vectors mean), so search, ask and related take the hybrid path. `--bare-interpreter`
+runs the server child without the app's set-up (as measured before it was added);
+`--slots N` and `--thread-nice N` set the server's engine slots and its threads' niceness.
+With CAIRN_BENCH_NAME_STALLS=1 in the environment, the child also names what its other threads
+ran during each stall (a sampling thread: it costs some CPU, so not for the reported figures).
 """
 
 from __future__ import annotations
@@ -27,7 +39,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -35,103 +46,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from agents_server_child import serve_child, stdio_rss, titles_of  # noqa: E402
 from common import REPO, summary_ms, write_result  # noqa: E402
 
-WARM_QUERIES = ["backup schedule for the server", "release checklist", "garden recipe tomatoes", "travel hotel invoice"]
-MIX = [("search_notes", 50), ("fetch_note_chunk", 20), ("ask_notes", 10), ("note_links", 10), ("related_notes", 5), ("list_vaults", 5)]
-
-
-def rss_mib(pid: int | str = "self") -> dict[str, float]:
-    out = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key = line.split(":", 1)[0]
-        if key in ("VmRSS", "VmHWM"):
-            out[key] = round(int(line.split()[1]) / 1024, 1)
-    return out
-
-
-# -- the server process ----------------------------------------------------------------------
-
-
-def warm_up(engine: Any, home: Path) -> None:
-    """Use every feature once in process, as the app's user would have: the first search loads
-    the index and the model, the first links call the link graph, the first question Ask's parts.
-    'Server off' is measured after this, so on-vs-off is the server's own cost."""
-    from core.agents.access import ScopedEngine
-    from core.agents.scope import Scope
-    from core.search.search import SearchRequest
-
-    view = ScopedEngine(engine, Scope(internal=True, rate=0))
-    titles = titles_of(home.parent / "synth")[:3]
-    for q in WARM_QUERIES * 3:
-        engine.search(SearchRequest(q, k=8))
-    for t in titles:
-        view.links("synth", t, 5)
-        view.ask(f"What about {t}?", None, None)
-
-
-def serve_child(home: Path, n_agents: int) -> None:
-    """Engine warm, RSS (off), server on, tokens out; then answer 'rss' / 'quit' on stdin."""
-    from PySide6.QtCore import QCoreApplication, QTimer
-
-    from core.agents.runner import AgentService, ServerOptions
-    from core.agents.scope import Scope
-    from core.base.paths import AppPaths
-    from core.engine import Engine
-
-    paths = AppPaths(home)
-    engine = Engine(paths)
-    warm_up(engine, home)
-    off = rss_mib()
-    service = AgentService(paths, lambda: engine, ServerOptions(port=0))
-    tokens = []
-    for i in range(n_agents):
-        agent = f"bench{i}-{os.getpid()}"
-        tokens.append(service.store.add(agent, Scope(internal=True, rate=0))[1])
-    service.start()
-    service.wait_running()
-    on_idle = rss_mib()
-    app = QCoreApplication([])
-    lateness: list[float] = []
-    last = [time.perf_counter()]
-
-    def tick() -> None:
-        now = time.perf_counter()
-        lateness.append(max(0.0, (now - last[0]) * 1000 - 10))
-        last[0] = now
-
-    timer = QTimer()
-    timer.setInterval(10)
-    timer.timeout.connect(tick)
-    timer.start()
-    print(json.dumps({"url": service.url, "tokens": tokens, "rss_off": off, "rss_on_idle": on_idle}), flush=True)
-
-    def control() -> None:
-        for line in sys.stdin:
-            cmd = line.strip()
-            if cmd == "reset":
-                lateness.clear()
-                print(json.dumps({"ok": True}), flush=True)
-            elif cmd == "rss":
-                worst = sorted(lateness)
-                print(json.dumps({"rss_on": rss_mib(), "ui_max_late_ms": round(worst[-1], 1) if worst else 0.0,
-                                  "ui_p99_late_ms": round(worst[int(len(worst) * 0.99)] if worst else 0.0, 1), "ticks": len(worst)}), flush=True)
-            elif cmd == "quit":
-                break
-        service.stop()
-        for name in [f"bench{i}-{os.getpid()}" for i in range(n_agents)]:
-            service.store.revoke(name)
-        app.quit()
-
-    threading.Thread(target=control, daemon=True).start()
-    app.exec()
-
-
-# -- the agents ------------------------------------------------------------------------------
-
-
-def titles_of(vault: Path) -> list[str]:
-    return sorted(p.stem for p in vault.rglob("*.md"))
+MIX = [
+    ("search_notes", 50),
+    ("fetch_note_chunk", 20),
+    ("ask_notes", 10),
+    ("note_links", 10),
+    ("related_notes", 5),
+    ("list_vaults", 5),
+]
 
 
 def plan(rng: random.Random, titles: list[str], calls: int) -> list[tuple[str, dict[str, Any]]]:
@@ -140,7 +65,9 @@ def plan(rng: random.Random, titles: list[str], calls: int) -> list[tuple[str, d
     for _ in range(calls):
         tool = rng.choice(tools)
         title = rng.choice(titles)
-        words = " ".join(rng.sample(title.replace("-", " ").split(), k=min(2, len(title.split("-" if "-" in title else " ")))))
+        words = " ".join(
+            rng.sample(title.replace("-", " ").split(), k=min(2, len(title.split("-" if "-" in title else " "))))
+        )
         if tool == "search_notes":
             out.append((tool, {"query": words or title, "k": 8}))
         elif tool == "ask_notes":
@@ -154,13 +81,18 @@ def plan(rng: random.Random, titles: list[str], calls: int) -> list[tuple[str, d
     return out
 
 
-async def agent(url: str, token: str, calls: list[tuple[str, dict[str, Any]]], times: dict[str, list[float]], errors: Counter[str]) -> None:
+async def agent(
+    url: str, token: str, calls: list[tuple[str, dict[str, Any]]], times: dict[str, list[float]], errors: Counter[str]
+) -> None:
     import httpx2
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
-        async with streamable_http_client(url, http_client=http) as streams, ClientSession(streams[0], streams[1]) as client:
+        async with (
+            streamable_http_client(url, http_client=http) as streams,
+            ClientSession(streams[0], streams[1]) as client,
+        ):
             await client.initialize()
             last_ref = ""
             for tool, args in calls:
@@ -187,12 +119,19 @@ def burst(url: str, token: str, n: int) -> Counter[str]:
     import anyio
     import httpx
 
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search_notes", "arguments": {"query": "release checklist", "k": 3}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "search_notes", "arguments": {"query": "release checklist", "k": 3}},
+    }
     headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
 
     async def run() -> Counter[str]:
         outcomes: Counter[str] = Counter()
-        async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=n, max_keepalive_connections=0)) as client:
+        async with httpx.AsyncClient(
+            timeout=120, limits=httpx.Limits(max_connections=n, max_keepalive_connections=0)
+        ) as client:
 
             async def one() -> None:
                 try:
@@ -204,7 +143,13 @@ def burst(url: str, token: str, n: int) -> Counter[str]:
                     outcomes[str(r.status_code)] += 1
                     return
                 result = r.json()["result"]
-                outcomes["busy" if result.get("isError") and "busy" in result["content"][0]["text"] else "error" if result.get("isError") else "ok"] += 1
+                outcomes[
+                    "busy"
+                    if result.get("isError") and "busy" in result["content"][0]["text"]
+                    else "error"
+                    if result.get("isError")
+                    else "ok"
+                ] += 1
 
             async with anyio.create_task_group() as tg:
                 for _ in range(n):
@@ -214,47 +159,14 @@ def burst(url: str, token: str, n: int) -> Counter[str]:
     return anyio.run(run)
 
 
-def stdio_rss(home: Path) -> float:
-    """RSS of one `cairn mcp --no-bridge` after the same warm-up searches (what each stdio agent costs)."""
-    import anyio
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+def prepare(home: Path, notes: int, vectors: str) -> tuple[Path, float]:
+    """The vault and its index; `vectors` is "model" (the real MiniLM), "random" or "none".
 
-    env = {"CAIRN_HOME": str(home), "PYTHONPATH": str(REPO), "ORT_DISABLE_TELEMETRY": "1", "PATH": os.environ.get("PATH", "")}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "core.cli.main", "mcp", "--no-bridge"], env=env, cwd=str(REPO))
-
-    async def run() -> float:
-        async with stdio_client(params, errlog=open(os.devnull, "w")) as (r, w), ClientSession(r, w) as client:  # noqa: SIM115
-            await client.initialize()
-            titles = titles_of(home.parent / "synth")[:3]
-            for q in WARM_QUERIES * 3:
-                await client.call_tool("search_notes", {"query": q})
-            for t in titles:
-                await client.call_tool("note_links", {"note": t, "vault": "synth", "k": 5})
-                await client.call_tool("ask_notes", {"question": f"What about {t}?"})
-            child = _newest_child("core.cli.main mcp --no-bridge")
-            return rss_mib(child)["VmRSS"] if child else 0.0
-
-    return anyio.run(run)
-
-
-def _newest_child(needle: str) -> int | None:
-    me = os.getpid()
-    found = []
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            ppid = int(next(line.split()[1] for line in (d / "status").read_text().splitlines() if line.startswith("PPid:")))
-        except (OSError, StopIteration, ValueError):
-            continue
-        if needle in cmd and ppid == me:
-            found.append(int(d.name))
-    return max(found) if found else None
-
-
-def prepare(home: Path, notes: int, embed: bool) -> tuple[Path, float]:
+    "random": the keyword index for real, then seeded random unit vectors for every chunk, as
+    bench_query.py and bench_memory.py do (embedding 10k notes with the model takes hours on
+    2 cores; a search costs the same whatever the vectors mean). Queries are still embedded by
+    the real model, so search, ask and related go through the hybrid path.
+    """
     from synth_vault import generate_vault
 
     from core.base.paths import AppPaths
@@ -267,9 +179,22 @@ def prepare(home: Path, notes: int, embed: bool) -> tuple[Path, float]:
     engine = Engine(AppPaths(home))
     if not engine.vaults:
         engine.add_vault(vault, name="synth")
-    engine.sync(embed=embed)
+    engine.sync(embed=vectors == "model")
+    if vectors == "random" and not _has_vectors(engine):
+        from bench_query import fill_random_vectors
+
+        fill_random_vectors(engine, "synth")
+        vv = engine.vectors_for("synth")
+        assert vv is not None
+        vv.dirty = True
+        engine.flush(["synth"])
     engine.close()
     return vault, time.perf_counter() - started
+
+
+def _has_vectors(engine: Any) -> bool:
+    vv = engine.vectors_for("synth")
+    return vv is not None and len(vv.index) > 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -278,67 +203,153 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", type=int, default=8)
     p.add_argument("--calls", type=int, default=100)
     p.add_argument("--burst", type=int, default=1000)
-    p.add_argument("--no-embed", action="store_true", help="keyword index only (hybrid falls back to keyword)")
+    vec = p.add_mutually_exclusive_group()
+    vec.add_argument("--no-embed", action="store_true", help="keyword index only (hybrid falls back to keyword)")
+    vec.add_argument(
+        "--random-vectors",
+        action="store_true",
+        help="seeded random unit vectors for the notes (queries: the real model)",
+    )
     p.add_argument("--work", type=Path, default=None, help="folder for the vault and index (kept between runs)")
+    p.add_argument(
+        "--prepare-only",
+        action="store_true",
+        help="build the vault and index in --work, then stop (run it at low priority)",
+    )
+    p.add_argument("--slots", type=int, default=0, help="engine calls at once (default: the server's own CallLimits)")
+    p.add_argument("--thread-nice", type=int, default=0, help="the server's threads this much nicer than the UI thread")
     p.add_argument("--serve-child", type=Path, default=None, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--bare-interpreter",
+        action="store_true",
+        help="the server process without the app's interpreter set-up (switch interval, frozen heap): as measured before",
+    )
     return p
+
+
+class ServerChild:
+    """The server process (`serve_child`), driven over its stdin: reset the clock, report, quit."""
+
+    def __init__(self, home: Path, agents: int, bare: bool, slots: int, thread_nice: int) -> None:
+        env = {**os.environ, "PYTHONPATH": str(REPO), "ORT_DISABLE_TELEMETRY": "1", "QT_QPA_PLATFORM": "offscreen"}
+        child_args = [
+            "--serve-child",
+            str(home),
+            "--agents",
+            str(agents),
+            "--slots",
+            str(slots),
+            "--thread-nice",
+            str(thread_nice),
+        ]
+        child_args += ["--bare-interpreter"] if bare else []
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, *child_args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
+        self.hello: dict[str, Any] = self._read()
+
+    def _read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        return dict(json.loads(self.proc.stdout.readline()))
+
+    def ask(self, cmd: str) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(cmd + "\n")
+        self.proc.stdin.flush()
+        return self._read()
+
+    def measure(self, what: Any) -> tuple[Any, dict[str, Any]]:
+        """Run `what()` with the UI clock reset first; its result and the clock's report after."""
+        self.ask("reset")
+        out = what()
+        return out, self.ask("rss")
+
+    def quit(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("quit\n")
+        self.proc.stdin.flush()
+        self.proc.wait(60)
+
+
+def run_agents(
+    url: str, tokens: list[str], titles: list[str], calls: int
+) -> tuple[dict[str, list[float]], Counter[str], float]:
+    """All agents at once; per-tool latencies, errors and the wall time."""
+    import anyio
+
+    times: dict[str, list[float]] = defaultdict(list)
+    errors: Counter[str] = Counter()
+
+    async def all_agents() -> None:
+        async with anyio.create_task_group() as tg:
+            for i, token in enumerate(tokens):
+                tg.start_soon(agent, url, token, plan(random.Random(i), titles, calls), times, errors)
+
+    started = time.perf_counter()
+    anyio.run(all_agents)
+    return times, errors, time.perf_counter() - started
+
+
+def _clock(report: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in report.items() if k != "rss_on"}
 
 
 def main() -> int:
     args = _parser().parse_args()
     if args.serve_child:
-        serve_child(args.serve_child, args.agents)
+        serve_child(
+            args.serve_child,
+            args.agents,
+            as_app=not args.bare_interpreter,
+            slots=args.slots,
+            thread_nice=args.thread_nice,
+        )
         return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="cairn-bench-agents-"))
     home = work / "home"
-    vault, index_s = prepare(home, args.notes, not args.no_embed)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "ORT_DISABLE_TELEMETRY": "1", "QT_QPA_PLATFORM": "offscreen"}
-    child = subprocess.Popen([sys.executable, __file__, "--serve-child", str(home), "--agents", str(args.agents)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-    assert child.stdin is not None and child.stdout is not None
-    hello = json.loads(child.stdout.readline())
-    titles = titles_of(vault)
-    times: dict[str, list[float]] = defaultdict(list)
-    errors: Counter[str] = Counter()
-
-    import anyio
-
-    async def all_agents() -> None:
-        async with anyio.create_task_group() as tg:
-            for i, token in enumerate(hello["tokens"]):
-                tg.start_soon(agent, hello["url"], token, plan(random.Random(i), titles, args.calls), times, errors)
-
-    child.stdin.write("reset\n")
-    child.stdin.flush()
-    child.stdout.readline()
-    time.sleep(3)  # the idle server: how late the "UI" timer is with nobody calling (the machine's own noise)
-    child.stdin.write("rss\nreset\n")
-    child.stdin.flush()
-    idle = json.loads(child.stdout.readline())
-    child.stdout.readline()
-    started = time.perf_counter()
-    anyio.run(all_agents)
-    wall = time.perf_counter() - started
-    child.stdin.write("rss\n")
-    child.stdin.flush()
-    after_load = json.loads(child.stdout.readline())
-    outcomes = burst(hello["url"], hello["tokens"][0], args.burst) if args.burst else Counter()
-    after_burst = burst(hello["url"], hello["tokens"][0], 1)
-    child.stdin.write("quit\n")
-    child.stdin.flush()
-    child.wait(60)
+    vectors = "none" if args.no_embed else "random" if args.random_vectors else "model"
+    vault, index_s = prepare(home, args.notes, vectors)
+    if args.prepare_only:
+        print(json.dumps({"work": str(work), "index_s": round(index_s, 1)}))
+        return 0
+    child = ServerChild(home, args.agents, args.bare_interpreter, args.slots, args.thread_nice)
+    url, tokens = child.hello["url"], child.hello["tokens"]
+    # The idle server first: the UI timer with nobody calling (the machine's own noise).
+    _, idle = child.measure(lambda: time.sleep(3))
+    (times, errors, wall), after_load = child.measure(lambda: run_agents(url, tokens, titles_of(vault), args.calls))
+    outcomes, during_burst = child.measure(lambda: burst(url, tokens[0], args.burst) if args.burst else Counter())
+    after_burst = burst(url, tokens[0], 1)
+    child.quit()
     stdio = stdio_rss(home)
-    name = "bench_agents" + ("_keyword" if args.no_embed else "")
+    name = (
+        "bench_agents"
+        + {"none": "_keyword", "random": "_random_vectors", "model": ""}[vectors]
+        + ("_bare" if args.bare_interpreter else "")
+    )
     result = {
-        "notes": args.notes, "embedded": not args.no_embed, "index_s": round(index_s, 1), "agents": args.agents, "calls_per_agent": args.calls,
-        "wall_s": round(wall, 1), "calls": sum(len(v) for v in times.values()), "errors": dict(errors),
+        "notes": args.notes,
+        "vectors": vectors,
+        "index_s": round(index_s, 1),
+        "agents": args.agents,
+        "calls_per_agent": args.calls,
+        "wall_s": round(wall, 1),
+        "calls": sum(len(v) for v in times.values()),
+        "errors": dict(errors),
         "per_tool": {t: summary_ms(v) for t, v in sorted(times.items())},
-        "burst": dict(outcomes), "serves_after_burst": after_burst.get("ok", 0) == 1,
-        "rss_server_off_mib": hello["rss_off"]["VmRSS"], "rss_server_on_idle_mib": hello["rss_on_idle"]["VmRSS"],
+        "burst": dict(outcomes),
+        "serves_after_burst": after_burst.get("ok", 0) == 1,
+        "rss_server_off_mib": child.hello["rss_off"]["VmRSS"],
+        "rss_server_on_idle_mib": child.hello["rss_on_idle"]["VmRSS"],
         "rss_server_on_mib": after_load["rss_on"]["VmRSS"],
-        "peak_rss_server_mib": after_load["rss_on"]["VmHWM"], "ui_max_late_ms": after_load["ui_max_late_ms"],
-        "ui_p99_late_ms": after_load["ui_p99_late_ms"], "ui_idle_max_late_ms": idle["ui_max_late_ms"], "rss_one_stdio_server_mib": stdio,
+        "peak_rss_server_mib": after_load["rss_on"]["VmHWM"],
+        "rss_one_stdio_server_mib": stdio,
+        "ui_idle": _clock(idle),
+        "ui_during_load": _clock(after_load),
+        "ui_during_burst": _clock(during_burst),
         "load_average": os.getloadavg()[0],
+        "as_app": not args.bare_interpreter,
+        "slots": args.slots or "default",
+        "thread_nice": args.thread_nice,
     }
     print(json.dumps(result, indent=2))
     write_result(name, result)

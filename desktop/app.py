@@ -13,6 +13,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.base.gc_pause import freeze_slow_survivors
+
 SETTINGS_FILE = "desktop-settings.ini"
 
 
@@ -49,6 +51,7 @@ def freeze_startup_heap() -> None:
     """
     gc.collect()
     gc.freeze()
+    freeze_slow_survivors()  # and what loads later (a vault's index, Ask's parts, the agents server) after its first full pass
 
 
 def sample_vault_path() -> Path | None:

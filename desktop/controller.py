@@ -1,8 +1,7 @@
 """The one object views talk to: it owns the engine, the workers and the app's state.
 
-Views receive the controller and connect to its signals (napari's `QtDims(dims)`
-pattern). Every signal here is emitted on the GUI thread, so tests can wait on
-them safely and views can update widgets from any slot.
+Views receive the controller and connect to its signals (napari's `QtDims(dims)` pattern). Every signal
+here is emitted on the GUI thread, so tests can wait on them safely and views can update widgets from any slot.
 
 This module holds the writes and the app's life: the vaults, indexing, live updates,
 settings (which may replace the engine) and closing. The reads the query thread answers
@@ -22,6 +21,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from core.base.config import EngineConfig, VaultConfig
 from core.base.delegated import Delegated
 from core.base.errors import CairnError
+from core.base.gc_pause import thaw_frozen
 from core.base.models import Hit, SearchFilters, SearchResponse
 from core.base.paths import AppPaths
 from core.engine import Engine
@@ -393,7 +393,7 @@ class AppController(QObject):
             return
         self.engine.update_config(config)
         config = self.engine.config  # with the vaults other processes registered meanwhile
-        # The old engine is not closed: a search on the query thread may still be using it.
+        thaw_frozen()  # not closed (a search may still use it), but its frozen cycles can go once dropped (core.base.gc_pause)
         self.engine = Engine(self.paths, config, embedder_factory=self._embedder_factory)  # type: ignore[arg-type]
         self.refresh()
         self.index()

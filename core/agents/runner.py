@@ -34,6 +34,7 @@ from core.agents.server import CallLimits, build_agent_server
 from core.agents.tokens import Agent, AgentStore, agents_dir, hash_token, new_token
 from core.base.atomic import make_private, write_json_atomic
 from core.base.paths import AppPaths
+from core.base.thread_priority import lower_this_thread
 from core.engine import Engine
 
 log = logging.getLogger("cairn.agents")
@@ -169,6 +170,7 @@ class AgentService:
     def _serve(self, sock: socket.socket) -> None:
         assert self._server is not None
         try:
+            lower_this_thread(self.options.limits.thread_nice)  # the event loop gives way to the UI thread too
             self._write_state()
             self._server.run(sockets=[sock])
         except BaseException as exc:  # noqa: BLE001 - SystemExit from uvicorn included: reported, not raised

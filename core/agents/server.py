@@ -33,6 +33,7 @@ from core.answer.fetch import StaleReferenceError
 from core.answer.search_text import search_text
 from core.base.errors import BusyError, CairnError
 from core.base.models import SearchFilters, SearchMode
+from core.base.thread_priority import lower_this_thread
 from core.engine import Engine
 from core.mcp_server import (
     BASE_DOC,
@@ -78,6 +79,7 @@ Work = Callable[[ScopedEngine], tuple[str, tuple[str, ...]]]
 class CallLimits:
     call_timeout: float = 30.0  # seconds a tool may run
     max_parallel: int = 2  # engine calls at once across all agents: the engine's work holds the GIL, more threads only contend
+    thread_nice: int = 0  # > 0: the server's threads this much nicer than the app's UI thread (Linux; core.base.thread_priority)
     max_chars: int = MAX_CHARS
 
 
@@ -165,7 +167,7 @@ class Calls:
         view = ScopedEngine(self.engine_source(), agent.scope)
         try:
             with anyio.fail_after(self.limits.call_timeout):
-                text, refs = await anyio.to_thread.run_sync(lambda: work(view), limiter=self._limiter, abandon_on_cancel=True)
+                text, refs = await anyio.to_thread.run_sync(lambda: self._work(work, view), limiter=self._limiter, abandon_on_cancel=True)
         except TimeoutError:
             log("timeout")
             raise ToolError(f"timed out after {self.limits.call_timeout:g} s; narrow the request or retry later") from None
@@ -180,6 +182,11 @@ class Calls:
             raise ToolError(str(exc.args[0]) if exc.args else type(exc).__name__) from None
         log("ok", refs)
         return truncate(text, self.limits.max_chars)
+
+
+    def _work(self, work: Work, view: ScopedEngine) -> tuple[str, tuple[str, ...]]:
+        lower_this_thread(self.limits.thread_nice)  # once per pooled worker thread
+        return work(view)
 
 
 def build_agent_server(engine_source: Callable[[], Engine], audit: AuditLog, limits: CallLimits | None = None) -> AgentServer:

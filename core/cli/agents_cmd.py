@@ -109,6 +109,7 @@ def _add(args: argparse.Namespace, paths: Any, store: Any) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM, then finish the calls in flight and remove the state file."""
     from core.agents.runner import DEFAULT_PORT, AgentService, ServerOptions
+    from core.base.gc_pause import freeze_slow_survivors
     from core.base.paths import AppPaths
     from core.engine import Engine
 
@@ -128,6 +129,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     watcher = _watcher(engine) if args.watch else None
     if not service.wait_running():
         raise UsageError(service.error or "the server did not start")
+    freeze_slow_survivors()  # the loaded index out of later full GC passes (see core.base.gc_pause)
     print(f"cairn: MCP over HTTP at {service.url} ({len(service.store.agents())} agent(s); Ctrl-C to stop)", file=sys.stderr, flush=True)
     threading.Thread(target=engine.warm_up, name="cairn-warm-up", daemon=True).start()
     while not stop.wait(0.5) and service.state.value == "running":
