@@ -296,10 +296,11 @@ class VaultIndex:
         # No OCR here: a scanned PDF is skipped as `no_text` and read by the OCR stage afterwards.
         reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel)
         notes = [(e, self.files[e.rel_path].version if e.rel_path in self.files else None) for e in todo if attachment_kind(e.rel_path) is None]
-        # New attachments (web pages, PDFs ...) are taken out in the extractor's child while the notes are indexed.
-        reading.extract_ahead([(e.path, e.size) for e in todo if e.rel_path not in self.files and read_in_child(e.rel_path)])
+        # The build first: it looks for a spare core, and the extractor's child starting would take it.
         build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH, cancel)
         try:
+            # New attachments (web pages, PDFs ...) are taken out in the extractor's child while the notes are indexed.
+            reading.extract_ahead([(e.path, e.size) for e in todo if e.rel_path not in self.files and read_in_child(e.rel_path)])
             batch = self._take_units(build, todo, _Pass(res, removed, reading, writing, progress, cancel))
         finally:
             reading.close()
