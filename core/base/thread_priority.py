@@ -10,7 +10,7 @@ _lowered = threading.local()
 
 
 def lower_this_thread(nice: int) -> bool:
-    """Raise this thread's niceness by `nice` once (later calls on it do nothing); False where unsupported.
+    """Make this thread `nice` nicer than the main thread, once (later calls on it do nothing); False where unsupported.
 
     On Linux a thread is a task with its own niceness, so a busy server thread can yield the
     cores to the app's UI thread when the machine is loaded. Elsewhere `setpriority` would
@@ -21,8 +21,12 @@ def lower_this_thread(nice: int) -> bool:
         return False
     _lowered.done = True
     try:
+        # `nice` above the main thread's (the UI thread's), not above this thread's own: a thread
+        # inherits its creator's niceness, so a worker started by a lowered thread is already lowered.
         tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+        target = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + nice)
+        if os.getpriority(os.PRIO_PROCESS, tid) < target:
+            os.setpriority(os.PRIO_PROCESS, tid, target)
     except OSError:
         return False
     return True
