@@ -107,9 +107,16 @@ def is_provisional(text_hash: str | None) -> bool:
 
 
 def notes_without_vectors(vv: VaultVectors, wanted: Wanted, files: dict[str, FileRecord]) -> list[tuple[str, int]]:
-    """(note, key of its opening) for every note none of whose chunks has a vector yet; newest first."""
+    """(note, key of its opening) for every note none of whose chunks has a vector yet; newest first.
+
+    A note with one passage to embed is left to the passage pass (openings first, so it comes
+    early there too): a stand-in would be embedded, then replaced by the same passage's vector.
+    """
     covered = {wanted[k][0] for k in vv.key_hash if k in wanted}
-    todo = {rel for rel, _, _ in wanted.values()} - covered
+    passages: dict[str, int] = {}
+    for rel, _, _ in wanted.values():
+        passages[rel] = passages.get(rel, 0) + 1
+    todo = {rel for rel, n in passages.items() if n > 1} - covered
     first = openings(files, todo)
     keys = {(rel, o): k for k, (rel, o, _) in wanted.items() if first.get(rel) == o}
     ordered = sorted(first, key=lambda rel: (-files[rel].mtime_ns, rel))

@@ -300,8 +300,6 @@ def test_most_recently_edited_notes_are_embedded_first(tmp_path: Path, small_vau
     import os
     import threading
 
-    from core.index.note_vectors import NOTE_PHASE
-
     engine, name = make_engine(tmp_path / "home", small_vault, BagOfWordsEmbedder())
     for i in range(60):
         note = small_vault / "work" / f"n{i:02}.md"
@@ -314,7 +312,7 @@ def test_most_recently_edited_notes_are_embedded_first(tmp_path: Path, small_vau
     cancel = threading.Event()
 
     def stop_after_first_batch(done: int, total: int, phase: str) -> None:
-        if phase == NOTE_PHASE:  # the first pass: one short vector per note
+        if done > 0:  # one-passage notes go straight to the passage pass (no stand-in to replace)
             cancel.set()
 
     engine.embed_vault(name, progress=stop_after_first_batch, cancel=cancel)
