@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
+from core.base.stamp_cache import StampCache
 from core.index import vocab_vectors
 from core.index.keyword_schema import name_words
 
@@ -138,24 +139,12 @@ def load(folder: Path) -> NameVectors | None:
     return NameVectors(model, notes, names, matrix)
 
 
-_loaded: dict[Path, tuple[float, NameVectors | None]] = {}
-_loaded_lock = threading.Lock()
+_cache: StampCache[NameVectors] = StampCache(FILE_NAME, load)
 
 
 def cached(folder: Path) -> NameVectors | None:
     """`load(folder)`, read again only when the file changed (searches call this every time)."""
-    try:
-        stamp = (folder / FILE_NAME).stat().st_mtime
-    except OSError:
-        return None
-    with _loaded_lock:
-        hit = _loaded.get(folder)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-    found = load(folder)
-    with _loaded_lock:
-        _loaded[folder] = (stamp, found)
-    return found
+    return _cache.get(folder)
 
 
 def refresh(

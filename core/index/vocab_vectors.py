@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from core.base.stamp_cache import StampCache
+
 FILE_NAME = "vocab_vectors.npz"
 MAX_WORDS = 3000
 MIN_CHUNKS = 2
@@ -111,25 +113,12 @@ def load(folder: Path) -> VocabVectors | None:
     return VocabVectors(model, words, matrix)
 
 
-_loaded: dict[Path, tuple[float, VocabVectors | None]] = {}
-_loaded_lock = threading.Lock()
+_cache: StampCache[VocabVectors] = StampCache(FILE_NAME, load)
 
 
 def cached(folder: Path) -> VocabVectors | None:
     """`load(folder)`, read again only when the file changed (searches call this every time)."""
-    path = folder / FILE_NAME
-    try:
-        stamp = path.stat().st_mtime
-    except OSError:
-        return None
-    with _loaded_lock:
-        hit = _loaded.get(folder)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-    found = load(folder)
-    with _loaded_lock:
-        _loaded[folder] = (stamp, found)
-    return found
+    return _cache.get(folder)
 
 
 def refresh(
