@@ -98,3 +98,19 @@ def structured_engine(tmp_path_factory: Any) -> tuple[Any, Path]:
     eng.add_vault(root, name="structured")
     eng.sync(embed=False)
     return eng, root
+
+
+def bag_of_words_engine(tmp_path_factory: Any, notes: dict[str, str]) -> Any:
+    """An engine over vault `v` made of `notes` (relative path -> text), keyword and bag-of-words vectors."""
+    from core.base.paths import AppPaths
+    from core.engine import Engine
+
+    vault = tmp_path_factory.mktemp("vault")
+    for name, text in notes.items():
+        path = vault / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    eng = Engine(AppPaths(tmp_path_factory.mktemp("home")), embedder_factory=lambda _vc: BagOfWordsEmbedder())
+    eng.add_vault(vault, name="v")
+    eng.sync(["v"])
+    return eng

@@ -6,12 +6,11 @@ from collections.abc import Collection
 
 import pytest
 
-from core.base.paths import AppPaths
 from core.engine import Engine
 from core.index.analysis import Stemmer
 from core.search.feedback import FeedbackSettings, expansion_terms, surface_words
 from core.search.search import SearchRequest
-from tests.helpers import BagOfWordsEmbedder
+from tests.helpers import bag_of_words_engine
 
 NOTES = {
     "Starter.md": "# Sourdough starter\n\nFeed the sourdough starter with flour and water daily; the levain ferments overnight.\n",
@@ -25,13 +24,7 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    vault = tmp_path_factory.mktemp("vault")
-    for name, text in NOTES.items():
-        (vault / name).write_text(text, encoding="utf-8")
-    eng = Engine(AppPaths(tmp_path_factory.mktemp("home")), embedder_factory=lambda _vc: BagOfWordsEmbedder())
-    eng.add_vault(vault, name="v")
-    eng.sync(["v"])
-    return eng
+    return bag_of_words_engine(tmp_path_factory, NOTES)
 
 
 def _df(counts: dict[str, int]):  # type: ignore[no-untyped-def]

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from core.base.models import HitKind, SearchFilters
-from core.base.paths import AppPaths
 from core.engine import Engine
 from core.search.result_groups import RELATED_LIMIT
 from core.search.search import SearchRequest
 from core.serialize import search_json
-from tests.helpers import BagOfWordsEmbedder
+from tests.helpers import bag_of_words_engine
 
 # Twelve notes share the words "garden", "soil" and "water" (the vector side finds them all
 # near any gardening query); only one holds "zorblat", and only notes under `templates/`
@@ -29,15 +26,7 @@ NOTES.update({f"plain/Note {i}.md": f"# Note {i}\n\nGarden soil and water, day {
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    vault = tmp_path_factory.mktemp("vault")
-    for name, text in NOTES.items():
-        path = vault / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    eng = Engine(AppPaths(Path(tmp_path_factory.mktemp("home"))), embedder_factory=lambda _vc: BagOfWordsEmbedder())
-    eng.add_vault(vault, name="v")
-    eng.sync(["v"])
-    return eng
+    return bag_of_words_engine(tmp_path_factory, NOTES)
 
 
 def test_a_word_in_one_note_gives_one_match_and_a_few_labelled_related_notes(engine: Engine) -> None:

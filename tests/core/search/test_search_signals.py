@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.base.paths import AppPaths
 from core.engine import Engine
 from core.search.search import NO_EXACT_MATCHES, SearchRequest
-from tests.helpers import BagOfWordsEmbedder
+from tests.helpers import bag_of_words_engine
 
 NOTES = {
     "Index.md": "# Index\n\n" + "\n".join(f"* [Publish step {i}](notes/{i}.md) - publish vault notes {i}" for i in range(40)),
@@ -20,13 +19,7 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    vault = tmp_path_factory.mktemp("vault")
-    for name, text in NOTES.items():
-        (vault / name).write_text(text, encoding="utf-8")
-    eng = Engine(AppPaths(tmp_path_factory.mktemp("home")), embedder_factory=lambda _vc: BagOfWordsEmbedder())
-    eng.add_vault(vault, name="v")
-    eng.sync(["v"])
-    return eng
+    return bag_of_words_engine(tmp_path_factory, NOTES)
 
 
 def _search(engine: Engine, query: str, **kw: object) -> object:

@@ -10,7 +10,7 @@ from core.base.paths import AppPaths
 from core.engine import Engine
 from core.search.search import SearchRequest
 from core.search.spelling import Vocabulary, apply_corrections, correct_words, max_edits, nearest_term
-from tests.helpers import BagOfWordsEmbedder
+from tests.helpers import bag_of_words_engine
 
 VOCAB = Vocabulary(
     ["recur", "recurs", "ownership", "borrow", "border", "tag", "tab", "archiv"],
@@ -58,13 +58,7 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    vault = tmp_path_factory.mktemp("vault")
-    for name, text in NOTES.items():
-        (vault / name).write_text(text, encoding="utf-8")
-    eng = Engine(AppPaths(tmp_path_factory.mktemp("home")), embedder_factory=lambda _vc: BagOfWordsEmbedder())
-    eng.add_vault(vault, name="v")
-    eng.sync(["v"])
-    return eng
+    return bag_of_words_engine(tmp_path_factory, NOTES)
 
 
 def test_a_typo_is_searched_as_the_vaults_word_and_the_response_says_so(engine: Engine) -> None:
