@@ -139,14 +139,20 @@ def test_health_dialog_lists_skipped_and_warned_files_and_opens_them(
     assert recorder.urls[-1].endswith("/messy/Bad%20yaml.md")
 
 
+def timed_board(make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow]) -> tuple[AppController, list[float]]:
+    """A controller with a window whose progress board reads the clock `now[0]` (seconds) set by the test."""
+    controller = make_controller()
+    make_window(controller)
+    now = [100.0]
+    controller.board.clock = lambda: now[0]
+    return controller, now
+
+
 def test_the_status_bar_estimates_the_time_left_from_this_runs_rate(
     make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow]
 ) -> None:
-    controller = make_controller()
-    make_window(controller)
+    controller, now = timed_board(make_controller, make_window)
     board = controller.board
-    now = [100.0]
-    board.clock = lambda: now[0]
     board._stored = {"notes": VaultProgress("notes", Phase.READY)}  # a vault the snapshot knows
     controller.indexStarted.emit(["notes"])
     controller.indexProgress.emit("notes", 400, 1000, "embedding")  # resumed: 400 came from the cache
@@ -167,11 +173,8 @@ def test_the_note_pass_shows_as_embedding_and_its_time_left_is_its_own_rate(
     """One short vector per note first (notes a second), then passages (chunks a second): two rates."""
     from core.index.note_vectors import NOTE_PHASE
 
-    controller = make_controller()
-    make_window(controller)
+    controller, now = timed_board(make_controller, make_window)
     board = controller.board
-    now = [100.0]
-    board.clock = lambda: now[0]
     board._stored = {"notes": VaultProgress("notes", Phase.READY)}
     controller.indexStarted.emit(["notes"])
     controller.indexProgress.emit("notes", 0, 1000, NOTE_PHASE)
