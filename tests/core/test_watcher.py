@@ -68,10 +68,12 @@ class Recorder:
         self._lock = threading.Lock()
 
     def on_update(self, update: LiveUpdate) -> None:
+        # read here, on the watcher thread: the deferred flush cannot have run yet
+        dirty = self.engine.index_for(update.vault).is_dirty
         with self._lock:
+            # the flag first: a test that sees the update must also see its flag
+            self.dirty_after_update.append(dirty)
             self.updates.append(update)
-            # read here, on the watcher thread: the deferred flush cannot have run yet
-            self.dirty_after_update.append(self.engine.index_for(update.vault).is_dirty)
 
     def on_error(self, name: str, exc: Exception) -> None:
         with self._lock:
