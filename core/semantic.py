@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -161,6 +161,12 @@ class BoundVectors:
     def search(self, query: np.ndarray, filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
         vi = self._vi
         return self._vectors.search(query, filters, limit, lambda: vi.files, vi.keyword.restricted_chunk_ids)
+
+    def chunk_vectors(self, chunk_ids: Iterable[str]) -> dict[str, np.ndarray]:
+        from core.index.vector_index import key_for
+
+        ids = {key_for(cid): cid for cid in chunk_ids}
+        return {ids[k]: v for k, v in self._vectors.index.vectors(ids).items()}
 
 
 class VaultTexts:

@@ -71,6 +71,22 @@ class VectorIndex:
         row = self._row.get(int(key))
         return None if row is None else self._rows()[row].copy()
 
+    def vectors(self, keys: Iterable[int]) -> dict[int, np.ndarray]:
+        """The float32 vectors of those `keys` the index holds, without making the matrix for a few.
+
+        Safe beside a writer without the store's lock: a write makes the matrix before it changes
+        usearch, and a row read while a vector is replaced gives the old one, never an error.
+        """
+        matrix = self._matrix
+        rows = {int(k): self._row.get(int(k)) for k in keys}
+        found = [k for k, row in rows.items() if row is not None]
+        if not found:
+            return {}
+        if matrix is not None:
+            return {k: matrix[row].copy() for k, row in rows.items() if row is not None and row < len(matrix)}
+        got = self._usearch.get(np.asarray(found, dtype=np.uint64), dtype=np.float32)
+        return dict(zip(found, np.asarray(got, dtype=np.float32).reshape(len(found), self.dims)))
+
     def add(self, keys: Iterable[int], vectors: np.ndarray) -> None:
         """Add or replace vectors (usearch has no update: replace = remove + add)."""
         keys = np.asarray(list(keys), dtype=np.uint64)

@@ -6,6 +6,7 @@ name a vault's side without importing the request flow that runs them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -24,6 +25,10 @@ class VectorSearcher(Protocol):
     """One vault's vector side, as the search needs it."""
 
     def search(self, query: np.ndarray, filters: SearchFilters, limit: int) -> list[tuple[str, float]]: ...
+
+    def chunk_vectors(self, chunk_ids: Iterable[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of those chunks that have one (a note's passages compared, core.search.passages)."""
+        ...
 
 
 class QueryEmbedder(Protocol):

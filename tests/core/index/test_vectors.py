@@ -84,6 +84,23 @@ def test_a_loaded_index_searches_through_hnsw_without_a_float32_copy(tmp_path: P
     np.testing.assert_allclose(loaded.vector(9), vecs[9], atol=2e-3)  # f16 in the file
 
 
+def test_a_few_vectors_are_read_by_key_with_or_without_the_float32_copy(tmp_path: Path) -> None:
+    """`vectors` (a note's passages compared at search time) reads a loaded index's vectors from usearch."""
+    rng = np.random.default_rng(6)
+    vecs = unit(rng, 300, 16)
+    vi = VectorIndex(16, exact_below=100)
+    vi.add(range(300), vecs)
+    got = vi.vectors([4, 7, 999])
+    assert sorted(got) == [4, 7]  # a key the index lacks is left out
+    np.testing.assert_allclose(got[7], vecs[7], atol=1e-6)
+    vi.save(tmp_path / "v.usearch")
+    loaded = VectorIndex.load(tmp_path / "v.usearch", exact_below=100)
+    got = loaded.vectors([4, 7, 999])
+    assert loaded._matrix is None  # two vectors do not make the 300-row copy
+    assert sorted(got) == [4, 7]
+    np.testing.assert_allclose(got[4], vecs[4], atol=2e-3)  # f16 in the file
+
+
 def test_changes_to_a_loaded_index_keep_every_vector(tmp_path: Path) -> None:
     rng = np.random.default_rng(6)
     vecs = unit(rng, 50, 8)
