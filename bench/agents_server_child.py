@@ -145,7 +145,7 @@ def _turn_stats() -> dict[str, Any]:
     from core.base.python_turns import python_turns
 
     stats = python_turns().stats
-    return {"taken": stats.taken, "impatient": stats.impatient, "last_impatient": stats.last_impatient}
+    return {"taken": stats.taken, "impatient": stats.impatient, "pauses": stats.pauses, "last_impatient": stats.last_impatient}
 
 
 def _runqueue_wait_ms() -> float:

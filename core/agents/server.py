@@ -80,7 +80,9 @@ Work = Callable[[ScopedEngine], tuple[str, tuple[str, ...]]]
 class CallLimits:
     call_timeout: float = 30.0  # seconds a tool may run
     max_parallel: int = 2  # engine calls at once across all agents: the engine's work holds the GIL, more threads only contend
-    thread_nice: int = 0  # > 0: the server's threads this much nicer than the app's UI thread (Linux; core.base.thread_priority)
+    # > 0: the server's threads this much nicer than the app's UI thread (Linux; core.base.thread_priority). Off: a
+    # nicer thread that holds the GIL (a GC pass: 103 ms wall for 36 ms CPU) keeps the UI thread waiting longer.
+    thread_nice: int = 0
     take_turns: bool = True  # tool workers run Python one at a time (core.base.python_turns): no GIL convoy against the UI thread
     max_chars: int = MAX_CHARS
 

@@ -95,3 +95,23 @@ def test_a_thread_waits_only_so_long_then_goes_ahead_and_says_where_the_holder_w
     assert "slow_holder" in turns.stats.last_impatient  # the holder's stack, for the log
     with turns.turn():  # the holder gave its turn back: it is free again
         assert turns.holds_turn()
+
+
+def test_a_holder_breathes_after_its_share_and_a_thread_without_the_turn_never_does() -> None:
+    turns = PythonTurns()
+    turns.share_s, turns.pause_s = 0.005, 0.0002
+
+    def loop(seconds: float) -> None:
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            turns.breathe()
+
+    def holder() -> None:
+        with turns.turn():
+            loop(0.1)
+
+    _run(holder)
+    assert 2 <= turns.stats.pauses <= 21  # about one per 5 ms held (fewer when a sleep overshoots on a busy machine)
+    before = turns.stats.pauses
+    _run(lambda: loop(0.05))
+    assert turns.stats.pauses == before
