@@ -15,7 +15,9 @@ the UI thread was runnable for little of it. A shorter switch interval did not h
 So threads that run much Python in the background take a turn, one at a time, and give it up
 around calls that run outside the GIL anyway (model inference), where two of them still overlap:
 the agents server's tool workers for a whole call, an embedding thread for the Python around each
-batch. A thread holding the turn gives it up while it waits for another thread that may need it.
+batch. A thread holding the turn gives it up while it waits for another thread that may need it. And
+since one thread alone can starve the UI thread too, a holder in a loop that lets the GIL go for
+a moment per step (Whoosh's stored fields) calls `breathe()`: a real pause every few ms.
 The turn is a courtesy, not a lock: a thread that waited `patience` seconds goes ahead without it
 (and logs where the holder was), so two threads waiting on each other are delayed, never stuck.
 """
