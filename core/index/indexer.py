@@ -95,6 +95,7 @@ class VaultIndex:
     info_path: Delegated[Path] = Delegated("disk")
     dirty_path: Delegated[Path] = Delegated("disk")
     manifest_read: Delegated[bool] = Delegated("disk", doc="Whether the manifest is in memory.")
+    recovery_found: Delegated[Recovery | None] = Delegated("disk", doc="What opening found without the manifest.")
     is_built: Delegated[bool] = Delegated("disk", doc="Searchable: built once, not thrown away since.")
     changed_elsewhere: Delegated[bool] = Delegated("disk", doc="Another process rewrote it since.")
 
