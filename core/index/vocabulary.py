@@ -146,10 +146,29 @@ def searcher_terms(searcher: Any, directory: Path | None = None) -> TermList:
     return entry.terms
 
 
+def keep_terms(index: Any) -> None:
+    """Write the term list of each segment of `index` (a `KeywordIndex`) that has none yet.
+
+    Run after a full embedding pass (minutes of work already): the first search with a
+    typo after a build then reads lists too (listing a 40k-note vault's tables took seconds).
+    """
+    with index.reading() as searcher:
+        for leaf, _base in searcher.reader().leaf_readers():
+            path = _kept_path(leaf, index.directory)
+            if path is not None and not path.exists():
+                _segment_terms(leaf, index.directory)
+
+
+def _kept_path(leaf: Any, directory: Path | None) -> Path | None:
+    segment = getattr(leaf, "segment", None)
+    if directory is None or segment is None:
+        return None
+    return directory / f"{segment().segment_id()}.{TERMS_EXT}"
+
+
 def _segment_terms(leaf: Any, directory: Path | None) -> dict[str, list[str]]:
     """One segment reader's terms per field: kept in `directory` after the first read."""
-    segment = getattr(leaf, "segment", None)
-    path = directory / f"{segment().segment_id()}.{TERMS_EXT}" if directory is not None and segment is not None else None
+    path = _kept_path(leaf, directory)
     if path is not None:
         try:
             kept = json.loads(path.read_bytes())

@@ -172,3 +172,15 @@ def test_each_segments_terms_are_kept_beside_it_read_back_whole_and_go_with_it(t
     keyword.optimize()  # one segment now: Whoosh removes the others' files, kept lists included
     assert all(not path.exists() for path in kept)
     eng.close()
+
+
+def test_a_full_embedding_pass_leaves_every_segment_its_term_list(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """So even the first search with a typo after a build reads lists, not term tables."""
+    from core.index import vocabulary
+
+    fresh = bag_of_words_engine(tmp_path_factory, NOTES)  # built and embedded; nothing searched yet
+    keyword = fresh.index_for("v").keyword
+    with keyword.reading() as searcher:
+        segments = {leaf.segment().segment_id() for leaf, _ in searcher.reader().leaf_readers()}
+    assert {p.name.removesuffix(f".{vocabulary.TERMS_EXT}") for p in keyword.directory.glob(f"*.{vocabulary.TERMS_EXT}")} >= segments
+    fresh.close()
