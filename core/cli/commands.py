@@ -190,7 +190,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         if s.attachments:
             print(f"  attachments: {describe_attachments(s.attachments)}")
         why = f" — {s.semantic_reason}" if s.semantic_reason else ""
-        print(f"  semantic: {s.semantic.value} ({s.semantic_fraction:.0%} embedded){why}")
+        share = "" if s.cover.with_vector else f" ({s.semantic_fraction:.0%} embedded)"  # else the reason says both
+        print(f"  semantic: {s.semantic.value}{share}{why}")
         if s.languages:
             print("  languages: " + ", ".join(f"{lang} {share:.0%}" for lang, share in s.languages[:6]))
         if s.advice:
