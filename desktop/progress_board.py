@@ -39,6 +39,7 @@ class ProgressBoard(QObject):
         self._watched: set[str] = set()
         self._caught_up: set[str] = set()
         self._paused: dict[str, bool] = {}  # cancelled part-way → keyword index complete? Resume finishes it
+        self._ocr_paused: dict[str, tuple[int, int]] = {}  # OCR cancelled part-way → (files read, files) then
         self._failed: dict[str, str] = {}  # vault → why its last index job failed
         self._meters: dict[tuple[str, str], RateMeter] = {}  # (vault, phase) → its measured rate
         self.clock: Callable[[], float] = time.monotonic  # tests step it
@@ -48,7 +49,7 @@ class ProgressBoard(QObject):
     @property
     def paused(self) -> tuple[str, ...]:
         """Vaults whose indexing was cancelled part-way, in the order they were added."""
-        return tuple(n for n in self._stored if n in self._paused)
+        return tuple(n for n in self._stored if n in self._paused or n in self._ocr_paused)
 
     def follow(self, controller: Any) -> None:
         """Take the controller's snapshots and every index job's news (its signals of those names)."""
@@ -66,8 +67,9 @@ class ProgressBoard(QObject):
 
     def resume_plan(self) -> list[tuple[list[str], bool]]:
         """What Resume runs: (vaults, read notes?) — embeddings only where every note was read."""
-        embed_only = [n for n in self.paused if self._paused[n]]
-        rest = [n for n in self.paused if not self._paused[n]]  # cancelled while reading notes: read the rest
+        # OCR is the sync's last stage, after embedding: a run that leaves the notes alone reaches it
+        embed_only = [n for n in self.paused if self._paused.get(n, True)]
+        rest = [n for n in self.paused if not self._paused.get(n, True)]  # cancelled while reading notes: read the rest
         return [(names, keyword) for names, keyword in ((embed_only, False), (rest, True)) if names]
 
     def get(self, name: str) -> VaultProgress | None:
@@ -84,12 +86,16 @@ class ProgressBoard(QObject):
                     p = replace(p, phase=Phase.FAILED, reason=self._failed[name])
                 elif name in self._paused:
                     p = replace(p, phase=Phase.PAUSED)
+                elif name in self._ocr_paused:
+                    done, total = self._ocr_paused[name]
+                    p = replace(p, phase=Phase.OCR_PAUSED, done=done, total=total)
             out[name] = replace(p, live=self._live(name), live_reason=self.live_problem if self._live(name) is LiveState.FAILED else "")
         return out
 
     def set_snapshot(self, snapshots: tuple[VaultSnapshot, ...]) -> None:
         self._stored = {s.name: s.status.progress() for s in snapshots}
         self._paused = {n: kw for n, kw in self._paused.items() if n in self._stored and self._stored[n].semantic is not SemanticState.OK}
+        self._ocr_paused = {n: counts for n, counts in self._ocr_paused.items() if n in self._stored}
         for name, running in list(self._running.items()):
             stored = self._stored.get(name)
             if stored is None:
@@ -102,6 +108,7 @@ class ProgressBoard(QObject):
         self._queued = dict.fromkeys(names)
         for name in names:
             self._paused.pop(name, None)
+            self._ocr_paused.pop(name, None)
             self._failed.pop(name, None)
         self._emit()
 
@@ -124,10 +131,19 @@ class ProgressBoard(QObject):
                 self._paused[r.keyword.vault] = False
             elif r.embedding is not None and r.embedding.cancelled:
                 self._paused[r.keyword.vault] = True
+            elif r.ocr is not None and r.ocr.cancelled:
+                self._ocr_paused[r.keyword.vault] = self._ocr_counts(r.keyword.vault)
         self._running.clear()
         self._queued.clear()
         self._meters.clear()
         self._emit()
+
+    def _ocr_counts(self, vault: str) -> tuple[int, int]:
+        """(files read, files) where the cancelled OCR stage stopped, from its last progress."""
+        running = self._running.get(vault)
+        if running is None or running.phase is not Phase.OCR:
+            return 0, 0
+        return running.done, running.total
 
     def failed(self, message: str) -> None:
         """An index job's failure, laid on the vault it was working on (the message names the cause)."""

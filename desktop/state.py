@@ -133,7 +133,7 @@ def describe_status(snap: VaultSnapshot, progress: VaultProgress | None = None) 
         return "indexing", p.sentence()
     if p.phase is Phase.FAILED:
         return "degraded", p.sentence()
-    state = "indexing" if p.phase in (Phase.EMBEDDING, Phase.QUEUED) else snap.status.info.state
+    state = "indexing" if p.phase in (Phase.EMBEDDING, Phase.QUEUED, Phase.OCR) else snap.status.info.state
     if state == "healthy" and p.semantic.degraded:
         state = "degraded"
     st = snap.status
@@ -143,7 +143,16 @@ def describe_status(snap: VaultSnapshot, progress: VaultProgress | None = None) 
     notes = st.info.documents - attached
     files = files_text(notes, attached)
     live = "; live updates failing" if p.live is LiveState.FAILED else ""
-    return state, f"{snap.name}: {files}, {p.semantic_text()}{extra}{live}"
+    return state, f"{snap.name}: {files}, {p.semantic_text()}{_ocr_text(p)}{extra}{live}"
+
+
+def _ocr_text(p: VaultProgress) -> str:
+    """The OCR stage runs after the notes are searchable: said after their state, not instead of it."""
+    if p.phase is Phase.OCR:
+        return f" · reading images by OCR {p.done}/{p.total}"
+    if p.phase is Phase.OCR_PAUSED:
+        return f" · reading images paused at {p.done}/{p.total}"
+    return ""
 
 
 def files_text(notes: int, attachments: int) -> str:

@@ -43,6 +43,7 @@ class Phase(StrEnum):
     EMBEDDING = "embedding"  # computing vectors; keyword search already works
     OCR = "ocr"  # reading images and scans by OCR, last (core.ocr_stage); the notes are searchable
     PAUSED = "paused"  # embedding was cancelled part-way: keyword search works, Resume finishes it
+    OCR_PAUSED = "ocr paused"  # OCR was cancelled part-way: every note is searchable, Resume reads the rest
     FAILED = "failed"  # the index job failed (see the reason)
     READY = "ready"
 
@@ -151,6 +152,8 @@ class VaultProgress:
             return f"{self.vault}: reading notes {self.percent}%" + (f", {self.eta}" if self.eta else "")
         if self.phase is Phase.OCR:
             return f"{self.vault}: notes ready · reading images by OCR {self.done}/{self.total}"
+        if self.phase is Phase.OCR_PAUSED:
+            return f"{self.vault}: notes ready · reading images paused at {self.done}/{self.total}"
         if self.phase is Phase.FAILED:
             return f"{self.vault}: indexing failed" + (f" ({self.reason})" if self.reason else "")
         if self.phase is Phase.EMBEDDING:
@@ -178,6 +181,7 @@ def short_state(p: VaultProgress) -> str:
         Phase.EMBEDDING: f"embedding {p.percent}%",
         Phase.OCR: f"OCR {p.done}/{p.total}",
         Phase.PAUSED: f"paused at {p.percent}%",
+        Phase.OCR_PAUSED: f"OCR paused {p.done}/{p.total}",
         Phase.FAILED: "failed",
     }
     if p.phase in words:
@@ -197,7 +201,7 @@ def summarise(progress: list[VaultProgress]) -> str:
         return progress[0].sentence()
     parts = [f"{len(progress)} vaults"]
     moving = ((Phase.KEYWORD, "reading notes"), (Phase.EMBEDDING, "embedding"), (Phase.OCR, "reading images"))
-    for phase, word in (*moving, (Phase.PAUSED, "paused"), (Phase.FAILED, "failed")):
+    for phase, word in (*moving, (Phase.PAUSED, "paused"), (Phase.OCR_PAUSED, "OCR paused"), (Phase.FAILED, "failed")):
         these = [p for p in progress if p.phase is phase]
         if these:
             pct = f" {these[0].percent}%" if len(these) == 1 and phase in (Phase.KEYWORD, Phase.EMBEDDING) else ""

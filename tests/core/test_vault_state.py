@@ -104,3 +104,11 @@ def test_the_ocr_stage_says_the_notes_are_ready_and_counts_images() -> None:
     assert p.sentence() == "zoo: notes ready · reading images by OCR 2/5"
     assert short_state(p) == "OCR 2/5"
     assert "1 reading images" in summarise([p, VaultProgress("b", Phase.READY)])
+
+
+def test_a_cancelled_ocr_stage_is_paused_not_busy_and_says_where_it_stopped() -> None:
+    p = VaultProgress("zoo", Phase.OCR_PAUSED, 1, 3, SemanticState.OK)
+    assert not p.phase.busy  # Resume is offered only when nothing runs
+    assert p.sentence() == "zoo: notes ready · reading images paused at 1/3"
+    assert short_state(p) == "OCR paused 1/3"
+    assert summarise([p, VaultProgress("b", Phase.READY, semantic=SemanticState.OK)]) == "2 vaults · 1 OCR paused"
