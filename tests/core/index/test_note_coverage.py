@@ -12,6 +12,7 @@ import json
 import threading
 from pathlib import Path
 
+import anyio
 import pytest
 
 from core.answer.evidence import build_llm_pack
@@ -20,6 +21,7 @@ from core.base.vault_state import NoteCover, Phase, SemanticState, VaultProgress
 from core.cli.main import main as cli_main
 from core.engine import Engine
 from core.index.note_coverage import note_cover
+from core.mcp_server import build_server
 from core.search.search import SearchRequest
 from core.serialize import status_json
 from tests.core.index.test_note_vectors import Recording, long_vault, stop_after_note_pass
@@ -72,8 +74,16 @@ def test_after_the_note_pass_status_search_cli_and_mcp_say_every_note_has_a_summ
     engine.flush([name])
     engine.close()
 
-    # `cairn status` in a fresh process's engine: the saved stand-ins, the same words.
+    # `cairn status` and the MCP server on a fresh engine: the saved stand-ins, the same words.
     monkeypatch.setenv("CAIRN_HOME", str(tmp_path / "home"))
+    server = build_server(lambda: Engine(AppPaths.from_env(), embedder_factory=lambda vc: Recording()))
+
+    async def call(tool: str, args: dict[str, object]) -> str:
+        result = await server.call_tool(tool, args)
+        return "\n".join(getattr(c, "text", "") for c in result.content)  # type: ignore[union-attr]
+
+    assert f"semantic partial ({EVERY_NOTE})" in anyio.run(call, "list_vaults", {})
+    assert f"note: {name}: semantic: {EVERY_NOTE}" in anyio.run(call, "search_notes", {"query": "nick3", "k": 3})
     monkeypatch.setattr("core.cli.commands.open_engine", lambda: Engine(AppPaths.from_env(), embedder_factory=lambda vc: Recording()))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
