@@ -145,7 +145,7 @@ class Engine:
             # the manifest is still read by whatever changes the vault, or filters by folder or tag.
             if not (vv.rows_from_file and vv.saved_chunks == vi.info.chunks):
                 vv.bind(self._embeddable_files(vc, vi.files))
-            if vi.manifest_read and vi.recovery is not None and vv.status == VectorStatus.OK:
+            if (vi.recovery if vi.manifest_read else vi.recovery_found) is not None and vv.status == VectorStatus.OK:
                 vv.dirty = True  # the vector file may predate the crash: save after reconciling
             self._vectors[name] = vv
             return vv

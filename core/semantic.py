@@ -284,13 +284,14 @@ def _refresh_vocabulary(
     Words of restricted notes are left out for a remote embedder, as their chunks are.
     Best effort: a failure leaves the search without expansion words, never the sync failed.
     """
-    from core.index import name_vectors, vocab_vectors
+    from core.index import name_vectors, vocab_vectors, vocabulary
     from core.providers.embedding import default_registry
 
     if stats is None or stats.cancelled or problem is not None:
         return  # only after a full pass that worked (`stats` None for a partial one): the words may have changed
     info = default_registry().get(vc.embedder)  # an unknown embedder counts as remote
     try:
+        vocabulary.keep_terms(vi.keyword)  # spelling's term lists, so no search lists the term tables
         texts = (chunk.body for chunk in vi.keyword.all_stored() if may_send(chunk.confidentiality, info))
         vocab_vectors.refresh(vv.directory, texts, lambda words: emb.embed_documents(words), emb.model_id, cancel)
         files = embeddable_files(vc, vi.files)

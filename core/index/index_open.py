@@ -72,6 +72,12 @@ class IndexOpening:
         return not self._manifest_pending
 
     @property
+    def recovery_found(self) -> Recovery | None:
+        """What opening found without reading the manifest (a dirty flag, a damaged or outdated
+        index); a manifest still to be read may yet add to it (see `recovery`)."""
+        return self._recovery
+
+    @property
     def recovery(self) -> Recovery | None:
         """What opening found and repaired; knowing it means reading the manifest."""
         if self._manifest_pending:
@@ -87,9 +93,13 @@ class IndexOpening:
 
         On a clean start whose manifest header names this chunker, only Whoosh is opened:
         parsing a 10k-note manifest costs ~0.2 s, most of a cold keyword `cairn search`,
-        which never needs it. The rest is read on first use of `files` or `recovery`.
+        which never needs it. The rest is read on first use of `files` or `recovery`. So is
+        the reconciling after a crash (a dirty flag): it reads every stored row of the keyword
+        index (~2 s of CPU at 10k notes), which a search never needs, and a search does not
+        clear the flag, so every search until the next write paid it.
         """
-        if self._recovery is None and manifest_chunking_hash(self.manifest_path) == self.chunking_hash:
+        lazy = self._recovery in (None, Recovery.DIRTY_FLAG)
+        if lazy and manifest_chunking_hash(self.manifest_path) == self.chunking_hash:
             try:
                 keyword = KeywordIndex(self.dir / "whoosh")
             except Exception:  # a damaged Whoosh index: rebuild it (embeddings come from the cache)
@@ -106,14 +116,16 @@ class IndexOpening:
             loaded = load_manifest(self.manifest_path)
             if loaded is not None and loaded[0] == self.chunking_hash:
                 self._files = loaded[1]
+                if self._recovery == Recovery.DIRTY_FLAG:  # the keyword index may be ahead of the manifest
+                    self._files = files_matching_keyword(self._files, self.keyword)
                 # A manifest naming notes the keyword index lacks (an older Cairn emptied it):
                 # the index is the truth, so the next sync re-indexes what is missing.
-                if self._recovery is None and _disagree(self._files, self.keyword) and self.xlock.free():
+                elif self._recovery is None and _disagree(self._files, self.keyword) and self.xlock.free():
                     self._files = files_matching_keyword(self._files, self.keyword)
                     self._recovery = Recovery.MANIFEST_MISMATCH
             else:  # torn (or rewritten by another version) since its header was read
                 self._files = files_from_keyword(self.keyword)
-                self._recovery = self._recovery or Recovery.MANIFEST_REBUILT
+                self._recovery = Recovery.MANIFEST_REBUILT
             self._manifest_pending = False
 
     def _open_now(self) -> tuple[dict[str, FileRecord], KeywordIndex]:

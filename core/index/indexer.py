@@ -9,6 +9,7 @@ the indexes); what is here are the passes that decide what to read.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 import time
@@ -24,7 +25,6 @@ from core.base.models import Document, FileWarning, SkippedFile
 from core.base.paths import AppPaths
 from core.index.file_errors import parse_error
 from core.index.index_open import IndexOpening, Recovery
-from core.index.intake import NoteIntake
 from core.index.keyword_index import KeywordIndex
 from core.index.keyword_schema import ANALYZER_VERSION
 from core.index.link_graph import LinkGraph
@@ -34,7 +34,6 @@ from core.index.manifest import (
     save_info,
     save_manifest,
 )
-from core.index.parallel_build import BuiltJob, ParallelBuild
 from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, sync_stats, updated_info
 from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind, read_in_child
@@ -46,7 +45,8 @@ from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path
 __all__ = ["IGNORE_WARNING", "PARSER_VERSION", "Progress", "Recovery", "SyncStats", "VaultIndex", "chunking_hash"]
 
 if TYPE_CHECKING:
-    pass
+    from core.index.intake import NoteIntake
+    from core.index.parallel_build import BuiltJob, ParallelBuild
 
 Progress = Callable[[int, int, str], None]
 PARSER_VERSION = "chunker-3"  # 2: lone-CR line breaks; nested front matter values ignored. 3: attachments, chunk pages
@@ -83,7 +83,14 @@ class VaultIndex:
         self._lock = threading.RLock()  # one writer at a time in this process
         self.disk = IndexOpening(paths.vault_dir(vault.name), vault, chunking_hash(self.limits), self._lock)
         self.links = LinkGraph.load(self.dir / "links.json")
-        self.intake = NoteIntake(self.disk, vault, self.limits, self.max_bytes, self.links)
+
+    @functools.cached_property
+    def intake(self) -> NoteIntake:
+        """What commits notes, made on first write: a search never writes, and importing it (the
+        parallel build, multiprocessing, the chunker's callers) was ~20 ms of a cold `cairn search`."""
+        from core.index.intake import NoteIntake
+
+        return NoteIntake(self.disk, self.vault, self.limits, self.max_bytes, self.links)
 
     # -- what `disk` holds (see core.index.index_open) --------------------------------------------
 
@@ -95,6 +102,7 @@ class VaultIndex:
     info_path: Delegated[Path] = Delegated("disk")
     dirty_path: Delegated[Path] = Delegated("disk")
     manifest_read: Delegated[bool] = Delegated("disk", doc="Whether the manifest is in memory.")
+    recovery_found: Delegated[Recovery | None] = Delegated("disk", doc="What opening found without the manifest.")
     is_built: Delegated[bool] = Delegated("disk", doc="Searchable: built once, not thrown away since.")
     changed_elsewhere: Delegated[bool] = Delegated("disk", doc="Another process rewrote it since.")
 
@@ -297,6 +305,8 @@ class VaultIndex:
         reading = AttachmentReading(Path(self.vault.root), self.attachment_seconds, cancel)
         notes = [(e, self.files[e.rel_path].version if e.rel_path in self.files else None) for e in todo if attachment_kind(e.rel_path) is None]
         # The build first: it looks for a spare core, and the extractor's child starting would take it.
+        from core.index.parallel_build import ParallelBuild
+
         build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH, cancel)
         try:
             # New attachments (web pages, PDFs ...) are taken out in the extractor's child while the notes are indexed.
@@ -324,6 +334,8 @@ class VaultIndex:
 
     def _take_units(self, build: ParallelBuild | None, todo: list[ScanEntry], p: _Pass) -> list[Document]:
         """Every unit of work into the indexes; returns the batch still to commit."""
+        from core.index.parallel_build import BuiltJob
+
         batch: list[Document] = []
         total, done, res, cancel = len(todo), 0, p.res, p.cancel
         for unit in self._units(build, todo):
@@ -358,6 +370,8 @@ class VaultIndex:
         if build is None:
             yield todo
             return
+        from core.index.parallel_build import BuiltJob
+
         for unit in build:
             yield unit if isinstance(unit, BuiltJob) else [entry for entry, _ in unit]
         yield [e for e in todo if attachment_kind(e.rel_path) is not None]

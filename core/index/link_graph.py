@@ -8,6 +8,11 @@ dictionary look-ups, so even 10k notes re-resolve in well under a second.
 Persisted as JSON beside the manifest (`links.json`), written when the manifest is.
 A note whose stored version differs from the manifest's is re-read by `stale()`, so
 an index built before links existed, or a crash between the two files, heals on sync.
+
+Every note's aliases are also written apart (`aliases.json`), stamped with the size and
+mtime of the `links.json` they were taken from: a search needs only the aliases (the title
+boost), and reading `links.json` cost ~1 s of a cold `cairn search` on a 10k-note vault
+whose notes all link (39 MB). The whole graph is read on first use of anything else.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from core.base.models import Document, Link, LinkKind
 from core.vault.links import NoteName, Resolver, is_attachment
 
 FORMAT = "links-1"
+ALIASES_FORMAT = "aliases-1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +59,8 @@ class LinkGraph:
         self.path = path
         self._parsed: dict[str, NoteLinkRecord] = dict(notes or {})
         self._raw: dict[str, Any] | None = None  # as stored, parsed on first use (see `load`)
+        self._unread = False  # `path` is still to be read (see `load`)
+        self._aliases: dict[str, tuple[str, ...]] | None = None  # from `aliases.json` while `path` is unread
         self._lock = threading.RLock()
         self._resolved: dict[str, tuple[ResolvedLink, ...]] | None = None
         self._backlinks: dict[str, tuple[ResolvedLink, ...]] | None = None
@@ -65,23 +73,39 @@ class LinkGraph:
     def load(cls, path: Path) -> LinkGraph:
         """The stored graph, or an empty one (a damaged file is rebuilt by `stale()`, never fatal).
 
-        Only the JSON is read here; its links become objects on first use. A search needs
-        just the aliases (for the title boost), and building every `Link` of a 10k-note
-        vault cost ~0.1 s of each cold `cairn search`.
+        When `aliases.json` was taken from `path` as it is now, only it is read: the graph
+        is read on first use of anything but `aliases`. Otherwise only the JSON is read here;
+        its links become objects on first use (building every `Link` of a 10k-note vault
+        cost ~0.1 s of each cold `cairn search`).
         """
-        try:
-            data = read_json(path)
-        except (OSError, ValueError):
-            data = None
         graph = cls(path)
-        if isinstance(data, dict) and data.get("format") == FORMAT and isinstance(data.get("notes"), dict):
-            graph._raw = data["notes"]
+        graph._aliases = _read_aliases(graph.aliases_path, _stamp(path))
+        if graph._aliases is not None:
+            graph._unread = True
+        else:
+            graph._read()
         return graph
 
     @property
+    def aliases_path(self) -> Path:
+        return self.path.with_name("aliases.json")
+
+    def _read(self) -> None:
+        try:
+            data = read_json(self.path)
+        except (OSError, ValueError):
+            data = None
+        if isinstance(data, dict) and data.get("format") == FORMAT and isinstance(data.get("notes"), dict):
+            self._raw = data["notes"]
+
+    @property
     def _notes(self) -> dict[str, NoteLinkRecord]:
-        if self._raw is not None:
+        if self._unread or self._raw is not None:
             with self._lock:
+                if self._unread:
+                    self._read()
+                    self._unread = False
+                    self._aliases = None
                 if self._raw is not None:
                     self._parsed = _parse_notes(self._raw)
                     self._raw = None
@@ -90,6 +114,8 @@ class LinkGraph:
     def save(self) -> None:
         with self._lock:
             if not self.dirty and self.path.exists():
+                if not self._unread and _read_aliases(self.aliases_path, _stamp(self.path)) is None:
+                    self._save_aliases()  # an index from before `aliases.json`, or a crash between the two
                 return
             notes = {
                 rel: {
@@ -100,7 +126,15 @@ class LinkGraph:
                 for rel, rec in sorted(self._notes.items())
             }
             write_json_atomic(self.path, {"format": FORMAT, "notes": notes}, compact=True)
+            self._save_aliases()
             self.dirty = False
+
+    def _save_aliases(self) -> None:
+        """After `links.json`: a crash in between leaves a stamp that no longer matches it."""
+        stamp = _stamp(self.path)
+        if stamp is not None:
+            named = {rel: list(rec.aliases) for rel, rec in sorted(self._notes.items()) if rec.aliases}
+            write_json_atomic(self.aliases_path, {"format": ALIASES_FORMAT, "links": list(stamp), "aliases": named}, compact=True)
 
     # -- updates ---------------------------------------------------------------------------
 
@@ -137,6 +171,9 @@ class LinkGraph:
         return len(self._notes)
 
     def aliases(self, rel: str) -> tuple[str, ...]:
+        kept = self._aliases
+        if kept is not None:  # `links.json` not read: its aliases, as `aliases.json` has them
+            return kept.get(rel, ())
         raw = self._raw
         if raw is not None:  # still as stored: no need to build every note's links for this
             stored = raw.get(rel)
@@ -189,6 +226,31 @@ class LinkGraph:
                 self._resolved = resolved
                 self._backlinks = {k: tuple(sorted(v, key=lambda r: (r.source, r.link.line))) for k, v in back.items()}
             return self._resolved, self._backlinks
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """Size, mtime and inode of `path`: written by an atomic replace, a new file is a new inode too."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def _read_aliases(path: Path, links_stamp: tuple[int, int, int] | None) -> dict[str, tuple[str, ...]] | None:
+    """Every note's aliases from `path`, when taken from `links.json` as it is now (None otherwise)."""
+    if links_stamp is None:
+        return None
+    try:
+        data = read_json(path)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != ALIASES_FORMAT or data.get("links") != list(links_stamp):
+        return None
+    named = data.get("aliases")
+    if not isinstance(named, dict) or not all(isinstance(v, list) and all(isinstance(n, str) for n in v) for v in named.values()):
+        return None
+    return {rel: tuple(names) for rel, names in named.items()}
 
 
 def _parse_notes(raw: dict[str, Any]) -> dict[str, NoteLinkRecord]:

@@ -17,12 +17,18 @@ changed index (a live edit) gets a new one, so nothing here is ever stale.
 
 from __future__ import annotations
 
+import json
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, overload
 
+from core.base.atomic import write_bytes_atomic
+
 FIELDS = ("body", "title", "names")
+TERMS_EXT = "cairnterms"  # `<segment id>.cairnterms`: Whoosh's clean-up removes it with its segment
+TERMS_FORMAT = "terms-1"
 
 
 class TermList(Sequence[str]):
@@ -113,20 +119,75 @@ def words_known(searcher: Any, words: Iterable[str], analyse: Callable[[str], li
     return out
 
 
-def searcher_terms(searcher: Any) -> TermList:
-    """Every title and body term of this state of the index: the body's in index order, then the title's others."""
+def searcher_terms(searcher: Any, directory: Path | None = None) -> TermList:
+    """Every title and body term of this state of the index: the body's in index order, then the title's others.
+
+    Read segment by segment: a segment never changes, so its terms are kept beside it in
+    `directory` (the Whoosh folder, as `<segment>.cairnterms`, a name Whoosh deletes with the
+    segment). Listing the term tables costs ~0.4 s at 10k notes (each key a Python call),
+    which every cold `cairn search` with a typo or a word the vault lacks paid; the kept
+    lists are read in ~30 ms. Whoosh orders terms by their UTF-8 bytes, which is the order
+    of the strings' code points, so sorting the union gives the order the merged lexicon had.
+    """
     entry = _entry(searcher)
     if entry.terms is not None:
         return entry.terms
-    reader = searcher.reader()
-    indexed = reader.indexed_field_names()
-    seen: dict[str, None] = {}
+    by_field: dict[str, set[str]] = {field: set() for field in FIELDS}
+    for leaf, _base in searcher.reader().leaf_readers():
+        for field, terms in _segment_terms(leaf, directory).items():
+            by_field[field].update(terms)
+    ordered: list[str] = []
+    seen: set[str] = set()
     for field in FIELDS:
-        if field in indexed:
-            for raw in reader.lexicon(field):
-                seen[raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)] = None
-    entry.terms = TermList(seen)
+        new = by_field[field] - seen
+        ordered += sorted(new)
+        seen |= new
+    entry.terms = TermList(ordered)
     return entry.terms
+
+
+def keep_terms(index: Any) -> None:
+    """Write the term list of each segment of `index` (a `KeywordIndex`) that has none yet.
+
+    Run after a full embedding pass (minutes of work already): the first search with a
+    typo after a build then reads lists too (listing a 40k-note vault's tables took seconds).
+    """
+    with index.reading() as searcher:
+        for leaf, _base in searcher.reader().leaf_readers():
+            path = _kept_path(leaf, index.directory)
+            if path is not None and not path.exists():
+                _segment_terms(leaf, index.directory)
+
+
+def _kept_path(leaf: Any, directory: Path | None) -> Path | None:
+    segment = getattr(leaf, "segment", None)
+    if directory is None or segment is None:
+        return None
+    return directory / f"{segment().segment_id()}.{TERMS_EXT}"
+
+
+def _segment_terms(leaf: Any, directory: Path | None) -> dict[str, list[str]]:
+    """One segment reader's terms per field: kept in `directory` after the first read."""
+    path = _kept_path(leaf, directory)
+    if path is not None:
+        try:
+            kept = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            kept = None
+        if isinstance(kept, dict) and kept.get("format") == TERMS_FORMAT and isinstance(kept.get("fields"), dict):
+            return kept["fields"]
+    indexed = leaf.indexed_field_names()
+    fields = {field: [_text(raw) for raw in leaf.lexicon(field)] for field in FIELDS if field in indexed}
+    if path is not None:
+        try:  # a cache: another process may write the same bytes, and a lost write is read again
+            write_bytes_atomic(path, json.dumps({"format": TERMS_FORMAT, "fields": fields}, ensure_ascii=False).encode("utf-8"))
+        except OSError:
+            pass
+    return fields
+
+
+def _text(raw: Any) -> str:
+    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
 
 
 def merged_terms(lists: Sequence[TermList]) -> TermList:

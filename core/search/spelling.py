@@ -197,7 +197,7 @@ def correct_query(query: str, unknown: Sequence[str], indexes: Sequence[KeywordI
 
 def _terms(index: KeywordIndex) -> TermList:
     with index.reading() as searcher:
-        return searcher_terms(searcher)
+        return searcher_terms(searcher, index.directory)
 
 
 def _spelt(term: str, indexes: Sequence[KeywordIndex], filters: SearchFilters) -> str | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import core.index.index_open
 import core.index.indexer
 import core.index.intake
 from core.base.models import SearchFilters
@@ -99,6 +100,25 @@ def test_a_note_added_live_then_deleted_before_a_crash_leaves_no_orphan(vault: P
     restarted.sync()
     assert found(restarted, "zeppelins") == set()
     assert "ephemeral.md" not in restarted.index_for(VAULT).files
+
+
+def test_a_search_after_a_crash_does_not_reconcile_but_the_next_writer_does(
+    vault: Path, built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    crashed = bow_engine(built)
+    (vault / "late.md").write_text("# Late\n\nA note about axolotls, indexed live.\n")
+    crashed.update_notes(VAULT, ["late.md"])  # the dirty flag is set; the process dies before its flush
+    reads: list[int] = []
+    real = core.index.index_open.files_matching_keyword
+    monkeypatch.setattr(core.index.index_open, "files_matching_keyword", lambda *a: reads.append(1) or real(*a))
+    searching = bow_engine(built)
+    assert found(searching, "axolotls") == {"late.md"}  # the keyword index is the truth, searched as it is
+    vi = searching.index_for(VAULT)
+    assert reads == [] and not vi.manifest_read and vi.recovery_found == "dirty_flag"
+    assert "late.md" in vi.files  # the first use of the records reconciles them with the index
+    assert reads == [1] and vi.recovery == "dirty_flag"
+    searching.sync()
+    assert not vi.is_dirty and vi.recovery is None and found(searching, "axolotls") == {"late.md"}
 
 
 def test_a_live_edit_reverted_on_disk_before_a_crash_is_reverted_in_the_index(vault: Path, built: Path) -> None:

@@ -97,3 +97,45 @@ def test_a_damaged_graph_file_is_rebuilt_not_fatal(engine: Engine, cairn_home: P
         assert {r.source for r in again.index_for(V).links.backlinks("Recipes.md")} == {"Home.md", "café.md"}
     finally:
         again.close()
+
+
+def test_a_search_reads_only_the_aliases_and_anything_else_reads_the_whole_graph(
+    engine: Engine, cairn_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import core.index.link_graph as link_graph
+
+    before = engine.index_for(V).links
+    named = {rel: before.aliases(rel) for rel in ("Projects/My Notes.md", "Home.md")}
+    assert named["Projects/My Notes.md"]  # the fixture gives it aliases
+    engine.close()
+    read: list[str] = []
+    real = link_graph.read_json
+    monkeypatch.setattr(link_graph, "read_json", lambda path: read.append(path.name) or real(path))
+    again = Engine(AppPaths(cairn_home), embedder_factory=None)
+    try:
+        graph = again.index_for(V).links
+        assert {rel: graph.aliases(rel) for rel in named} == named
+        assert read == ["aliases.json"]  # the title boost's aliases, not the 39 MB of a 10k-note vault's links
+        assert backlink_sources(again, "Recipes.md") == {"Home.md", "café.md"}
+        assert read == ["aliases.json", "links.json"]
+        assert {rel: graph.aliases(rel) for rel in named} == named
+    finally:
+        again.close()
+
+
+def test_aliases_taken_from_another_links_file_are_not_trusted_and_a_plain_save_writes_them(engine: Engine) -> None:
+    from core.index.link_graph import LinkGraph
+
+    vi = engine.index_for(V)
+    path = vi.dir / "links.json"
+    text = path.read_text(encoding="utf-8")
+    assert '"aliases":["MN","Notebook"]' in text
+    text = text.replace('"aliases":["MN","Notebook"]', '"aliases":["MX","Notebook"]')
+    path.write_text(text, encoding="utf-8")  # rewritten elsewhere (an older Cairn, a crash before aliases.json)
+    assert LinkGraph.load(path).aliases("Projects/My Notes.md") == ("MX", "Notebook")
+    (vi.dir / "aliases.json").unlink()  # an index from before aliases.json
+    graph = LinkGraph.load(path)
+    graph.save()  # nothing changed: links.json is left as it is, aliases.json is written beside it
+    assert path.read_text(encoding="utf-8") == text
+    again = LinkGraph.load(path)
+    assert again._unread and again.aliases("Projects/My Notes.md") == ("MX", "Notebook")

@@ -50,3 +50,43 @@ def test_another_whoosh_fails_at_import_with_the_version_it_needs() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60, check=False)
     assert done.returncode != 0
     assert "WhooshVersionError" in done.stderr and "whoosh-reloaded==2.7.5" in done.stderr and "2.7.4 is installed" in done.stderr
+
+
+LEAN = """
+import sys
+import core.index.keyword_index, core.search.search
+left_out = [m for m in ("urllib.request", "http.client", "asyncio", "cached_property") if m in sys.modules]
+import whoosh.compat, whoosh.reading
+import urllib.request
+print(left_out, urllib.request.urlopen.__module__, whoosh.compat.urlretrieve.__module__,
+      type(whoosh.reading.SegmentReader.__dict__["deleted_docs_set"]).__name__)
+"""
+
+
+def test_whoosh_is_imported_without_the_network_and_asyncio_modules_it_never_uses() -> None:
+    done = subprocess.run([sys.executable, "-c", LEAN], capture_output=True, text=True, cwd=REPO, timeout=60, check=True)
+    left_out, real, helper, cached = done.stdout.split(" ")[-4:]
+    assert done.stdout.startswith("[]")  # none of them imported by a search's modules
+    assert real == "urllib.request" and helper == "core.index.whoosh_pin"  # later imports get the real module
+    assert cached.strip() == "cached_property"  # functools' version: caches in the reader's __dict__ the same way
+
+
+def test_a_deleted_note_stays_out_of_results_with_the_stand_in_cached_property(tmp_path: Path) -> None:
+    from whoosh.reading import SegmentReader
+
+    from core.base.models import chunk_id
+    from core.index.keyword_index import KeywordIndex
+    from core.search.query import parse_query
+    from core.vault.notes import parse_note
+
+    ki = KeywordIndex(tmp_path / "whoosh")
+    try:
+        ki.apply([], [parse_note("v", n, f"walrus {n}\n".encode(), size=1, mtime_ns=1) for n in ("a.md", "b.md")])
+        ki.apply(["a.md"], [])  # a deletion in the segment: Whoosh's deleted_docs_set masks it
+        q = parse_query("walrus").query
+        assert [h.chunk_id for h in ki.search(q, q.filters, 10)] == [chunk_id("v", "b.md", 0)]
+        with ki.reading() as searcher:
+            leaf = searcher.reader().leaf_readers()[0][0]
+            assert isinstance(leaf, SegmentReader) and leaf.deleted_docs_set == leaf.__dict__["deleted_docs_set"]
+    finally:
+        ki.close()

@@ -128,3 +128,59 @@ def test_near_terms_by_length_are_rapidfuzzs_over_the_whole_list() -> None:
         for distance in (1, 2, 3):
             whole = process.extract(typed, list(terms), scorer=Levenshtein.distance, score_cutoff=distance, limit=4)
             assert terms.near(typed, distance, 4) == [(cand, dist) for cand, dist, _ in whole]
+
+
+def test_each_segments_terms_are_kept_beside_it_read_back_whole_and_go_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold search with a word the vault lacks reads the kept term lists, not the term tables;
+    the list is every segment's terms, the body's in index order first; a merge takes the files away."""
+    from core.index import vocabulary
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for name, text in NOTES.items():
+        (vault / name).write_text(text, encoding="utf-8")
+    eng = Engine(AppPaths(tmp_path / "home"), embedder_factory=None)
+    eng.add_vault(vault, name="v")
+    eng.sync(["v"], embed=False)
+    (vault / "Zebra.md").write_text("# Zebras\n\nA zebra at the waterhole, zzyzx road.\n", encoding="utf-8")
+    eng.update_notes("v", ["Zebra.md"])  # a second segment
+    keyword = eng.index_for("v").keyword
+    with keyword.reading() as searcher:
+        leaves = [leaf for leaf, _ in searcher.reader().leaf_readers()]
+        assert len(leaves) >= 2
+        expected: dict[str, set[str]] = {f: set() for f in vocabulary.FIELDS}
+        for leaf in leaves:  # each segment's own table (the merged lexicon may stop early, see searcher_terms)
+            for field in vocabulary.FIELDS:
+                if field in leaf.indexed_field_names():
+                    expected[field].update(raw.decode() for raw in leaf.lexicon(field))
+        terms = list(vocabulary.searcher_terms(searcher, keyword.directory))
+    body = sorted(expected["body"])
+    assert terms[: len(body)] == body and "zzyzx" in terms
+    assert set(terms) == set().union(*expected.values()) and len(terms) == len(set(terms))
+    kept = sorted(keyword.directory.glob(f"*.{vocabulary.TERMS_EXT}"))
+    assert len(kept) == len(leaves)
+
+    def no_table(*args: object) -> None:
+        raise AssertionError("read the term table")
+
+    monkeypatch.setattr(type(leaves[0]), "lexicon", no_table)
+    vocabulary._cache.clear()  # as a new process: nothing in memory
+    with keyword.reading() as searcher:
+        assert list(vocabulary.searcher_terms(searcher, keyword.directory)) == terms
+    monkeypatch.undo()
+    assert eng.search(SearchRequest("zebrra waterhole", mode="keyword", k=3)).correction is not None
+    keyword.optimize()  # one segment now: Whoosh removes the others' files, kept lists included
+    assert all(not path.exists() for path in kept)
+    eng.close()
+
+
+def test_a_full_embedding_pass_leaves_every_segment_its_term_list(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """So even the first search with a typo after a build reads lists, not term tables."""
+    from core.index import vocabulary
+
+    fresh = bag_of_words_engine(tmp_path_factory, NOTES)  # built and embedded; nothing searched yet
+    keyword = fresh.index_for("v").keyword
+    with keyword.reading() as searcher:
+        segments = {leaf.segment().segment_id() for leaf, _ in searcher.reader().leaf_readers()}
+    assert {p.name.removesuffix(f".{vocabulary.TERMS_EXT}") for p in keyword.directory.glob(f"*.{vocabulary.TERMS_EXT}")} >= segments
+    fresh.close()
