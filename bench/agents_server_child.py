@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import gc
 import json
+import mmap
 import os
+import struct
 import sys
 import threading
 import time
@@ -109,6 +111,27 @@ class StallNamer:
         return sorted(self.seen, reverse=True)[:6]
 
 
+class Heartbeat:
+    """The UI thread's last tick as a wall-clock time in a shared file (`CAIRN_BENCH_HEARTBEAT=FILE`),
+    for `bench/gil_watch.py`: another process that needs no GIL of ours sees the tick go stale and
+    has py-spy dump every thread *during* the stall, so the thread holding the GIL is caught at it.
+    Each stall's lateness goes to FILE.stalls with its end time, to match the dumps."""
+
+    def __init__(self, path: str) -> None:
+        with open(path, "wb") as f:
+            f.write(struct.pack("d", time.time()))
+        self.fd = os.open(path, os.O_RDWR)
+        self.map = mmap.mmap(self.fd, 8)
+        self.log = open(path + ".stalls", "w")  # noqa: SIM115 - open for the life of the process
+
+    def tick(self, late: float, runqueue_ms: float) -> None:
+        now = time.time()
+        self.map[:8] = struct.pack("d", now)
+        if late > 20:
+            self.log.write(f"{now:.4f} late={late:.1f} runqueue={runqueue_ms:.1f}\n")
+            self.log.flush()
+
+
 def _where(frame: Any) -> str:
     parts: list[str] = []
     while frame is not None and len(parts) < 4:
@@ -116,6 +139,13 @@ def _where(frame: Any) -> str:
         parts.append(f"{Path(code.co_filename).name}:{frame.f_lineno} {code.co_name}")
         frame = frame.f_back
     return " < ".join(parts)
+
+
+def _turn_stats() -> dict[str, Any]:
+    from core.base.python_turns import python_turns
+
+    stats = python_turns().stats
+    return {"taken": stats.taken, "impatient": stats.impatient, "pauses": stats.pauses, "last_impatient": stats.last_impatient}
 
 
 def _runqueue_wait_ms() -> float:
@@ -138,6 +168,7 @@ class UiClock:
         self.last = time.perf_counter()
         self.waited = _runqueue_wait_ms()
         self.namer = StallNamer() if os.environ.get("CAIRN_BENCH_NAME_STALLS") else None
+        self.beat = Heartbeat(os.environ["CAIRN_BENCH_HEARTBEAT"]) if os.environ.get("CAIRN_BENCH_HEARTBEAT") else None
         self.gc_times = GcTimes()
         self.timer = QTimer()
         self.timer.setInterval(10)
@@ -150,6 +181,8 @@ class UiClock:
         self.lateness.append(late)
         if late > 20:  # a stall: how much of it this thread spent runnable but waiting for a core (the OS, not the GIL)
             self.stalls.append((round(late, 1), round(waited - self.waited, 1)))
+        if self.beat is not None:
+            self.beat.tick(late, waited - self.waited)
         self.last, self.waited = now, waited
 
     def reset(self) -> None:
@@ -170,11 +203,14 @@ class UiClock:
             "worst_stalls": sorted(self.stalls, reverse=True)[:8],
             "gc": self.gc_times.report(),
             "frozen_objects": gc.get_freeze_count(),
+            "python_turns": _turn_stats(),
             **named,
         }
 
 
-def serve_child(home: Path, n_agents: int, as_app: bool = True, slots: int = 0, thread_nice: int = 0) -> None:
+def serve_child(
+    home: Path, n_agents: int, as_app: bool = True, slots: int = 0, thread_nice: int = 0, turns: bool = True
+) -> None:
     """Engine warm, RSS (off), server on, tokens out; then answer 'rss' / 'quit' on stdin.
 
     `as_app`: the interpreter set up as the app sets it up (`desktop.app.main`): a 1 ms GIL
@@ -198,7 +234,7 @@ def serve_child(home: Path, n_agents: int, as_app: bool = True, slots: int = 0, 
     engine = Engine(paths)
     warm_up(engine, home)
     off = rss_mib()
-    limits = CallLimits(max_parallel=slots or CallLimits().max_parallel, thread_nice=thread_nice)
+    limits = CallLimits(max_parallel=slots or CallLimits().max_parallel, thread_nice=thread_nice, take_turns=turns)
     options = ServerOptions(port=0, limits=limits)
     service = AgentService(paths, lambda: engine, options)
     tokens = []

@@ -24,7 +24,8 @@ the link graph and Ask's parts), so on-vs-off is the server's own cost.
 embedding 10k notes with the model takes hours on 2 cores, and a search costs the same
 whatever the vectors mean), so search, ask and related take the hybrid path. `--bare-interpreter`
 runs the server child without the app's set-up (as measured before it was added);
-`--slots N` and `--thread-nice N` set the server's engine slots and its threads' niceness.
+`--slots N` and `--thread-nice N` set the server's engine slots and its threads' niceness;
+`--no-turns` lets the tool workers run Python side by side (as before `core.base.python_turns`).
 With CAIRN_BENCH_NAME_STALLS=1 in the environment, the child also names what its other threads
 ran during each stall (a sampling thread: it costs some CPU, so not for the reported figures).
 """
@@ -218,6 +219,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--slots", type=int, default=0, help="engine calls at once (default: the server's own CallLimits)")
     p.add_argument("--thread-nice", type=int, default=0, help="the server's threads this much nicer than the UI thread")
+    p.add_argument("--no-turns", action="store_true", help="tool workers run Python side by side (before python_turns)")
+    p.add_argument("--no-stdio", action="store_true", help="skip the stdio server's memory (a latency-only run)")
     p.add_argument("--serve-child", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--bare-interpreter",
@@ -230,7 +233,7 @@ def _parser() -> argparse.ArgumentParser:
 class ServerChild:
     """The server process (`serve_child`), driven over its stdin: reset the clock, report, quit."""
 
-    def __init__(self, home: Path, agents: int, bare: bool, slots: int, thread_nice: int) -> None:
+    def __init__(self, home: Path, agents: int, bare: bool, slots: int, thread_nice: int, turns: bool) -> None:
         env = {**os.environ, "PYTHONPATH": str(REPO), "ORT_DISABLE_TELEMETRY": "1", "QT_QPA_PLATFORM": "offscreen"}
         child_args = [
             "--serve-child",
@@ -243,6 +246,7 @@ class ServerChild:
             str(thread_nice),
         ]
         child_args += ["--bare-interpreter"] if bare else []
+        child_args += [] if turns else ["--no-turns"]
         self.proc = subprocess.Popen(
             [sys.executable, __file__, *child_args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
         )
@@ -303,6 +307,7 @@ def main() -> int:
             as_app=not args.bare_interpreter,
             slots=args.slots,
             thread_nice=args.thread_nice,
+            turns=not args.no_turns,
         )
         return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="cairn-bench-agents-"))
@@ -312,7 +317,7 @@ def main() -> int:
     if args.prepare_only:
         print(json.dumps({"work": str(work), "index_s": round(index_s, 1)}))
         return 0
-    child = ServerChild(home, args.agents, args.bare_interpreter, args.slots, args.thread_nice)
+    child = ServerChild(home, args.agents, args.bare_interpreter, args.slots, args.thread_nice, not args.no_turns)
     url, tokens = child.hello["url"], child.hello["tokens"]
     # The idle server first: the UI timer with nobody calling (the machine's own noise).
     _, idle = child.measure(lambda: time.sleep(3))
@@ -320,7 +325,7 @@ def main() -> int:
     outcomes, during_burst = child.measure(lambda: burst(url, tokens[0], args.burst) if args.burst else Counter())
     after_burst = burst(url, tokens[0], 1)
     child.quit()
-    stdio = stdio_rss(home)
+    stdio = 0.0 if args.no_stdio else stdio_rss(home)
     name = (
         "bench_agents"
         + {"none": "_keyword", "random": "_random_vectors", "model": ""}[vectors]
@@ -350,6 +355,7 @@ def main() -> int:
         "as_app": not args.bare_interpreter,
         "slots": args.slots or "default",
         "thread_nice": args.thread_nice,
+        "python_turns": not args.no_turns,
     }
     print(json.dumps(result, indent=2))
     write_result(name, result)

@@ -33,6 +33,7 @@ from core.answer.fetch import StaleReferenceError
 from core.answer.search_text import search_text
 from core.base.errors import BusyError, CairnError
 from core.base.models import SearchFilters, SearchMode
+from core.base.python_turns import python_turns
 from core.base.thread_priority import lower_this_thread
 from core.engine import Engine
 from core.mcp_server import (
@@ -79,7 +80,10 @@ Work = Callable[[ScopedEngine], tuple[str, tuple[str, ...]]]
 class CallLimits:
     call_timeout: float = 30.0  # seconds a tool may run
     max_parallel: int = 2  # engine calls at once across all agents: the engine's work holds the GIL, more threads only contend
-    thread_nice: int = 0  # > 0: the server's threads this much nicer than the app's UI thread (Linux; core.base.thread_priority)
+    # > 0: the server's threads this much nicer than the app's UI thread (Linux; core.base.thread_priority). Off: a
+    # nicer thread that holds the GIL (a GC pass: 103 ms wall for 36 ms CPU) keeps the UI thread waiting longer.
+    thread_nice: int = 0
+    take_turns: bool = True  # tool workers run Python one at a time (core.base.python_turns): no GIL convoy against the UI thread
     max_chars: int = MAX_CHARS
 
 
@@ -186,7 +190,10 @@ class Calls:
 
     def _work(self, work: Work, view: ScopedEngine) -> tuple[str, tuple[str, ...]]:
         lower_this_thread(self.limits.thread_nice)  # once per pooled worker thread
-        return work(view)
+        if not self.limits.take_turns:
+            return work(view)
+        with python_turns().turn():  # the other worker waits off the GIL; both overlap only in model inference
+            return work(view)
 
 
 def build_agent_server(engine_source: Callable[[], Engine], audit: AuditLog, limits: CallLimits | None = None) -> AgentServer:

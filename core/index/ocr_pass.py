@@ -59,10 +59,11 @@ class VaultIndex(Protocol):
     kinds_off: tuple[str, ...]
     attachment_seconds: float
     limits: ChunkLimits
-    intake: NoteIntake
     links: LinkGraph
     ocr_entries: list[ScanEntry] | None
 
+    @property
+    def intake(self) -> NoteIntake: ...
     @property
     def lock(self) -> threading.RLock: ...
     @property

@@ -26,6 +26,7 @@ from typing import Any
 
 from whoosh.support.charset import accent_map
 
+from core.base.python_turns import python_turns
 from core.index.analysis import fold, phrase_spans, pieces, terms_for
 
 PHRASE_FIELDS = ("title", "heading_path", "body")  # where a phrase may stand (as the phrase query looks)
@@ -77,7 +78,9 @@ def phrase_count(fields: Mapping[str, Any], checks: Sequence[PhraseCheck]) -> in
 def verified(hits: Iterable[Any], checks: Sequence[PhraseCheck], limit: int) -> list[tuple[Mapping[str, Any], float]]:
     """The first `limit` Whoosh hits (best first) whose stored text holds every phrase."""
     out: list[tuple[Mapping[str, Any], float]] = []
+    turns = python_turns()
     for hit in hits:
+        turns.breathe()  # each stored field is a short zlib call outside the GIL: see PythonTurns.breathe
         fields = dict(hit.fields())
         if phrase_count(fields, checks):
             out.append((fields, float(hit.score or 0.0)))
@@ -103,9 +106,11 @@ def scan(
     literal = [c for c in checks if c.literal_only]
     reader = searcher.reader()
     found: list[tuple[float, str, Mapping[str, Any]]] = []
+    turns = python_turns()
     for docnum in reader.all_doc_ids():
         if docnum in exclude or (include is not None and docnum not in include):
             continue
+        turns.breathe()
         fields = reader.stored_fields(docnum)
         if not any(c.pattern.search(_folded(str(fields.get(f) or ""))) for c in literal for f in PHRASE_FIELDS):
             continue

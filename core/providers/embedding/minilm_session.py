@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.base.python_turns import python_turns
 from core.providers.embedding.base import EmbedderUnavailable, l2_normalise
 
 if TYPE_CHECKING:
@@ -185,20 +186,28 @@ def length_batches(order: list[int], texts: list[str], size: int, budget_chars: 
 
 
 def run_batch(session: Any, tokenizer: Tokenizer, texts: list[str]) -> np.ndarray:
-    """Tokenize, run the encoder, mean-pool over real tokens, normalise."""
-    encodings = tokenizer.encode_batch(texts)
-    input_ids = np.array([e.ids for e in encodings], dtype=np.int64)
-    attention_mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-    token_type_ids = np.array([e.type_ids for e in encodings], dtype=np.int64)
-    (hidden,) = session.run(
-        ["last_hidden_state"],
-        {
-            "input_ids": input_ids,
-            "attention_mask": attention_mask,
-            "token_type_ids": token_type_ids,
-        },
-    )
-    return l2_normalise(mean_pool(hidden, attention_mask))
+    """Tokenize, run the encoder, mean-pool over real tokens, normalise.
+
+    The Python around the inference takes a turn (`core.base.python_turns`): a helper thread
+    embedding beside a tool worker would otherwise be a second thread at Python, and two starve
+    the UI thread of the GIL. The inference itself runs outside the GIL and outside the turn.
+    """
+    turns = python_turns()
+    with turns.turn():
+        encodings = tokenizer.encode_batch(texts)
+        input_ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        attention_mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        token_type_ids = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        with turns.released():
+            (hidden,) = session.run(
+                ["last_hidden_state"],
+                {
+                    "input_ids": input_ids,
+                    "attention_mask": attention_mask,
+                    "token_type_ids": token_type_ids,
+                },
+            )
+        return l2_normalise(mean_pool(hidden, attention_mask))
 
 
 def mean_pool(hidden: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.base.python_turns import python_turns
 from core.providers.embedding.base import (
     EmbeddingCancelled,
     ProgressCallback,
@@ -285,8 +286,9 @@ class MiniLMEmbedder:
                     progress(done, total)
         except BaseException as exc:
             shared.failed(exc)
-        for t in helpers:
-            t.join()
+        with python_turns().released():  # a helper's last batch may need the turn this thread holds
+            for t in helpers:
+                t.join()
         if shared.errors:
             raise shared.errors[0]
         if shared.done < total:

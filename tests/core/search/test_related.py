@@ -85,3 +85,21 @@ def test_restricted_notes_are_left_out_unless_allowed(engine: Engine, vault: Pat
     assert "Secret.md" not in {b.rel_path for b in hidden.backlinks} | {r.rel_path for r in hidden.related}
     with pytest.raises(UsageError, match="restricted"):
         engine.links(V, "Secret.md", allow_restricted=False)
+
+
+def test_a_name_of_stop_words_only_is_not_looked_for_as_a_mention(tmp_path: Path, cairn_home: Path) -> None:
+    """"That an" stands in ordinary prose everywhere: what it finds are not mentions, and finding them
+    means reading every chunk's text (seconds of Python at 10k notes, starving the UI thread)."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "That an.md").write_text("A note with an unlucky name.\n", encoding="utf-8")
+    (vault / "Fruit.md").write_text("# Fruit\n\nWe know that an apple a day helps.\n", encoding="utf-8")
+    (vault / "Pears.md").write_text("# Pears\n\nNot fruit salad: pears alone.\n", encoding="utf-8")
+    eng = Engine(AppPaths(cairn_home), embedder_factory=lambda vc: BagOfWordsEmbedder())
+    try:
+        eng.add_vault(vault, name="v")
+        eng.sync()
+        assert eng.links("v", "That an.md").mentions == ()
+        assert [m.rel_path for m in eng.links("v", "Fruit.md").mentions] == ["Pears.md"]  # a name with a real word still is
+    finally:
+        eng.close()

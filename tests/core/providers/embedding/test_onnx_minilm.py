@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -340,3 +341,28 @@ def test_making_a_prepared_copy_removes_copies_made_for_another_onnxruntime(tmp_
     emb.load()
     assert not stale.exists()
     assert len(list((tmp_path / "models").iterdir())) == 1  # only this onnxruntime's copy
+
+
+def test_side_by_side_inside_a_python_turn_lets_the_helper_take_turns(embedder: MiniLMEmbedder) -> None:
+    """An agents-server worker holds the turn while Ask embeds its sentences on two sessions: the helper
+    thread's Python takes turns with it (no second thread at Python beside the UI thread), and the
+    worker gives the turn up while it waits for the helper (else the helper's last batch would wait
+    out the turn's patience)."""
+    from core.base.python_turns import python_turns
+
+    turns = python_turns()
+    texts = [f"{t} ({i})" for i, t in enumerate(MIXED_TEXTS * 5)]
+    expected = MiniLMEmbedder(sessions=1).embed_documents(texts)
+    patience, impatient, taken = turns.patience, turns.stats.impatient, turns.stats.taken
+    turns.patience = 3.0
+    try:
+        started = time.monotonic()
+        with turns.turn():
+            got = embedder.embed_documents(texts)
+        elapsed = time.monotonic() - started
+    finally:
+        turns.patience = patience
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+    assert len(embedder._extra) == 1  # both sessions ran
+    assert turns.stats.impatient == impatient and elapsed < 3.0
+    assert turns.stats.taken > taken + 1  # the helper took turns of its own
