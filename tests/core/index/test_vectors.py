@@ -273,7 +273,7 @@ def test_partial_embedding_is_reported_while_search_works(tmp_path: Path, small_
     assert stats is not None and stats.cancelled
     resp = engine.search(SearchRequest("filler words", mode="hybrid"))
     assert resp.hits
-    assert any(w.startswith(f"{name}: semantic index ") and w.endswith("% complete") for w in resp.warnings)  # names the vault
+    assert any(w.startswith(f"{name}: semantic: ") and w.endswith("% embedded") for w in resp.warnings)  # names the vault
 
 
 def test_similar_notes_excludes_the_note_itself(tmp_path: Path, small_vault: Path) -> None:
