@@ -361,7 +361,7 @@ def test_the_vector_file_checksum_is_sha256_of_its_bytes(tmp_path) -> None:  # t
     """Hashed from a map of the file (or read, where it cannot be mapped): the same digest."""
     import hashlib
 
-    from core.index.vector_store import _sha256
+    from core.index.vector_checksum import file_sha256 as _sha256
 
     for data in (b"", b"abc", bytes(range(256)) * 5000):
         path = tmp_path / "vectors.usearch"
