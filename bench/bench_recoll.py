@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_cli_start import source_copy  # noqa: E402
 from common import REPO, machine, write_result  # noqa: E402
 
 DEFAULT_VAULTS = [REPO.parent / "shared" / "data" / "vaults" / "tldr", REPO.parent / "shared" / "data" / "vaults" / "simonw-til"]
@@ -60,9 +61,31 @@ def recoll_run(recollindex: str, vault: Path) -> dict[str, float]:
         return measured([recollindex, "-c", conf, "-z"], dict(os.environ))
 
 
-def cairn_run(vault: Path, repo: Path = REPO) -> dict[str, float]:
+def cairn_env(home: str, repo: Path, *, source: bool = False) -> dict[str, str]:
+    """The child's environment: Cairn's bytecode read from `__pycache__`, as an installed Cairn has it.
+
+    pip compiles every module at install time. A shell with PYTHONDONTWRITEBYTECODE=1 (this
+    machine's) made every measured run compile Cairn's ~120 modules from source instead
+    (~0.2 s of CPU on a quiet machine: a sixth of Recoll's whole run on a small vault);
+    `--source` measures that case on purpose.
+    """
+    env = dict(os.environ, CAIRN_HOME=home, PYTHONPATH=str(repo))
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    if source:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def compile_checkout(repo: Path) -> None:
+    """Write `repo`'s bytecode before anything is timed (an install's pip does it)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(repo / "core")], check=True, capture_output=True)
+
+
+def cairn_run(vault: Path, repo: Path = REPO, *, source: bool = False) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="cairn-") as home:
-        env = dict(os.environ, CAIRN_HOME=home, PYTHONPATH=str(repo))
+        env = cairn_env(home, repo, source=source)
         # cwd too: `python -m` puts the working directory before PYTHONPATH on sys.path.
         return measured([sys.executable, "-m", "core.cli.main", "index", "--vault", str(vault), "--no-embed", "--quiet"], env, cwd=repo)
 
@@ -72,6 +95,7 @@ def main() -> int:
     ap.add_argument("--vault", type=Path, action="append", help="vault to index (repeatable)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--baseline", type=Path, help="another Cairn checkout (e.g. a `git archive` of main) run in the same rounds")
+    ap.add_argument("--source", action="store_true", help="as a checkout run with PYTHONDONTWRITEBYTECODE=1: Cairn compiled on every run")
     args = ap.parse_args()
     recollindex = ensure_recoll()
     if recollindex is None:
@@ -79,7 +103,13 @@ def main() -> int:
         write_result("recoll", {"skipped": "recollindex unavailable"})
         return 0
     # The machine may be shared: the load average before and after says how far to trust wall times.
-    results: dict[str, object] = {"machine": machine(), "load_before": os.getloadavg(), "vaults": {}}
+    results: dict[str, object] = {"machine": machine(), "load_before": os.getloadavg(), "vaults": {}, "bytecode": not args.source}
+    repos = {"cairn": REPO, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
+    scratch = tempfile.TemporaryDirectory(prefix="cairn-src-")
+    for who, repo in repos.items():
+        repos[who] = source_copy(repo, Path(scratch.name)) if args.source else repo
+        if not args.source:
+            compile_checkout(repo)
     for vault in args.vault or DEFAULT_VAULTS:
         vault = vault.resolve()
         if not vault.is_dir():
@@ -89,10 +119,10 @@ def main() -> int:
         if args.baseline:
             runs["baseline"] = []
         for _ in range(args.rounds):
-            runs["cairn"].append(cairn_run(vault))
+            runs["cairn"].append(cairn_run(vault, repos["cairn"], source=args.source))
             runs["recoll"].append(recoll_run(recollindex, vault))
             if args.baseline:
-                runs["baseline"].append(cairn_run(vault, args.baseline.resolve()))
+                runs["baseline"].append(cairn_run(vault, repos["baseline"], source=args.source))
         med = {who: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for who, rs in runs.items()}
         ratio = {k: med["cairn"][k] / max(med["recoll"][k], 1e-9) for k in med["cairn"]}
         notes = sum(1 for p in vault.rglob("*.md") if p.is_file())
@@ -108,6 +138,7 @@ def main() -> int:
                 f"  baseline Cairn {base['wall_s']:.1f} s wall / {base['cpu_s']:.1f} s CPU / {base['peak_mib']:.0f} MiB  →  "
                 f"{base['wall_s'] / max(med['recoll']['wall_s'], 1e-9):.2f}× Recoll's wall"
             )
+    scratch.cleanup()
     results["load_after"] = os.getloadavg()
     print(f"load average before {results['load_before'][0]:.1f}, after {results['load_after'][0]:.1f}")  # type: ignore[index]
     write_result("recoll", results)

@@ -348,10 +348,10 @@ class Engine:
         except IndexBusyError:
             return None  # being built by another process: the other vaults are searched
         if not vi.is_built or not semantic:
-            return vault_side(name, vi, None, None, None, semantic=semantic)
-        vv = self.vectors_for(name)
-        emb = self.embedder_for(self.vault(name)) if vv is not None else None
-        return vault_side(name, vi, vv, emb, self.semantic_problem(name), semantic=semantic, embedding=self.embedding_now.get(name))
+            return vault_side(self.vault(name), vi, None, None, None, semantic=semantic)
+        vv, vc = self.vectors_for(name), self.vault(name)
+        emb = self.embedder_for(vc) if vv is not None else None
+        return vault_side(vc, vi, vv, emb, self.semantic_problem(name), semantic=semantic, embedding=self.embedding_now.get(name))
 
     def similar(self, name: str, rel_path: str, k: int = 10, *, allow_restricted: bool = False) -> list[tuple[str, str, float]]:
         """Other notes nearest to this one by meaning (see core.search.similar)."""
@@ -390,10 +390,8 @@ class Engine:
         vv = self.vectors_for(name)
         if vv is not None and self.embedder_for(v) is None:
             vv = None  # vectors on disk, but no model to embed a query: semantic search is unavailable
-        desired = 0
-        if vv is not None and not vv.desired:
-            desired = sum(len(r.chunks) for r in embeddable_files(v, vi.files).values())
-        return stored_status(v, vi, semantic_coverage(vv, self.semantic_problem(name), desired))
+        files = embeddable_files(v, vi.files) if vv is not None else {}
+        return stored_status(v, vi, semantic_coverage(vv, self.semantic_problem(name), files))
 
     def close(self) -> None:
         self.registry.close()

@@ -325,7 +325,7 @@ def noting_progress(board: dict[str, tuple[int, int]], name: str, progress: Prog
 
 
 def vault_side(
-    name: str,
+    vc: VaultConfig,
     vi: VaultIndex,
     vv: VaultVectors | None,
     emb: Embedder | None,
@@ -339,6 +339,7 @@ def vault_side(
     `embedding` is (done, total) while an embedding pass runs: a vault with no vectors
     yet is then "being embedded", never "unavailable".
     """
+    name = vc.name
     if not vi.is_built:
         return None
     if not semantic:
@@ -350,11 +351,7 @@ def vault_side(
             return VaultSearchSide(name, vi.keyword, semantic_note=f"{name}: being embedded{pct}; keyword results until it is done", links=vi.links)
         reason = problem or ("vector index " + (vv.status if vv else "missing"))
         return VaultSearchSide(name, vi.keyword, unavailable_reason=reason, links=vi.links)
-    note: str | None = None
-    if vv.fraction_complete < 1.0:  # the same number the status bar shows for this vault
-        note = f"{name}: semantic index {int(vv.fraction_complete * 100)}% complete"
-        if embedding is not None:
-            note = f"{name}: being embedded ({int(vv.fraction_complete * 100)}% so far); results may change when it is done"
+    note = partial_note(vc, vi, vv, embedding is not None)
     from core.index import name_vectors, vocab_vectors
 
     vocab = vocab_vectors.cached(vv.directory)
@@ -364,3 +361,19 @@ def vault_side(
     if names is not None and names.model_id != emb.model_id:
         names = None
     return VaultSearchSide(name, vi.keyword, BoundVectors(vv, vi), emb, semantic_note=note, links=vi.links, vocabulary=vocab, names=names)
+
+
+def partial_note(vc: VaultConfig, vi: VaultIndex, vv: VaultVectors, embedding: bool) -> str | None:
+    """A search's warning for a vault whose passages are not all embedded, in the status bar's words.
+
+    It says what semantic search covers: after the first pass every note has a summary vector
+    while the passages' share may still be 0% (see `core.index.note_coverage`).
+    """
+    if vv.fraction_complete >= 1.0:
+        return None
+    from core.index.note_coverage import note_cover
+
+    covered = note_cover(vv, embeddable_files(vc, vi.files)).words(int(vv.fraction_complete * 100))
+    if embedding:
+        return f"{vc.name}: being embedded ({covered}); results may change when it is done"
+    return f"{vc.name}: semantic: {covered}"

@@ -118,6 +118,8 @@ def status_json(st: VaultStatus) -> dict[str, Any]:
     d = st.info.to_json()
     d["built"] = st.built
     d["semantic"] = {"state": st.semantic.value, "complete": round(st.semantic_fraction, 4), "reason": st.semantic_reason}
+    c = st.cover  # counted only while the passages are not all embedded (then 0s)
+    d["semantic"]["notes"] = {"total": c.notes, "with_vector": c.with_vector, "summary_only": c.summaries}
     d["attachments"] = {c.kind: {"indexed": c.indexed, "skipped": dict(c.skipped)} for c in st.attachments}
     d["languages"] = {lang: round(share, 4) for lang, share in st.languages}
     d["advice"] = st.advice

@@ -10,9 +10,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from core.base.config import VaultConfig
-from core.base.vault_state import Phase, SemanticState, VaultProgress
+from core.base.vault_state import NoteCover, Phase, SemanticState, VaultProgress
 from core.index.indexer import VaultIndex
-from core.index.manifest import IndexInfo
+from core.index.manifest import FileRecord, IndexInfo
 from core.index.vault_lock import BUSY_STATE
 from core.vault.attachments import AttachmentCount, count_attachments
 
@@ -37,6 +37,7 @@ class VaultStatus:
     languages: tuple[tuple[str, float], ...] = ()  # detected chunk languages and their shares
     advice: str | None = None  # e.g. a better embedding model for this vault's languages
     elsewhere: bool = False  # another Cairn process is building this index: shown, retried later
+    cover: NoteCover = NoteCover()  # notes with a vector while the passages are not all embedded
 
     def progress(self, phase: Phase | None = None, done: int = 0, total: int = 0) -> VaultProgress:
         """This status as the one `VaultProgress` the views show; `phase` while indexing runs."""
@@ -44,7 +45,7 @@ class VaultStatus:
             phase = Phase.ELSEWHERE if self.elsewhere else Phase.READY if self.built else Phase.NOT_BUILT
         if phase is not Phase.KEYWORD and total == 0:
             done, total = self.embedded, self.wanted
-        return VaultProgress(self.info.vault, phase, done, total, self.semantic, self.semantic_reason)
+        return VaultProgress(self.info.vault, phase, done, total, self.semantic, self.semantic_reason, cover=self.cover)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,30 +57,34 @@ class SemanticCoverage:
     reason: str = ""
     embedded: int = 0
     wanted: int = 0
+    cover: NoteCover = NoteCover()
 
 
-def semantic_coverage(vv: VaultVectors | None, problem: str | None, desired: int) -> SemanticCoverage:
-    """The vault's semantic state; `desired` counts the chunks that should have a vector.
+def semantic_coverage(vv: VaultVectors | None, problem: str | None, files: dict[str, FileRecord]) -> SemanticCoverage:
+    """The vault's semantic state; `files` are the notes its embedder may see.
 
     Vectors held in memory count, saved or not yet, so a live edit's embedding shows at once.
+    A partial vault says how many notes have a vector too (`core.index.note_coverage`).
     """
     if vv is None:
         problem = problem or "the embedding model could not be loaded"
         state = SemanticState.OFF if problem == SEMANTIC_OFF else SemanticState.UNAVAILABLE
         return SemanticCoverage(state, 0.0, problem)
-    vv.desired = vv.desired or desired
+    vv.desired = vv.desired or sum(len(r.chunks) for r in files.values())
     fraction = vv.fraction_complete
     embedded, wanted = min(vv.embedded, vv.desired), vv.desired  # a note's stand-in vector is not a chunk's
-    reason = ""
     if 0 < len(vv.index) and fraction < 1.0:
-        state = SemanticState.PARTIAL
-        reason = f"{int(fraction * 100)}% of the vault embedded; semantic results cover only that part"
-    else:
-        state = SemanticState(vv.status) if vv.status in SemanticState._value2member_map_ else SemanticState.MISSING
-        if state is SemanticState.MISSING:
-            reason = "not embedded yet"
-        elif state is SemanticState.MODEL_MISMATCH:
-            reason = "embedded by another model; re-index to rebuild"
+        from core.index.note_coverage import note_cover
+
+        cover = note_cover(vv, files)
+        tail = "" if cover.every_note else "; semantic results cover only that part"
+        return SemanticCoverage(SemanticState.PARTIAL, fraction, cover.words(int(fraction * 100)) + tail, embedded, wanted, cover)
+    reason = ""
+    state = SemanticState(vv.status) if vv.status in SemanticState._value2member_map_ else SemanticState.MISSING
+    if state is SemanticState.MISSING:
+        reason = "not embedded yet"
+    elif state is SemanticState.MODEL_MISMATCH:
+        reason = "embedded by another model; re-index to rebuild"
     return SemanticCoverage(state, fraction, reason, embedded, wanted)
 
 
@@ -95,7 +100,7 @@ def stored_status(vc: VaultConfig, vi: VaultIndex, cov: SemanticCoverage) -> Vau
     shares = vi.keyword.language_shares() if vi.is_built else {}
     return VaultStatus(
         info, vi.is_built, cov.state, cov.fraction, cov.reason, cov.embedded, cov.wanted, attachments,
-        languages=tuple(shares.items()), advice=language_advice(shares, vc.embedder),
+        languages=tuple(shares.items()), advice=language_advice(shares, vc.embedder), cover=cov.cover,
     )  # fmt: skip
 
 

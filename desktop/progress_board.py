@@ -44,6 +44,7 @@ class ProgressBoard(QObject):
         self._meters: dict[tuple[str, str], RateMeter] = {}  # (vault, phase) → its measured rate
         self.clock: Callable[[], float] = time.monotonic  # tests step it
         self.live_problem = ""  # the watcher's last error, until it reports progress again
+        self._refresh: Callable[[], None] = lambda: None  # asks for a fresh snapshot (the controller's)
 
     @property
     def paused(self) -> tuple[str, ...]:
@@ -53,6 +54,7 @@ class ProgressBoard(QObject):
     def follow(self, controller: Any) -> None:
         """Take the controller's snapshots and every index job's news (its signals of those names)."""
         controller.snapshotChanged.connect(self.set_snapshot)
+        self._refresh = controller.refresh
         controller.indexStarted.connect(self.started)
         controller.indexProgress.connect(self.progress)
         controller.indexFinished.connect(self.finished)
@@ -98,8 +100,8 @@ class ProgressBoard(QObject):
             stored = self._stored.get(name)
             if stored is None:
                 self._running.pop(name)
-            elif running.phase is Phase.EMBEDDING:  # the stored semantic state, the running counts
-                self._running[name] = replace(stored, phase=Phase.EMBEDDING, done=running.done, total=running.total)
+            elif running.phase is Phase.EMBEDDING:  # the stored semantic state and note cover, the running counts
+                self._running[name] = replace(running, semantic=stored.semantic, reason=stored.reason, cover=stored.cover)
         self._emit()
 
     def started(self, names: list[str]) -> None:
@@ -115,9 +117,12 @@ class ProgressBoard(QObject):
         meter = self._meters.setdefault((vault, phase), RateMeter())
         meter.add(self.clock(), done)
         eta = meter.time_left(total - done)
-        self._running = {vault: replace(base, phase=_PHASES.get(phase, Phase.KEYWORD), done=done, total=total, eta=eta)}
+        note_pass = phase == NOTE_PHASE
+        self._running = {vault: replace(base, phase=_PHASES.get(phase, Phase.KEYWORD), done=done, total=total, eta=eta, note_pass=note_pass)}
         self._queued.pop(vault, None)
         self._emit()
+        if note_pass and done == total:
+            self._refresh()  # every note has a vector now: the next snapshot counts them (NoteCover)
 
     def finished(self, reports: list[Any] | None = None) -> None:
         """The index job ended; a vault whose embedding was cancelled part-way is paused."""

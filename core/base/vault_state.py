@@ -63,6 +63,36 @@ class LiveState(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class NoteCover:
+    """How many notes semantic search can find while their passages are still being embedded.
+
+    The first embedding pass gives each note one short summary vector (`core.index.note_vectors`)
+    that is not any passage's vector, so the share of passages embedded stays at 0% while every
+    note is already found by meaning. Reporting only that share told the user "semantic index 0%
+    complete" about a vault that semantic search covered note by note.
+    """
+
+    notes: int = 0  # notes with a passage to embed
+    with_vector: int = 0  # of them, notes with any vector: a passage's own or a summary
+    summaries: int = 0  # of them, notes whose only vector is the summary
+
+    @property
+    def every_note(self) -> bool:
+        return self.notes > 0 and self.with_vector >= self.notes
+
+    def notes_words(self) -> str:
+        """'every note has a summary vector', '412 of 1,000 notes have a vector', or "" (no note has one)."""
+        if self.every_note:
+            return "every note has a summary vector" if self.summaries else "every note has a vector"
+        return f"{self.with_vector:,} of {self.notes:,} notes have a vector" if self.with_vector else ""
+
+    def words(self, passages_percent: int) -> str:
+        """'every note has a summary vector; passages 12% embedded': the same words in every view."""
+        head = self.notes_words()
+        return f"{head}; passages {passages_percent}% embedded" if head else f"{passages_percent}% of passages embedded"
+
+
+@dataclass(frozen=True, slots=True)
 class VaultProgress:
     """The one source of truth for a vault's phase and percentage.
 
@@ -79,6 +109,8 @@ class VaultProgress:
     live: LiveState = LiveState.OFF
     live_reason: str = ""
     eta: str = ""  # "about 3 min left", from the running job's measured rate ("" when unknown)
+    cover: NoteCover = NoteCover()  # notes with a vector, while the passages are not all embedded
+    note_pass: bool = False  # the embedding phase's first pass: `done`/`total` count notes, not chunks
 
     @property
     def percent(self) -> int:
@@ -93,13 +125,13 @@ class VaultProgress:
         so: never "unavailable" for a vault whose embedding is under way.
         """
         if self.phase is Phase.EMBEDDING:
-            return f"embedding {self.percent}%" + (f", {self.eta}" if self.eta else "")
+            return self._embedding_words(f"{self.percent}%")
         if self.phase is Phase.PAUSED:
-            return f"embedding paused at {self.percent}%"
+            return f"embedding paused; {self.cover.words(self.percent)}" if self.cover.with_vector else f"embedding paused at {self.percent}%"
         if self.semantic is SemanticState.OK:
             return "semantic ready"
         if self.semantic is SemanticState.PARTIAL:
-            return f"semantic {self.percent}%"
+            return f"semantic: {self.cover.words(self.percent)}" if self.cover.with_vector else f"semantic {self.percent}%"
         if self.semantic is SemanticState.OFF:
             return "keyword only"
         if self.semantic is SemanticState.EMPTY:
@@ -125,8 +157,17 @@ class VaultProgress:
         if self.phase is Phase.FAILED:
             return f"{self.vault}: indexing failed" + (f" ({self.reason})" if self.reason else "")
         if self.phase is Phase.EMBEDDING:
-            return f"{self.vault}: keyword ready · embedding {self.done}/{self.total} ({self.percent}%)" + (f", {self.eta}" if self.eta else "")
+            return f"{self.vault}: keyword ready · " + self._embedding_words(f"{self.done}/{self.total} ({self.percent}%)")
         return f"{self.vault}: {self.semantic_text()}"
+
+    def _embedding_words(self, count: str) -> str:
+        """The running embedding job: the note pass counts notes; the passage pass says what notes already have."""
+        eta = f", {self.eta}" if self.eta else ""
+        if self.note_pass:
+            return f"summary vectors for notes {count}{eta}"
+        if self.cover.every_note:
+            return f"{self.cover.notes_words()} · embedding passages {count}{eta}"
+        return f"embedding {count}{eta}"
 
 
 def short_state(p: VaultProgress) -> str:

@@ -16,6 +16,8 @@ from typing import Any
 from core.base.errors import UsageError
 from core.cli.common import EXIT_OK, print_json
 
+WARM_UP_JOIN_S = 60.0  # longest wait at exit for the warm-up search (a model session opening)
+
 
 def add_parsers(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     """The `serve` and `agents` sub-commands (called by `core.cli.main.build_parser`)."""
@@ -131,12 +133,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(service.error or "the server did not start")
     freeze_slow_survivors()  # the loaded index out of later full GC passes (see core.base.gc_pause)
     print(f"cairn: MCP over HTTP at {service.url} ({len(service.store.agents())} agent(s); Ctrl-C to stop)", file=sys.stderr, flush=True)
-    threading.Thread(target=engine.warm_up, name="cairn-warm-up", daemon=True).start()
+    warm = threading.Thread(target=engine.warm_up, name="cairn-warm-up", daemon=True)
+    warm.start()
     while not stop.wait(0.5) and service.state.value == "running":
         pass
     if watcher is not None:
         watcher.stop(flush=True)
     service.stop()
+    # A SIGTERM during the warm-up must not end the interpreter under a thread inside the
+    # model's C++ session: that aborts the process ("terminate called...", exit -6).
+    warm.join(WARM_UP_JOIN_S)
     print("cairn: server stopped", file=sys.stderr)
     return EXIT_OK
 

@@ -15,7 +15,6 @@ from core.cli.progress import ProgressLine
 from core.cli.search_cmd import cmd_search as cmd_search  # noqa: F401 - its home before the split
 from core.cli.search_cmd import filters_from_args as filters_from_args  # noqa: F401
 from core.engine import Engine
-from core.providers.embedding import default_registry
 from core.serialize import status_json, sync_json
 from core.vault.attachments import (
     AttachmentSource,
@@ -99,6 +98,8 @@ def set_embedder(engine: Engine, names: list[str], provider_id: str) -> None:
     Vectors made by the previous model are replaced through the usual
     model-mismatch path on the sync that follows.
     """
+    from core.providers.embedding import default_registry  # numpy: not for `cairn index --no-embed` or `status`
+
     info = default_registry().get(provider_id)
     if not names:
         raise UsageError("--embedder needs the vaults it applies to: cairn index --vault NAME --embedder ID")
@@ -190,7 +191,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         if s.attachments:
             print(f"  attachments: {describe_attachments(s.attachments)}")
         why = f" — {s.semantic_reason}" if s.semantic_reason else ""
-        print(f"  semantic: {s.semantic.value} ({s.semantic_fraction:.0%} embedded){why}")
+        share = "" if s.cover.with_vector else f" ({s.semantic_fraction:.0%} embedded)"  # else the reason says both
+        print(f"  semantic: {s.semantic.value}{share}{why}")
         if s.languages:
             print("  languages: " + ", ".join(f"{lang} {share:.0%}" for lang, share in s.languages[:6]))
         if s.advice:

@@ -96,7 +96,6 @@ def cmd_search(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-
 def _print_hit(i: int, h: Hit, *, explain: bool) -> None:
     """One hit as text: title and reference, snippet, and with `explain` its score breakdown."""
     where = f" › {heading_text(h.chunk.heading_path)}" if h.chunk.heading_path else ""
@@ -125,14 +124,18 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     """
     if SearchMode(request.mode) == SearchMode.KEYWORD:
         return engine.search(request)
+    from core.cli.search_prefetch import start_prefetch
     from core.providers.embedding.onnx_minilm import quick_queries
     from core.search.query_vectors import use_disk_cache
 
     use_disk_cache(engine.paths.cache_dir / "query-vectors")
     quick_queries()
+    prefetch = start_prefetch(engine, request)
     try:
         return engine.search(request)
     finally:
+        if prefetch is not None:
+            prefetch.join()
         use_disk_cache(None)
         quick_queries(False)
 

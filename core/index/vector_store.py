@@ -8,8 +8,6 @@ corrupted file is rebuilt from the embedding cache without re-embedding.
 
 from __future__ import annotations
 
-import hashlib
-import mmap
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable
@@ -34,6 +32,7 @@ from core.index.note_vectors import (
     embedding_order,
     is_provisional,
 )
+from core.index.vector_checksum import checksum_matches, file_sha256
 from core.index.vector_index import VectorIndex, key_for
 
 
@@ -316,7 +315,7 @@ class VaultVectors:
             self.directory.mkdir(parents=True, exist_ok=True)
             tmp = self.index_path.with_suffix(".usearch.tmp")
             self.index.save(tmp)
-            digest = _sha256(tmp)
+            digest = file_sha256(tmp)
             tmp.replace(self.index_path)
             meta: dict[str, object] = {
                 "model_id": self.model.model_id,
@@ -347,7 +346,7 @@ class VaultVectors:
             return
         key_hash = {int(k): str(h) for k, h in meta.get("keys", {}).items()}
         try:
-            if _sha256(self.index_path) != meta.get("usearch_sha256"):
+            if not checksum_matches(self.index_path, meta.get("usearch_sha256")):
                 raise ValueError("checksum mismatch")
             self.index = VectorIndex.load(self.index_path)
             self.key_hash = key_hash
@@ -382,19 +381,3 @@ class VaultVectors:
         if keys:
             self.index.add(keys, np.vstack(vecs))
         self.status = VectorStatus.REBUILT
-
-
-def _sha256(path: Path) -> str:
-    """The file's checksum, hashed from a map of it: reading a 27 MB file into 1 MB blocks
-    cost a cold `cairn search` 21 ms against 15 (the pages are the ones usearch maps next)."""
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        try:
-            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-                h.update(mapped)
-            return h.digest().hex()
-        except (OSError, ValueError):  # an empty file, or no map here: read it
-            pass
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.digest().hex()

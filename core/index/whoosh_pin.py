@@ -11,12 +11,11 @@ write segments it reads differently, so it is refused with the version Cairn exp
 from __future__ import annotations
 
 import functools
-import sys
-import types
-from collections.abc import Callable
 from typing import Any
 
 import whoosh
+
+from core.base.lean_import import import_lean
 
 PINNED = (2, 7, 5)
 DISTRIBUTION = "whoosh-reloaded"
@@ -47,43 +46,13 @@ check_version(getattr(whoosh, "__version__", None))
 
 
 def _urlretrieve(*args: Any, **kwargs: Any) -> Any:
+    """`whoosh.compat`'s download helper, importing `urllib.request` only if ever called (see `import_lean`)."""
     from urllib.request import urlretrieve
 
     return urlretrieve(*args, **kwargs)
 
 
-def _import_lean(modules: dict[str, dict[str, Callable[..., Any] | type]], *whoosh_modules: str) -> None:
-    """Import `whoosh_modules` while `modules` (name -> contents) stand in for imports they never use.
-
-    `whoosh.compat` imports `urllib.request` (http.client, email, ssl: 25-95 ms of a cold
-    `cairn search` on a 2-core VM) for a download helper no index calls, and `whoosh.reading`
-    imports the `cached_property` package, which imports asyncio (20-70 ms) for async
-    properties; Whoosh's one use (`deleted_docs_set`, a plain property) is what
-    `functools.cached_property` does. A stand-in is named in `sys.modules` only during
-    the import: any later `import urllib.request` gets the real module.
-    """
-    if all(name in sys.modules for name in whoosh_modules):
-        return
-    added = []
-    for name, contents in modules.items():
-        if name not in sys.modules:
-            stand_in = types.ModuleType(name, "a stand-in while Whoosh is imported (core.index.whoosh_pin)")
-            stand_in.__dict__.update(contents)
-            sys.modules[name] = added_module = stand_in
-            added.append((name, added_module))
-    try:
-        for name in whoosh_modules:
-            __import__(name)
-    finally:
-        for name, stand_in in added:
-            if sys.modules.get(name) is stand_in:
-                del sys.modules[name]
-            parent, _, child = name.rpartition(".")
-            if parent and getattr(sys.modules.get(parent), child, None) is stand_in:
-                delattr(sys.modules[parent], child)
-
-
-_import_lean(
+import_lean(
     {"urllib.request": {"urlretrieve": _urlretrieve}, "cached_property": {"cached_property": functools.cached_property}},
     "whoosh.compat",
     "whoosh.reading",

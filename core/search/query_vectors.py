@@ -65,6 +65,12 @@ def embed_query_cached(embedder: QueryEmbedder, text: str) -> np.ndarray:
     return vector
 
 
+def cached_on_disk(model: str, text: str) -> bool:
+    """Whether the disk cache holds this query's vector (a repeated query needs no model)."""
+    path = _disk_path(model, text)
+    return path is not None and path.is_file()
+
+
 def _disk_path(model: str, text: str) -> Path | None:
     if not _DISK:
         return None

@@ -54,6 +54,9 @@ class ChunkedBody:
     # The inline texts when the plain-note scanner read the note (links are read from them
     # without parsing its blocks again); None when markdown-it parsed it.
     inline: tuple[InlineText, ...] | None = None
+    # When markdown-it parsed it: its inline tokens' texts (the link parser has the same block
+    # rules, so links need no second block pass); None when the note defines link references.
+    parsed_inline: tuple[InlineText, ...] | None = None
 
 
 def new_parser() -> MarkdownIt:
@@ -98,9 +101,13 @@ def chunk_markdown(
     text = body_bytes.decode("utf-8", "replace")
     line_starts = _line_starts(raw, body_start)
     simple = simple_blocks(text)
+    parsed_inline = None
     if simple is None:
-        tokens = (parser or new_parser()).parse(text)
+        env: dict[str, object] = {}
+        tokens = (parser or new_parser()).parse(text, env)
         blocks, first_h1, tags = _blocks(tokens, line_starts, len(raw))
+        if not env.get("references"):  # `[text][ref]` needs the note's definitions: links parse it whole
+            parsed_inline = tuple(InlineText(t.content, t.map[0]) for t in tokens if t.type == "inline" and t.map is not None)
     else:
         blocks, first_h1, tags = _from_simple(*simple, line_starts, len(raw), parser)
     chunks: list[Chunk] = []
@@ -140,7 +147,7 @@ def chunk_markdown(
     truncated = len(chunks) > limits.max_chunks
     kept = chunks[: limits.max_chunks]
     numbered = tuple(Chunk(i, c.heading_path, c.start_byte, c.end_byte, c.text) for i, c in enumerate(kept))
-    return ChunkedBody(numbered, first_h1, tags, truncated, None if simple is None else tuple(simple[1]))
+    return ChunkedBody(numbered, first_h1, tags, truncated, None if simple is None else tuple(simple[1]), parsed_inline)
 
 
 def chunk_text(raw: bytes, start: int, end: int) -> str:

@@ -161,6 +161,9 @@ class PdfExtractor:
                     guard.cancel()
         try:
             self._start()
+        except (OSError, RuntimeError) as exc:  # no child (spawn refused, no memory): this file is skipped, said why
+            return ExtractionFailure("parser_failed", f"the text extractor could not start: {exc}")
+        try:
             self._conn.send(request)
             seconds = self.limit_for(path, ocr=not isinstance(request, str))
             deadline = time.monotonic() + seconds
@@ -207,10 +210,14 @@ class PdfExtractor:
             return
         self._kill()
         ctx = multiprocessing.get_context("spawn")  # fork is unsafe beside Qt's and the watcher's threads
-        self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=self._target, args=(child, self.memory_bytes, self.ocr_on), daemon=True, name="cairn-extract")
-        self._proc.start()
-        child.close()
+        conn, child = ctx.Pipe()
+        proc = ctx.Process(target=self._target, args=(child, self.memory_bytes, self.ocr_on), daemon=True, name="cairn-extract")
+        try:
+            proc.start()
+        finally:
+            child.close()
+        # kept only once started: `close` and `_kill` join what they hold, and an unstarted process cannot be joined
+        self._proc, self._conn = proc, conn
 
     def _kill(self) -> None:
         if self._proc is not None:

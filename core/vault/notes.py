@@ -71,7 +71,10 @@ def parse_note(
         chunks = _front_matter_chunk(raw, offset, fm.end_byte, limits.hard_chars)
     first_line = raw.count(b"\n", 0, fm.end_byte) + 1
     text = raw[fm.end_byte :].decode("utf-8", "replace")
-    links, capped = extract_links_capped(text, first_line=first_line, parser=link_parser or new_link_parser(), inline=body.inline)
+    inline = body.inline
+    if inline is None and body.parsed_inline is not None and text.count("[") <= MAX_LINK_BRACKETS:
+        inline = body.parsed_inline  # markdown-it's blocks from the chunker: no second block pass for links
+    links, capped = extract_links_capped(text, first_line=first_line, parser=link_parser or new_link_parser(), inline=inline)
     if capped:
         warnings.append(FileWarning(rel_path, "too_many_brackets", f"over {MAX_LINK_BRACKETS:,} '['; links after that are not read"))
     tasks = read_tasks(text, first_line) if b"[" in raw else TaskRead((), ())

@@ -87,3 +87,19 @@ def test_hybrid_search_still_loads_the_model_and_vectors(indexed_home: dict[str,
     assert response["mode"] == "hybrid" and response["hits"]
     assert {"onnxruntime", "usearch"} <= set(report["loaded"])  # type: ignore[arg-type]
     assert "httpx" not in report["loaded"]  # type: ignore[operator]  # the built-in model is local
+
+
+def test_a_keyword_index_and_a_status_load_no_vector_or_http_libraries(tmp_path: Path) -> None:
+    """`cairn index --no-embed` imported numpy through the embedding registry: ~0.1 s and 13 MiB a cold index."""
+    vault = tmp_path / "notes"
+    vault.mkdir()
+    (vault / "Home.md").write_text("---\ntags: [a]\n---\n# Home\n\nSee [[Other]] and #tag.\n", encoding="utf-8")
+    (vault / "Other.md").write_text("# Other\n\n- [ ] a task\n\n> [!note]\n> a callout\n", encoding="utf-8")
+    env = {**os.environ, "CAIRN_HOME": str(tmp_path / "home")}
+    report, out = _probe(env, "index", "--vault", str(vault), "--no-embed", "--json")
+    assert report["code"] in (0, None) and json.loads(out)["vaults"][0]["documents"] == 2
+    assert not {"numpy", "onnxruntime", "usearch", "httpx", "tokenizers"} & set(report["loaded"])  # type: ignore[arg-type]
+    assert "markdown_it" in report["loaded"]  # type: ignore[operator]  # the probe really parsed notes
+    report, out = _probe(env, "status", "--json")
+    assert report["code"] in (0, None) and json.loads(out)["vaults"][0]["built"]
+    assert not {"onnxruntime", "usearch", "httpx", "tokenizers"} & set(report["loaded"])  # type: ignore[arg-type]

@@ -37,7 +37,7 @@ def test_progress_is_shown_and_cancel_stops_embedding(
     assert report.embedding.embedded < report.embedding.desired
     assert not controller.is_indexing()
     assert not status.progress.isVisible()
-    assert "embedding paused at" in status.vaults.text()
+    assert "embedding paused" in status.vaults.text()  # with what exists: "every note has a summary vector; passages 12% embedded"
     qtbot.waitUntil(lambda: status.resume.isVisible())
     # Resume finishes the embedding without reading a note again: the keyword index stays byte for byte.
     whoosh = controller.engine.paths.vault_dir("sample-vault") / "whoosh"
@@ -51,7 +51,10 @@ def test_progress_is_shown_and_cancel_stops_embedding(
     assert report.embedding is not None and not report.embedding.cancelled
     assert report.keyword.added == report.keyword.changed == 0
     assert {p[3] for p in progress} == {"embedding"}  # no keyword pass at all
-    assert {f.name: (f.stat().st_mtime_ns, f.stat().st_size) for f in whoosh.iterdir()} == before
+    after = {f.name: (f.stat().st_mtime_ns, f.stat().st_size) for f in whoosh.iterdir()}
+    # The index's files untouched; a full embedding pass may add spelling's term lists (`.cairnterms`) beside them.
+    assert {name: after.get(name) for name in before} == before
+    assert all(name in before or name.endswith(".cairnterms") for name in after)
     qtbot.waitUntil(lambda: "semantic ready" in status.vaults.text(), timeout=10000)
     assert not status.resume.isVisible()
 
@@ -287,3 +290,34 @@ def test_the_tree_the_status_bar_and_index_health_tell_one_state(
     assert "unavailable" not in tree_row + window.status.vaults.text() + dialog.summary.text()
     controller.indexFinished.emit([])
     assert window.tree.model.item(0).text().startswith("notes  (1)") and "embedding" not in window.tree.model.item(0).text()
+
+
+def test_the_status_bar_says_every_note_has_a_summary_vector_while_passages_are_embedded(
+    qtbot: Any, make_controller: Callable[..., AppController], make_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    """After the note pass the vault is found by meaning note by note: not "embedding 0%" or "paused at 0%" (#30)."""
+    from core.index.note_vectors import NOTE_PHASE
+
+    vault = tmp_path / "long"
+    vault.mkdir()
+    for i in range(40):  # three long sections each: a summary vector first, then ~4 passages
+        body = "\n\n".join(f"## Part {k}\n\n" + f"topic{i} " + "filler words " * 120 for k in range(3))
+        (vault / f"n{i:02}.md").write_text(f"# Note {i}\n\n{body}\n", encoding="utf-8")
+    fake = FakeEmbedder(delay=0.3)
+    controller = make_controller(embedder_factory=lambda vc: fake)
+    window = make_window(controller)
+    phases: list[tuple[int, int, str]] = []
+    controller.indexProgress.connect(lambda v, d, t, ph: phases.append((d, t, ph)))
+    reports: list[Any] = []
+    controller.indexFinished.connect(reports.append)
+    controller.add_vault(vault)
+    qtbot.waitUntil(lambda: any(ph == NOTE_PHASE for _, _, ph in phases), timeout=10000)
+    assert "summary vectors for notes" in controller.board.get("long").sentence()
+    text = window.status.vaults.text
+    qtbot.waitUntil(lambda: "every note has a summary vector · embedding passages" in text(), timeout=10000)
+    assert any(ph == NOTE_PHASE and d == t for d, t, ph in phases)
+    window.status.cancel.click()
+    qtbot.waitUntil(lambda: bool(reports), timeout=10000)
+    # Openings go first, so by now some summaries may be replaced: "every note has a (summary) vector".
+    qtbot.waitUntil(lambda: "embedding paused; every note has a" in text(), timeout=10000)
+    assert "% embedded" in text() and "paused at" not in text()

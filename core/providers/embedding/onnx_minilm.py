@@ -315,6 +315,20 @@ class MiniLMEmbedder:
         session, tokenizer = self._ensure_quick()
         return run_batch(session, tokenizer, [text])[0]
 
+    def preload_query_session(self) -> None:
+        """Load the session and tokenizer `embed_query` will run on, ahead of the query.
+
+        `cairn search` calls it on a second thread while its keyword side runs (see
+        `core.cli.search_prefetch`); both take the same lock, so the query waits for this
+        load instead of starting a second one.
+        """
+        with self._lock:
+            full = self._session is not None
+        if full or not _QUICK_QUERIES:
+            self._ensure_loaded()
+        else:
+            self._ensure_quick()
+
     def _ensure_quick(self) -> tuple[Any, Tokenizer]:
         if self._prepared_dir is not None:  # a prepared session starts as fast and runs fast
             return self._ensure_loaded()

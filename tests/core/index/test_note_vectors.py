@@ -74,7 +74,7 @@ def test_every_note_gets_one_short_vector_first_newest_first(tmp_path: Path) -> 
     assert vv is not None
     assert len(vv.key_hash) == len(files) and all(is_provisional(h) for h in vv.key_hash.values())
     assert vv.embedded == 0 and vv.fraction_complete == 0.0  # no passage has its own vector yet
-    cov = semantic_coverage(vv, None, vv.desired)
+    cov = semantic_coverage(vv, None, files)
     assert cov.embedded == 0 and cov.state.value == "partial"
     hits = engine.search(SearchRequest("nick3", mode="semantic", k=3)).hits  # an alias: in the note's text, in no passage
     assert hits and hits[0].chunk.rel_path == "n03.md"

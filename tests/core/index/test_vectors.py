@@ -290,7 +290,7 @@ def test_partial_embedding_is_reported_while_search_works(tmp_path: Path, small_
     assert stats is not None and stats.cancelled
     resp = engine.search(SearchRequest("filler words", mode="hybrid"))
     assert resp.hits
-    assert any(w.startswith(f"{name}: semantic index ") and w.endswith("% complete") for w in resp.warnings)  # names the vault
+    assert any(w.startswith(f"{name}: semantic: ") and w.endswith("% embedded") for w in resp.warnings)  # names the vault
 
 
 def test_similar_notes_excludes_the_note_itself(tmp_path: Path, small_vault: Path) -> None:
@@ -378,7 +378,7 @@ def test_the_vector_file_checksum_is_sha256_of_its_bytes(tmp_path) -> None:  # t
     """Hashed from a map of the file (or read, where it cannot be mapped): the same digest."""
     import hashlib
 
-    from core.index.vector_store import _sha256
+    from core.index.vector_checksum import file_sha256 as _sha256
 
     for data in (b"", b"abc", bytes(range(256)) * 5000):
         path = tmp_path / "vectors.usearch"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from core.vault.extractor import ExtractionFailure, PdfExtractor
 from core.vault.kinds import KindText as PdfText
 from tests.pdf_writer import write_pdf
@@ -108,3 +110,24 @@ def test_a_mailbox_gets_more_time_by_its_size(tmp_path: Path) -> None:
     note.write_bytes(b"%PDF")
     ex = PdfExtractor(120)
     assert ex.limit_for(box) == 420 and ex.limit_for(note) == 120
+
+
+def test_a_child_that_cannot_start_is_a_reason_and_the_next_file_still_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spawn can refuse (a main module without its `__main__` guard, no memory): the file is skipped
+    with that reason, and closing does not fail joining a process that never started."""
+    import multiprocessing.context
+
+    path = write_pdf(tmp_path / "a.pdf", [["Herons nest in colonies."]])
+    real_start = multiprocessing.context.SpawnProcess.start
+
+    def refuse(self: object) -> None:
+        raise RuntimeError("An attempt has been made to start a new process before bootstrapping")
+
+    with PdfExtractor(60) as ex:
+        monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", refuse)
+        got = ex.extract(path)
+        assert isinstance(got, ExtractionFailure) and got.reason == "parser_failed"
+        assert "could not start" in got.detail and ex._proc is None
+        monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", real_start)
+        again = ex.extract(path)
+        assert isinstance(again, PdfText) and "Herons nest" in again.pages[0].text

@@ -197,3 +197,42 @@ def test_generated_lists_agree_with_markdown_it() -> None:
             assert got == _by_full_parse(text), repr(text)
             assert _links_by_scanner(text) == extract_links(text), repr(text)
     assert taken > 200
+
+
+def _links_from_parsed_blocks(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Link, ...] | None:
+    """Links read from the inline texts of the chunker's own markdown-it parse (no second block pass)."""
+    with monkeypatch.context() as m:
+        m.setattr(chunker, "simple_blocks", lambda text: None)
+        body = chunk_markdown(text.encode("utf-8"), 0, ChunkLimits(), new_parser())
+    return None if body.parsed_inline is None else extract_links(text, inline=body.parsed_inline)
+
+
+def test_links_from_the_chunkers_markdown_it_blocks_agree_with_a_second_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(30)
+    compared = 0
+    for _ in range(3000):
+        text = "\n".join(rng.choice(_LINES) for _ in range(rng.randint(1, 9))) + rng.choice(["", "\n"])
+        got = _links_from_parsed_blocks(text, monkeypatch)
+        if got is not None:
+            compared += 1
+            assert got == extract_links(text), repr(text)
+    assert compared > 2500
+    # A note that defines link references is parsed whole for its links: `[x][r]` needs `[r]: ...`.
+    refs = "See [the plan][p] and [[Home]].\n\n> - quoted [[Deep|label]]\n\n[p]: Plans/Plan.md\n"
+    assert _links_from_parsed_blocks(refs, monkeypatch) is None
+    assert [link.target for link in extract_links(refs)] == ["Plans/Plan.md", "Home", "Deep"]
+
+
+@pytest.mark.skipif(not VAULTS.is_dir(), reason="needs the shared real vaults")
+@pytest.mark.parametrize("vault", ["obsidian-tasks-docs", "obsidian-tasks-demo", "rust-book", "simonw-til"])
+def test_every_real_note_markdown_it_reads_gives_the_same_links_from_its_blocks(vault: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    compared = 0
+    for entry in Scanner(VAULTS / vault).scan().entries:
+        raw = read_note_bytes(entry)
+        assert isinstance(raw, bytes)
+        text = raw[parse_front_matter(raw).end_byte :].decode("utf-8", "replace")
+        if simple_blocks(text) is None and "[" in text:
+            got = _links_from_parsed_blocks(text, monkeypatch)
+            compared += got is not None
+            assert got is None or got == extract_links(text), entry.rel_path
+    assert compared > 0  # rust-book: 4 (most of its chapters define link references)

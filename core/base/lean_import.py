@@ -1,0 +1,39 @@
+"""Import a library while small stand-ins take the place of modules it imports but Cairn never uses.
+
+Every `cairn search` is a new process, so a library's import-time extras are paid on
+every call: Whoosh's and usearch's imports of `urllib.request` (http.client, email,
+ssl: 25-95 ms on a 2-core VM) for download helpers no index calls, `cached_property`
+(asyncio) and usearch's `tqdm` (its version lookup reads package metadata: ~25 ms)
+for progress bars Cairn never asks for. A stand-in is named in `sys.modules` only
+during the import: any later `import urllib.request` gets the real module.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+
+def import_lean(modules: dict[str, dict[str, Callable[..., Any] | type]], *names: str) -> None:
+    """Import `names` while `modules` (name -> contents) stand in for imports they never use."""
+    if all(name in sys.modules for name in names):
+        return
+    added = []
+    for name, contents in modules.items():
+        if name not in sys.modules:
+            stand_in = types.ModuleType(name, "a stand-in while a library is imported (core.base.lean_import)")
+            stand_in.__dict__.update(contents)
+            sys.modules[name] = stand_in
+            added.append((name, stand_in))
+    try:
+        for name in names:
+            __import__(name)
+    finally:
+        for name, stand_in in added:
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
+            parent, _, child = name.rpartition(".")
+            if parent and getattr(sys.modules.get(parent), child, None) is stand_in:
+                delattr(sys.modules[parent], child)

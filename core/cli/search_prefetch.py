@@ -1,0 +1,58 @@
+"""A cold hybrid `cairn search` starts the model's side on a second thread.
+
+A new `cairn search` process pays, one after the other, the keyword side (imports,
+Whoosh, the search) and the vector side (onnxruntime and usearch imports, the model's
+session). Most of the session's start is onnxruntime's own C++ work, which runs
+without the GIL, so on a second core it overlaps the keyword side instead of
+following it. The thread only warms what the search would load anyway: it returns
+nothing and swallows its errors, and the search itself asks for the same embedder
+and session afterwards, under the same locks, so an error is raised (or reported)
+by the search exactly as without the thread; at worst it waits for the thread's load
+to finish instead of loading itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from core.base.models import SearchMode
+from core.engine import Engine
+from core.search.search import SearchRequest
+
+_log = logging.getLogger(__name__)
+
+
+def start_prefetch(engine: Engine, request: SearchRequest) -> threading.Thread | None:
+    """Warm the vector side of `request` on a thread; None when it needs no model (keyword mode).
+
+    The caller joins the thread before the process exits (a thread still inside
+    onnxruntime at interpreter shutdown is not safe).
+    """
+    if SearchMode(request.mode) == SearchMode.KEYWORD:
+        return None
+    thread = threading.Thread(target=_prefetch, args=(engine, request), name="cairn-search-prefetch", daemon=True)
+    thread.start()
+    return thread
+
+
+def _prefetch(engine: Engine, request: SearchRequest) -> None:
+    try:
+        wanted = set(request.filters.vaults)
+        for vc in engine.config.vaults:
+            if wanted and vc.name not in wanted:
+                continue
+            emb = engine.embedder_for(vc)
+            preload = getattr(emb, "preload_query_session", None)
+            if callable(preload) and not _cached(emb, request.query):
+                preload()  # a repeated query's vector is on disk: nothing to load then
+    except Exception:  # noqa: BLE001 - a warm-up: the search meets and reports the same problem itself
+        _log.debug("search prefetch failed", exc_info=True)
+
+
+def _cached(emb: object, text: str) -> bool:
+    """The query's vector is on disk already (a repeated query): then no session is needed."""
+    from core.search.query_vectors import cached_on_disk
+
+    model = getattr(emb, "model_hash", None)
+    return isinstance(model, str) and cached_on_disk(model, text)
