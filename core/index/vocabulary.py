@@ -203,3 +203,17 @@ def merged_terms(lists: Sequence[TermList]) -> TermList:
     with _lock:
         _merged["last"] = (key, merged)
     return merged
+
+
+def chunks_holding(searcher: Any, term: str) -> frozenset[int]:
+    """The document numbers of this state of the index whose title or body holds `term`.
+
+    Spelling asks it only to choose between equally close corrections (which of them
+    shares chunks with the query's other words), a few terms a query at most.
+    """
+    reader = searcher.reader()
+    out: set[int] = set()
+    for field in ("body", "title"):
+        if (field, term) in reader:
+            out.update(reader.postings(field, term).all_ids())
+    return frozenset(out)

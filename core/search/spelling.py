@@ -2,8 +2,10 @@
 
 A word is checked as the index sees it (its stem): if no chunk holds that term,
 the nearest terms of the vault's vocabulary by edit distance are candidates,
-and the closest wins, the most frequent among equally close ones (a typo is far
-likelier to be a common word than a rare one). Short words are never corrected
+and the closest wins. Among equally close ones the query's other words choose
+(`Together`): the candidate that shares chunks with more of them ("front matter",
+not "font matter"), then the most frequent (a typo is far likelier to be a common
+word than a rare one). Short words are never corrected
 (one edit turns "tag" into "tab": too many real words are one edit apart), and
 a word is left alone when no vault term is close enough. The search then runs
 on the corrected query, and the response says "showing results for …, search
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 
 from core.base.models import ParsedQuery, QueryCorrection, SearchFilters
 from core.index.keyword_index import KeywordIndex
-from core.index.vocabulary import TermList, merged_terms, searcher_terms, words_known
+from core.index.vocabulary import TermList, chunks_holding, merged_terms, searcher_terms, words_known
 
 MIN_LENGTH = 4  # words shorter than this are never corrected
 LONG_WORD = 8  # from this length two edits are allowed, below it one
@@ -113,8 +115,13 @@ def typo_cost(typed: str, meant: str) -> int:
     return d[-1][-1]
 
 
-def nearest_term(term: str, vocabulary: Vocabulary, edits: int) -> str | None:
-    """The vocabulary's closest term within `edits` slips (`typo_cost`), the most frequent of equally close ones."""
+def nearest_term(term: str, vocabulary: Vocabulary, edits: int, together: Callable[[str], int] | None = None) -> str | None:
+    """The vocabulary's closest term within `edits` slips (`typo_cost`).
+
+    Of equally close ones, the one `together` scores higher (how many of the
+    query's other words share a chunk with it), then the most frequent.
+    `together` is asked only when there is such a tie.
+    """
     if edits <= 0 or not vocabulary.terms:
         return None
     assert isinstance(vocabulary.terms, TermList)  # Vocabulary makes it one
@@ -123,16 +130,27 @@ def nearest_term(term: str, vocabulary: Vocabulary, edits: int) -> str | None:
         cost = typo_cost(term, cand) if cand != term else edits + 1
         if cost <= edits:
             ranked.append((cost, -vocabulary.frequencies.get(cand, 0), cand))
-    return min(ranked)[2] if ranked else None
+    if not ranked:
+        return None
+    best = min(ranked)
+    tied = [r for r in ranked if r[0] == best[0]]
+    if together is None or len(tied) < 2:
+        return best[2]
+    return min(tied, key=lambda r: (-together(r[2]), r))[2]
 
 
 def correct_words(
-    words: Sequence[str], vocabulary: Vocabulary, analyse: Callable[[str], list[str]], surface: Callable[[str], str | None]
+    words: Sequence[str],
+    vocabulary: Vocabulary,
+    analyse: Callable[[str], list[str]],
+    surface: Callable[[str, str], str | None],
+    together: Callable[[str], int] | None = None,
 ) -> dict[str, str]:
     """Typed word → replacement for each word whose term the vault lacks and that has a near term.
 
     `analyse` turns a typed word into its index terms; `surface` turns a
-    corrected term back into a word the vault spells (None if it cannot).
+    corrected term back into a word the vault spells, the nearest to the typed
+    word (None if it cannot); `together` breaks ties (see `nearest_term`).
     """
     out: dict[str, str] = {}
     for word in dict.fromkeys(words):
@@ -140,10 +158,10 @@ def correct_words(
         if not terms or any(vocabulary.holds(t) for t in terms):
             continue
         edits = max_edits(word.lower())
-        near = nearest_term(terms[0], vocabulary, edits)
+        near = nearest_term(terms[0], vocabulary, edits, together)
         if near is None:
             continue
-        spelt = surface(near)
+        spelt = surface(near, word.lower())
         if spelt and spelt.lower() != word.lower() and _levenshtein(spelt.lower(), word.lower()) <= edits + 2:
             out[word] = spelt
     return out
@@ -191,8 +209,44 @@ def correct_query(query: str, unknown: Sequence[str], indexes: Sequence[KeywordI
         return None
     terms = merged_terms([_terms(index) for index in indexes])
     vocabulary = Vocabulary(terms, ChunkCounts(indexes, terms))
-    fixes = correct_words(unknown, vocabulary, indexes[0].query_terms, lambda term: _spelt(term, indexes, filters))
+    analyse = indexes[0].query_terms
+    missing = {w.lower() for w in unknown}
+    context = [t for w in _WORD.findall(query) if w.lower() not in missing for t in analyse(w)[:1]]
+    together = Together(indexes, context)
+    fixes = correct_words(unknown, vocabulary, analyse, lambda term, typed: _spelt(term, typed, indexes, filters), together)
     return apply_corrections(query, fixes)
+
+
+class Together:
+    """candidate term → how many of the query's other words share a chunk with it in some vault.
+
+    The context that chooses between equally close corrections: "fornt matter"
+    is one slip from "font" and from "front", and "front" is the one found
+    beside "matter". Counting the words (not the shared chunks) keeps a common
+    candidate from winning on its size alone. Each word's chunks are read once,
+    and only when a tie asks for them.
+    """
+
+    def __init__(self, indexes: Sequence[KeywordIndex], context: Sequence[str]) -> None:
+        self._indexes = indexes
+        self._context = tuple(dict.fromkeys(context))
+        self._chunks: dict[tuple[int, str], frozenset[int]] = {}
+
+    def _holding(self, i: int, term: str) -> frozenset[int]:
+        key = (i, term)
+        if key not in self._chunks:
+            with self._indexes[i].reading() as searcher:
+                self._chunks[key] = chunks_holding(searcher, term)
+        return self._chunks[key]
+
+    def __call__(self, candidate: str) -> int:
+        shared = 0
+        for word in self._context:
+            if word == candidate:
+                continue
+            if any(self._holding(i, candidate) & self._holding(i, word) for i in range(len(self._indexes))):
+                shared += 1
+        return shared
 
 
 def _terms(index: KeywordIndex) -> TermList:
@@ -200,16 +254,24 @@ def _terms(index: KeywordIndex) -> TermList:
         return searcher_terms(searcher, index.directory)
 
 
-def _spelt(term: str, indexes: Sequence[KeywordIndex], filters: SearchFilters) -> str | None:
-    """A word of the vault whose index term is `term`, as written in the best chunk holding it."""
+SPELLING_HITS = 3  # chunks read for the ways the vault writes a corrected term
+
+
+def _spelt(term: str, typed: str, indexes: Sequence[KeywordIndex], filters: SearchFilters) -> str | None:
+    """The vault's spelling of `term` nearest to the `typed` word, among the best chunks holding it.
+
+    "blck" is corrected to the term "block"; the chunk that holds it best may
+    write "blocking" first, a word too far from what was typed to offer.
+    """
     parsed = ParsedQuery(text=term, terms=(term,), phrases=(), filters=filters)
+    spellings: dict[str, None] = {}
     for index in indexes:
-        for hit in index.search(parsed, filters, 1):
+        for hit in index.search(parsed, filters, SPELLING_HITS):
             chunk = hit.stored or index.stored([hit.chunk_id]).get(hit.chunk_id)
             if chunk is None:
                 continue
             for text in (chunk.title, chunk.body):
-                for start, end, found in index.stemmer.spans(text):
-                    if found == term:
-                        return text[start:end].lower()
-    return None
+                spellings.update((text[s:e].lower(), None) for s, e, found in index.stemmer.spans(text) if found == term)
+    if not spellings:
+        return None
+    return min(spellings, key=lambda w: _levenshtein(w, typed))  # ties: the first seen, in the best chunk

@@ -33,9 +33,26 @@ def test_the_closest_term_wins_and_the_more_frequent_of_equally_close_ones() -> 
     assert nearest_term("zzzzzz", VOCAB, 2) is None
 
 
+def test_of_equally_close_terms_the_one_found_beside_the_querys_words_wins() -> None:
+    """Frequency alone picks the wrong one; the context is asked only when there is a tie."""
+    vocab = Vocabulary(["font", "front", "fonts"], {"font": 11, "front": 3, "fonts": 2})
+    asked: list[str] = []
+
+    def together(term: str) -> int:
+        asked.append(term)
+        return {"front": 2, "font": 1}.get(term, 0)
+
+    assert nearest_term("fornt", vocab, 1) == "font"  # both one slip away: the more frequent
+    assert nearest_term("fornt", vocab, 1, together) == "front"  # the one sharing chunks with more of the query's words
+    assert sorted(asked) == ["font", "front"]
+    asked.clear()
+    assert nearest_term("fonts", vocab, 1, together) == "font"  # "fonts" itself costs more than any edit allowed: font, alone
+    assert nearest_term("ownershp", VOCAB, 2, together) == "ownership" and asked == []  # no tie: context never read
+
+
 def test_only_unknown_words_are_corrected_and_spelt_as_the_vault_spells_them() -> None:
     spelt = {"ownership": "ownership", "borrow": "borrowing"}
-    fixes = correct_words(["ownershp", "borrow", "tga"], VOCAB, lambda w: [w.lower()], spelt.get)
+    fixes = correct_words(["ownershp", "borrow", "tga"], VOCAB, lambda w: [w.lower()], lambda term, _typed: spelt.get(term))
     assert fixes == {"ownershp": "ownership"}  # borrow is known; tga is too short to guess
 
 
@@ -78,6 +95,26 @@ def test_known_words_are_left_as_typed(engine: Engine) -> None:
     resp = engine.search(SearchRequest("archive folder", mode="hybrid", k=3))
     assert resp.correction is None
     assert resp.hits[0].chunk.rel_path == "Archive.md"
+
+
+CONTEXT_NOTES = {  # "font" is the vault's more frequent word; "front" is the one written beside "matter"
+    **{f"Theme {i}.md": f"# Theme {i}\n\nPick a font and a font size for the theme, number {i}.\n" for i in range(4)},
+    "Properties.md": "# Properties\n\nThe front matter of a note holds its properties.\n",
+    "Blocks.md": "# Query blocks\n\nBlocking rules. A comment line inside a query block is ignored.\n",
+}
+
+
+def test_the_querys_other_words_choose_between_equally_close_corrections(tmp_path_factory: pytest.TempPathFactory) -> None:
+    eng = bag_of_words_engine(tmp_path_factory, CONTEXT_NOTES)
+    resp = eng.search(SearchRequest("fornt matter properties", mode="keyword", k=3))
+    assert resp.correction is not None and resp.correction.corrected == "front matter properties"
+    assert resp.hits[0].chunk.rel_path == "Properties.md"
+    alone = eng.search(SearchRequest("fornt", mode="keyword", k=3))  # nothing to go by: the more frequent
+    assert alone.correction is not None and alone.correction.corrected == "font"
+    # The chunk holding "block" best writes "Blocking" first; the spelling offered is the one nearest the typed word.
+    blck = eng.search(SearchRequest("comment in a query blck", mode="keyword", k=3))
+    assert blck.correction is not None and blck.correction.corrected == "comment in a query block"
+    eng.close()
 
 
 def test_slips_of_the_finger_cost_one_and_far_keys_cost_more() -> None:
