@@ -205,11 +205,11 @@ def merged_terms(lists: Sequence[TermList]) -> TermList:
     return merged
 
 
+
 def chunks_holding(searcher: Any, term: str) -> frozenset[int]:
     """The document numbers of this state of the index whose title or body holds `term`.
 
-    Spelling asks it only to choose between equally close corrections (which of them
-    shares chunks with the query's other words), a few terms a query at most.
+    Spelling asks it only for the few equally close corrections of a word (see `holds_any`).
     """
     reader = searcher.reader()
     out: set[int] = set()
@@ -217,3 +217,26 @@ def chunks_holding(searcher: Any, term: str) -> frozenset[int]:
         if (field, term) in reader:
             out.update(reader.postings(field, term).all_ids())
     return frozenset(out)
+
+
+def holds_any(searcher: Any, term: str, docs: frozenset[int]) -> bool:
+    """Whether any of `docs` holds `term` in its title or body.
+
+    Skips through the term's postings to each of the few documents instead of
+    reading them all: a common word's list is long, and only a yes or no is asked.
+    """
+    reader = searcher.reader()
+    for field in ("body", "title"):
+        if (field, term) not in reader:
+            continue
+        matcher = reader.postings(field, term)
+        for doc in sorted(docs):
+            if not matcher.is_active():
+                break
+            if matcher.id() < doc:
+                matcher.skip_to(doc)
+                if not matcher.is_active():
+                    break
+            if matcher.id() == doc:
+                return True
+    return False

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from core.base.models import ParsedQuery, QueryCorrection, SearchFilters
 from core.index.keyword_index import KeywordIndex
-from core.index.vocabulary import TermList, chunks_holding, merged_terms, searcher_terms, words_known
+from core.index.vocabulary import TermList, chunks_holding, holds_any, merged_terms, searcher_terms, words_known
 
 MIN_LENGTH = 4  # words shorter than this are never corrected
 LONG_WORD = 8  # from this length two edits are allowed, below it one
@@ -223,30 +223,22 @@ class Together:
     The context that chooses between equally close corrections: "fornt matter"
     is one slip from "font" and from "front", and "front" is the one found
     beside "matter". Counting the words (not the shared chunks) keeps a common
-    candidate from winning on its size alone. Each word's chunks are read once,
-    and only when a tie asks for them.
+    candidate from winning on its size alone. Asked only when there is a tie: the
+    candidate's chunks are read, and each word's postings only skipped through to them.
     """
 
     def __init__(self, indexes: Sequence[KeywordIndex], context: Sequence[str]) -> None:
         self._indexes = indexes
         self._context = tuple(dict.fromkeys(context))
-        self._chunks: dict[tuple[int, str], frozenset[int]] = {}
-
-    def _holding(self, i: int, term: str) -> frozenset[int]:
-        key = (i, term)
-        if key not in self._chunks:
-            with self._indexes[i].reading() as searcher:
-                self._chunks[key] = chunks_holding(searcher, term)
-        return self._chunks[key]
 
     def __call__(self, candidate: str) -> int:
-        shared = 0
-        for word in self._context:
-            if word == candidate:
-                continue
-            if any(self._holding(i, candidate) & self._holding(i, word) for i in range(len(self._indexes))):
-                shared += 1
-        return shared
+        shared: set[str] = set()
+        for index in self._indexes:
+            with index.reading() as searcher:
+                docs = chunks_holding(searcher, candidate)  # a near term of a typo: few chunks
+                if docs:
+                    shared.update(w for w in self._context if w not in shared and w != candidate and holds_any(searcher, w, docs))
+        return len(shared)
 
 
 def _terms(index: KeywordIndex) -> TermList:
@@ -254,7 +246,7 @@ def _terms(index: KeywordIndex) -> TermList:
         return searcher_terms(searcher, index.directory)
 
 
-SPELLING_HITS = 3  # chunks read for the ways the vault writes a corrected term
+SPELLING_HITS = 10  # chunks read for the ways the vault writes a corrected term
 
 
 def _spelt(term: str, typed: str, indexes: Sequence[KeywordIndex], filters: SearchFilters) -> str | None:
@@ -264,14 +256,21 @@ def _spelt(term: str, typed: str, indexes: Sequence[KeywordIndex], filters: Sear
     write "blocking" first, a word too far from what was typed to offer.
     """
     parsed = ParsedQuery(text=term, terms=(term,), phrases=(), filters=filters)
-    spellings: dict[str, None] = {}
+    spellings: dict[str, int] = {}
     for index in indexes:
         for hit in index.search(parsed, filters, SPELLING_HITS):
             chunk = hit.stored or index.stored([hit.chunk_id]).get(hit.chunk_id)
             if chunk is None:
                 continue
             for text in (chunk.title, chunk.body):
-                spellings.update((text[s:e].lower(), None) for s, e, found in index.stemmer.spans(text) if found == term)
+                for start, end, found in index.stemmer.spans(text):
+                    if found == term:
+                        word = text[start:end].lower()
+                        spellings.setdefault(word, _levenshtein(word, typed))
+            if 1 in spellings.values():
+                break  # the closest there can be (the vault never writes the typed word): the first such wins anyway
+        if 1 in spellings.values():
+            break
     if not spellings:
         return None
-    return min(spellings, key=lambda w: _levenshtein(w, typed))  # ties: the first seen, in the best chunk
+    return min(spellings, key=lambda w: spellings[w])  # ties: the first seen, in the best chunk
