@@ -133,3 +133,21 @@ def search_and_wait(qtbot: Any, window: MainWindow, text: str, timeout_ms: int =
     window.search_bar.query.clear()
     qtbot.keyClicks(window.search_bar.query, text)
     qtbot.waitUntil(lambda: controller.response is not None and controller.response.query == text, timeout=timeout_ms)
+
+
+def text_picture(path: Path, lines: Sequence[str], size: tuple[int, int], first_baseline: int = 80, spacing: int = 90) -> Path:
+    """A PNG of black 40-px lines on white, drawn with Qt (no Pillow needed): something for OCR to read."""
+    from PySide6.QtGui import QColor, QFont, QImage, QPainter
+
+    image = QImage(size[0], size[1], QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.setPen(QColor("black"))
+    font = QFont("DejaVu Sans")
+    font.setPixelSize(40)
+    painter.setFont(font)
+    for i, line in enumerate(lines):
+        painter.drawText(20, first_baseline + spacing * i, line)
+    painter.end()
+    assert image.save(str(path))
+    return path

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtGui import QColor, QFont, QImage, QPainter
 
 from core.base.paths import AppPaths
 from core.base.vault_state import Phase
@@ -19,6 +18,7 @@ from core.engine import Engine
 from core.vault.ocr_text import ocr_installed
 from desktop.controller import AppController
 from desktop.main_window import MainWindow
+from tests.desktop.helpers import text_picture
 
 pytestmark = [
     pytest.mark.skipif(not ocr_installed(), reason="the ocr extra (rapidocr-onnxruntime) is not installed"),
@@ -27,26 +27,13 @@ pytestmark = [
 WORDS = ("okapi", "pangolin", "axolotl")
 
 
-def text_picture(path: Path, text: str) -> None:
-    image = QImage(700, 130, QImage.Format.Format_RGB32)
-    image.fill(QColor("white"))
-    painter = QPainter(image)
-    painter.setPen(QColor("black"))
-    font = QFont("DejaVu Sans")
-    font.setPixelSize(40)
-    painter.setFont(font)
-    painter.drawText(20, 80, text)
-    painter.end()
-    assert image.save(str(path))
-
-
 @pytest.fixture
 def vault(tmp_path: Path, qapp: Any) -> Path:
     root = tmp_path / "pictures"
     root.mkdir()
     (root / "Garden.md").write_text("# Garden\n\nPlant the zucchini in May.\n")
     for word in WORDS:
-        text_picture(root / f"{word}.png", f"The {word} sleeps here")
+        text_picture(root / f"{word}.png", [f"The {word} sleeps here"], (700, 130))
     setup = Engine(AppPaths.from_env(), embedder_factory=None)
     setup.add_vault(root, name="pictures")
     setup.update_config(replace(setup.config, kinds_off=()))  # OCR switched on (Settings › Files)

@@ -19,24 +19,14 @@ from desktop.controller import AppController
 from desktop.main_window import MainWindow
 from desktop.panels.preview_ocr import marked_picture
 from tests.desktop.helpers import search_and_wait
+from tests.desktop.helpers import text_picture as draw_lines
 
 LINES = ("The okapi lives in the Ituri forest.", "Pangolins eat ants at night.")
 
 
 def text_picture(path: Path) -> Path:
     """A PNG of two lines of black text on white, drawn with Qt (no Pillow needed)."""
-    image = QImage(900, 220, QImage.Format.Format_RGB32)
-    image.fill(QColor("white"))
-    painter = QPainter(image)
-    painter.setPen(QColor("black"))
-    font = QFont("DejaVu Sans")
-    font.setPixelSize(40)
-    painter.setFont(font)
-    for i, line in enumerate(LINES):
-        painter.drawText(20, 80 + 90 * i, line)
-    painter.end()
-    assert image.save(str(path))
-    return path
+    return draw_lines(path, LINES, (900, 220))
 
 
 def is_marked(image: QImage, x: int, y: int) -> bool:
