@@ -4,8 +4,9 @@ A word is checked as the index sees it (its stem): if no chunk holds that term,
 the nearest terms of the vault's vocabulary by edit distance are candidates,
 and the closest wins. Among equally close ones the query's other words choose
 (`Together`): the candidate that shares chunks with more of them ("front matter",
-not "font matter"), then the most frequent (a typo is far likelier to be a common
-word than a rare one). Short words are never corrected
+not "font matter"); then the one a dropped letter explains over one a wrong or an
+extra letter does ("stae": state, not star); then the most frequent (a typo is far
+likelier to be a common word than a rare one). Short words are never corrected
 (one edit turns "tag" into "tab": too many real words are one edit apart), and
 a word is left alone when no vault term is close enough. The search then runs
 on the corrected query, and the response says "showing results for …, search
@@ -119,7 +120,8 @@ def nearest_term(term: str, vocabulary: Vocabulary, edits: int, together: Callab
     """The vocabulary's closest term within `edits` slips (`typo_cost`).
 
     Of equally close ones, the one `together` scores higher (how many of the
-    query's other words share a chunk with it), then the most frequent.
+    query's other words share a chunk with it), then the longer (the typed word
+    dropped a letter of it rather than mistyped one), then the most frequent.
     `together` is asked only when there is such a tie.
     """
     if edits <= 0 or not vocabulary.terms:
@@ -134,9 +136,10 @@ def nearest_term(term: str, vocabulary: Vocabulary, edits: int, together: Callab
         return None
     best = min(ranked)
     tied = [r for r in ranked if r[0] == best[0]]
-    if together is None or len(tied) < 2:
+    if len(tied) < 2:
         return best[2]
-    return min(tied, key=lambda r: (-together(r[2]), r))[2]
+    shared = together or (lambda _cand: 0)
+    return min(tied, key=lambda r: (-shared(r[2]), len(r[2]) <= len(term), r))[2]  # False first: a letter dropped
 
 
 def correct_words(

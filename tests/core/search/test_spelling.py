@@ -42,12 +42,18 @@ def test_of_equally_close_terms_the_one_found_beside_the_querys_words_wins() -> 
         asked.append(term)
         return {"front": 2, "font": 1}.get(term, 0)
 
-    assert nearest_term("fornt", vocab, 1) == "font"  # both one slip away: the more frequent
+    assert nearest_term("fornt", vocab, 1) == "font"  # both one slip away, the same length: the more frequent
     assert nearest_term("fornt", vocab, 1, together) == "front"  # the one sharing chunks with more of the query's words
     assert sorted(asked) == ["font", "front"]
     asked.clear()
     assert nearest_term("fonts", vocab, 1, together) == "font"  # "fonts" itself costs more than any edit allowed: font, alone
     assert nearest_term("ownershp", VOCAB, 2, together) == "ownership" and asked == []  # no tie: context never read
+
+
+def test_of_equally_close_terms_a_dropped_letter_explains_the_typo_before_frequency_does() -> None:
+    vocab = Vocabulary(["star", "state"], {"star": 10, "state": 2})
+    assert nearest_term("stae", vocab, 1) == "state"  # "stae" is state with a letter dropped; star needs a wrong one
+    assert nearest_term("stae", vocab, 1, lambda term: {"star": 1}.get(term, 0)) == "star"  # the context comes first
 
 
 def test_only_unknown_words_are_corrected_and_spelt_as_the_vault_spells_them() -> None:
