@@ -39,7 +39,7 @@ from core.search.query import check_query_size, content_terms, parse_query, unkn
 from core.search.sides import QueryEmbedder, VaultSearchSide, VectorSearcher
 from core.search.spelling import correct_query, unknown_words
 from core.search.stages import RankContext, rank
-from core.vault.language import query_language
+from core.vault.language import confident_query_language, query_language
 
 if TYPE_CHECKING:
     import numpy as np  # the vector side's; a keyword search never imports it
@@ -208,7 +208,9 @@ def _spelling(request: SearchRequest, sides: Sequence[VaultSearchSide]) -> Query
     unknown = unknown_words(words, indexes)
     if not unknown:
         return None  # the common case: every word is the vault's (no language guess needed)
-    lang = query_language(request.query)
+    # The confident guess: `query_language` calls any Latin-script query English, so a German
+    # question over German pages had its function word "eines" "corrected" to "lein".
+    lang = confident_query_language(request.query)
     if lang and lang != "en" and any(lang in index.languages() for index in indexes):
         return None  # a question in another language the vault holds: its words are no English typos
     return correct_query(request.query, unknown, indexes, parsed.filters)

@@ -138,6 +138,10 @@ def test_a_question_in_another_language_the_vault_holds_is_searched_as_typed(eng
     assert "de" in engine.index_for("v").keyword.languages()
     resp = engine.search(SearchRequest("wie verschiebe ich fertige Projekte in einen Ordnerr", mode="keyword", k=3))
     assert resp.correction is None
+    # One German function word is enough to tell ("über"; the stemmers' guess calls any Latin-script
+    # query English, and tldr's "Größe eines Verzeichnisses" had its "eines" "corrected" to "lein").
+    short = engine.search(SearchRequest("kurze Notizz über Tag", mode="keyword", k=3))
+    assert short.correction is None
 
 
 def test_a_word_a_live_edit_adds_is_known_and_corrected_to_at_once(tmp_path: Path) -> None:
