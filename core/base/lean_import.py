@@ -5,12 +5,16 @@ every call: Whoosh's and usearch's imports of `urllib.request` (http.client, ema
 ssl: 25-95 ms on a 2-core VM) for download helpers no index calls, `cached_property`
 (asyncio) and usearch's `tqdm` (its version lookup reads package metadata: ~25 ms)
 for progress bars Cairn never asks for. A stand-in is named in `sys.modules` only
-during the import: any later `import urllib.request` gets the real module.
+during the import: any later `import urllib.request` gets the real module. And only while
+no other thread runs: a thread importing the real module meanwhile (httpx imports
+`urllib.request` for its proxy settings) would keep the stand-in for good, so with
+other threads alive the library is imported as it is.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import types
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +23,10 @@ from typing import Any
 def import_lean(modules: dict[str, dict[str, Callable[..., Any] | type]], *names: str) -> None:
     """Import `names` while `modules` (name -> contents) stand in for imports they never use."""
     if all(name in sys.modules for name in names):
+        return
+    if threading.active_count() > 1:  # another thread could import a stand-in and keep it
+        for name in names:
+            __import__(name)
         return
     added = []
     for name, contents in modules.items():

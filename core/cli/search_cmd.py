@@ -124,12 +124,14 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     """
     if SearchMode(request.mode) == SearchMode.KEYWORD:
         return engine.search(request)
+    from core.base.native import load_usearch
     from core.cli.search_prefetch import start_prefetch
     from core.providers.embedding.onnx_minilm import quick_queries
     from core.search.query_vectors import use_disk_cache
 
     use_disk_cache(engine.paths.cache_dir / "query-vectors")
     quick_queries()
+    load_usearch()  # before the second thread: its lean import is only taken while one thread runs
     prefetch = start_prefetch(engine, request)
     try:
         return engine.search(request)

@@ -1,0 +1,49 @@
+"""`import_lean`: stand-ins only during the import, and only while no other thread could keep one."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.base.lean_import import import_lean
+
+PROBE = "cairn_lean_probe"  # a module that records, when imported, what `cairn_lean_extra` was
+EXTRA = "cairn_lean_extra"  # the module a library imports but never uses
+
+
+@pytest.fixture
+def probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    (tmp_path / f"{PROBE}.py").write_text(
+        f"import sys\nSEEN = getattr(sys.modules.get({EXTRA!r}), 'marker', None)\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield
+    for name in (PROBE, EXTRA):
+        sys.modules.pop(name, None)
+
+
+def stand_in() -> dict[str, object]:
+    return {EXTRA: {"marker": lambda: "stand-in"}}
+
+
+def test_the_stand_in_is_there_during_the_import_only(probe: None) -> None:
+    import_lean(stand_in(), PROBE)  # type: ignore[arg-type]
+    assert sys.modules[PROBE].SEEN is not None  # the library saw the stand-in
+    assert EXTRA not in sys.modules  # and nobody after it
+
+
+def test_with_another_thread_alive_the_library_is_imported_as_it_is(probe: None) -> None:
+    release = threading.Event()
+    other = threading.Thread(target=release.wait, daemon=True)
+    other.start()
+    try:
+        import_lean(stand_in(), PROBE)  # type: ignore[arg-type]
+    finally:
+        release.set()
+        other.join(5)
+    assert sys.modules[PROBE].SEEN is None  # no stand-in another thread could have taken for the real module
+    assert EXTRA not in sys.modules
