@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -30,10 +31,20 @@ def stand_in() -> dict[str, object]:
     return {EXTRA: {"marker": lambda: "stand-in"}}
 
 
-def test_the_stand_in_is_there_during_the_import_only(probe: None) -> None:
-    import_lean(stand_in(), PROBE)  # type: ignore[arg-type]
-    assert sys.modules[PROBE].SEEN is not None  # the library saw the stand-in
-    assert EXTRA not in sys.modules  # and nobody after it
+ALONE = f"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from core.base.lean_import import import_lean
+import_lean({{{EXTRA!r}: {{"marker": print}}}}, {PROBE!r})
+print(sys.modules[{PROBE!r}].SEEN is not None, {EXTRA!r} in sys.modules)
+"""
+
+
+def test_the_stand_in_is_there_during_the_import_only(probe: None, tmp_path: Path) -> None:
+    # In a fresh process: the test run's own threads (servers, watchers of earlier tests) would turn it off.
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", ALONE, str(tmp_path)], capture_output=True, text=True, cwd=repo, timeout=60, check=True)
+    assert done.stdout.split() == ["True", "False"]  # the library saw the stand-in, and nobody after it
 
 
 def test_with_another_thread_alive_the_library_is_imported_as_it_is(probe: None) -> None:
