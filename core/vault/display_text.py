@@ -16,6 +16,8 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from core.vault.display_plain import plain_tokens
+from core.vault.display_tokens import ReadToken
 from core.vault.links import is_attachment, split_wikilink
 from core.vault.obsidian_md import Callout, parse
 
@@ -42,9 +44,19 @@ def display_text(markdown: str) -> str:
     """`markdown` as read: one line per block, syntax gone, code between backticks."""
     if not markdown.strip():
         return ""
-    lines: list[str] = []
-    _Walker(lines).blocks(parse(_bare_table_rows(_balanced_fences(markdown))))
-    return "\n".join(line for line in (_tidy(ln) for ln in lines) if line)
+    return _lines(parse(_prepared(markdown)))
+
+
+def plain_text(markdown: str) -> str | None:
+    """`display_text` read without markdown-it (`core.vault.display_plain`), or None for a chunk it declines.
+
+    The same words, marks and order as `display_text`; only its line breaks and runs of
+    spaces may differ (a hard break, spacing inside code), which `one_line` joins away.
+    """
+    if not markdown.strip():
+        return ""
+    tokens = plain_tokens(_prepared(markdown))
+    return None if tokens is None else _lines(tokens)
 
 
 @lru_cache(maxsize=4096)
@@ -52,9 +64,22 @@ def one_line(markdown: str) -> str:
     """The display text on one line, for snippets and list rows.
 
     Cached: parsing costs ~1 ms a chunk, and the same chunks come back search after search
-    (a result list makes ~40 snippets, each note's other passages included).
+    (a result list makes ~40 snippets, each note's other passages included). A chunk in the
+    shapes `core.vault.display_plain` reads never reaches markdown-it, so a cold `cairn
+    search` does not import it for such snippets.
     """
-    return " ".join(display_text(markdown).split())
+    shown = plain_text(markdown)
+    return " ".join((display_text(markdown) if shown is None else shown).split())
+
+
+def _prepared(markdown: str) -> str:
+    return _bare_table_rows(_balanced_fences(markdown))
+
+
+def _lines(tokens: Sequence[ReadToken]) -> str:
+    lines: list[str] = []
+    _Walker(lines).blocks(tokens)
+    return "\n".join(line for line in (_tidy(ln) for ln in lines) if line)
 
 
 def passage(text: str, *, row: bool = False) -> str:
@@ -187,7 +212,7 @@ class _Walker:
         self.lines.append(self.prefix + text)
         self.prefix = ""
 
-    def blocks(self, tokens: Sequence[Token]) -> None:
+    def blocks(self, tokens: Sequence[ReadToken]) -> None:
         for tok in tokens:
             if tok.type in _SKIPPED_BLOCKS:
                 continue
@@ -197,42 +222,42 @@ class _Walker:
             elif tok.type == "inline":
                 self.emit(inline_text(tok.children or []))
 
-    def on_fence(self, tok: Token) -> None:
+    def on_fence(self, tok: ReadToken) -> None:
         self.emit(code_span(tok.content.strip("\n")))
 
     on_code_block = on_fence
 
-    def on_math_block(self, tok: Token) -> None:
+    def on_math_block(self, tok: ReadToken) -> None:
         self.emit(f"$${tok.content.strip()}$$")
 
-    def on_html_block(self, tok: Token) -> None:
+    def on_html_block(self, tok: ReadToken) -> None:
         self.emit(_BLOCK_ID_LINE.sub("", strip_html(tok.content)))
 
-    def on_callout_open(self, tok: Token) -> None:
+    def on_callout_open(self, tok: ReadToken) -> None:
         callout: Callout = tok.meta["callout"]
         self.prefix += f"{callout.label}: "
 
-    def on_callout_title_close(self, tok: Token) -> None:
+    def on_callout_title_close(self, tok: ReadToken) -> None:
         if self.lines:  # the body goes on the title's line: "Tip: Title — text"
             self.prefix = self.lines.pop() + " — " + self.prefix
 
-    def on_callout_close(self, tok: Token) -> None:
+    def on_callout_close(self, tok: ReadToken) -> None:
         if self.prefix.strip():  # a callout with a title and no body
             self.lines.append(self.prefix.removesuffix(" — ").rstrip(": "))
         self.prefix = ""
 
-    def on_bullet_list_open(self, tok: Token) -> None:
+    def on_bullet_list_open(self, tok: ReadToken) -> None:
         self.ordinals.append(0)
 
-    def on_ordered_list_open(self, tok: Token) -> None:
+    def on_ordered_list_open(self, tok: ReadToken) -> None:
         self.ordinals.append(int(tok.attrGet("start") or 1))
 
-    def on_bullet_list_close(self, tok: Token) -> None:
+    def on_bullet_list_close(self, tok: ReadToken) -> None:
         self.ordinals.pop()
 
     on_ordered_list_close = on_bullet_list_close
 
-    def on_list_item_open(self, tok: Token) -> None:
+    def on_list_item_open(self, tok: ReadToken) -> None:
         checked = tok.meta.get("checked") if tok.meta else None
         if checked is not None:
             self.prefix += "☑ " if checked else "☐ "
@@ -242,18 +267,18 @@ class _Walker:
         else:
             self.prefix += "• "
 
-    def on_tr_open(self, tok: Token) -> None:
+    def on_tr_open(self, tok: ReadToken) -> None:
         self.cells = []
 
-    def on_tr_close(self, tok: Token) -> None:
+    def on_tr_close(self, tok: ReadToken) -> None:
         cells, self.cells = self.cells or [], None
         self.emit(CELL_SEPARATOR.join(c for c in cells if c.strip()))
 
-    def on_footnote_open(self, tok: Token) -> None:
+    def on_footnote_open(self, tok: ReadToken) -> None:
         self.prefix = f"[{_footnote_number(tok)}] "
 
 
-def inline_text(children: Sequence[Token]) -> str:
+def inline_text(children: Sequence[ReadToken]) -> str:
     """An inline token's children as read."""
     out: list[str] = []
     hidden = False  # inside an inline <script> or <style>: its text is not shown
@@ -320,5 +345,5 @@ def strip_html(fragment: str) -> str:
     return html.unescape(_TAG.sub("", cleaned))
 
 
-def _footnote_number(tok: Token) -> int:
+def _footnote_number(tok: ReadToken) -> int:
     return int(tok.meta.get("id", 0)) + 1 if tok.meta else 1

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
 
 #: `[!type]`, optional fold sign, optional title, on a callout's first line.
-_CALLOUT = re.compile(r"^\[!([^\]\s]+)\]([+-]?)[ \t]*(.*)$")
+CALLOUT_LINE = re.compile(r"^\[!([^\]\s]+)\]([+-]?)[ \t]*(.*)$")
 #: Obsidian hides `^block-id` at a line's end, or alone on a line after a list or table.
 _BLOCK_ID = re.compile(r"(?:[ \t]+|^)\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
 _COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.DOTALL)
@@ -129,7 +129,7 @@ def _callouts(state: StateCore) -> None:
         if tok.type == "blockquote_open" and i + 2 < len(tokens) and tokens[i + 1].type == "paragraph_open":
             inline = tokens[i + 2]
             first, _, rest = inline.content.partition("\n")
-            m = _CALLOUT.match(first.strip())
+            m = CALLOUT_LINE.match(first.strip())
             if m is not None:
                 _make_callout(state, i, m, rest)
         i += 1

@@ -1,0 +1,366 @@
+"""The tokens of a plainly written chunk without markdown-it, for its display text.
+
+Every `cairn search` is a new process, and each snippet is a chunk's display text
+(`core.vault.display_text`): importing markdown-it with its plugins (~100 modules),
+building its parser and parsing each chunk cost a cold keyword search ~50 ms of ~350.
+Most chunks, Obsidian's included, are written in a few shapes: paragraphs, ATX headings,
+`-`/`*`/`+` and `1.` items (nested by spaces, tasks `[ ]`/`[x]`), `>` quotes and callouts,
+fenced code, pipe tables, one-line `<!-- comments -->`, footnote definitions; their inline
+text is read by `core.vault.display_plain_inline`. For those, this module makes the tokens
+markdown-it makes, as far as the display walker reads them (same types, contents and
+metas, in the same order), so both paths give the same text by the same code. Anything
+else (tabs, indentation outside lists, setext headings, rules, lazy lines, other HTML,
+math blocks, reference definitions, ...) declines, and markdown-it parses the chunk as
+before. A test compares the two on every chunk of the real vaults, the construct corpus
+and generated notes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from core.vault.display_plain_inline import Footnotes, InlineScan
+from core.vault.display_tokens import Decline, PlainToken
+from core.vault.obsidian_md import CALLOUT_LINE, Callout, clean_source
+
+# markdown-it normalises CR and NUL; a reference definition (`[a]: url`) makes `[a]` elsewhere
+# a link. Only footnote definitions at a line's start are read (`_FOOTNOTE_DEF`).
+_DECLINE = re.compile(r"[\r\x00]|(?<!\])\]:|\\\]\]:")
+# Outside a code block's inside: tabs and odd whitespace (markdown-it and str.split disagree on it).
+_LINE_DECLINE = re.compile(r"[\t\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
+_FOOTNOTE_DEF = re.compile(r"^\[\^([^\]\s]+)\]:", re.MULTILINE)
+_FOOTNOTE_LINE = re.compile(r"\[\^([^\]\s]+)\]: (?! )(.+)\Z")
+_FENCE = re.compile(r"(`{3,}|~{3,})(.*)\Z")
+_HEADING = re.compile(r"(#{1,6})(?: (.*))?\Z")
+_BULLET = re.compile(r"([-*+]) (?! )(.+)\Z")
+_ORDERED = re.compile(r"(\d{1,9})([.)]) (?! )(.+)\Z")
+_ANY_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?: |\Z)")  # a list item, maybe empty or spaced out
+_ONLY_MARKS = re.compile(r"[-=*_|: ]+\Z")  # rules, setext underlines, table delimiter rows
+_DELIMITER_CELL = re.compile(r":?-+:?\Z")
+
+
+def plain_tokens(markdown: str) -> list[PlainToken] | None:
+    """The tokens display text walks for `markdown` (prepared as `display_text` prepares it), or None."""
+    src = clean_source(markdown)
+    if _DECLINE.search(_FOOTNOTE_DEF.sub("", src)):
+        return None
+    if src.startswith("-") and "--" in src.partition("\n")[0]:
+        return None  # mdit-py-plugins' front matter rule reads line 0 loosely ("- `--x`" can open front matter)
+    lines = src.split("\n")
+    if not lines[-1].strip(" \t"):
+        lines.pop()  # markdown-it has no line for trailing blanks after the last line break
+    blocks = _Blocks()
+    try:
+        blocks.run(lines)
+        tokens = blocks.out
+        _callouts(tokens)
+        notes = Footnotes(blocks.footnotes)
+        for tok in tokens:
+            if tok.type == "inline":
+                tok.children = InlineScan(tok.content, notes).run()
+    except Decline:
+        return None
+    return _footnote_tail(tokens, notes)
+
+
+class _Blocks:
+    """Block tokens, one construct per method; a container's lines are parsed again as blocks."""
+
+    def __init__(self) -> None:
+        self.out: list[PlainToken] = []
+        self.footnotes: set[str] = set()
+        self.depth = 0  # containers open: footnote definitions are read at the top only
+
+    def run(self, lines: Sequence[str]) -> None:
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            if _LINE_DECLINE.search(line):
+                raise Decline
+            if not line.strip(" "):
+                i += 1
+            elif line.startswith(" ") or _ONLY_MARKS.match(line):
+                raise Decline  # indented code or a lazy line, a rule, a setext underline
+            else:
+                i = self.block(lines, i)
+
+    def block(self, lines: Sequence[str], i: int) -> int:
+        """The block starting at line `i`; the line after it (markdown-it's rules in its order: a table first)."""
+        line = lines[i]
+        if "|" in line and i + 1 < len(lines) and _ONLY_MARKS.match(lines[i + 1]):
+            return self.table(lines, i)
+        if (fence := _FENCE.match(line)) is not None:
+            return self.fence(lines, i, fence)
+        if line.startswith(">"):
+            return self.quote(lines, i)
+        if (heading := _HEADING.match(line)) is not None:
+            return self.heading(heading, i)
+        if _marker(line) is not None:
+            return self.items(lines, i)
+        if line.startswith("<!--") and "-->" in line:
+            self.out.append(PlainToken("html_block", line + "\n"))
+            return i + 1
+        if line.startswith(("<", "$$")):
+            raise Decline  # HTML blocks of other kinds, math
+        if line.startswith("[^"):
+            return self.footnote(lines, i)
+        return self.paragraph(lines, i)
+
+    def fence(self, lines: Sequence[str], i: int, m: re.Match[str]) -> int:
+        """A fenced code block; unclosed, it runs to the end (markdown-it's rule)."""
+        marks = m.group(1)
+        if marks[0] == "`" and "`" in m.group(2):
+            raise Decline  # an inline code span, not a fence
+        close = re.compile(rf"[ ]{{0,3}}{re.escape(marks[0])}{{{len(marks)},}}[ \t]*\Z")
+        end = i + 1
+        while end < len(lines) and not close.match(lines[end]):
+            end += 1
+        self.out.append(PlainToken("fence", "".join(line + "\n" for line in lines[i + 1 : end])))
+        return end + 1
+
+    def heading(self, m: re.Match[str], i: int) -> int:
+        text = (m.group(2) or "").strip(" ")
+        if text.endswith("#"):
+            raise Decline  # a closing sequence
+        self.out += [PlainToken("heading_open"), PlainToken("inline", text), PlainToken("heading_close")]
+        return i + 1
+
+    def paragraph(self, lines: Sequence[str], i: int) -> int:
+        start = i
+        i += 1
+        while i < len(lines) and lines[i].strip(" "):
+            nxt = lines[i]
+            if nxt.startswith(" ") or _ONLY_MARKS.match(nxt) or _LINE_DECLINE.search(nxt):
+                raise Decline  # an indented line, a setext underline or a table
+            if _interrupts(nxt):
+                break
+            i += 1
+        text = "\n".join(lines[start:i]).strip(" \n")
+        self.out += [PlainToken("paragraph_open"), PlainToken("inline", text), PlainToken("paragraph_close")]
+        return i
+
+    def quote(self, lines: Sequence[str], i: int) -> int:
+        inner: list[str] = []
+        while i < len(lines) and lines[i].startswith(">"):
+            body = lines[i][1:]
+            inner.append(body[1:] if body.startswith(" ") else body)
+            i += 1
+        if i < len(lines) and lines[i].strip(" "):
+            raise Decline  # a lazy line or an interruption: CommonMark decides by the quote's inside
+        self.out.append(PlainToken("blockquote_open"))
+        self.nested(inner)
+        self.out.append(PlainToken("blockquote_close"))
+        return i
+
+    def nested(self, lines: Sequence[str]) -> None:
+        self.depth += 1
+        self.run(lines)
+        self.depth -= 1
+
+    def items(self, lines: Sequence[str], i: int) -> int:
+        """One list: items of one marker kind, each item's lines parsed as blocks of their own."""
+        kind, number = _marker(lines[i])[:2]  # type: ignore[index]
+        ordered = kind in ".)"
+        self.out.append(PlainToken("ordered_list_open" if ordered else "bullet_list_open", start=None if number in (None, 1) else number))
+        while i < len(lines):
+            found = _marker(lines[i])
+            if found is None or found[0] != kind:
+                break
+            i = self.item(lines, i, found)
+            gap = i
+            while gap < len(lines) and not lines[gap].strip(" "):
+                gap += 1
+            after = _marker(lines[gap]) if gap < len(lines) else None
+            if after is None or after[0] != kind:
+                break
+            i = gap
+        self.out.append(PlainToken("ordered_list_close" if ordered else "bullet_list_close"))
+        return i
+
+    def item(self, lines: Sequence[str], i: int, found: tuple[str, int | None, int, str]) -> int:
+        _, _, width, rest = found
+        meta: dict[str, Any] = {}
+        if len(rest) >= 4 and rest[0] == "[" and rest[2] == "]" and rest[1] in " xX" and rest[3] == " ":
+            meta = {"checked": rest[1] != " "}
+            rest = rest[4:]
+            if not rest.strip(" ") or rest.startswith(" "):
+                raise Decline
+        body = [rest]
+        i += 1
+        pad = " " * width
+        while i < len(lines):
+            line = lines[i]
+            if not line.strip(" "):
+                nxt = next((ln for ln in lines[i:] if ln.strip(" ")), None)
+                if nxt is None or not nxt.startswith(pad):
+                    break  # the blank lines end the item
+                body.append("")
+            elif line.startswith(pad):
+                body.append(line[width:])
+            elif line.startswith(" ") or _marker(line) is None:
+                raise Decline  # under-indented, or a lazy line / an interruption after the item's text
+            else:
+                break  # the next item
+            i += 1
+        self.out.append(PlainToken("list_item_open", meta=meta))
+        self.nested(body)
+        self.out.append(PlainToken("list_item_close"))
+        return i
+
+    def table(self, lines: Sequence[str], i: int) -> int:
+        """A pipe table (markdown-it's rule): a row per line up to a blank line, each row's cells as inline tokens."""
+        aligns = _aligns(lines[i + 1])
+        head = _cells(lines[i])
+        if aligns is None or len(head) != aligns:
+            raise Decline
+        rows = [head]
+        i += 2
+        while i < len(lines) and lines[i].strip(" "):
+            if not lines[i].startswith("|") or _LINE_DECLINE.search(lines[i]):
+                raise Decline  # a row without a leading pipe may be another block
+            cells = _cells(lines[i])
+            rows.append([cells[c] if c < len(cells) else "" for c in range(aligns)])
+            i += 1
+        for row in rows:
+            self.out += [PlainToken("tr_open"), *(PlainToken("inline", cell) for cell in row), PlainToken("tr_close")]
+        return i
+
+    def footnote(self, lines: Sequence[str], i: int) -> int:
+        """A one-line footnote definition at the top (moved to the end by `_footnote_tail`)."""
+        m = _FOOTNOTE_LINE.match(lines[i])
+        if self.depth or m is None or m.group(1) in self.footnotes or not m.group(2)[0].isalnum():
+            raise Decline
+        if i + 1 < len(lines) and lines[i + 1].strip(" "):
+            raise Decline  # a lazy line of the definition
+        self.footnotes.add(m.group(1))
+        self.out += [PlainToken("footnote_reference_open", meta={"label": m.group(1)}), PlainToken("paragraph_open")]
+        self.out += [PlainToken("inline", m.group(2).strip(" ")), PlainToken("paragraph_close"), PlainToken("footnote_reference_close")]
+        return i + 1
+
+
+def _marker(line: str) -> tuple[str, int | None, int, str] | None:
+    """(marker kind, number, content column, content) of a list item line: kind is the bullet or the ordered delimiter.
+
+    An empty item, or one whose text is set off by more than one space, declines.
+    """
+    if _ONLY_MARKS.match(line) or not _ANY_MARKER.match(line):
+        return None
+    m = _BULLET.match(line)
+    if m is not None:
+        return m.group(1), None, 2, m.group(2)
+    m = _ORDERED.match(line)
+    if m is not None:
+        return m.group(2), int(m.group(1)), len(m.group(1)) + 2, m.group(3)
+    raise Decline
+
+
+def _interrupts(line: str) -> bool:
+    """Whether `line` ends a paragraph before it (else it continues the paragraph's text)."""
+    if line.startswith((">", "<!--", "```", "~~~")) or _HEADING.match(line) or _BULLET.match(line):
+        return True
+    if _ANY_MARKER.match(line) and not _ORDERED.match(line):
+        raise Decline  # an empty or spaced-out item: whether it interrupts is CommonMark's detail
+    if line.startswith(("<", "$$", "[^")):
+        raise Decline  # an HTML block of another type, math or a footnote definition may interrupt
+    m = _ORDERED.match(line)
+    return m is not None and m.group(1) == "1"
+
+
+def _aligns(line: str) -> int | None:
+    """The column count of a table's delimiter row, or None when markdown-it would not read it as one."""
+    if len(line) < 2 or line[0] not in "|-:" or line[1] not in "|-: " or line[:2] == "- ":
+        return None
+    columns = [c.strip(" ") for c in line.split("|")]
+    count = 0
+    for n, cell in enumerate(columns):
+        if not cell:
+            if n in (0, len(columns) - 1):
+                continue
+            return None
+        if not _DELIMITER_CELL.match(cell):
+            return None
+        count += 1
+    return count
+
+
+def _cells(line: str) -> list[str]:
+    """A row's cells as markdown-it splits them: `\\|` is a pipe inside a cell, outer pipes dropped."""
+    out: list[str] = []
+    current, last, escaped = "", 0, False
+    text = line.strip(" ")
+    for pos, ch in enumerate(text):
+        if ch == "|":
+            if not escaped:
+                out.append(current + text[last:pos])
+                current, last = "", pos + 1
+            else:
+                current += text[last : pos - 1]
+                last = pos
+        escaped = ch == "\\"
+    out.append(current + text[last:])
+    if out and out[0] == "":
+        out.pop(0)
+    if out and out[-1] == "":
+        out.pop()
+    return [cell.strip(" ") for cell in out]
+
+
+def _callouts(tokens: list[PlainToken]) -> None:
+    """`core.vault.obsidian_md._callouts` on these tokens: a quote whose first line is `[!kind]`."""
+    i = 0
+    while i < len(tokens):
+        if tokens[i].type == "blockquote_open" and i + 2 < len(tokens) and tokens[i + 1].type == "paragraph_open":
+            first, _, rest = tokens[i + 2].content.partition("\n")
+            m = CALLOUT_LINE.match(first.strip())
+            if m is not None:
+                _make_callout(tokens, i, m, rest)
+        i += 1
+
+
+def _make_callout(tokens: list[PlainToken], i: int, m: re.Match[str], rest: str) -> None:
+    kind, fold, title = m.group(1).lower(), m.group(2), m.group(3).strip()
+    callout = Callout(kind, title, fold)
+    if title.casefold() == callout.label.casefold():
+        title = ""
+        callout = Callout(kind, "", fold)
+    tokens[i].type, tokens[i].meta = "callout_open", {"callout": callout}
+    depth = 0
+    for j in range(i, len(tokens)):
+        if tokens[j].type in ("blockquote_open", "callout_open"):
+            depth += 1
+        elif tokens[j].type in ("blockquote_close", "callout_close"):
+            depth -= 1
+            if depth == 0:
+                tokens[j].type = "callout_close"
+                break
+    title_tokens = [PlainToken("callout_title_open"), PlainToken("inline", title), PlainToken("callout_title_close")] if title else []
+    if rest.strip():
+        tokens[i + 2].content = rest
+        tokens[i + 1 : i + 1] = title_tokens
+    else:
+        tokens[i + 1 : i + 4] = title_tokens
+
+
+def _footnote_tail(tokens: list[PlainToken], notes: Footnotes) -> list[PlainToken]:
+    """mdit-py-plugins' footnote tail: definitions leave their place; those referenced follow, by number."""
+    bodies: dict[str, list[PlainToken]] = {}
+    out: list[PlainToken] = []
+    label: str | None = None
+    for tok in tokens:
+        if tok.type == "footnote_reference_open":
+            label = tok.meta["label"]
+            bodies[label] = []
+        elif tok.type == "footnote_reference_close":
+            label = None
+        elif label is not None:
+            bodies[label].append(tok)
+        else:
+            out.append(tok)
+    if notes.order:
+        out.append(PlainToken("footnote_block_open"))
+        for n, name in enumerate(notes.order):
+            out += [PlainToken("footnote_open", meta={"id": n, "label": name}), *bodies[name], PlainToken("footnote_close")]
+        out.append(PlainToken("footnote_block_close"))
+    return out

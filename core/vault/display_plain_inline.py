@@ -1,0 +1,204 @@
+"""The inline half of `core.vault.display_plain`: an inline token's children without markdown-it.
+
+Read left to right as markdown-it reads them, so the first construct that starts at a
+position wins: code spans, `[[wikilinks]]` and `![[embeds]]`, `[label](url)`,
+`<https://…>`, footnote references `[^1]` to a definition in the chunk, and `*`/`_`
+emphasis whose every marker run can only open or only close (its markers vanish, as in
+display text). A bracket that opens none of these is text: the chunk defines no link
+references (`display_plain` declines any `]:`). Anything else an inline rule might read
+(escapes, HTML, entities, math, highlights, strike-through, images, bare URLs and
+addresses, a marker run that could both open and close) declines the chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from core.vault.display_tokens import Decline, PlainToken
+from core.vault.links import split_wikilink
+
+# Text outside code that an inline rule could read (escape, HTML, entity, math, highlight,
+# strike-through) or a bare URL or e-mail address (the GFM autolink rules).
+_TEXT_DECLINE = re.compile(r"[\\<$@]|&[A-Za-z0-9#]|==|~~|(?i:www\.|https?:|mailto:|xmpp:)")
+_WIKI_STOP = re.compile(r"\]\]|[\[\n]")
+_LINK = re.compile(r"\[([^\[\]\n]*)\]\(([^\s()<>\\]*)\)")
+_BAD_SCHEME = re.compile(r"(?:javascript|vbscript|data):", re.IGNORECASE)
+_AUTOLINK = re.compile(r"<(https?://[^<>\x00-\x20\\%]*)>")
+_WIKI_LABEL_MARKUP = re.compile(r"[*_=~`<&$]")  # display_text parses such a label as markdown
+_CLOSE_NEXT = frozenset(" \n.,;:!?)]'\"")
+_OPEN_PREV = frozenset(" \n([\"")
+_TRIGGERS = frozenset("`[!*_\n<")
+
+
+class Footnotes:
+    """The chunk's footnote definitions and the numbers references gave them, in reading order."""
+
+    def __init__(self, labels: set[str]) -> None:
+        self.labels = labels
+        self.order: list[str] = []  # label of footnote id 0, 1, ...
+
+    def ref(self, label: str) -> int:
+        if label not in self.order:
+            self.order.append(label)
+        return self.order.index(label)
+
+
+class InlineScan:
+    """One inline token's children, as far as display text reads them (emphasis markers vanish)."""
+
+    def __init__(self, src: str, notes: Footnotes) -> None:
+        self.src = src
+        self.notes = notes
+        self.out: list[PlainToken] = []
+        self._rules: dict[str, Callable[[int, int, list[tuple[str, int]]], int | None]] = {
+            "\n": self._softbreak, "`": self._code, "[": self._bracket, "!": self._bang,
+            "*": self._emphasis, "_": self._emphasis, "<": self._autolink,
+        }  # fmt: skip
+
+    def run(self) -> list[PlainToken]:
+        if "^[" in self.src:
+            raise Decline  # an inline footnote
+        self.scan(0, len(self.src))
+        return self.out
+
+    def scan(self, pos: int, end: int) -> None:
+        """`src[pos:end]` into `out`; its emphasis markers must pair up within it."""
+        src = self.src
+        opened: list[tuple[str, int]] = []  # emphasis openers not closed yet: (marker, run length)
+        text_from = pos
+        while pos < end:
+            if src[pos] in _TRIGGERS:
+                mark = len(self.out)
+                taken = self._rules[src[pos]](pos, end, opened)
+                if taken is not None:
+                    self._text(text_from, pos, mark)
+                    pos = text_from = taken
+                    continue
+            pos += 1
+        self._text(text_from, end, len(self.out))
+        if opened:
+            raise Decline
+
+    def _text(self, start: int, end: int, at: int) -> None:
+        """The text between constructs, put before the tokens the construct after it added."""
+        if start < end:
+            piece = self.src[start:end]
+            if _TEXT_DECLINE.search(piece):
+                raise Decline
+            self.out.insert(at, PlainToken("text", piece))
+
+    def _softbreak(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int:
+        self.out.append(PlainToken("softbreak"))
+        return pos + 1
+
+    def _code(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int:
+        src = self.src
+        run_end = pos
+        while run_end < end and src[run_end] == "`":
+            run_end += 1
+        ticks = src[pos:run_end]
+        search = run_end
+        while True:  # the next run of exactly as many backticks
+            close = src.find(ticks, search, end)
+            if close < 0:
+                raise Decline  # an unmatched run is literal text: left to markdown-it
+            after = close + len(ticks)
+            if after >= end or src[after] != "`":
+                break
+            while after < end and src[after] == "`":
+                after += 1
+            search = after
+        content = src[run_end:close].replace("\n", " ")
+        if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
+            content = content[1:-1]
+        self.out.append(PlainToken("code_inline", content))
+        return close + len(ticks)
+
+    def _bang(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+        if self.src.startswith("![[", pos):
+            return self._wikilink(pos, end)
+        if self.src.startswith("![", pos) and self._label_then_paren(pos + 1, end):
+            raise Decline  # an image
+        return None  # a `!` as text
+
+    def _bracket(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+        src = self.src
+        if src.startswith("[[", pos):
+            return self._wikilink(pos, end)
+        if self._label_then_paren(pos, end):
+            return self._link(pos, end)
+        if src.startswith("[^", pos) and self.notes.labels:
+            return self._footnote_ref(pos, end)
+        return None  # no definitions in the chunk: the bracket is text
+
+    def _label_then_paren(self, pos: int, end: int) -> bool:
+        """Whether the `[` at `pos` closes with `](`, as a link or image would (declined when unsure where it closes)."""
+        close = self.src.find("]", pos + 1, end)
+        if close < 0:
+            return False
+        if any(c in self.src[pos + 1 : close] for c in "[`<\\"):
+            raise Decline  # the label's end is found by markdown-it's own token skipping
+        return self.src.startswith("(", close + 1)
+
+    def _link(self, pos: int, end: int) -> int:
+        m = _LINK.match(self.src, pos, end)
+        if m is None or _BAD_SCHEME.match(m.group(2)):
+            raise Decline  # a destination with spaces, a title, brackets: markdown-it decides
+        self.scan(m.start(1), m.end(1))
+        return m.end()
+
+    def _footnote_ref(self, pos: int, end: int) -> int | None:
+        close = self.src.find("]", pos + 2, end)
+        label = self.src[pos + 2 : close] if close > pos + 2 else ""
+        if not label or " " in label or "\n" in label or label not in self.notes.labels:
+            return None
+        self.out.append(PlainToken("footnote_ref", meta={"id": self.notes.ref(label)}))
+        return close + 1
+
+    def _wikilink(self, pos: int, end: int) -> int:
+        src = self.src
+        embed = src[pos] == "!"
+        start = pos + (3 if embed else 2)
+        found = _WIKI_STOP.search(src, start, end)
+        if found is None or found.group() != "]]" or found.start() == start:
+            raise Decline
+        inner = src[start : found.start()]
+        if not embed and _WIKI_LABEL_MARKUP.search(split_wikilink(inner)[2]):
+            raise Decline  # its label is parsed as inline markdown
+        self.out.append(PlainToken("wikilink", inner, meta={"embed": embed}))
+        return found.end()
+
+    def _autolink(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int:
+        m = _AUTOLINK.match(self.src, pos, end)
+        if m is None or not m.group(1).isascii() or "xn--" in m.group(1).lower():
+            raise Decline  # HTML, an e-mail address, another scheme, a name to decode
+        import mdurl  # markdown-it's link text, without markdown-it (~1 ms, only for a chunk with a URL)
+
+        shown = mdurl.decode(mdurl.format(mdurl.parse(m.group(1), slashes_denote_host=True)), mdurl.DECODE_DEFAULT_CHARS + "%")
+        self.out.append(PlainToken("text", shown))
+        return m.end()
+
+    def _emphasis(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+        """A `*`/`_` run that can only open or only close (its markers vanish), or one that is text."""
+        src = self.src
+        c = src[pos]
+        run_end = pos
+        while run_end < end and src[run_end] == c:
+            run_end += 1
+        before = src[pos - 1] if pos > 0 else " "  # markdown-it's neighbours: the source's, a space past the end
+        after = src[run_end] if run_end < end else " "
+        if c == "_" and before.isalnum() and after.isalnum():
+            return None  # `snake_case`: CommonMark's `_` neither opens nor closes inside a word
+        if before in " \n" and after in " \n":
+            return None  # between spaces: neither opens nor closes
+        size = run_end - pos
+        if size > 2:
+            raise Decline
+        if before in _OPEN_PREV and after.isalnum():
+            opened.append((c, size))
+        elif before.isalnum() and after in _CLOSE_NEXT and opened and opened[-1] == (c, size):
+            opened.pop()
+        else:
+            raise Decline
+        return run_end

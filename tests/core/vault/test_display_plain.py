@@ -1,0 +1,191 @@
+"""Display text read without markdown-it is markdown-it's display text, or steps aside.
+
+`core.vault.display_plain` keeps markdown-it out of a cold `cairn search` (snippets are
+display text). Its text must be the markdown-it path's on one line (`one_line`, what
+snippets and list rows show): checked on every chunk and heading of the real vaults, the
+committed fixtures, a generated Obsidian-shaped vault and generated line mixes, and on the
+snippets of real searches with the fast path on and off.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.base.paths import AppPaths
+from core.engine import Engine
+from core.search.search import SearchRequest
+from core.vault import display_text as dt
+from core.vault.display_text import display_text, plain_text
+from core.vault.display_tokens import PlainToken
+from core.vault.notes import parse_note
+from tests.core.vault.test_display_text import headings_of
+from tests.core.vault.test_simple_blocks import _LINES
+
+REPO = Path(__file__).resolve().parents[3]
+FIXTURES = REPO / "tests" / "fixtures"
+VAULTS = next((p / "shared/data/vaults" for p in REPO.parents if (p / "shared/data/vaults/tldr").is_dir()), Path("/nonexistent"))
+sys.path.insert(0, str(REPO / "bench"))
+
+from synth_vault import generate_vault  # noqa: E402
+
+
+def chunks_of(root: Path, vault: str, step: int = 1) -> list[tuple[str, str]]:
+    """(note, chunk text) of every `step`-th note of a vault, as the index stores them."""
+    out = []
+    for path in sorted(root.rglob("*.md"))[::step]:
+        raw = path.read_bytes()
+        rel = path.relative_to(root).as_posix()
+        out += [(rel, c.text) for c in parse_note(vault, rel, raw, size=len(raw), mtime_ns=0).chunks]
+    return out
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def assert_alike(texts: list[tuple[str, str]]) -> int:
+    """Every text the plain reader takes reads as markdown-it reads it; how many it took."""
+    taken = 0
+    for where, text in texts:
+        plain = plain_text(text)
+        if plain is not None:
+            taken += 1
+            assert flat(plain) == flat(display_text(text)), (where, text)
+    return taken
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# Title\n\nA paragraph with **bold**, *em*, _em_, snake_case and `code` [[Note|label]] ![[Other#Part]].",
+        "> [!tip]+ Keep it short\n> A tip with **bold** text.\n>\n> > [!question] Inner\n> > Nested.",
+        "> [!note]\n> Untitled body.\n\n> [!todo] Only a title",
+        "- [ ] open task 📅 2025-01-02\n- [x] done task\n  - [-] custom status\n  - child [[link]]\n\n1. one\n2. two\n\n3) new list",
+        "| Key | Value |\n| :-- | --: |\n| [[a\\|b]] | #tag |\n| short |\n| a | b | extra |",
+        "Text with a note[^1] and [^1] again.\n\n[^1]: The note's own text.",
+        "```py\nx = 1\n\tindented\n```\n\n<!-- hidden -->\n\n> More information: <https://example.org/a_b>.",
+        "See [the docs](https://x.org/p) and [[Home]], a [bracket] and a stray ] here.",
+    ],
+)
+def test_the_usual_shapes_are_read_without_markdown_it(text: str) -> None:
+    plain = plain_text(text)
+    assert plain is not None
+    assert flat(plain) == flat(display_text(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tab\there",
+        "para\n---",
+        "para\n===",
+        "    indented code",
+        "- item\nlazy line",
+        "> quote\nlazy line",
+        "[a]: /url\n\n[a]",
+        "<div>\nhtml\n</div>",
+        "an \\*escape\\*",
+        "an &amp; entity",
+        "$math$",
+        "==highlight==",
+        "~~strike~~",
+        "a*b*c",
+        "***both***",
+        "![image](pic.png)",
+        "a bare https://x.org link",
+        "an inline^[footnote]",
+        "[link](<with space> 'title')",
+        "-  two spaces after the marker",
+    ],
+)
+def test_anything_else_is_left_to_markdown_it(text: str) -> None:
+    assert plain_text(text) is None
+
+
+def test_the_committed_fixtures_read_alike() -> None:
+    texts = [(f"{d.name}/{rel}", text) for d in sorted(FIXTURES.iterdir()) if d.is_dir() for rel, text in chunks_of(d, d.name)]
+    texts += [(d.name, part) for d in FIXTURES.iterdir() if d.is_dir() for path in headings_of(d, d.name) for part in path.split(" > ")]
+    assert len(texts) > 50
+    assert assert_alike(texts) > 20
+
+
+def test_a_generated_obsidian_vault_is_read_without_markdown_it(tmp_path: Path) -> None:
+    """The shapes of the 10k-note benchmark vault: a declined chunk would import markdown-it into a cold search."""
+    generate_vault(tmp_path / "v", 120, seed=3, shape="obsidian")
+    texts = chunks_of(tmp_path / "v", "v")
+    taken = assert_alike(texts)
+    assert taken >= 0.99 * len(texts)
+
+
+def test_generated_line_mixes_read_alike() -> None:
+    extra = [
+        "- [ ] task", "- [x] done **b**", "- [-] custom", "1. one", "2. two", "3) three", "> [!tip] Title", "> [!note]",
+        "> body text", ">", "> - item", "| a | b |", "|---|---|", "| [[x\\|y]] | c |", "| 1 | 2 | 3 |", "| only |",
+        "text[^1]", "[^1]: the note", "[^2]: other", "see [^2] and [^1]", "```", "```py", "code line", "~~~", "<!-- c -->",
+        "<https://x.org/a_b>", "<http://x.org/%41>", "**bold** and *em*", "_em_ x", "a_b_c", "**a**b", "*a **b** c*",
+        "[l](u) and [[w]]", "[x] y", "[a](b c)", "`code` and ``a`b``", "  - nested", "    - deeper", "  more", "   three",
+        "# H", "## H2 #", "text  ", "", "", "", "**a** **b**", "__init__ x", "*a*b", "a*b*", "**a*", "(**a**)", '"*q*"',
+        "**a.**", "x **y**.", "[**a**](u)", "**[[w]]**", "a ** b", "x_", "***a***", "  - [ ] sub task", "> - [x] done",
+        "> | a | b |", "> |---|---|", "- > quote in item", "  > quote in item", "[^n]: def with [^1]", "x[^3]",
+        "<https://a.b/c?d=e#f>", "<https://ex.com/ü>", "<mailto:a@b.c>", "  ```", "|:-:|", "- a | b", "a | b",
+        "> [!tip]- Tip", "> > [!bug] inner", "1. [ ] t", "10. ten", "  continuation", "``` \t", "-  two",
+    ]  # fmt: skip
+    pool = _LINES + extra * 2
+    rng = random.Random(30)
+    texts = []
+    for n in range(12000):
+        text = "\n".join(rng.choice(pool) for _ in range(rng.randint(1, 8))) + rng.choice(["", "\n", " "])
+        texts.append((str(n), text))
+    assert assert_alike(texts) > 2000
+
+
+@pytest.mark.skipif(not VAULTS.is_dir(), reason="needs the shared real vaults")
+@pytest.mark.parametrize(
+    ("vault", "least_share"),
+    [("tldr", 0.95), ("simonw-til", 0.65), ("obsidian-tasks-docs", 0.55), ("obsidian-tasks-demo", 0.7), ("rust-book", 0.4)],
+)
+def test_every_real_chunk_reads_alike(vault: str, least_share: float) -> None:
+    root = VAULTS / vault
+    # tldr's 6,400 pages are of one shape: every fifth keeps the test short.
+    texts = chunks_of(root, vault, step=5 if vault == "tldr" else 1)
+    taken = assert_alike(texts)
+    assert taken >= least_share * len(texts)
+    assert_alike([(vault, part) for _, text in texts[:400] for part in text.partition("\n")[0].lstrip("# ").split(" > ")])
+
+
+def test_search_snippets_are_the_same_with_and_without_markdown_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = tmp_path / "vault"
+    generate_vault(vault, 80, seed=5, shape="obsidian")
+    shutil.copytree(FIXTURES / "obsidian_constructs", vault / "constructs")
+    engine = Engine(AppPaths(tmp_path / "home"), embedder_factory=None)
+    try:
+        engine.add_vault(vault, name="v")
+        engine.sync()
+        queries = ("database backup schedule", "release roadmap review", "garden recipe", "callout", "table", "task")
+
+        def snippets() -> list[tuple[str, int, str, tuple[str, ...]]]:
+            dt.one_line.cache_clear()
+            hits = [h for q in queries for h in engine.search(SearchRequest(q, k=10, mode="keyword", grouped=True)).hits]
+            return [(h.chunk.rel_path, h.chunk.ordinal, h.snippet, tuple(m.snippet for m in h.more)) for h in hits]
+
+        read = dt.plain_tokens
+        taken: list[bool] = []
+
+        def counted(text: str) -> list[PlainToken] | None:
+            tokens = read(text)
+            taken.append(tokens is not None)
+            return tokens
+
+        monkeypatch.setattr(dt, "plain_tokens", counted)
+        fast = snippets()
+        assert len(fast) >= 12 and sum(taken) >= 12  # real hits, their snippets read without markdown-it
+        monkeypatch.setattr(dt, "plain_tokens", lambda text: None)
+        assert snippets() == fast
+    finally:
+        engine.close()
+        dt.one_line.cache_clear()
