@@ -52,10 +52,26 @@ def _urlretrieve(*args: Any, **kwargs: Any) -> Any:
     return urlretrieve(*args, **kwargs)
 
 
+def _variations(word: str) -> Any:
+    """`whoosh.query.terms`' English word forms (the `Variations` query), compiled only if ever asked for.
+
+    `whoosh.lang.morph_en` compiles ~100 regular expressions at import (~5 ms of every
+    cold search), for a query kind Cairn never builds.
+    """
+    from whoosh.lang.morph_en import variations
+
+    return variations(word)
+
+
 import_lean(
-    {"urllib.request": {"urlretrieve": _urlretrieve}, "cached_property": {"cached_property": functools.cached_property}},
+    {
+        "urllib.request": {"urlretrieve": _urlretrieve},
+        "cached_property": {"cached_property": functools.cached_property},
+        "whoosh.lang.morph_en": {"variations": _variations},
+    },
     "whoosh.compat",
     "whoosh.reading",
+    "whoosh.query",
 )
 
 # The imports below are the private surface; the version check above guards them.

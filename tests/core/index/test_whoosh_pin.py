@@ -71,6 +71,23 @@ def test_whoosh_is_imported_without_the_network_and_asyncio_modules_it_never_use
     assert cached.strip() == "cached_property"  # functools' version: caches in the reader's __dict__ the same way
 
 
+MORPH = """
+import sys
+import core.index.keyword_index, core.search.search
+compiled = "whoosh.lang.morph_en" in sys.modules
+from whoosh.query import Variations
+from whoosh.query.terms import variations
+got = sorted(variations("render"))
+from whoosh.lang.morph_en import variations as real
+print(compiled, got == sorted(real("render")), "rendering" in got)
+"""
+
+
+def test_english_word_forms_are_compiled_only_when_a_variations_query_asks() -> None:
+    done = subprocess.run([sys.executable, "-c", MORPH], capture_output=True, text=True, cwd=REPO, timeout=60, check=True)
+    assert done.stdout.split() == ["False", "True", "True"]
+
+
 def test_a_deleted_note_stays_out_of_results_with_the_stand_in_cached_property(tmp_path: Path) -> None:
     from whoosh.reading import SegmentReader
 
