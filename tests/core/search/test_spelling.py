@@ -214,10 +214,21 @@ def test_each_segments_terms_are_kept_beside_it_read_back_whole_and_go_with_it(t
     vocabulary._cache.clear()  # as a new process: nothing in memory
     with keyword.reading() as searcher:
         assert list(vocabulary.searcher_terms(searcher, keyword.directory)) == terms
+    merged = list(keyword.directory.glob(f"*.{vocabulary.MERGED_EXT}"))
+    assert len(merged) == 1  # the union too, for this set of segments
+    monkeypatch.setattr(vocabulary, "_segment_terms", no_table)
+    vocabulary._cache.clear()
+    with keyword.reading() as searcher:
+        assert list(vocabulary.searcher_terms(searcher, keyword.directory)) == terms  # read whole from it
     monkeypatch.undo()
     assert eng.search(SearchRequest("zebrra waterhole", mode="keyword", k=3)).correction is not None
     keyword.optimize()  # one segment now: Whoosh removes the others' files, kept lists included
     assert all(not path.exists() for path in kept)
+    vocabulary._cache.clear()
+    with keyword.reading() as searcher:
+        assert list(vocabulary.searcher_terms(searcher, keyword.directory)) == terms  # another set: not the old union
+    assert [p.name for p in keyword.directory.glob(f"*.{vocabulary.MERGED_EXT}")] != [merged[0].name]
+    assert len(list(keyword.directory.glob(f"*.{vocabulary.MERGED_EXT}"))) == 1  # the earlier set's union is gone
     eng.close()
 
 
