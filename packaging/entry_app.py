@@ -17,9 +17,9 @@ if __name__ == "__main__":
     # A frozen app re-runs this executable for multiprocessing children (core/index/child_sync.py).
     multiprocessing.freeze_support()
     if os.path.basename(sys.argv[0]) in CLI_NAMES:
-        from core.cli.main import main as cli_main
+        from core.cli.main import entry
 
-        sys.exit(cli_main())
+        entry()
     from desktop.launch import main as gui_main
 
     sys.exit(gui_main())
