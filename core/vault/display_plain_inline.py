@@ -22,12 +22,15 @@ from core.vault.links import split_wikilink
 # strike-through) or a bare URL or e-mail address (the GFM autolink rules).
 _TEXT_DECLINE = re.compile(r"[\\<$@]|&[A-Za-z0-9#]|==|~~|(?i:www\.|https?:|mailto:|xmpp:)")
 _WIKI_STOP = re.compile(r"\]\]|[\[\n]")
-_LINK = re.compile(r"\[([^\[\]\n]*)\]\(([^\s()<>\\]*)\)")
+_LINK = re.compile(r"!?\[([^\[\]\n]*)\]\(([^\s()<>\\]*)\)")
 _BAD_SCHEME = re.compile(r"(?:javascript|vbscript|data):", re.IGNORECASE)
 _AUTOLINK = re.compile(r"<(https?://[^<>\x00-\x20\\%]*)>")
 _WIKI_LABEL_MARKUP = re.compile(r"[*_=~`<&$]")  # display_text parses such a label as markdown
 _CLOSE_NEXT = frozenset(" \n.,;:!?)]'\"")
 _OPEN_PREV = frozenset(" \n([\"")
+# ASCII punctuation beside a marker run on its inner side: with a space on the outer side the run
+# only opens (`**[link](u)**`) or only closes (`**Tip:**`), as CommonMark's flanking rules say.
+_INNER_PUNCT = frozenset("([\"'`.,;:!?)]")
 _TRIGGERS = frozenset("`[!*_\n<")
 
 
@@ -119,7 +122,7 @@ class InlineScan:
         if self.src.startswith("![[", pos):
             return self._wikilink(pos, end)
         if self.src.startswith("![", pos) and self._label_then_paren(pos + 1, end):
-            raise Decline  # an image
+            return self._image(pos, end)
         return None  # a `!` as text
 
     def _bracket(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
@@ -146,6 +149,14 @@ class InlineScan:
         if m is None or _BAD_SCHEME.match(m.group(2)):
             raise Decline  # a destination with spaces, a title, brackets: markdown-it decides
         self.scan(m.start(1), m.end(1))
+        return m.end()
+
+    def _image(self, pos: int, end: int) -> int:
+        """An image: display text reads its label as written (or nothing, for a file name)."""
+        m = _LINK.match(self.src, pos, end)
+        if m is None or _BAD_SCHEME.match(m.group(2)):
+            raise Decline
+        self.out.append(PlainToken("image", m.group(1)))
         return m.end()
 
     def _footnote_ref(self, pos: int, end: int) -> int | None:
@@ -195,9 +206,9 @@ class InlineScan:
         size = run_end - pos
         if size > 2:
             raise Decline
-        if before in _OPEN_PREV and after.isalnum():
+        if (before in _OPEN_PREV and after.isalnum()) or (before in " \n" and after in _INNER_PUNCT):
             opened.append((c, size))
-        elif before.isalnum() and after in _CLOSE_NEXT and opened and opened[-1] == (c, size):
+        elif ((before.isalnum() and after in _CLOSE_NEXT) or (before in _INNER_PUNCT and after in " \n")) and opened and opened[-1] == (c, size):
             opened.pop()
         else:
             raise Decline
