@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from core.vault.display_html import BLOCK_TAG_KIND, COMMENT_KIND, HTML_SEQUENCES, LONE_TAG_KIND, html_kind
 from core.vault.display_plain_inline import Footnotes, InlineScan
 from core.vault.display_tokens import Decline, PlainToken
 from core.vault.obsidian_md import CALLOUT_LINE, Callout, clean_source
@@ -99,11 +100,10 @@ class _Blocks:
             return self.heading(heading, i)
         if _marker(line) is not None:
             return self.items(lines, i)
-        if line.startswith("<!--") and "-->" in line:
-            self.out.append(PlainToken("html_block", line + "\n"))
-            return i + 1
-        if line.startswith(("<", "$$")):
-            raise Decline  # HTML blocks of other kinds, math
+        if (kind := html_kind(line)) is not None:
+            return self.html(lines, i, kind)
+        if line.startswith("$$"):
+            raise Decline  # math
         if line.startswith("[^"):
             return self.footnote(lines, i)
         return self.paragraph(lines, i)
@@ -119,6 +119,22 @@ class _Blocks:
             end += 1
         self.out.append(PlainToken("fence", "".join(line + "\n" for line in lines[i + 1 : end])))
         return end + 1
+
+    def html(self, lines: Sequence[str], i: int, kind: int) -> int:
+        """A comment, a block-level tag or a lone tag up to markdown-it's end for its kind (shown by `strip_html`)."""
+        if kind not in (COMMENT_KIND, BLOCK_TAG_KIND, LONE_TAG_KIND):
+            raise Decline  # script/pre/style/textarea, processing instructions, declarations, CDATA
+        end_pattern = HTML_SEQUENCES[kind][1]
+        end = i + 1
+        if not end_pattern.search(lines[i]):
+            while end < len(lines):
+                text = lines[end].lstrip(" \t")
+                if end_pattern.search(text):
+                    end += 1 if text else 0
+                    break
+                end += 1
+        self.out.append(PlainToken("html_block", "".join(line + "\n" for line in lines[i:end])))
+        return end
 
     def heading(self, m: re.Match[str], i: int) -> int:
         text = (m.group(2) or "").strip(" ")
@@ -262,8 +278,11 @@ def _interrupts(line: str) -> bool:
         return True
     if _ANY_MARKER.match(line) and not _ORDERED.match(line):
         raise Decline  # an empty or spaced-out item: whether it interrupts is CommonMark's detail
-    if line.startswith(("<", "$$", "[^")):
-        raise Decline  # an HTML block of another type, math or a footnote definition may interrupt
+    if line.startswith("<"):
+        kind = html_kind(line)
+        return kind is not None and HTML_SEQUENCES[kind][2]  # a lone tag does not interrupt: it is inline HTML
+    if line.startswith(("$$", "[^")):
+        raise Decline  # math or a footnote definition may interrupt
     m = _ORDERED.match(line)
     return m is not None and m.group(1) == "1"
 

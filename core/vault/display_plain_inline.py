@@ -15,12 +15,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from core.vault.display_html import AUTOLINK, EMAIL, HTML_TAG
 from core.vault.display_tokens import Decline, PlainToken
 from core.vault.links import split_wikilink
 
 # Text outside code that an inline rule could read (escape, HTML, entity, math, highlight,
 # strike-through) or a bare URL or e-mail address (the GFM autolink rules).
-_TEXT_DECLINE = re.compile(r"[\\<$@]|&[A-Za-z0-9#]|==|~~|(?i:www\.|https?:|mailto:|xmpp:)")
+_TEXT_DECLINE = re.compile(r"[\\$@]|&[A-Za-z0-9#]|==|~~|(?i:www\.|https?:|mailto:|xmpp:)")
+# Inside a link's label the GFM autolink rules are off (markdown-it's `linkLevel`).
+_LABEL_TEXT_DECLINE = re.compile(r"[\\$]|&[A-Za-z0-9#]|==|~~")
 _WIKI_STOP = re.compile(r"\]\]|[\[\n]")
 _LINK = re.compile(r"!?\[([^\[\]\n]*)\]\(([^\s()<>\\]*)\)")
 _BAD_SCHEME = re.compile(r"(?:javascript|vbscript|data):", re.IGNORECASE)
@@ -54,6 +57,7 @@ class InlineScan:
         self.src = src
         self.notes = notes
         self.out: list[PlainToken] = []
+        self.in_label = False
         self._rules: dict[str, Callable[[int, int, list[tuple[str, int]]], int | None]] = {
             "\n": self._softbreak, "`": self._code, "[": self._bracket, "!": self._bang,
             "*": self._emphasis, "_": self._emphasis, "<": self._autolink,
@@ -87,7 +91,7 @@ class InlineScan:
         """The text between constructs, put before the tokens the construct after it added."""
         if start < end:
             piece = self.src[start:end]
-            if _TEXT_DECLINE.search(piece):
+            if (_LABEL_TEXT_DECLINE if self.in_label else _TEXT_DECLINE).search(piece):
                 raise Decline
             self.out.insert(at, PlainToken("text", piece))
 
@@ -148,7 +152,9 @@ class InlineScan:
         m = _LINK.match(self.src, pos, end)
         if m is None or _BAD_SCHEME.match(m.group(2)):
             raise Decline  # a destination with spaces, a title, brackets: markdown-it decides
+        self.in_label = True
         self.scan(m.start(1), m.end(1))
+        self.in_label = False
         return m.end()
 
     def _image(self, pos: int, end: int) -> int:
@@ -180,10 +186,22 @@ class InlineScan:
         self.out.append(PlainToken("wikilink", inner, meta={"embed": embed}))
         return found.end()
 
-    def _autolink(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int:
-        m = _AUTOLINK.match(self.src, pos, end)
+    def _autolink(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+        """`<https://…>` (its text as markdown-it shows it), inline HTML (shown as nothing), or a `<` that is text."""
+        src = self.src
+        close = src.find(">", pos + 1, end)
+        inside = src[pos + 1 : close] if close > 0 and "<" not in src[pos + 1 : close] else None
+        if inside is None or not (AUTOLINK.search(inside) or EMAIL.search(inside)):
+            tag = HTML_TAG.match(src, pos, end) if pos + 2 < end and (src[pos + 1] in "!?/" or src[pos + 1].isascii() and src[pos + 1].isalpha()) else None
+            if tag is None:
+                return None  # a `<` as text
+            if re.match(r"</?a[\s>]", tag.group(), re.IGNORECASE):
+                raise Decline  # an HTML link: markdown-it turns the GFM autolinks off inside it
+            self.out.append(PlainToken("html_inline", tag.group()))
+            return tag.end()
+        m = _AUTOLINK.match(src, pos, end)
         if m is None or not m.group(1).isascii() or "xn--" in m.group(1).lower():
-            raise Decline  # HTML, an e-mail address, another scheme, a name to decode
+            raise Decline  # an e-mail address, another scheme, a name to decode
         import mdurl  # markdown-it's link text, without markdown-it (~1 ms, only for a chunk with a URL)
 
         shown = mdurl.decode(mdurl.format(mdurl.parse(m.group(1), slashes_denote_host=True)), mdurl.DECODE_DEFAULT_CHARS + "%")
