@@ -158,17 +158,35 @@ class _Blocks:
         return i
 
     def quote(self, lines: Sequence[str], i: int) -> int:
+        """`>` lines, and lazy lines continuing the paragraph the quote ends in (`> [!tip]` then unquoted text)."""
         inner: list[str] = []
-        while i < len(lines) and lines[i].startswith(">"):
-            body = lines[i][1:]
-            inner.append(body[1:] if body.startswith(" ") else body)
+        while i < len(lines) and lines[i].strip(" "):
+            line = lines[i]
+            if line.startswith(">"):
+                body = line[1:]
+                inner.append(body[1:] if body.startswith(" ") else body)
+            elif not inner[-1].strip(" ") or not self._lazy(line, inner):
+                break  # after an empty quote line a line starts a block of its own
+            else:
+                inner.append(line)
             i += 1
-        if i < len(lines) and lines[i].strip(" "):
-            raise Decline  # a lazy line or an interruption: CommonMark decides by the quote's inside
         self.out.append(PlainToken("blockquote_open"))
         self.nested(inner)
         self.out.append(PlainToken("blockquote_close"))
         return i
+
+    def _lazy(self, line: str, inner: list[str]) -> bool:
+        """Whether `line` continues the quote's last paragraph (declined when it could end the quote)."""
+        if line.startswith((" ", "<", "$$", "[^")) or _ONLY_MARKS.match(line) or _LINE_DECLINE.search(line):
+            raise Decline  # indentation, HTML, math, footnotes, rules: markdown-it's terminators decide
+        if _FENCE.match(line) or _HEADING.match(line) or _ANY_MARKER.match(line):
+            raise Decline  # a block that ends the quote
+        trial = _Blocks()
+        trial.depth = self.depth + 1
+        trial.run(inner)
+        if not trial.out or trial.out[-1].type != "paragraph_close":
+            raise Decline  # a lazy line after a heading or a list: markdown-it's quirks decide
+        return True
 
     def nested(self, lines: Sequence[str]) -> None:
         self.depth += 1

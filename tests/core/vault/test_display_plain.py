@@ -72,6 +72,7 @@ def assert_alike(texts: list[tuple[str, str]]) -> int:
         "See [the docs](https://x.org/p) and [[Home]], a [bracket] and a stray ] here.",
         "**Tip:** an image ![Create or edit](../images/modal.png) and **`code`** in bold.",
         '<span class="related-pages">#index-pages</span>\n\n<div>\nA block\n</div>\n\nText<br>with a <b>tag</b>, 1 < 2.',
+        "> [!released]\nIntroduced in 3.0 (a lazy line).\n> Quoted again\nand lazy **again**.\n\nAfter.",
     ],
 )
 def test_the_usual_shapes_are_read_without_markdown_it(text: str) -> None:
@@ -88,7 +89,8 @@ def test_the_usual_shapes_are_read_without_markdown_it(text: str) -> None:
         "para\n===",
         "    indented code",
         "- item\nlazy line",
-        "> quote\nlazy line",
+        "> # heading\nlazy line",
+        "> - item\nlazy line",
         "[a]: /url\n\n[a]",
         "<script>\nx\n</script>",
         "an \\*escape\\*",
@@ -140,6 +142,7 @@ def test_generated_line_mixes_read_alike() -> None:
         "![a *b*](u)", "!x", '<span class="a">#t</span> x', "<br> text", "a <b>bold</b> c", "<div>", "</div>", "<details>",
         "<summary>S</summary>", "x < y > z", '<a href="u">l</a>', "<!-- multi", "line -->", "<script>", "alert(1)", "</script>",
         "a<br/>b", "<mailto:a@b.c>", "<foo:bar>", "<x@y.z>", "[see https://x.org](https://x.org)", "[a @b](u)", "\t",
+        "> [!released]", "lazy text", "> # h", "> - i",
     ]  # fmt: skip
     pool = _LINES + extra * 2
     rng = random.Random(30)
