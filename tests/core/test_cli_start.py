@@ -152,3 +152,18 @@ def test_a_search_process_ends_at_once_with_its_output_whole(obsidian_home: dict
     assert "atexit ran" in status.stderr
     usage = subprocess.run([*run, "search", "--mode", "keyword", "-k", "0", "time"], cwd=REPO, env=obsidian_home, capture_output=True, text=True, timeout=300)
     assert usage.returncode != 0  # a failing search keeps its exit code
+
+
+def test_only_cairns_own_search_process_turns_the_cyclic_collector_off(obsidian_home: dict[str, str]) -> None:
+    """~10 ms of a cold search's imports were collector passes; a test or script calling `main` keeps its collector."""
+    code = (
+        "import gc, io, contextlib, sys; from core.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['search', '--mode', 'keyword', 'time'], own_process=sys.argv[1] == 'own')\n"
+        "print(gc.isenabled())"
+    )
+    states = [
+        subprocess.run([sys.executable, "-c", code, how], cwd=REPO, env=obsidian_home, capture_output=True, text=True, timeout=300).stdout.split()[-1]
+        for how in ("own", "called")
+    ]
+    assert states == ["False", "True"]
