@@ -107,3 +107,30 @@ def test_a_deleted_note_stays_out_of_results_with_the_stand_in_cached_property(t
             assert isinstance(leaf, SegmentReader) and leaf.deleted_docs_set == leaf.__dict__["deleted_docs_set"]
     finally:
         ki.close()
+
+
+@pytest.mark.parametrize("write_offsets", [False, True])
+def test_a_columns_offsets_are_whooshs_own_summed_faster(write_offsets: bool) -> None:
+    """The stored fields' column keeps no offsets: Whoosh summed them one Python call per document."""
+    from io import BytesIO
+
+    from whoosh import columns
+    from whoosh.filedb.structfile import StructFile
+
+    from core.index import whoosh_pin
+
+    values = [b"", b"a", b"bcd" * 50, b"", b"x" * 70000, b"ef"] * 40
+    out = BytesIO()
+    writer = columns.VarBytesColumn(allow_offsets=True, write_offsets_cutoff=0 if write_offsets else 10**9).writer(StructFile(out))
+    for docnum, value in enumerate(values):
+        writer.add(docnum, value)
+    writer.finish(len(values))
+    data = out.getvalue()
+    ours = columns.VarBytesColumn().reader(StructFile(BytesIO(data)), 0, len(data), len(values))
+    whooshs = object.__new__(columns.VarBytesColumn.Reader)  # the same reader, filled by Whoosh's own method
+    whooshs._dbfile, whooshs._basepos, whooshs._length, whooshs._doccount = StructFile(BytesIO(data)), 0, len(data), len(values)
+    whooshs.had_stored_offsets = False
+    whoosh_pin.WHOOSH_READ_OFFSETS(whooshs)
+    assert ours.had_stored_offsets == whooshs.had_stored_offsets == write_offsets
+    assert list(ours._offsets) == list(whooshs._offsets) and list(ours._lengths) == list(whooshs._lengths)
+    assert [ours[n] for n in range(len(values))] == values
