@@ -34,10 +34,11 @@ TERMS_FORMAT = "terms-1"
 class TermList(Sequence[str]):
     """Terms in a fixed order, grouped by length for `near`; equal by identity (it is a cache key)."""
 
-    __slots__ = ("__weakref__", "_by_length", "_terms")
+    __slots__ = ("__weakref__", "_by_length", "_set", "_terms")
 
     def __init__(self, terms: Iterable[str]) -> None:
         self._terms = tuple(terms)
+        self._set: frozenset[str] | None = None  # for `in`, made by the first question
         self._by_length: dict[int, tuple[list[str], list[int]]] = {}
         for pos, term in enumerate(self._terms):
             group = self._by_length.setdefault(len(term), ([], []))
@@ -56,6 +57,12 @@ class TermList(Sequence[str]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._terms)
+
+    def __contains__(self, term: object) -> bool:
+        """Whether the list holds `term`: a set look-up (spelling asks it for hundreds of words a slip from a typo)."""
+        if self._set is None:
+            self._set = frozenset(self._terms)
+        return term in self._set
 
     def near(self, term: str, distance: int, limit: int) -> list[tuple[str, int]]:
         """Up to `limit` terms within `distance` Levenshtein edits of `term`, closest first, ties in list order.
