@@ -315,14 +315,17 @@ def _terms(index: KeywordIndex) -> TermList:
         return searcher_terms(searcher, index.directory)
 
 
-SPELLING_HITS = 10  # chunks read for the ways the vault writes a corrected term
+SPELLING_HITS = 30  # chunks read at most for the ways the vault writes a corrected term (10: "thong" read as "things")
 
 
 def _spelt(term: str, typed: str, indexes: Sequence[KeywordIndex], filters: SearchFilters) -> str | None:
     """The vault's spelling of `term` nearest to the `typed` word, among the best chunks holding it.
 
     "blck" is corrected to the term "block"; the chunk that holds it best may
-    write "blocking" first, a word too far from what was typed to offer.
+    write "blocking" first, a word too far from what was typed to offer. Reading
+    stops at the first spelling one edit away (none can be nearer), so the common
+    case reads a chunk or two; a term whose best chunks write it otherwise is read
+    further ("thong": Obsidian Tasks' ten best chunks for "thing" all write "things").
     """
     parsed = ParsedQuery(text=term, terms=(term,), phrases=(), filters=filters)
     spellings: dict[str, int] = {}

@@ -148,6 +148,16 @@ def test_a_typo_the_stemmer_cuts_differently_is_found_a_slip_away_from_the_typed
     eng.close()
 
 
+def test_the_spelling_offered_is_looked_for_beyond_the_ten_best_chunks(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The best chunks for the term "thing" all write "things"; one further down writes "thing", one slip from "thong"."""
+    notes = {f"Things {i}.md": f"# Things {i}\n\nThings to do, things to keep, number {i}.\n" for i in range(14)}
+    notes["Priority.md"] = "# Priority\n\n" + "Tasks carry a priority and a due date in the list. " * 8 + "Pick the one thing that matters.\n"
+    eng = bag_of_words_engine(tmp_path_factory, notes)
+    resp = eng.search(SearchRequest("the most important thong", mode="keyword", k=3))
+    assert resp.correction is not None and resp.correction.corrected == "the most important thing"
+    eng.close()
+
+
 def test_the_words_a_slip_away_come_before_terms_only_the_stem_is_near() -> None:
     from core.index.analysis import Stemmer
     from core.search.spelling import slipped_terms, slips
