@@ -1,16 +1,18 @@
 """Typos forgiven: a query word the vault does not hold is corrected from the vault's own words.
 
 A word is checked as the index sees it (its stem): if no chunk holds that term,
-the nearest terms of the vault's vocabulary by edit distance are candidates,
-and the closest wins. Among equally close ones the query's other words choose
-(`Together`): the candidate that shares chunks with more of them ("front matter",
-not "font matter"); then the one a dropped letter explains over one a wrong or an
-extra letter does ("stae": state, not star); then the most frequent (a typo is far
+the candidates are the vault's terms of the words one slip from the typed word
+(`slipped_terms`: a stemmer cuts a typo differently from the word), or failing
+those the vault's terms nearest to its stem by edit distance, and the closest
+wins. Among equally close ones the query's other words choose (`Together`): the
+candidate that shares chunks with more of them ("front matter", not "font
+matter"); then the one a dropped letter explains over one a wrong or an extra
+letter does ("stae": state, not star); then the most frequent (a typo is far
 likelier to be a common word than a rare one). Short words are never corrected
-(one edit turns "tag" into "tab": too many real words are one edit apart), and
-a word is left alone when no vault term is close enough. The search then runs
-on the corrected query, and the response says "showing results for …, search
-instead for …" (`QueryCorrection`).
+(one edit turns "tag" into "tab": too many real words are one edit apart), nor
+is a stop word of a language the vault holds, and a word is left alone when no
+vault term is close enough. The search then runs on the corrected query, and the
+response says "showing results for …, search instead for …" (`QueryCorrection`).
 """
 
 from __future__ import annotations
