@@ -126,11 +126,13 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
         return engine.search(request)
     from core.base.native import load_usearch
     from core.cli.search_prefetch import start_prefetch
+    from core.index.vector_store import lean_opens
     from core.providers.embedding.onnx_minilm import quick_queries
     from core.search.query_vectors import use_disk_cache
 
     use_disk_cache(engine.paths.cache_dir / "query-vectors")
     quick_queries()
+    lean_opens()
     load_usearch()  # before the second thread: its lean import is only taken while one thread runs
     prefetch = start_prefetch(engine, request)
     try:
@@ -140,6 +142,7 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
             prefetch.join()
         use_disk_cache(None)
         quick_queries(False)
+        lean_opens(False)
 
 
 def _print_notices(resp: SearchResponse) -> None:
