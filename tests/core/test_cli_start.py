@@ -89,6 +89,21 @@ def test_hybrid_search_still_loads_the_model_and_vectors(indexed_home: dict[str,
     assert "httpx" not in report["loaded"]  # type: ignore[operator]  # the built-in model is local
 
 
+def test_a_repeated_hybrid_query_loads_no_model_and_answers_the_same(indexed_home: dict[str, str]) -> None:
+    """Its vector is on disk: neither onnxruntime nor the tokenizer is imported (Linux: see core.base.native)."""
+    args = ("search", "--mode", "hybrid", "sqlite json functions", "--json")
+    first, out_first = _probe(indexed_home, *args)
+    again, out_again = _probe(indexed_home, *args)
+    assert first["code"] in (0, None) and again["code"] in (0, None)
+    assert {"onnxruntime", "tokenizers", "usearch"} <= set(first["loaded"])  # type: ignore[arg-type]
+    if sys.platform.startswith("linux"):
+        assert "usearch" in again["loaded"] and not {"onnxruntime", "tokenizers"} & set(again["loaded"])  # type: ignore[arg-type]
+    answers = [json.loads(out) for out in (out_first, out_again)]
+    for answer in answers:
+        answer.pop("timings_ms", None)
+    assert answers[0]["hits"] and answers[0] == answers[1]
+
+
 def test_a_keyword_index_and_a_status_load_no_vector_or_http_libraries(tmp_path: Path) -> None:
     """`cairn index --no-embed` imported numpy through the embedding registry: ~0.1 s and 13 MiB a cold index."""
     vault = tmp_path / "notes"
