@@ -34,7 +34,9 @@ try:
 except SystemExit as exc:
     code = exc.code
 heavy = HEAVY_NAMES
-print(json.dumps({"code": code, "loaded": sorted(m for m in heavy if m in sys.modules)}), file=sys.stderr)
+import gc
+frozen = gc.get_freeze_count() > 0
+print(json.dumps({"code": code, "loaded": sorted(m for m in heavy if m in sys.modules), "frozen": frozen}), file=sys.stderr)
 """.replace("HEAVY_NAMES", repr(HEAVY))
 
 
@@ -87,6 +89,7 @@ def test_hybrid_search_still_loads_the_model_and_vectors(indexed_home: dict[str,
     assert response["mode"] == "hybrid" and response["hits"]
     assert {"onnxruntime", "usearch"} <= set(report["loaded"])  # type: ignore[arg-type]
     assert "httpx" not in report["loaded"]  # type: ignore[operator]  # the built-in model is local
+    assert report["frozen"]  # the process skips the shutdown's cycle collections (core.cli.main)
 
 
 def test_a_repeated_hybrid_query_loads_no_model_and_answers_the_same(indexed_home: dict[str, str]) -> None:
