@@ -226,7 +226,10 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int
         parser = build_parser()
         args = parser.parse_args(dashed_text_as_positional(parser, list(sys.argv[1:] if argv is None else argv)))
         require_text(args)
-        return _dispatch(args, own_process=own_process)
+        code = _dispatch(args, own_process=own_process)
+        if argv is None and args.command == "search":
+            _skip_final_collections()
+        return code
     except CairnError as exc:
         print(f"cairn: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -235,6 +238,19 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int
         return EXIT_FAIL
     except BrokenPipeError:
         return EXIT_OK
+
+
+def _skip_final_collections() -> None:
+    """The search is answered and the process (`cairn search` itself, not a caller of `main`) is about to exit.
+
+    Python's shutdown runs the cycle collector over everything still alive, several times while it
+    clears the modules: at 10k notes a hybrid search's numpy, vectors and vocabulary cost it ~60 ms
+    there (a keyword search's ~25 ms), for memory the OS takes back at once. Frozen objects are
+    skipped; everything else about the exit (flushing, atexit, joining threads) stays as it was.
+    """
+    import gc
+
+    gc.freeze()
 
 
 #: Options that are words to match, not file names: they must be text (file names may be any bytes).

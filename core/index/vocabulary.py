@@ -37,10 +37,11 @@ MERGED_EXT = "cairnmerged"  # every segment's terms in one list, for one set of 
 class TermList(Sequence[str]):
     """Terms in a fixed order, grouped by length for `near`; equal by identity (it is a cache key)."""
 
-    __slots__ = ("__weakref__", "_by_length", "_lengths", "_terms")
+    __slots__ = ("__weakref__", "_by_length", "_lengths", "_set", "_terms")
 
     def __init__(self, terms: Iterable[str]) -> None:
         self._terms = tuple(terms)
+        self._set: frozenset[str] | None = None  # for `in`, made by the first question
         self._lengths = list(map(len, self._terms))
         self._by_length: dict[int, tuple[list[str], list[int]]] = {}  # filled per length asked (a look-up reads a few)
 
@@ -64,6 +65,12 @@ class TermList(Sequence[str]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._terms)
+
+    def __contains__(self, term: object) -> bool:
+        """Whether the list holds `term`: a set look-up (spelling asks it for hundreds of words a slip from a typo)."""
+        if self._set is None:
+            self._set = frozenset(self._terms)
+        return term in self._set
 
     def near(self, term: str, distance: int, limit: int) -> list[tuple[str, int]]:
         """Up to `limit` terms within `distance` Levenshtein edits of `term`, closest first, ties in list order.

@@ -1,25 +1,29 @@
 """Typos forgiven: a query word the vault does not hold is corrected from the vault's own words.
 
 A word is checked as the index sees it (its stem): if no chunk holds that term,
-the nearest terms of the vault's vocabulary by edit distance are candidates,
-and the closest wins. Among equally close ones the query's other words choose
-(`Together`): the candidate that shares chunks with more of them ("front matter",
-not "font matter"); then the one a dropped letter explains over one a wrong or an
-extra letter does ("stae": state, not star); then the most frequent (a typo is far
+the candidates are the vault's terms of the words one slip from the typed word
+(`slipped_terms`: a stemmer cuts a typo differently from the word), or failing
+those the vault's terms nearest to its stem by edit distance, and the closest
+wins. Among equally close ones the query's other words choose (`Together`): the
+candidate that shares chunks with more of them ("front matter", not "font
+matter"); then the one a dropped letter explains over one a wrong or an extra
+letter does ("stae": state, not star); then the most frequent (a typo is far
 likelier to be a common word than a rare one). Short words are never corrected
-(one edit turns "tag" into "tab": too many real words are one edit apart), and
-a word is left alone when no vault term is close enough. The search then runs
-on the corrected query, and the response says "showing results for …, search
-instead for …" (`QueryCorrection`).
+(one edit turns "tag" into "tab": too many real words are one edit apart), nor
+is a stop word of a language the vault holds, and a word is left alone when no
+vault term is close enough. The search then runs on the corrected query, and the
+response says "showing results for …, search instead for …" (`QueryCorrection`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import string
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.base.models import ParsedQuery, QueryCorrection, SearchFilters
+from core.index.analysis import DEFAULT_LANGUAGE, terms_for
 from core.index.keyword_index import KeywordIndex
 from core.index.vocabulary import TermList, chunks_holding, holds_any, merged_terms, searcher_terms, words_known
 
@@ -116,19 +120,65 @@ def typo_cost(typed: str, meant: str) -> int:
     return d[-1][-1]
 
 
-def nearest_term(term: str, vocabulary: Vocabulary, edits: int, together: Callable[[str], int] | None = None) -> str | None:
+def slips(word: str) -> set[str]:
+    """The words `word` is one slip of the finger away from (`typo_cost` 1).
+
+    The typed word with a letter put back (one was dropped), taken out (doubled
+    or stray), two neighbours swapped back, or one letter replaced by a key beside it.
+    """
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    out |= {a + c + b[1:] for a, b in splits if b for c in NEAR_KEYS.get(b[0], ()) if c.isalpha()}
+    out |= {a + c + b for a, b in splits for c in string.ascii_lowercase}
+    out.discard(word)
+    return out
+
+
+def slipped_terms(typed: str, vocabulary: Vocabulary, stem: Callable[[str], str | None]) -> dict[str, str]:
+    """The vault's terms of the words one slip from `typed` → that word (of several, the shortest).
+
+    Why not only the terms near the typed word's own term: a stemmer does not
+    stem a typo as it stems the word. "locaiton" stays "locaiton" while
+    "location" is "locat"; "uing" becomes "u" while "using" is "us"; the two
+    terms are further apart than the two words. Stemming each word a slip away
+    meets the vault's term where it is. Of the words giving one term the
+    shortest is kept ("whos", not "whoeds", for "who"): a letter put back
+    where the stemmer cuts a suffix off makes words no one writes.
+    """
+    assert isinstance(vocabulary.terms, TermList)  # Vocabulary makes it one
+    found: dict[str, str] = {}
+    for word in sorted(slips(typed), key=lambda w: (len(w), w)):
+        term = stem(word)
+        if term is not None and term not in found and term in vocabulary.terms and vocabulary.holds(term):
+            found[term] = word
+    return found
+
+
+def nearest_term(
+    term: str,
+    vocabulary: Vocabulary,
+    edits: int,
+    together: Callable[[str], int] | None = None,
+    slipped: Collection[str] = (),
+) -> str | None:
     """The vocabulary's closest term within `edits` slips (`typo_cost`).
 
-    Of equally close ones, the one `together` scores higher (how many of the
-    query's other words share a chunk with it), then the longer (the typed word
-    dropped a letter of it rather than mistyped one), then the most frequent.
-    `together` is asked only when there is such a tie.
+    `slipped` are the terms of the words one slip from the typed word (see
+    `slipped_terms`): when there are any, the choice is among them, as the
+    typed word itself is closer to them than to any term only its stem is near
+    ("surce" is a slip from "source"; its stem "surc" is one letter from
+    "src", the word two). Otherwise the terms near `term`. Of equally close
+    ones, the one `together` scores higher (how many of the query's other words
+    share a chunk with it), then the longer (the typed word dropped a letter of
+    it rather than mistyped one), then the most frequent. `together` is asked
+    only when there is such a tie.
     """
     if edits <= 0 or not vocabulary.terms:
         return None
     assert isinstance(vocabulary.terms, TermList)  # Vocabulary makes it one
-    ranked = []
-    for cand, _dist in vocabulary.terms.near(term, edits + 1, CANDIDATES):
+    ranked = [(1, -vocabulary.frequencies.get(cand, 0), cand) for cand in slipped]
+    for cand, _dist in [] if ranked else vocabulary.terms.near(term, edits + 1, CANDIDATES):
         cost = typo_cost(term, cand) if cand != term else edits + 1
         if cost <= edits:
             ranked.append((cost, -vocabulary.frequencies.get(cand, 0), cand))
@@ -148,12 +198,14 @@ def correct_words(
     analyse: Callable[[str], list[str]],
     surface: Callable[[str, str], str | None],
     together: Callable[[str], int] | None = None,
+    stem: Callable[[str], str | None] | None = None,
 ) -> dict[str, str]:
     """Typed word → replacement for each word whose term the vault lacks and that has a near term.
 
     `analyse` turns a typed word into its index terms; `surface` turns a
     corrected term back into a word the vault spells, the nearest to the typed
-    word (None if it cannot); `together` breaks ties (see `nearest_term`).
+    word (None if it cannot); `together` breaks ties (see `nearest_term`);
+    `stem` gives a word's first term, for the words a slip away (`slipped_terms`).
     """
     out: dict[str, str] = {}
     for word in dict.fromkeys(words):
@@ -161,19 +213,23 @@ def correct_words(
         if not terms or any(vocabulary.holds(t) for t in terms):
             continue
         edits = max_edits(word.lower())
-        near = nearest_term(terms[0], vocabulary, edits, together)
+        typed = word.lower()
+        slipped = slipped_terms(typed, vocabulary, stem) if stem and edits else {}
+        near = nearest_term(terms[0], vocabulary, edits, together, slipped)
         if near is None:
             continue
-        spelt = surface(near, word.lower())
-        if spelt and spelt.lower() != word.lower() and _levenshtein(spelt.lower(), word.lower()) <= edits + 2:
+        # No chunk gives a spelling when the term is searched as a stop word ("using" → "us"): the word a slip away.
+        spelt = surface(near, typed) or slipped.get(near)
+        if spelt and spelt.lower() != word.lower() and _distance(spelt.lower(), word.lower()) <= edits + 2:
             out[word] = spelt
     return out
 
 
-def _levenshtein(a: str, b: str) -> int:
-    from rapidfuzz.distance import Levenshtein  # imported when a word is corrected, not by every search
+def _distance(a: str, b: str) -> int:
+    """Edits between two words, two neighbours swapped counting one ("generaet" is one from "generate", two from "generated")."""
+    from rapidfuzz.distance import OSA  # imported when a word is corrected, not by every search
 
-    return int(Levenshtein.distance(a, b))
+    return int(OSA.distance(a, b))
 
 
 def apply_corrections(query: str, fixes: Mapping[str, str]) -> QueryCorrection | None:
@@ -202,8 +258,19 @@ def unknown_words(words: Sequence[str], indexes: Sequence[KeywordIndex]) -> list
             break
         with index.reading() as searcher:
             known = words_known(searcher, unknown, index.query_terms)
-        unknown = [w for w in unknown if not known[w]]
+        unknown = [w for w in unknown if not known[w] and not _function_word(w, index.languages())]
     return unknown if indexes else []
+
+
+def _function_word(word: str, languages: Sequence[str]) -> bool:
+    """Whether `word` is a stop word of one of the vault's languages: a word, not a typo, though no term holds it.
+
+    The index drops such words, and the English term left for them is found
+    nowhere: tldr's German "Speicherplatz aller Dateisysteme" had "aller"
+    "corrected" to "caller", "eine Anzahl" its "eine" to "en".
+    """
+    low = word.lower()
+    return any(low in terms_for(lang).stops for lang in languages if lang != DEFAULT_LANGUAGE)
 
 
 def correct_query(query: str, unknown: Sequence[str], indexes: Sequence[KeywordIndex], filters: SearchFilters) -> QueryCorrection | None:
@@ -216,7 +283,8 @@ def correct_query(query: str, unknown: Sequence[str], indexes: Sequence[KeywordI
     missing = {w.lower() for w in unknown}
     context = [t for w in _WORD.findall(query) if w.lower() not in missing for t in analyse(w)[:1]]
     together = Together(indexes, context)
-    fixes = correct_words(unknown, vocabulary, analyse, lambda term, typed: _spelt(term, typed, indexes, filters), together)
+    stem = indexes[0].stemmer.term  # the English term, as `analyse` gives first
+    fixes = correct_words(unknown, vocabulary, analyse, lambda term, typed: _spelt(term, typed, indexes, filters), together, stem)
     return apply_corrections(query, fixes)
 
 
@@ -249,14 +317,17 @@ def _terms(index: KeywordIndex) -> TermList:
         return searcher_terms(searcher, index.directory)
 
 
-SPELLING_HITS = 10  # chunks read for the ways the vault writes a corrected term
+SPELLING_HITS = 30  # chunks read at most for the ways the vault writes a corrected term (10: "thong" read as "things")
 
 
 def _spelt(term: str, typed: str, indexes: Sequence[KeywordIndex], filters: SearchFilters) -> str | None:
     """The vault's spelling of `term` nearest to the `typed` word, among the best chunks holding it.
 
     "blck" is corrected to the term "block"; the chunk that holds it best may
-    write "blocking" first, a word too far from what was typed to offer.
+    write "blocking" first, a word too far from what was typed to offer. Reading
+    stops at the first spelling one edit away (none can be nearer), so the common
+    case reads a chunk or two; a term whose best chunks write it otherwise is read
+    further ("thong": Obsidian Tasks' ten best chunks for "thing" all write "things").
     """
     parsed = ParsedQuery(text=term, terms=(term,), phrases=(), filters=filters)
     spellings: dict[str, int] = {}
@@ -269,7 +340,7 @@ def _spelt(term: str, typed: str, indexes: Sequence[KeywordIndex], filters: Sear
                 for start, end, found in index.stemmer.spans(text):
                     if found == term:
                         word = text[start:end].lower()
-                        spellings.setdefault(word, _levenshtein(word, typed))
+                        spellings.setdefault(word, _distance(word, typed))
             if 1 in spellings.values():
                 break  # the closest there can be (the vault never writes the typed word): the first such wins anyway
         if 1 in spellings.values():

@@ -123,6 +123,54 @@ def test_the_querys_other_words_choose_between_equally_close_corrections(tmp_pat
     eng.close()
 
 
+SLIP_NOTES = {  # the stemmer cuts these words short: "location" is the term "locat", "using" is "us", "source" "sourc"
+    "Location.md": "# Fake a location\n\nSimulate a GPS location on a phone for testing.\n",
+    "Ports.md": "# Ports\n\nFind which process is using a port, and stop it.\n",
+    "Source.md": "# Source\n\nSplit the program's source into several files.\n",
+    "Src.md": "# Layout\n\nThe src folder. The src folder holds src files.\n",
+}
+
+
+def test_a_typo_the_stemmer_cuts_differently_is_found_a_slip_away_from_the_typed_word(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The typed word's own term is far from the vault's ("locaiton" vs "locat"); the words a slip away meet it."""
+    eng = bag_of_words_engine(tmp_path_factory, SLIP_NOTES)
+    resp = eng.search(SearchRequest("simulate gps locaiton", mode="keyword", k=3))
+    assert resp.correction is not None and resp.correction.corrected == "simulate gps location"
+    # "using" is the term "us", searched as a stop word: no chunk offers a spelling, the word a slip away is shown.
+    port = eng.search(SearchRequest("which process is uing port 8080", mode="keyword", k=3))
+    assert port.correction is not None and port.correction.corrected == "which process is using port 8080"
+    assert port.hits[0].chunk.rel_path == "Ports.md"
+    # "surce": its stem "surc" is one letter from the frequent "src", the word itself a slip from "source".
+    src = eng.search(SearchRequest("several surce files", mode="keyword", k=3))
+    assert src.correction is not None and src.correction.corrected == "several source files"
+    eng.close()
+
+
+def test_the_spelling_offered_is_looked_for_beyond_the_ten_best_chunks(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The best chunks for the term "thing" all write "things"; one further down writes "thing", one slip from "thong"."""
+    notes = {f"Things {i}.md": f"# Things {i}\n\nThings to do, things to keep, number {i}.\n" for i in range(14)}
+    notes["Priority.md"] = "# Priority\n\n" + "Tasks carry a priority and a due date in the list. " * 8 + "Pick the one thing that matters.\n"
+    eng = bag_of_words_engine(tmp_path_factory, notes)
+    resp = eng.search(SearchRequest("the most important thong", mode="keyword", k=3))
+    assert resp.correction is not None and resp.correction.corrected == "the most important thing"
+    eng.close()
+
+
+def test_the_words_a_slip_away_come_before_terms_only_the_stem_is_near() -> None:
+    from core.index.analysis import Stemmer
+    from core.search.spelling import slipped_terms, slips
+
+    assert {"using", "ing", "iung", "ying", "uinng"} <= slips("uing") and "ping" not in slips("uing")  # p is far from u
+    vocab = Vocabulary(["src", "sourc", "locat", "us"], {"src": 50, "sourc": 5, "locat": 3, "us": 9})
+    assert slipped_terms("surce", vocab, Stemmer().term) == {"sourc": "source"}
+    assert slipped_terms("locaiton", vocab, Stemmer().term) == {"locat": "location"}
+    beside = {"src": 2, "sourc": 1}.get  # "src" shares chunks with more of the query's words
+    assert nearest_term("surc", vocab, 1, lambda t: beside(t, 0)) == "src"  # by the stem alone: both one letter away
+    assert nearest_term("surc", vocab, 1, lambda t: beside(t, 0), slipped=["sourc"]) == "sourc"
+
+
 def test_slips_of_the_finger_cost_one_and_far_keys_cost_more() -> None:
     from core.search.spelling import typo_cost
 
@@ -142,6 +190,23 @@ def test_a_question_in_another_language_the_vault_holds_is_searched_as_typed(eng
     # query English, and tldr's "Größe eines Verzeichnisses" had its "eines" "corrected" to "lein").
     short = engine.search(SearchRequest("kurze Notizz über Tag", mode="keyword", k=3))
     assert short.correction is None
+
+
+def test_a_function_word_of_a_language_the_vault_holds_is_no_typo(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """German "aller" and "eine" are dropped by the index, so no term holds them; they are words, not typos."""
+    notes = {
+        "Speicher.md": "# Speicherplatz\n\nZeigt den verfügbaren Speicherplatz aller Dateisysteme an, "
+        "und die Größe eines Verzeichnisses in einer lesbaren Einheit.\n",
+        "Ping.md": "# Ping\n\nSendet eine bestimmte Anzahl an Pings an einen Rechner und zeigt die Antwortzeit an.\n",
+        "Caller.md": "# Caller\n\nThe caller of a function gets its return value.\n",
+    }
+    eng = bag_of_words_engine(tmp_path_factory, notes)
+    assert "de" in eng.index_for("v").keyword.languages()
+    resp = eng.search(SearchRequest("Speicherplatz aller Dateisystme", mode="keyword", k=3))
+    assert resp.correction is not None  # the typo is still corrected; the function word is left alone
+    assert resp.correction.corrected == "Speicherplatz aller dateisysteme"  # spelt as the vault writes it
+    assert eng.search(SearchRequest("Speicherplatz aller Dateisysteme", mode="keyword", k=3)).correction is None
+    eng.close()
 
 
 def test_a_word_a_live_edit_adds_is_known_and_corrected_to_at_once(tmp_path: Path) -> None:
