@@ -272,10 +272,11 @@ def _dispatch(args: argparse.Namespace) -> int:
         from core.cli import search_cmd
 
         return search_cmd.cmd_search(args)
+    if args.command == "index":
+        return _index(args)
     from core.cli import commands
 
     handler = {
-        "index": commands.cmd_index,
         "similar": commands.cmd_similar,
         "chunk": commands.cmd_chunk,
         "status": commands.cmd_status,
@@ -293,6 +294,18 @@ def _dispatch(args: argparse.Namespace) -> int:
         "agents": agents_cmd.cmd_agents,
     }[args.command]
     return handler(args)
+
+
+def _index(args: argparse.Namespace) -> int:
+    from core.cli import early_worker
+
+    early_worker.start_early(args.vault)  # its start overlaps the imports below
+    try:
+        from core.cli import commands
+
+        return commands.cmd_index(args)
+    finally:
+        early_worker.stop_unused()
 
 
 def _ask(args: argparse.Namespace) -> int:
