@@ -27,9 +27,21 @@ from pathlib import Path
 from typing import Literal
 
 WINDOW_S = 0.05  # how long the machine is watched for a spare core
-# Fewer notes than this are indexed in one process: the worker's start and hand-over cost more than
-# the second core gives (measured: docs/benchmarks.md, "Round 4, fourth session").
-PARALLEL_MIN_NOTES = 400
+# What indexing notes costs on one core (a 2-core AMD EPYC VM, bytecode cached), from cold indexes
+# of obsidian-tasks-docs (118 notes, 0.7 MiB: 0.75 CPU-s), simonw-til (578, 2.3 MiB) and tldr
+# (6,413, 3.6 MiB: 4.5 CPU-s): per note and per MiB of markdown.
+NOTE_COST_S = 0.00013
+MIB_COST_S = 1.0
+# Less work than this is indexed in one process: the worker's start, hand-over and last job cost
+# as much as the second core gives. Best of 5 interleaved cold indexes, one process vs a worker:
+# obsidian-tasks-docs (~0.73 s of work) 1.16 vs 1.14 s, rust-book (112 notes, 1.2 MiB: ~1.2 s)
+# 1.69 vs 1.26 s (docs/benchmarks.md, "Round 4, fourth session").
+PARALLEL_MIN_WORK_S = 0.9
+
+
+def work_s(notes: int, note_bytes: int) -> float:
+    """About how many CPU seconds indexing `notes` notes of `note_bytes` bytes in all takes on one core."""
+    return notes * NOTE_COST_S + note_bytes / (1 << 20) * MIB_COST_S
 
 
 def busy_cores(window_s: float = WINDOW_S, stat: Path = Path("/proc/stat"), *, own: bool = False) -> float | None:

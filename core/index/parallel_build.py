@@ -40,7 +40,7 @@ from typing import Any, cast
 
 from core.base.gc_pause import gc_paused
 from core.base.models import Document, SkippedFile
-from core.base.spare_core import PARALLEL_MIN_NOTES, Started, spare_core, spawn, take
+from core.base.spare_core import PARALLEL_MIN_WORK_S, Started, spare_core, spawn, take, work_s
 from core.index.file_errors import check_storable, parse_error
 from core.index.keyword_store import KeywordStore
 from core.vault.chunker import ChunkLimits, new_parser
@@ -49,7 +49,7 @@ from core.vault.notes import document_version, parse_note
 from core.vault.obsidian_settings import SETTINGS_RECHECK_S, VaultSettings, settings_for_note
 from core.vault.scanner import ScanEntry, read_note_bytes
 
-MIN_NOTES = PARALLEL_MIN_NOTES  # fewer notes than this are indexed in-process: starting a worker costs more
+MIN_WORK_S = PARALLEL_MIN_WORK_S  # less work than this is indexed in-process: starting a worker costs more
 WORKER_TARGET = "core.index.parallel_build:serve"  # what the worker process runs (`core.base.spare_core.spawn`)
 WORKER_NAME = "cairn-segment-worker"
 # Notes per job: one Whoosh segment each, whichever process builds it. A job is ~1/6 of the notes:
@@ -57,7 +57,7 @@ WORKER_NAME = "cairn-segment-worker"
 # 6 or 12 jobs), few enough segments that searches do not slow down (4,000 notes in 12 segments:
 # keyword p50 13.6 ms against 11.5 in 4; in 6: 12.0) and Whoosh's merge policy leaves them alone.
 JOBS = 6
-MIN_JOB_NOTES = 50
+MIN_JOB_NOTES = 20
 MAX_JOB_NOTES = 1000
 JOB_TIMEOUT_S = 900.0  # a worker this slow over one job is stopped and its jobs are indexed here
 WAIT_SLICE_S = 0.1  # how often `cancel` is looked at while waiting for the worker
@@ -237,6 +237,25 @@ def serve(conn: Any) -> None:
             conn.send((index, None))
 
 
+def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]]) -> list[Job]:
+    """The notes, in order, in about `JOBS` runs of about equal work (`work_s`: a note's bytes
+    weigh most), each of `MIN_JOB_NOTES` to `MAX_JOB_NOTES` notes. Equal note counts were
+    unequal work: rust-book's chapters run from 1 to 90 KB."""
+    share = work_s(len(notes), sum(entry.size for entry, _ in notes)) / JOBS
+    jobs: list[Job] = []
+    job: Job = []
+    work = 0.0
+    for note in notes:
+        job.append(note)
+        work += work_s(1, note[0].size)
+        if len(job) >= MAX_JOB_NOTES or (work >= share and len(job) >= MIN_JOB_NOTES):
+            jobs.append(job)
+            job, work = [], 0.0
+    if job:
+        jobs.append(job)
+    return jobs
+
+
 class ParallelBuild:
     """Hands out the jobs of a bulk index: built segments from the worker, or jobs to index here.
 
@@ -280,15 +299,14 @@ class ParallelBuild:
         one; its verdict on the machine's load stands (None: no spare core then).
         """
         early = take(WORKER_TARGET)
-        if len(notes) < MIN_NOTES or multiprocessing.current_process().daemon:
+        if work_s(len(notes), sum(entry.size for entry, _ in notes)) < MIN_WORK_S or multiprocessing.current_process().daemon:
             if isinstance(early, Started):
                 early.stop()
             return None
         if early is None or (early is False and not spare_core()):
             return None
         shutil.rmtree(scratch, ignore_errors=True)  # a crashed build's leftovers
-        size = max(MIN_JOB_NOTES, min(MAX_JOB_NOTES, -(-len(notes) // JOBS)))
-        jobs = [list(notes[i : i + size]) for i in range(0, len(notes), size)]
+        jobs = cut_jobs(notes)
         try:
             scratch.mkdir(parents=True, exist_ok=True)
             started = early if isinstance(early, Started) else spawn(WORKER_TARGET, WORKER_NAME)

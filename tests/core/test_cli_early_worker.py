@@ -28,26 +28,27 @@ def keep_sigint_handler() -> Iterator[None]:
     signal.signal(signal.SIGINT, previous)
 
 
-def test_notes_are_counted_up_to_the_limit_without_hidden_folders(tmp_path: Path) -> None:
+def test_the_work_is_estimated_up_to_the_limit_without_hidden_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(early_worker, "work_s", lambda notes, size: notes + size / 1000)
     for i in range(3):
-        (tmp_path / f"n{i}.md").write_text("# n\n", encoding="utf-8")
+        (tmp_path / f"n{i}.md").write_text("# n\n", encoding="utf-8")  # 4 bytes each
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "deep.MARKDOWN").write_text("# d\n", encoding="utf-8")
-    (tmp_path / "sub" / "picture.png").write_bytes(b"\x89PNG")
+    (tmp_path / "sub" / "deep.MARKDOWN").write_bytes(b"x" * 2000)
+    (tmp_path / "sub" / "picture.png").write_bytes(b"\x89PNG" * 1000)
     (tmp_path / ".obsidian").mkdir()
     for i in range(5):
         (tmp_path / ".obsidian" / f"h{i}.md").write_text("# h\n", encoding="utf-8")
-    assert early_worker.notes_at_least([str(tmp_path)], 4)
-    assert not early_worker.notes_at_least([str(tmp_path)], 5)  # the hidden folder's notes are not the vault's
-    assert early_worker.notes_at_least([str(tmp_path), str(tmp_path)], 8)  # several folders add up
-    assert not early_worker.notes_at_least(["a-vault-name", str(tmp_path / "missing")], 1)
+    assert early_worker.enough_work([str(tmp_path)], 6.0)  # 4 notes + 2,012 bytes
+    assert not early_worker.enough_work([str(tmp_path)], 6.1)  # the hidden folder's notes and the picture do not count
+    assert early_worker.enough_work([str(tmp_path), str(tmp_path)], 12.0)  # several folders add up
+    assert not early_worker.enough_work(["a-vault-name", str(tmp_path / "missing")], 0.001)
 
 
 def test_cairn_index_uses_the_early_worker_and_stops_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     vault = write_vault(tmp_path / "vault", 40)
     monkeypatch.setenv("CAIRN_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(early_worker, "PARALLEL_MIN_NOTES", 10)
-    monkeypatch.setattr(pb, "MIN_NOTES", 10)
+    monkeypatch.setattr(early_worker, "PARALLEL_MIN_WORK_S", 0.001)
+    monkeypatch.setattr(pb, "MIN_WORK_S", 0.001)
     monkeypatch.setattr(pb, "MIN_JOB_NOTES", 5)
     monkeypatch.setattr(sc, "spare_core", lambda **_: True)
     started: list[object] = []
@@ -70,7 +71,7 @@ def test_an_early_worker_nobody_takes_is_stopped(tmp_path: Path, monkeypatch: py
     """A vault given by a folder that cannot be indexed (here: not a folder at all) fails before any build."""
     vault = write_vault(tmp_path / "vault", 12)
     monkeypatch.setenv("CAIRN_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(early_worker, "PARALLEL_MIN_NOTES", 10)
+    monkeypatch.setattr(early_worker, "PARALLEL_MIN_WORK_S", 0.001)
     monkeypatch.setattr(sc, "spare_core", lambda **_: True)
     assert main(["index", "--vault", str(vault), "--vault", "no-such-vault", "--no-embed", "--quiet"]) == 2
     assert not [p for p in multiprocessing.active_children() if p.name == pb.WORKER_NAME]

@@ -62,7 +62,7 @@ class Spy:
         self.built = 0
         self.local = 0
         self.builds: list[Any] = []
-        monkeypatch.setattr(pb, "MIN_NOTES", 1 if worker else 10**9)
+        monkeypatch.setattr(pb, "MIN_WORK_S", 0.0 if worker else float("inf"))
         monkeypatch.setattr(pb, "MIN_JOB_NOTES", 7)  # several jobs, so both processes get some
         monkeypatch.setattr(pb, "MAX_JOB_NOTES", 7)
         monkeypatch.setattr(pb, "spare_core", lambda: True)  # whatever else runs on this machine
@@ -249,7 +249,7 @@ def test_niced_work_leaves_a_core_spare_for_a_normal_priority_worker(tmp_path: P
 
 def _stuck_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kwargs: Any) -> tuple[Any, Path, list[Any]]:
     """A build of three one-note jobs whose first one never finishes in the worker."""
-    monkeypatch.setattr(pb, "MIN_NOTES", 1)
+    monkeypatch.setattr(pb, "MIN_WORK_S", 0.0)
     monkeypatch.setattr(pb, "MIN_JOB_NOTES", 1)
     monkeypatch.setattr(pb, "MAX_JOB_NOTES", 1)
     monkeypatch.setattr(pb, "spare_core", lambda: True)
@@ -368,3 +368,15 @@ def test_a_busy_machine_gets_no_early_worker_and_no_build(vault: Path, tmp_path:
     assert stats.documents == 61 and not spy.builds  # the early verdict stands: no second look
     assert sc.take(pb.WORKER_TARGET) is False
     sc.discard(pb.WORKER_TARGET)  # nothing left to stop
+
+
+def test_jobs_are_cut_by_work_not_by_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pb, "MIN_JOB_NOTES", 2)
+    sizes = [200_000, 200_000] + [1_000] * 40 + [200_000, 200_000]  # two big chapters at each end
+    notes: list[Any] = [(ScanEntry(f"n{i}.md", tmp_path / f"n{i}.md", size, 0), None) for i, size in enumerate(sizes)]
+    jobs = pb.cut_jobs(notes)
+    assert [n for job in jobs for n in job] == notes  # every note once, in order
+    assert len(jobs[0]) == 2 and len(jobs[-1]) <= 2  # the big notes make short jobs
+    assert max(len(job) for job in jobs) > 10  # the small ones long ones
+    monkeypatch.setattr(pb, "MAX_JOB_NOTES", 5)
+    assert max(len(job) for job in pb.cut_jobs(notes)) == 5
