@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from core.base.spare_core import PARALLEL_MIN_WORK_S, discard, prestart, work_s
 
-TARGET = "core.index.parallel_build:serve"  # core.index.parallel_build.WORKER_TARGET (importing it costs Whoosh)
+TARGET = "core.index.segment_worker:serve"  # core.index.parallel_build.WORKER_TARGET (importing it costs Whoosh)
 NAME = "cairn-segment-worker"
 NOTE_SUFFIXES = (".md", ".markdown")
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import multiprocessing
 import queue
 import shutil
-import tempfile
 import threading
 import time
 from collections import deque
@@ -38,19 +37,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from core.base.gc_pause import gc_paused
-from core.base.models import Document, SkippedFile
 from core.base.spare_core import PARALLEL_MIN_WORK_S, Started, spare_core, spawn, take, work_s
-from core.index.file_errors import check_storable, parse_error
-from core.index.keyword_store import KeywordStore
-from core.vault.chunker import ChunkLimits, new_parser
-from core.vault.links import new_link_parser
-from core.vault.notes import document_version, parse_note
-from core.vault.obsidian_settings import SETTINGS_RECHECK_S, VaultSettings, settings_for_note
-from core.vault.scanner import ScanEntry, read_note_bytes
+from core.index.segment_worker import BuiltSegment, Job, Outcome
+from core.vault.chunker import ChunkLimits
+from core.vault.scanner import ScanEntry
 
 MIN_WORK_S = PARALLEL_MIN_WORK_S  # less work than this is indexed in-process: starting a worker costs more
-WORKER_TARGET = "core.index.parallel_build:serve"  # what the worker process runs (`core.base.spare_core.spawn`)
+WORKER_TARGET = "core.index.segment_worker:serve"  # what the worker process runs (`core.base.spare_core.spawn`)
 WORKER_NAME = "cairn-segment-worker"
 # Notes per job: one Whoosh segment each, whichever process builds it. A job is ~1/6 of the notes:
 # small enough that neither process waits long for the other at the end (tldr 2.9-3.0 s wall with
@@ -64,17 +57,6 @@ WAIT_SLICE_S = 0.1  # how often `cancel` is looked at while waiting for the work
 GONE_DRAIN_S = 0.5  # how long answers of a worker that just ended may take to be read
 AHEAD = 1  # jobs handed to the worker at a time (the next one as soon as it answers); the rest wait for whichever process is free first
 
-Outcome = Document | SkippedFile | None  # None: the note holds what the index holds already
-Job = list[tuple[ScanEntry, str | None]]  # notes with the version the index holds (None: new)
-
-
-@dataclass(frozen=True, slots=True)
-class BuiltSegment:
-    """A finished Whoosh segment in a scratch folder, waiting to be listed in the index."""
-
-    segment: Any  # whoosh.codec.whoosh3.W3Segment
-    folder: str
-    files: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,53 +66,7 @@ class BuiltJob:
     job: Job
     outcomes: list[Outcome]
     built: BuiltSegment | None  # None: no note of the job had chunks to add
-
-
-class _Worker:
-    """Per-process state: the parsers are made once; the vault's Obsidian settings re-read every few seconds."""
-
-    parsers: tuple[Any, Any] | None = None
-    settings: tuple[float, VaultSettings] | None = None
-
-    @classmethod
-    def settings_for(cls, entry: ScanEntry) -> VaultSettings:
-        now = time.monotonic()
-        if cls.settings is None or now - cls.settings[0] > SETTINGS_RECHECK_S:
-            cls.settings = (now, settings_for_note(entry.path, entry.rel_path))
-        return cls.settings[1]
-
-
-def read_note(vault: str, entry: ScanEntry, known_version: str | None, limits: ChunkLimits, max_bytes: int) -> Outcome:
-    """Read and parse one note inside the per-file error boundary (as `VaultIndex._read`)."""
-    if _Worker.parsers is None:
-        _Worker.parsers = (new_parser(), new_link_parser())
-    parser, link_parser = _Worker.parsers
-    try:
-        raw = read_note_bytes(entry, max_bytes)
-        if isinstance(raw, SkippedFile):
-            return raw
-        if known_version is not None and known_version == document_version(raw):
-            return None
-        settings = _Worker.settings_for(entry)  # one vault per worker process
-        doc = parse_note(
-            vault, entry.rel_path, raw, size=entry.size, mtime_ns=entry.mtime_ns, limits=limits, parser=parser, link_parser=link_parser, settings=settings
-        )
-        check_storable(doc)
-    except Exception as exc:  # noqa: BLE001 - the per-file boundary
-        return parse_error(entry.rel_path, exc)
-    return doc
-
-
-def build_job(vault: str, job: Job, limits: ChunkLimits, max_bytes: int, scratch: str) -> tuple[list[Outcome], BuiltSegment | None]:
-    """The worker's side: parse the job's notes and write their chunks as one Whoosh segment."""
-    with gc_paused():  # millions of short-lived objects, no cycles worth collecting mid-job
-        outcomes = [read_note(vault, entry, known, limits, max_bytes) for entry, known in job]
-        docs = [o for o in outcomes if isinstance(o, Document) and o.chunks]
-        if not docs:
-            return outcomes, None
-        folder = tempfile.mkdtemp(prefix="segment-", dir=scratch)
-        segment, files = KeywordStore.scratch(folder).build_segment(docs, folder)
-        return outcomes, BuiltSegment(segment, folder, files)
+    hashes: list[tuple[str, ...] | None]  # each Document outcome's chunk hashes (`records.chunk_hashes`)
 
 
 class WorkerProcess:
@@ -204,37 +140,6 @@ class WorkerProcess:
         """End the worker now, also mid-job, and wait for it to be gone."""
         self._outbox.put(None)
         self._started.stop()
-
-
-def warm_up() -> None:
-    """What every job needs, made while the worker waits for its jobs: the parsers (and their imports)."""
-    if _Worker.parsers is None:
-        _Worker.parsers = (new_parser(), new_link_parser())
-
-
-def serve(conn: Any) -> None:
-    """The worker's loop: ready itself, take the jobs, build each one asked for; a job it cannot build
-    is answered with None."""
-    warm_up()
-    try:
-        vault, jobs, limits, max_bytes, scratch = conn.recv()
-    except (EOFError, OSError):
-        return  # the indexing process is gone, or needed no worker after all
-    while True:
-        try:
-            index = conn.recv()
-        except (EOFError, OSError):
-            return  # the indexing process is gone or done
-        try:
-            answer: tuple[int, Any] = (index, build_job(vault, jobs[index], limits, max_bytes, scratch))
-        except Exception:  # noqa: BLE001 - a note that broke the writer: the job is indexed there
-            answer = (index, None)
-        try:
-            conn.send(answer)
-        except (EOFError, OSError):
-            return  # the indexing process is gone
-        except Exception:  # noqa: BLE001 - an answer that would not pickle (nothing was sent)
-            conn.send((index, None))
 
 
 def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]]) -> list[Job]:
