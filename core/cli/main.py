@@ -7,6 +7,7 @@ degraded against its baseline, 4 index not built.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn, TypeAlias
@@ -200,7 +201,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(dashed_text_as_positional(parser, list(sys.argv[1:] if argv is None else argv)))
         require_text(args)
-        return _dispatch(args)
+        code = _dispatch(args)
+        if argv is None and args.command == "index" and args.no_embed:
+            _exit_now(code)
+        return code
     except CairnError as exc:
         print(f"cairn: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -209,6 +213,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAIL
     except BrokenPipeError:
         return EXIT_OK
+
+
+def _exit_now(code: int) -> NoReturn:
+    """End the process without the interpreter's teardown, once a keyword index is on disk.
+
+    Freeing every object of a finished index (the parsed notes, the analyser's word memo,
+    Whoosh's segments) and multiprocessing's exit hooks took 0.06-0.13 s after `cairn index
+    --no-embed` had printed its result: 6-8 % of a small vault's whole run. Everything is
+    written, fsynced and closed by then (the build worker and the extractor's child are
+    stopped, the vault lock goes with the process); only the output is flushed here. Only
+    for the command line itself (`main()` without arguments), never for a caller in-process.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`cairn index | head`): nothing more to say
+            pass
+    os._exit(code)
 
 
 #: Options that are words to match, not file names: they must be text (file names may be any bytes).

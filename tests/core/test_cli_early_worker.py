@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
+import os
 import signal
 import subprocess
 import sys
@@ -85,3 +87,18 @@ def test_the_early_worker_module_imports_no_index_code() -> None:
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_cairn_index_on_the_command_line_ends_without_teardown_and_leaves_a_whole_index(tmp_path: Path) -> None:
+    """`cairn index --no-embed` ends with `os._exit` once all is written: its output still arrives
+    through a pipe, and the next run finds every note indexed and its manifest saved."""
+    vault = write_vault(tmp_path / "vault", 30)
+    env = {**os.environ, "CAIRN_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)}
+    cmd = [sys.executable, "-m", "core.cli.main", "index", "--vault", str(vault), "--no-embed"]
+    first = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert "30 notes" in first.stdout and "+30 new" in first.stdout
+    second = subprocess.run([*cmd, "--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stderr
+    report = json.loads(second.stdout)["vaults"][0]
+    assert (report["documents"], report["added"], report["changed"]) == (30, 0, 0)
