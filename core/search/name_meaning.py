@@ -13,6 +13,14 @@ note neither list found. Measured (docs/ranking.md): obsidian-tasks-docs hybrid 
 0.575 / 0.850 → 0.700 / 0.875, the Rust book unchanged; a larger weight or a scale
 against the pool's median helped the documentation pages more and cost the Rust book,
 whose chapter titles say less about the detail asked.
+
+The name speaks only when the two lists leave the question open (`name_weight`): when
+every one of the keyword list's first notes is also among the vector list's first ten
+(the evidence's agreement, core.search.evidence), the question's words and the meaning of
+the passages already point at the same notes, and a name that merely holds a word of
+the question ("parallel", "cargo-check" on command pages) would lift the wrong one of
+them over the page that answers ("xargs", "bacon"). The paraphrases the term is for are
+those whose words are elsewhere in the vault, where the lists disagree.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from core.base.models import Term, id_order, split_chunk_id
+from core.search.evidence import KeywordEvidence
 from core.search.fusion import Fused
 from core.search.sides import VaultSearchSide
 
@@ -29,6 +38,16 @@ if TYPE_CHECKING:
 
 WEIGHT = 0.25  # the most a note's name adds, in the blend's units (a list's best hit adds up to its share, ~0.5)
 POOL = 30  # notes of the fused list compared (and scaled over)
+AGREED = 1.0  # the evidence's agreement at which the lists are taken to have settled the question
+
+
+def name_weight(evidence: KeywordEvidence, weight: float = WEIGHT) -> float:
+    """The term's weight for one query: `weight`, or 0 when both lists agree on the keyword side's first notes.
+
+    Agreement is the one evidence signal that told the two kinds of question apart (the
+    measurements are in docs/ranking.md, "Round 4, fourth session"); it adds no parameter.
+    """
+    return 0.0 if evidence.agreement >= AGREED else weight
 
 
 def name_terms(

@@ -32,7 +32,7 @@ from core.search.expansion import Expansion, vocabulary_expansion
 from core.search.feedback import search_with_feedback
 from core.search.fusing import fuse_lists, measure_evidence
 from core.search.fusion import Fused, keep_meaning_hits
-from core.search.name_meaning import name_terms, side_similarities
+from core.search.name_meaning import name_terms, name_weight, side_similarities
 from core.search.passages import aggregate_notes, side_alike
 from core.search.profiles import Profile, get_profile, keyword_share
 from core.search.query import check_query_size, content_terms, parse_query, unknown_keys_as_words
@@ -356,8 +356,8 @@ def _fused(plan: _Plan, keyword_hits: list[KeywordHit], vector_hits: list[tuple[
     share = adapted_share(keyword_share(plan.settings), evidence)
     fused = fuse_lists(plan.settings, plan.profile, plan.mode, keyword_hits, vector_hits, vector_scale, keyword_name, share=share)
     why = Term(explain(evidence, share), 0.0)
-    fused = [Fused(f.chunk_id, f.score, f.terms + (why,)) for f in fused]
-    fused = name_terms(aggregate_notes(fused, alike=side_alike(plan.sides)), side_similarities(plan.sides, plan.query_vectors))
+    fused = aggregate_notes([Fused(f.chunk_id, f.score, f.terms + (why,)) for f in fused], alike=side_alike(plan.sides))
+    fused = name_terms(fused, side_similarities(plan.sides, plan.query_vectors), weight=name_weight(evidence))
     return keep_meaning_hits(fused, [cid for cid, _ in vector_hits])
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from core.base.models import chunk_id
+from core.search.evidence import KeywordEvidence
 from core.search.fusion import Fused
-from core.search.name_meaning import name_terms
+from core.search.name_meaning import WEIGHT, name_terms, name_weight
 
 
 def _fused(*rows: tuple[str, float]) -> list[Fused]:
@@ -24,6 +25,22 @@ def test_the_note_named_for_the_question_moves_up_and_says_why() -> None:
     assert term.name == "name's meaning (0.39) 1.00 × 0.25" and term.value == 0.25
     assert out[0].score == 0.65 + 0.25
     assert [t.value for f in out for t in f.terms if f.chunk_id.endswith("Properties.md\x1f0")] == [0.0]  # the least: 0
+
+
+def test_the_name_stays_out_when_both_lists_agree_on_the_keyword_sides_first_notes() -> None:
+    # tldr-en, "run a command for each line of piped input, in parallel": xargs answers, and both lists
+    # rank it, parallel and xe first; the page named "parallel" (a word of the question) overtook it.
+    fused = _fused(("xargs.md", 1.118), ("parallel.md", 1.027), ("xe.md", 0.858))
+    sims = {"xargs.md": 0.24, "parallel.md": 0.47, "xe.md": 0.07}
+    agreed = KeywordEvidence(rarity=0.76, peak=0.49, agreement=1.0)
+    assert name_weight(agreed) == 0
+    kept = name_terms(fused, lambda vault, notes: sims, weight=name_weight(agreed))
+    assert _order(kept) == ["xargs.md", "parallel.md", "xe.md"]
+    assert not any(t.name.startswith("name's meaning") for f in kept for t in f.terms)
+    # One of the keyword side's first notes is one meaning ranks low: the question is open, the name speaks.
+    open_question = KeywordEvidence(rarity=0.76, peak=0.49, agreement=2 / 3)
+    assert name_weight(open_question) == WEIGHT
+    assert _order(name_terms(fused, lambda vault, notes: sims, weight=name_weight(open_question)))[0] == "parallel.md"
 
 
 def test_only_the_pool_is_compared_and_no_note_is_brought_in() -> None:

@@ -58,9 +58,15 @@ def test_mistyped_questions_keep_most_of_the_clean_recall(engine: Engine) -> Non
 
 def test_the_breakdown_names_the_evidence_weighting_and_the_words_also_searched(engine: Engine) -> None:
     named: list[str] = []
+    agreed = 0
     for case in load_golden(GOLDEN).cases:
         resp = engine.search(SearchRequest(case.query, mode="hybrid", k=5))
+        terms = [t.name for h in resp.hits for t in h.contributions]
         named += [t.name for t in resp.hits[0].contributions]
+        if any(n.startswith("keyword evidence ") and "agreement 1.00" in n for n in terms):
+            agreed += 1  # both lists agree on the keyword side's first notes: names stay out (name_weight)
+            assert not any(n.startswith("name's meaning (") for n in terms), terms
+    assert agreed, named
     evidence = [n for n in named if n.startswith("keyword evidence ") and "→" in n]
     assert len(evidence) >= 10, named  # a query the model cannot read (weight 0 for meaning) has none
     assert any("also searched:" in n for n in named), named
