@@ -283,7 +283,7 @@ def test_a_killed_worker_gives_its_jobs_back_at_once(tmp_path: Path, monkeypatch
     before = {p.pid for p in multiprocessing.active_children()}
     build, _, jobs = _stuck_build(tmp_path, monkeypatch)
     try:
-        workers = [p.pid for p in multiprocessing.active_children() if p.pid not in before]
+        workers = [p.pid for p in multiprocessing.active_children() if p.pid is not None and p.pid not in before]
         assert workers
         for pid in workers:
             os.kill(pid, signal.SIGKILL)  # out of memory, a segfault, a user's kill
