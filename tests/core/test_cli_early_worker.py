@@ -102,3 +102,21 @@ def test_cairn_index_on_the_command_line_ends_without_teardown_and_leaves_a_whol
     assert second.returncode == 0, second.stderr
     report = json.loads(second.stdout)["vaults"][0]
     assert (report["documents"], report["added"], report["changed"]) == (30, 0, 0)
+
+
+def test_a_vault_indexed_already_gets_no_early_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A warm `cairn index` reads the changed notes only: no worker is started for it."""
+    vault = write_vault(tmp_path / "vault", 20)
+    monkeypatch.setenv("CAIRN_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(early_worker, "PARALLEL_MIN_WORK_S", 0.001)
+    asked: list[str] = []
+    monkeypatch.setattr(early_worker, "prestart", lambda target, name: asked.append(target))
+    assert not early_worker.indexed_already(str(vault))
+    early_worker.start_early([str(vault)])
+    assert asked == [early_worker.TARGET]  # new: worth a worker
+    assert main(["index", "--vault", str(vault), "--no-embed", "--quiet"]) == 0
+    asked.clear()
+    assert early_worker.indexed_already(str(vault))
+    early_worker.start_early([str(vault)])
+    assert asked == []
+    capsys.readouterr()
