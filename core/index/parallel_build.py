@@ -15,8 +15,8 @@ both processes run the whole pipeline on different notes:
   reads its answers), so at the end neither process waits for a job the other has
   not started;
 - a worker's segment is moved into the index folder and listed in the next table
-  of contents (`KeywordIndex.add_built`): only the parsed notes come back pickled,
-  for the manifest and the link graph.
+  of contents (`KeywordIndex.add_built`): only the parsed notes and their chunks'
+  hashes come back pickled, for the manifest and the link graph.
 
 A job the worker cannot build (it died, a note broke the writer) is indexed here
 instead, note by note with the usual per-file error boundary. Only bulk work on a
@@ -46,7 +46,7 @@ from core.vault.scanner import ScanEntry
 MIN_WORK_S = PARALLEL_MIN_WORK_S  # less work than this is indexed in-process: starting a worker costs more
 WORKER_TARGET = "core.index.segment_worker:serve"  # what the worker process runs (`core.base.spare_core.spawn`)
 WORKER_NAME = "cairn-segment-worker"
-# Notes per job: one Whoosh segment each, whichever process builds it. A job is ~1/6 of the notes:
+# Jobs: one Whoosh segment each, whichever process builds it. A job is ~1/6 of the work (`cut_jobs`):
 # small enough that neither process waits long for the other at the end (tldr 2.9-3.0 s wall with
 # 6 or 12 jobs), few enough segments that searches do not slow down (4,000 notes in 12 segments:
 # keyword p50 13.6 ms against 11.5 in 4; in 6: 12.0) and Whoosh's merge policy leaves them alone.
@@ -57,7 +57,6 @@ JOB_TIMEOUT_S = 900.0  # a worker this slow over one job is stopped and its jobs
 WAIT_SLICE_S = 0.1  # how often `cancel` is looked at while waiting for the worker
 GONE_DRAIN_S = 0.5  # how long answers of a worker that just ended may take to be read
 AHEAD = 1  # jobs handed to the worker at a time (the next one as soon as it answers); the rest wait for whichever process is free first
-
 
 
 @dataclass(frozen=True, slots=True)
