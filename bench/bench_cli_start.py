@@ -24,6 +24,9 @@ the model and the vector index, which is what a cold hybrid search pays).
 With `--baseline`, every search is run from that checkout too, right after this one's, on the
 same home (its code must read this checkout's index files), and reported as `base:<mode>`; an
 older checkout that cannot read them searches `--baseline-home`, the same vault indexed by its own code.
+Give the baseline its own home (a copy) also when its prepared model copy is of another format
+(`minilm_session.PREPARED_FORMAT`): each checkout removes the other's copy and makes its own again,
+on every search, in a shared one.
 
 `--shape obsidian` generates the vault in Obsidian's shape (properties, wikilinks, callouts on
 every note; see `synth_vault.py`). `--source` runs Cairn as a user running from a checkout with

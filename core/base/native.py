@@ -7,6 +7,15 @@ module that needs usearch imports it through `load_usearch()`, which brings
 onnxruntime in first (with telemetry off, as it otherwise writes a device id
 under ~/.cache/Microsoft on import).
 
+Why (gdb): usearch carries its own copy of the C++ runtime, whose locale ids are
+"unique" symbols that the dynamic linker binds process-wide to the first definition
+loaded; onnxruntime then initialises its locale facets against usearch's copy and
+crashes. With the system's C++ runtime loaded first (`libstdc++.so.6`, globally),
+both bind to it, as they do when onnxruntime comes first, and onnxruntime may be
+imported at any time after usearch. `cairn search` with a query asked before needs
+no model at all, so it loads only that (`onnxruntime_first=False`, Linux only):
+importing onnxruntime cost it 20-50 ms.
+
 usearch itself is imported lean (`core.base.lean_import`): its package imports
 `urllib.request` for a helper that downloads its SQLite extension, and its index
 module imports `tqdm` for progress bars shown only when asked (`log=True`, which
@@ -16,7 +25,10 @@ stand-ins load the real modules if ever called.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -42,8 +54,28 @@ def _tqdm(*args: Any, **kwargs: Any) -> Any:
     return tqdm(*args, **kwargs)
 
 
-def load_usearch() -> ModuleType:
-    load_onnxruntime()
+@functools.cache
+def _cxx_runtime_first() -> bool:
+    """Load the system's C++ runtime globally (see the module docstring); False where that cannot be done."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        ctypes.CDLL("libstdc++.so.6", mode=os.RTLD_GLOBAL)
+    except OSError:
+        return False
+    return True
+
+
+def load_usearch(*, onnxruntime_first: bool = True) -> ModuleType:
+    """usearch's index module, loaded safely; `onnxruntime_first=False` for a process that may never need the model.
+
+    The first load decides the order; once usearch is loaded, later calls just return it.
+    """
+    loaded = sys.modules.get("usearch.index")
+    if loaded is not None:
+        return loaded
+    if onnxruntime_first or not _cxx_runtime_first():
+        load_onnxruntime()
     import_lean({"urllib.request": {"urlretrieve": _urlretrieve}, "tqdm": {"tqdm": _tqdm}}, "usearch.index")
     import usearch.index
 

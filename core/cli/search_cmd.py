@@ -125,14 +125,17 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     if SearchMode(request.mode) == SearchMode.KEYWORD:
         return engine.search(request)
     from core.base.native import load_usearch
-    from core.cli.search_prefetch import start_prefetch
+    from core.cli.search_prefetch import needs_model, start_prefetch
+    from core.index.vector_store import lean_opens
     from core.providers.embedding.onnx_minilm import quick_queries
     from core.search.query_vectors import use_disk_cache
 
     use_disk_cache(engine.paths.cache_dir / "query-vectors")
     quick_queries()
-    load_usearch()  # before the second thread: its lean import is only taken while one thread runs
-    prefetch = start_prefetch(engine, request)
+    lean_opens()
+    new_query = needs_model(engine, request)  # a query asked before needs neither onnxruntime nor the model
+    load_usearch(onnxruntime_first=new_query)  # before the second thread: its lean import needs one thread
+    prefetch = start_prefetch(engine, request) if new_query else None
     try:
         return engine.search(request)
     finally:
@@ -140,6 +143,7 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
             prefetch.join()
         use_disk_cache(None)
         quick_queries(False)
+        lean_opens(False)
 
 
 def _print_notices(resp: SearchResponse) -> None:

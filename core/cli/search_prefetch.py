@@ -36,6 +36,24 @@ def start_prefetch(engine: Engine, request: SearchRequest) -> threading.Thread |
     return thread
 
 
+def needs_model(engine: Engine, request: SearchRequest) -> bool:
+    """Whether the search may embed its query: False only when every vault searched has its vector on disk."""
+    if SearchMode(request.mode) == SearchMode.KEYWORD:
+        return False
+    try:
+        wanted = set(request.filters.vaults)
+        for vc in engine.config.vaults:
+            if wanted and vc.name not in wanted:
+                continue
+            emb = engine.embedder_for(vc)
+            if emb is not None and not _cached(emb, request.query):
+                return True
+    except Exception:  # noqa: BLE001 - unsure: load as for a new query, and let the search report the problem
+        _log.debug("search prefetch: model need unknown", exc_info=True)
+        return True
+    return False
+
+
 def _prefetch(engine: Engine, request: SearchRequest) -> None:
     try:
         wanted = set(request.filters.vaults)

@@ -54,18 +54,31 @@ class VectorIndex:
         self._keys = np.zeros(0, dtype=np.uint64)
         # None: not made yet, the vectors are only in usearch (see `_rows`).
         self._matrix: np.ndarray | None = np.zeros((0, dims), dtype=np.float32)
-        self._row: dict[int, int] = {}
+        self._row_of: dict[int, int] | None = {}  # key -> row; None: not made yet, every row of `_keys` is live
         self._materialise = threading.Lock()  # one thread makes the matrix; the others wait for it
+        self._row_lock = threading.Lock()
         self.version = 0  # bumped on every change, so callers can cache per-row data
 
+    @property
+    def _row(self) -> dict[int, int]:
+        """Key -> row, made from `_keys` on first use: a loaded index searched through HNSW never needs it
+        (building it for 29k keys cost a cold hybrid `cairn search` 7-10 ms)."""
+        row_of = self._row_of
+        if row_of is None:
+            with self._row_lock:  # a reader making it beside a writer must not replace the writer's
+                row_of = self._row_of
+                if row_of is None:
+                    row_of = self._row_of = {int(k): i for i, k in enumerate(self._keys.tolist())}
+        return row_of
+
     def __len__(self) -> int:
-        return len(self._row)
+        return len(self._keys) if self._row_of is None else len(self._row_of)
 
     def __contains__(self, key: int) -> bool:
         return int(key) in self._row
 
     def keys(self) -> np.ndarray:
-        return self._keys[: len(self._row)].copy()
+        return self._keys[: len(self)].copy()
 
     def vector(self, key: int) -> np.ndarray | None:
         row = self._row.get(int(key))
@@ -98,7 +111,7 @@ class VectorIndex:
             self.remove(present)
         matrix = self._rows()  # before the add: usearch must not hold rows the matrix lacks
         self._writable().add(keys, vectors)
-        n = len(self._row)
+        n = len(self)
         matrix = self._grow(n + len(keys))
         self._keys[n : n + len(keys)] = keys
         matrix[n : n + len(keys)] = vectors
@@ -118,7 +131,7 @@ class VectorIndex:
             if row is None:
                 continue
             self._writable().remove(key)
-            last = len(self._row)  # index of the last live row after the pop
+            last = len(self)  # index of the last live row after the pop
             if row != last:
                 moved = int(self._keys[last])
                 self._keys[row] = moved
@@ -127,7 +140,7 @@ class VectorIndex:
 
     def search(self, query: np.ndarray, limit: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
         """Top `limit` (key, cosine) pairs; `allowed` is a boolean mask over `keys()` rows."""
-        n = len(self._row)
+        n = len(self)
         if n == 0 or limit <= 0:
             return []
         q = np.asarray(query, dtype=np.float32).reshape(self.dims)
@@ -144,7 +157,7 @@ class VectorIndex:
 
     def save(self, path: Path) -> None:
         """Write a compacted usearch file (removals don't free space in usearch; a rebuild does)."""
-        n = len(self._row)
+        n = len(self)
         fresh = self._new_usearch()
         if n:
             fresh.add(self._keys[:n], self._rows()[:n])
@@ -162,7 +175,7 @@ class VectorIndex:
             vi._usearch, vi._mapped = restored, mapped
             vi._keys = keys.copy()
             vi._matrix = None  # read out of usearch when first needed (see the module docstring)
-            vi._row = {int(k): i for i, k in enumerate(keys.tolist())}
+            vi._row_of = None  # made from the keys when first needed (see `_row`)
         return vi
 
     def _rows(self) -> np.ndarray:
@@ -172,7 +185,7 @@ class VectorIndex:
             with self._materialise:
                 matrix = self._matrix
                 if matrix is None:
-                    n = len(self._row)
+                    n = len(self)
                     matrix = np.zeros((len(self._keys), self.dims), dtype=np.float32)
                     if n:
                         got = self._usearch.get(self._keys[:n], dtype=np.float32)
@@ -188,7 +201,7 @@ class VectorIndex:
         size = max(needed, int(len(self._keys) * 1.5) + 64)
         keys = np.zeros(size, dtype=np.uint64)
         grown = np.zeros((size, self.dims), dtype=np.float32)
-        n = len(self._row)
+        n = len(self)
         keys[:n] = self._keys[:n]
         grown[:n] = matrix[:n]
         self._keys, self._matrix = keys, grown

@@ -1,9 +1,8 @@
 """One vault's semantic side: which chunk has which vector, kept in step with the manifest.
 
-Vectors are persisted as a usearch file plus a JSON manifest that names the
-embedding model (id, file hash, dims) and the checksum of the usearch file.
-A model change is reported as `model_mismatch` and the vault re-embeds; a
-corrupted file is rebuilt from the embedding cache without re-embedding.
+How the vectors are saved and opened again (the usearch file, its JSON record, a
+model change, a damaged file) is `core.index.vector_record`; here is what changes
+them (a sync, a live edit) and what searches them.
 """
 
 from __future__ import annotations
@@ -13,12 +12,10 @@ import time
 from collections.abc import Callable, Collection, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 import numpy as np
 
-from core.base.atomic import read_json, write_json_atomic
 from core.base.models import SearchFilters, chunk_id
 from core.index.embed_cache import EmbeddingCache
 from core.index.embed_text import NO_VECTOR
@@ -32,15 +29,10 @@ from core.index.note_vectors import (
     embedding_order,
     is_provisional,
 )
-from core.index.vector_checksum import checksum_matches, file_sha256
-from core.index.vector_index import VectorIndex, key_for
+from core.index.vector_index import key_for
+from core.index.vector_record import ModelIdentity, VectorRecord, VectorStatus, lean_opens
 
-
-@dataclass(frozen=True, slots=True)
-class ModelIdentity:
-    model_id: str
-    model_hash: str
-    dims: int
+__all__ = ["EmbedStats", "ModelIdentity", "VaultVectors", "VectorStatus", "lean_opens"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,37 +46,15 @@ class EmbedStats:
     skipped: int = 0  # chunks left out: nothing in them for a vector (see `embed_text.vector_worthy`)
 
 
-class VectorStatus(StrEnum):
-    """The state of a vault's vector file when it was opened or last synced."""
-
-    OK = "ok"
-    EMPTY = "empty"  # synced, but nothing to embed
-    MISSING = "missing"  # no vector file yet
-    MODEL_MISMATCH = "model_mismatch"  # made by another model: re-embedded on the next sync
-    REBUILT = "rebuilt"  # a torn or corrupted file, restored from the embedding cache
-
-
-class VaultVectors:
+class VaultVectors(VectorRecord):
     """Vectors of one vault, with a `status` (see `VectorStatus`)."""
 
     def __init__(self, directory: Path, vault: str, model: ModelIdentity, cache: EmbeddingCache) -> None:
-        self.directory = directory
+        super().__init__(directory, model, cache)
         self.vault = vault
-        self.model = model
-        self.cache = cache
-        self.index = VectorIndex(model.dims)
-        self.key_hash: dict[int, str] = {}
-        self.desired = 0
-        self.skipped = 0  # chunks of the last sync left without a vector on purpose
-        self.status = VectorStatus.MISSING
-        self.dirty = False  # memory differs from the vector file
-        self._lock = threading.RLock()
-        self._rows_to_chunk: dict[int, tuple[str, int]] = {}
         self._mask_cache: tuple[object, np.ndarray] | None = None
         self._keys: dict[tuple[str, int], int] = {}  # (rel_path, ordinal) -> key, hashed once
         self._provisional: tuple[int, int] = (-1, 0)  # (index version, note stand-ins counted then)
-        self.rows_from_file = False  # `_rows_to_chunk` came with the vector file: no manifest needed to search
-        self.saved_chunks = -1  # desired + skipped when the file was saved: the vault's chunk count then
         self._load()
 
     def _key(self, rel: str, ordinal: int) -> int:
@@ -96,16 +66,10 @@ class VaultVectors:
         return key
 
     @property
-    def index_path(self) -> Path:
-        return self.directory / "vectors.usearch"
-
-    @property
-    def manifest_path(self) -> Path:
-        return self.directory / "vectors.json"
-
-    @property
     def embedded(self) -> int:
         """Chunks with their own vector: a note's stand-in vector (see `core.index.note_vectors`) is not one."""
+        if self._key_hash is None and self._view is not None:
+            return self._view.count - self._view.provisional
         if self._provisional[0] != (version := self.index.version):
             self._provisional = (version, sum(1 for h in list(self.key_hash.values()) if is_provisional(h)))
         return len(self.key_hash) - self._provisional[1]
@@ -288,7 +252,7 @@ class VaultVectors:
             found = self.index.search(query, limit, allowed)
             out = []
             for k, score in found:
-                ref = self._rows_to_chunk.get(k)
+                ref = self._chunk_ref(k)
                 if ref is not None:
                     out.append((chunk_id(self.vault, ref[0], ref[1]), score))
             return out
@@ -306,78 +270,3 @@ class VaultVectors:
         )
         self._mask_cache = (cache_key, mask)
         return mask
-
-    def save(self) -> None:
-        # The cache first: if the vector file is found torn later, it is rebuilt from the cache,
-        # which must already hold every vector the file names.
-        self.cache.flush()
-        with self._lock:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            tmp = self.index_path.with_suffix(".usearch.tmp")
-            self.index.save(tmp)
-            digest = file_sha256(tmp)
-            tmp.replace(self.index_path)
-            meta: dict[str, object] = {
-                "model_id": self.model.model_id,
-                "model_hash": self.model.model_hash,
-                "dims": self.model.dims,
-                "count": len(self.index),
-                "usearch_sha256": digest,
-                "keys": {str(k): h for k, h in self.key_hash.items()},
-            }
-            rows = [self._rows_to_chunk.get(k) for k in self.key_hash]
-            if self.desired and all(r is not None for r in rows):
-                # Which chunk each key is (keys are hashes of chunk ids): a search can then map its
-                # hits without reading the manifest. Valid while the vault still has as many chunks.
-                meta["rows"] = [[rel, ordinal] for rel, ordinal in rows]  # type: ignore[misc]
-                meta["desired"] = self.desired
-                meta["chunks"] = self.desired + self.skipped
-            write_json_atomic(self.manifest_path, meta, compact=True)
-            self.dirty = False
-
-    def _load(self) -> None:
-        try:
-            meta = read_json(self.manifest_path)
-        except (OSError, ValueError):
-            self.status = VectorStatus.MISSING
-            return
-        if meta.get("model_hash") != self.model.model_hash or int(meta.get("dims", -1)) != self.model.dims:
-            self.status = VectorStatus.MODEL_MISMATCH
-            return
-        key_hash = {int(k): str(h) for k, h in meta.get("keys", {}).items()}
-        try:
-            if not checksum_matches(self.index_path, meta.get("usearch_sha256")):
-                raise ValueError("checksum mismatch")
-            self.index = VectorIndex.load(self.index_path)
-            self.key_hash = key_hash
-            self.status = VectorStatus.OK
-            self._load_rows(meta)
-        except (OSError, ValueError, RuntimeError):
-            self._rebuild_from_cache(key_hash)
-
-    def _load_rows(self, meta: dict[str, object]) -> None:
-        """Which chunk each key is, as saved with the file (see `save`); absent in older files."""
-        rows, chunks, desired = meta.get("rows"), meta.get("chunks"), meta.get("desired")
-        if not isinstance(rows, list) or len(rows) != len(self.key_hash) or not isinstance(chunks, int) or not isinstance(desired, int):
-            return
-        try:
-            self._rows_to_chunk = {k: (str(rel), int(o)) for k, (rel, o) in zip(self.key_hash, rows)}
-        except (TypeError, ValueError):
-            self._rows_to_chunk = {}
-            return
-        self.desired = desired  # until `bind` or a sync counts the vault's chunks again
-        self.saved_chunks = chunks
-        self.rows_from_file = True
-
-    def _rebuild_from_cache(self, key_hash: dict[int, str]) -> None:
-        """A torn or corrupted vector file: restore every vector the cache still holds."""
-        keys, vecs = [], []
-        for k, h in key_hash.items():
-            vec = self.cache.get(h)
-            if vec is not None:
-                keys.append(k)
-                vecs.append(vec)
-                self.key_hash[k] = h
-        if keys:
-            self.index.add(keys, np.vstack(vecs))
-        self.status = VectorStatus.REBUILT

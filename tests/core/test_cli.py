@@ -102,8 +102,12 @@ def test_index_text_output_summarises(capsys: pytest.CaptureFixture[str], tiny_v
 
 
 def test_search_json_contract_in_keyword_mode(capsys: pytest.CaptureFixture[str], tiny_vault: Path) -> None:
+    import gc
+
     run_json(capsys, "index", "--vault", str(tiny_vault), "--no-embed", "--quiet")
+    frozen = gc.get_freeze_count()
     payload = run_json(capsys, "search", "zucchini spade", "--mode", "keyword")
+    assert gc.get_freeze_count() == frozen  # only `cairn search` as its own process freezes its heap at the end
     assert {"query", "mode", "warnings", "timings_ms", "hits"} <= set(payload)
     assert (payload["query"], payload["mode"], payload["warnings"]) == ("zucchini spade", "keyword", [])
     assert payload["timings_ms"]["total"] >= 0

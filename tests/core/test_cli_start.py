@@ -34,7 +34,9 @@ try:
 except SystemExit as exc:
     code = exc.code
 heavy = HEAVY_NAMES
-print(json.dumps({"code": code, "loaded": sorted(m for m in heavy if m in sys.modules)}), file=sys.stderr)
+import gc
+frozen = gc.get_freeze_count() > 0
+print(json.dumps({"code": code, "loaded": sorted(m for m in heavy if m in sys.modules), "frozen": frozen}), file=sys.stderr)
 """.replace("HEAVY_NAMES", repr(HEAVY))
 
 
@@ -87,6 +89,23 @@ def test_hybrid_search_still_loads_the_model_and_vectors(indexed_home: dict[str,
     assert response["mode"] == "hybrid" and response["hits"]
     assert {"onnxruntime", "usearch"} <= set(report["loaded"])  # type: ignore[arg-type]
     assert "httpx" not in report["loaded"]  # type: ignore[operator]  # the built-in model is local
+    assert report["frozen"]  # the process skips the shutdown's cycle collections (core.cli.main)
+
+
+def test_a_repeated_hybrid_query_loads_no_model_and_answers_the_same(indexed_home: dict[str, str]) -> None:
+    """Its vector is on disk: neither onnxruntime nor the tokenizer is imported (Linux: see core.base.native)."""
+    args = ("search", "--mode", "hybrid", "sqlite json functions", "--json")
+    first, out_first = _probe(indexed_home, *args)
+    again, out_again = _probe(indexed_home, *args)
+    assert first["code"] in (0, None) and again["code"] in (0, None)
+    loaded_first, loaded_again = (set(map(str, r["loaded"])) for r in (first, again) if isinstance(r["loaded"], list))
+    assert {"onnxruntime", "tokenizers", "usearch"} <= loaded_first
+    if sys.platform.startswith("linux"):
+        assert "usearch" in loaded_again and not {"onnxruntime", "tokenizers"} & loaded_again
+    answers = [json.loads(out) for out in (out_first, out_again)]
+    for answer in answers:
+        answer.pop("timings_ms", None)
+    assert answers[0]["hits"] and answers[0] == answers[1]
 
 
 def test_a_keyword_index_and_a_status_load_no_vector_or_http_libraries(tmp_path: Path) -> None:

@@ -125,3 +125,20 @@ def test_only_the_vaults_searched_are_warmed() -> None:
     engine = _Engine(object(), names=("a", "b", "c"))
     _run(engine, SearchRequest("x", filters=SearchFilters(vaults=("b",))))
     assert engine.asked == ["b"]
+
+
+def test_only_a_query_without_its_vector_on_disk_needs_the_model(tmp_path: Path) -> None:
+    emb = MiniLMEmbedder()
+    query_vectors.use_disk_cache(tmp_path)
+    try:
+        path = query_vectors._disk_path(emb.model_hash, "sourdough starter")
+        assert path is not None
+        path.write_bytes(np.ones(384, dtype="<f4").tobytes())
+        assert not search_prefetch.needs_model(_Engine(emb), SearchRequest("sourdough starter"))  # type: ignore[arg-type]
+        assert search_prefetch.needs_model(_Engine(emb), SearchRequest("a query never asked", mode="semantic"))  # type: ignore[arg-type]
+        assert not search_prefetch.needs_model(_Engine(emb), SearchRequest("a query never asked", mode="keyword"))  # type: ignore[arg-type]
+        # every vault searched has it (one model, one vector); an engine that cannot say: loaded as for a new query
+        assert search_prefetch.needs_model(_Engine(emb, names=("a", "b")), SearchRequest("sourdough starter")) is False  # type: ignore[arg-type]
+        assert search_prefetch.needs_model(_Engine(RuntimeError("config gone")), SearchRequest("sourdough starter"))  # type: ignore[arg-type]
+    finally:
+        query_vectors.use_disk_cache(None)

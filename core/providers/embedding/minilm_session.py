@@ -11,6 +11,7 @@ import, so importing the embedding package stays cheap.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import logging
 import os
 import shutil
@@ -75,15 +76,19 @@ def prepared_session(
 
     Optimising the int8 model at load time turns its weights into float32 (~90 MB) and costs
     ~0.2-0.4 s and a passing ~210 MiB on every start. Saved once (float32 weights in a file
-    beside the graph) and loaded as is, a session starts in ~0.06 s, its load peaks ~50 MiB
-    above the process instead of ~210, it holds ~70 MiB instead of ~100, and it runs as fast
-    (the same vectors: cosine 1.000000). Only the basic, hardware-independent optimisations
-    are saved; the rest are applied at load as before. Keyed by the model's sha256 and the
-    onnxruntime version. `check_model` runs before the copy is made from the model (it raises
-    on a damaged model). None if it cannot be made or loaded: the caller uses the model itself.
+    beside the graph) and loaded as is, a session starts in ~0.04 s and its load peaks ~20 MiB
+    above the process instead of ~210. The copy is the fully optimised graph with its weights
+    already packed for this CPU's matrix kernels (`session.save_external_prepacked_constant_
+    initializers`): packing them at every load cost ~0.04 s more (0.07-0.09 s a session), and
+    loaded from the file they are mapped pages of it (~35 MiB less of the heap after a query).
+    The vectors are bit for bit those of the model itself, checked when the copy is made
+    (`_same_answers`); a copy that differs is not kept. Keyed by the model's sha256, the
+    onnxruntime version and this CPU's instruction sets (packed weights and fused kernels are
+    made for them). `check_model` runs before the copy is made from the model (it raises on a
+    damaged model). None if it cannot be made or loaded: the caller uses the model itself.
     """
     ort = _onnxruntime()
-    folder = directory / f"minilm-{model_sha256[:16]}-ort{ort.__version__}-v{PREPARED_FORMAT}"
+    folder = directory / f"minilm-{model_sha256[:16]}-ort{ort.__version__}-{_cpu_key()}-v{PREPARED_FORMAT}"
     graph = folder / "model.onnx"
     try:
         if not graph.is_file() or not (folder / PREPARED_WEIGHTS).is_file():
@@ -98,8 +103,28 @@ def prepared_session(
         return None
 
 
-PREPARED_FORMAT = 1
+PREPARED_FORMAT = 2
 PREPARED_WEIGHTS = "weights.bin"
+# MiniLM's own ids for "[CLS] the notes were written on monday [SEP]": what a prepared copy must answer as the model does.
+_PROBE_IDS = (101, 1996, 3964, 2020, 2517, 2006, 6928, 102)
+
+
+def _cpu_key() -> str:
+    """A short name for this CPU's instruction sets (as numpy detected them), or just its architecture."""
+    import platform
+
+    features = getattr(getattr(getattr(np, "_core", None), "_multiarray_umath", None), "__cpu_features__", None)
+    found = sorted(k for k, v in features.items() if v) if isinstance(features, dict) else []
+    text = f"{platform.machine()}:{','.join(found)}"
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def _same_answers(ort: Any, made: Any, copy: Path, intra_op_threads: int) -> bool:
+    """Whether a session on the copy gives exactly what `made` (a session on the model itself) gives."""
+    ids = np.array([_PROBE_IDS], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+    loaded = ort.InferenceSession(str(copy), sess_options=_options(ort, intra_op_threads), providers=["CPUExecutionProvider"])
+    return bool(np.array_equal(made.run(None, feed)[0], loaded.run(None, feed)[0]))
 
 
 def _prepare(ort: Any, path: Path, folder: Path, intra_op_threads: int) -> None:
@@ -108,12 +133,14 @@ def _prepare(ort: Any, path: Path, folder: Path, intra_op_threads: int) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
-        options = _options(ort, intra_op_threads)
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-        options.optimized_model_filepath = str(tmp / "model.onnx")
-        options.add_session_config_entry("session.optimized_model_external_initializers_file_name", PREPARED_WEIGHTS)
-        options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
-        ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        made = _save_copy(ort, path, tmp, intra_op_threads, packed=True)
+        if not _same_answers(ort, made, tmp / "model.onnx", intra_op_threads):
+            # Not seen on any machine here; if it happens, the copy round 4 kept (the basic
+            # optimisations, packed at each load) rather than optimising the model at every start.
+            logging.getLogger(__name__).warning("packed copy of the model answers differently; keeping an unpacked one")
+            for written in tmp.iterdir():
+                written.unlink()
+            _save_copy(ort, path, tmp, intra_op_threads, packed=False)
         try:
             tmp.replace(folder)
         except OSError:  # another process put its copy in place first: keep that one
@@ -124,6 +151,18 @@ def _prepare(ort: Any, path: Path, folder: Path, intra_op_threads: int) -> None:
                 shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _save_copy(ort: Any, path: Path, into: Path, intra_op_threads: int, *, packed: bool) -> Any:
+    """Optimise the model into `into` (graph and weights file); returns the session that made it."""
+    options = _options(ort, intra_op_threads)
+    if not packed:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.optimized_model_filepath = str(into / "model.onnx")
+    options.add_session_config_entry("session.optimized_model_external_initializers_file_name", PREPARED_WEIGHTS)
+    options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+    options.add_session_config_entry("session.save_external_prepacked_constant_initializers", "1" if packed else "0")
+    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
 
 
 def _onnxruntime() -> Any:

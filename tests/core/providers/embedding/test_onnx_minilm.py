@@ -298,15 +298,35 @@ def test_a_prepared_copy_of_the_model_gives_the_same_vectors_and_is_made_once(tm
     prepared.prepare_in(tmp_path / "models")
     got = prepared.embed_documents(MIXED_TEXTS)
     want = embedder.embed_documents(MIXED_TEXTS)
-    assert float(np.min(np.sum(got * want, axis=1))) > 0.99999
+    np.testing.assert_array_equal(got, want)  # bit for bit: the packed weights run the same kernels
     (folder,) = (tmp_path / "models").iterdir()
     weights = folder / "weights.bin"
-    assert (folder / "model.onnx").is_file() and weights.stat().st_size > 50_000_000  # float32 weights, outside the graph
+    # float32 weights, outside the graph, and beside them the same weights packed for this CPU
+    assert (folder / "model.onnx").is_file() and weights.stat().st_size > 120_000_000
     stamp = weights.stat().st_mtime_ns
     again = MiniLMEmbedder()
     again.prepare_in(tmp_path / "models")
-    np.testing.assert_allclose(again.embed_query(MIXED_TEXTS[0]), want[0], atol=1e-5)
+    onnx_minilm.quick_queries()
+    try:
+        np.testing.assert_array_equal(again.embed_query(MIXED_TEXTS[0]), want[0])  # what `cairn search` runs
+    finally:
+        onnx_minilm.quick_queries(False)
     assert weights.stat().st_mtime_ns == stamp  # loaded, not made again
+
+
+def test_a_packed_copy_that_answers_differently_is_not_kept(
+    tmp_path: Path, embedder: MiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy made instead packs nothing (the basic optimisations only): made once, and its vectors are the model's."""
+    from core.providers.embedding import minilm_session
+
+    monkeypatch.setattr(minilm_session, "_same_answers", lambda *args: False)
+    prepared = MiniLMEmbedder()
+    prepared.prepare_in(tmp_path / "models")
+    got = prepared.embed_documents(MIXED_TEXTS)
+    (folder,) = (tmp_path / "models").iterdir()
+    assert 50_000_000 < (folder / "weights.bin").stat().st_size < 100_000_000
+    assert float(np.min(np.sum(got * embedder.embed_documents(MIXED_TEXTS), axis=1))) > 0.99999
 
 
 def test_a_damaged_prepared_copy_falls_back_to_the_model_and_is_made_again(tmp_path: Path, embedder: MiniLMEmbedder) -> None:
