@@ -7,6 +7,7 @@ degraded against its baseline, 4 index not built.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn, TypeAlias
@@ -201,6 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(dashed_text_as_positional(parser, list(sys.argv[1:] if argv is None else argv)))
         require_text(args)
         code = _dispatch(args)
+        if argv is None and args.command == "index" and args.no_embed:
+            _exit_now(code)
         if argv is None and args.command == "search":
             _skip_final_collections()
         return code
@@ -212,6 +215,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAIL
     except BrokenPipeError:
         return EXIT_OK
+
+
+def _exit_now(code: int) -> NoReturn:
+    """End the process without the interpreter's teardown, once a keyword index is on disk.
+
+    Freeing every object of a finished index (the parsed notes, the analyser's word memo,
+    Whoosh's segments) and multiprocessing's exit hooks took 0.06-0.13 s after `cairn index
+    --no-embed` had printed its result: 6-8 % of a small vault's whole run. Everything is
+    written, fsynced and closed by then (the build worker and the extractor's child are
+    stopped, the vault lock goes with the process); only the output is flushed here. Only
+    for the command line itself (`main()` without arguments), never for a caller in-process.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`cairn index | head`): nothing more to say
+            pass
+    os._exit(code)
 
 
 def _skip_final_collections() -> None:
@@ -288,10 +309,11 @@ def _dispatch(args: argparse.Namespace) -> int:
         from core.cli import search_cmd
 
         return search_cmd.cmd_search(args)
+    if args.command == "index":
+        return _index(args)
     from core.cli import commands
 
     handler = {
-        "index": commands.cmd_index,
         "similar": commands.cmd_similar,
         "chunk": commands.cmd_chunk,
         "status": commands.cmd_status,
@@ -309,6 +331,18 @@ def _dispatch(args: argparse.Namespace) -> int:
         "agents": agents_cmd.cmd_agents,
     }[args.command]
     return handler(args)
+
+
+def _index(args: argparse.Namespace) -> int:
+    from core.cli import early_worker
+
+    early_worker.start_early(args.vault)  # its start overlaps the imports below
+    try:
+        from core.cli import commands
+
+        return commands.cmd_index(args)
+    finally:
+        early_worker.stop_unused()
 
 
 def _ask(args: argparse.Namespace) -> int:

@@ -26,9 +26,12 @@ TIL = next((p for d in (REPO.parent, REPO.parent.parent) if (p := d / "shared" /
 HEAVY = ("httpx", "onnxruntime", "usearch", "markdown_it", "yaml", "pathspec", "tokenizers", "numpy", "urllib.request", "asyncio")
 
 PROBE = """
-import json, runpy, sys
+import json, os, runpy, sys
 sys.argv = ["cairn", *sys.argv[1:]]
 code = 0
+def _exit(status):  # `cairn index --no-embed` ends with os._exit: here it must come back to report
+    raise SystemExit(status)
+os._exit = _exit
 try:
     runpy.run_module("core.cli.main", run_name="__main__")
 except SystemExit as exc:
