@@ -106,9 +106,11 @@ class NoteIntake:
         note by note where need be. Returns the batch to go on with.
         """
         docs: list[Document] = []
-        for (entry, _), got in zip(job.job, job.outcomes, strict=True):
+        hashes: dict[str, tuple[str, ...] | None] = {}
+        for (entry, _), got, made in zip(job.job, job.outcomes, job.hashes, strict=True):
             if isinstance(got, Document):
                 docs.append(got)
+                hashes[got.rel_path] = made
             else:
                 self._not_indexed(entry, got, res, removed, writing)
         if not docs:
@@ -132,7 +134,7 @@ class NoteIntake:
                 res.changed += 1
             else:
                 res.added += 1
-            self.files[doc.rel_path] = record_for(doc)
+            self.files[doc.rel_path] = record_for(doc, hashes[doc.rel_path])
         res.reindexed.extend(d.rel_path for d in docs)
         return batch
 

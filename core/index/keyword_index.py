@@ -31,7 +31,7 @@ from core.index.searchers import Searchers
 from core.index.whoosh_storage import MappedStorage
 
 if TYPE_CHECKING:
-    from core.index.parallel_build import BuiltSegment  # its worker imports the markdown parser: not for a search
+    from core.index.segment_worker import BuiltSegment  # the worker imports the markdown parser: not for a search
 
 SEARCH_FIELDS = ("title", "aliases", "names", "heading_path", "body", "tags")
 # Per-field weights on top of BM25. A chunk's body already holds its heading line (and the

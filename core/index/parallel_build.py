@@ -10,65 +10,53 @@ both processes run the whole pipeline on different notes:
   front, reads, parses and analyses their notes and writes one finished Whoosh
   segment into a scratch folder of its own (Whoosh deletes unknown segment files
   from the index folder at every commit, so it cannot write there);
-- this process takes jobs from the back and indexes them the usual way;
+- this process takes jobs from the back and indexes them the usual way; the worker
+  holds one job at a time and gets the next the moment it answers (by the thread that
+  reads its answers), so at the end neither process waits for a job the other has
+  not started;
 - a worker's segment is moved into the index folder and listed in the next table
-  of contents (`KeywordIndex.add_built`): only the parsed notes come back pickled,
-  for the manifest and the link graph.
+  of contents (`KeywordIndex.add_built`): only the parsed notes and their chunks'
+  hashes come back pickled, for the manifest and the link graph.
 
 A job the worker cannot build (it died, a note broke the writer) is indexed here
 instead, note by note with the usual per-file error boundary. Only bulk work on a
-machine with a spare core uses it: starting the worker costs ~0.5 s.
+machine with a spare core uses it: a worker is ready ~0.3 s after its start, so
+`cairn index` starts it before its own imports (`core.cli.early_worker`).
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import os
 import queue
 import shutil
-import tempfile
 import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, cast
 
-from core.base.gc_pause import gc_paused
-from core.base.models import Document, SkippedFile
-from core.index.file_errors import check_storable, parse_error
-from core.index.keyword_store import KeywordStore
-from core.vault.chunker import ChunkLimits, new_parser
-from core.vault.links import new_link_parser
-from core.vault.notes import document_version, parse_note
-from core.vault.obsidian_settings import SETTINGS_RECHECK_S, VaultSettings, settings_for_note
-from core.vault.scanner import ScanEntry, read_note_bytes
+from core.base.spare_core import PARALLEL_MIN_WORK_S, Started, spare_core, spawn, take, work_s
+from core.index.segment_worker import BuiltSegment, Job, Outcome
+from core.vault.chunker import ChunkLimits
+from core.vault.scanner import ScanEntry
 
-MIN_NOTES = 400  # fewer notes than this are indexed in-process: starting a worker costs more
-# Notes per job: one Whoosh segment each, whichever process builds it. A job is ~1/6 of the notes:
+MIN_WORK_S = PARALLEL_MIN_WORK_S  # less work than this is indexed in-process: starting a worker costs more
+WORKER_TARGET = "core.index.segment_worker:serve"  # what the worker process runs (`core.base.spare_core.spawn`)
+WORKER_NAME = "cairn-segment-worker"
+# Jobs: one Whoosh segment each, whichever process builds it. A job is ~1/6 of the work (`cut_jobs`):
 # small enough that neither process waits long for the other at the end (tldr 2.9-3.0 s wall with
 # 6 or 12 jobs), few enough segments that searches do not slow down (4,000 notes in 12 segments:
 # keyword p50 13.6 ms against 11.5 in 4; in 6: 12.0) and Whoosh's merge policy leaves them alone.
 JOBS = 6
-MIN_JOB_NOTES = 50
+MIN_JOB_NOTES = 20
 MAX_JOB_NOTES = 1000
 JOB_TIMEOUT_S = 900.0  # a worker this slow over one job is stopped and its jobs are indexed here
 WAIT_SLICE_S = 0.1  # how often `cancel` is looked at while waiting for the worker
 GONE_DRAIN_S = 0.5  # how long answers of a worker that just ended may take to be read
-AHEAD = 2  # jobs handed to the worker at a time; the rest wait for whichever process is free first
-
-Outcome = Document | SkippedFile | None  # None: the note holds what the index holds already
-Job = list[tuple[ScanEntry, str | None]]  # notes with the version the index holds (None: new)
-
-
-@dataclass(frozen=True, slots=True)
-class BuiltSegment:
-    """A finished Whoosh segment in a scratch folder, waiting to be listed in the index."""
-
-    segment: Any  # whoosh.codec.whoosh3.W3Segment
-    folder: str
-    files: tuple[str, ...]
+AHEAD = 1  # jobs handed to the worker at a time (the next one as soon as it answers); the rest wait for whichever process is free first
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,97 +66,7 @@ class BuiltJob:
     job: Job
     outcomes: list[Outcome]
     built: BuiltSegment | None  # None: no note of the job had chunks to add
-
-
-class _Worker:
-    """Per-process state: the parsers are made once; the vault's Obsidian settings re-read every few seconds."""
-
-    parsers: tuple[Any, Any] | None = None
-    settings: tuple[float, VaultSettings] | None = None
-
-    @classmethod
-    def settings_for(cls, entry: ScanEntry) -> VaultSettings:
-        now = time.monotonic()
-        if cls.settings is None or now - cls.settings[0] > SETTINGS_RECHECK_S:
-            cls.settings = (now, settings_for_note(entry.path, entry.rel_path))
-        return cls.settings[1]
-
-
-def spare_core() -> bool:
-    """Whether a second process would get a core of its own.
-
-    On a busy machine the worker only adds its start-up and the wait for its last job: tldr
-    at load ~3.9 on 2 cores took 8.3-10.1 s wall with it against 6.7-6.9 s without. How busy
-    is read over the last 50 ms where the system says (Linux's /proc/stat): the load average
-    lags a minute behind, so the burst of a previous index (or of anything else the user just
-    ran) would keep the worker off on an idle machine. Elsewhere the 1-minute load average
-    decides; where no load is known (Windows), the worker is used.
-    """
-    cores = os.cpu_count() or 1
-    if cores < 2:
-        return False
-    busy = busy_cores()
-    if busy is None:
-        getloadavg = getattr(os, "getloadavg", None)
-        busy = getloadavg()[0] if getloadavg is not None else None
-    return busy is None or busy < cores - 1
-
-
-def busy_cores(window_s: float = 0.05, stat: Path = Path("/proc/stat")) -> float | None:
-    """Cores busy (not idle, not waiting for a disk) over `window_s`; None where unknown."""
-
-    def sample() -> tuple[int, int] | None:
-        try:
-            with stat.open("rb") as f:
-                fields = [int(x) for x in f.readline().split()[1:9]]  # user .. steal (guest is within user)
-        except (OSError, ValueError):
-            return None
-        if len(fields) < 5:
-            return None
-        return sum(fields), fields[3] + fields[4]  # total, idle + iowait
-
-    first = sample()
-    if first is None:
-        return None
-    time.sleep(window_s)
-    second = sample()
-    if second is None or second[0] <= first[0]:
-        return None
-    total, idle = second[0] - first[0], second[1] - first[1]
-    return (total - idle) / total * (os.cpu_count() or 1)
-
-
-def read_note(vault: str, entry: ScanEntry, known_version: str | None, limits: ChunkLimits, max_bytes: int) -> Outcome:
-    """Read and parse one note inside the per-file error boundary (as `VaultIndex._read`)."""
-    if _Worker.parsers is None:
-        _Worker.parsers = (new_parser(), new_link_parser())
-    parser, link_parser = _Worker.parsers
-    try:
-        raw = read_note_bytes(entry, max_bytes)
-        if isinstance(raw, SkippedFile):
-            return raw
-        if known_version is not None and known_version == document_version(raw):
-            return None
-        settings = _Worker.settings_for(entry)  # one vault per worker process
-        doc = parse_note(
-            vault, entry.rel_path, raw, size=entry.size, mtime_ns=entry.mtime_ns, limits=limits, parser=parser, link_parser=link_parser, settings=settings
-        )
-        check_storable(doc)
-    except Exception as exc:  # noqa: BLE001 - the per-file boundary
-        return parse_error(entry.rel_path, exc)
-    return doc
-
-
-def build_job(vault: str, job: Job, limits: ChunkLimits, max_bytes: int, scratch: str) -> tuple[list[Outcome], BuiltSegment | None]:
-    """The worker's side: parse the job's notes and write their chunks as one Whoosh segment."""
-    with gc_paused():  # millions of short-lived objects, no cycles worth collecting mid-job
-        outcomes = [read_note(vault, entry, known, limits, max_bytes) for entry, known in job]
-        docs = [o for o in outcomes if isinstance(o, Document) and o.chunks]
-        if not docs:
-            return outcomes, None
-        folder = tempfile.mkdtemp(prefix="segment-", dir=scratch)
-        segment, files = KeywordStore.scratch(folder).build_segment(docs, folder)
-        return outcomes, BuiltSegment(segment, folder, files)
+    hashes: list[tuple[str, ...] | None]  # each Document outcome's chunk hashes (`records.chunk_hashes`)
 
 
 class WorkerProcess:
@@ -176,36 +74,48 @@ class WorkerProcess:
 
     A plain process rather than a pool: `multiprocessing.Pool` never fails a task whose worker
     was killed (out of memory, a segfault, a user's kill), so the indexer waited for it for
-    15 minutes; here the process's sentinel says at once that it is gone. The jobs travel
-    once, with the process's start; afterwards only job numbers go to it, so a send never
-    blocks while the worker is busy sending a (large) answer back.
+    15 minutes; here the process's sentinel says at once that it is gone. The process may have
+    been started before its jobs were known (`core.base.spare_core.prestart`): the jobs travel
+    once, as its first message, then only job numbers. Everything this side sends goes through
+    a thread of its own, so no send waits here for a worker still starting (or busy sending a
+    large answer back); answers are read by another thread as they come.
     """
 
-    def __init__(self, vault: str, jobs: Sequence[Job], limits: ChunkLimits, max_bytes: int, scratch: Path) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        self._conn, child = ctx.Pipe()
-        self._process = ctx.Process(target=serve, args=(child, vault, list(jobs), limits, max_bytes, str(scratch)), daemon=True, name="cairn-segment-worker")
-        self._process.start()
-        child.close()
-        # Answers are read as they come, by a thread of their own: a built job's answer (its
-        # parsed notes) is megabytes, and a worker whose answer waits in the pipe until this
-        # process finishes its own job sits idle all that while.
+    def __init__(self, started: Started, setup: tuple[Any, ...]) -> None:
+        self._process = started.process
+        self._conn = started.conn
+        self._started = started
+        self.on_answer: Any = None  # called by the reader thread with each answer's job number
+        self._outbox: queue.Queue[Any] = queue.Queue()
+        self._outbox.put(setup)
+        # A built job's answer (its parsed notes) is megabytes, and a worker whose answer waits in
+        # the pipe until this process finishes its own job sits idle all that while.
         self._answers: queue.Queue[tuple[int, Any] | None] = queue.Queue()
         self._head: list[tuple[int, Any] | None] = []
+        threading.Thread(target=self._send, daemon=True, name="cairn-segment-jobs").start()
         threading.Thread(target=self._read, daemon=True, name="cairn-segment-answers").start()
+
+    def _send(self) -> None:
+        while (message := self._outbox.get()) is not None:
+            try:
+                self._conn.send(message)
+            except (OSError, ValueError):
+                return  # the worker is gone (or stopped): found by the next wait
 
     def _read(self) -> None:
         while True:
             try:
-                got = self._conn.recv()
+                got = cast("tuple[int, Any]", self._conn.recv())
             except (EOFError, OSError):
                 self._answers.put(None)  # the worker is gone (or stopped)
                 return
-            self._answers.put(cast("tuple[int, Any]", got))
+            if self.on_answer is not None:
+                self.on_answer(got[0])  # the next job goes out before this one is taken in
+            self._answers.put(got)
 
     def submit(self, index: int) -> None:
         """Ask for job `index` (answers come back in the order asked)."""
-        self._conn.send(index)
+        self._outbox.put(index)
 
     def wait(self, timeout: float) -> bool:
         """Whether an answer is there, or the worker is gone, within `timeout` seconds."""
@@ -228,28 +138,41 @@ class WorkerProcess:
 
     def stop(self) -> None:
         """End the worker now, also mid-job, and wait for it to be gone."""
-        self._process.kill()
-        self._process.join()
-        self._conn.close()
+        self._outbox.put(None)
+        self._started.stop()
 
 
-def serve(conn: Any, vault: str, jobs: list[Job], limits: ChunkLimits, max_bytes: int, scratch: str) -> None:
-    """The worker's loop: build each job asked for; a job it cannot build is answered with None."""
-    while True:
-        try:
-            index = conn.recv()
-        except (EOFError, OSError):
-            return  # the indexing process is gone or done
-        try:
-            answer: tuple[int, Any] = (index, build_job(vault, jobs[index], limits, max_bytes, scratch))
-        except Exception:  # noqa: BLE001 - a note that broke the writer: the job is indexed there
-            answer = (index, None)
-        try:
-            conn.send(answer)
-        except (EOFError, OSError):
-            return  # the indexing process is gone
-        except Exception:  # noqa: BLE001 - an answer that would not pickle (nothing was sent)
-            conn.send((index, None))
+def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]]) -> list[Job]:
+    """The notes, in order, in about `JOBS` runs of work (`work_s`: a note's bytes weigh most), each of
+    `MIN_JOB_NOTES` to `MAX_JOB_NOTES` notes; largest at the ends, smallest in the middle.
+
+    The worker takes jobs from the front and this process from the back, so the middle ones are
+    the last to be taken: small there, whichever process finishes first waits least for the
+    other (6 jobs: 25 %, 17 %, 8 %, 8 %, 17 %, 25 % of the work). Equal note counts were unequal
+    work: rust-book's chapters run from 1 to 90 KB. Where the biggest job would pass
+    `MAX_JOB_NOTES` (more than ~1,500 notes) they are equal runs of notes instead.
+    """
+    if len(notes) * 4 > MAX_JOB_NOTES * JOBS:
+        size = max(MIN_JOB_NOTES, min(MAX_JOB_NOTES, -(-len(notes) // JOBS)))
+        return [list(notes[i : i + size]) for i in range(0, len(notes), size)]
+    weights = [(JOBS + 1) // 2 - min(i, JOBS - 1 - i) for i in range(JOBS)]
+    total = work_s(len(notes), sum(entry.size for entry, _ in notes))
+    bounds = list(accumulate(w / sum(weights) * total for w in weights))
+    jobs: list[Job] = []
+    job: Job = []
+    done = 0.0
+    bound = 0
+    for note in notes:
+        job.append(note)
+        done += work_s(1, note[0].size)
+        if len(job) >= MAX_JOB_NOTES or (done >= bounds[bound] and len(job) >= MIN_JOB_NOTES):
+            jobs.append(job)
+            job = []
+            while bound < len(bounds) - 1 and bounds[bound] <= done:
+                bound += 1
+    if job:
+        jobs.append(job)
+    return jobs
 
 
 class ParallelBuild:
@@ -267,10 +190,17 @@ class ParallelBuild:
         self._scratch = scratch
         self._cancel = cancel
         self._all = list(jobs)
+        # Both threads hand out jobs: this one takes from the back, the worker's reader gives the
+        # worker its next one from the front the moment it answers (so neither waits on the other).
+        self._lock = threading.Lock()
         self._jobs: deque[int] = deque(range(len(jobs)))
-        self._pending: deque[int] = deque()
+        self._pending: deque[int] = deque()  # given to the worker, answer not taken in yet
+        self._answered: set[int] = set()  # of those, answered already (the answer waits to be taken in)
         self._broken = False
-        self._fill()
+        if hasattr(worker, "on_answer"):
+            worker.on_answer = self._on_answer
+        with self._lock:
+            self._fill()
 
     @classmethod
     def start(
@@ -282,27 +212,44 @@ class ParallelBuild:
         scratch: Path,
         cancel: threading.Event | None = None,
     ) -> ParallelBuild | None:
-        """A running build, or None where a worker is not worth it or cannot start."""
-        if len(notes) < MIN_NOTES or not spare_core() or multiprocessing.current_process().daemon:
+        """A running build, or None where a worker is not worth it or cannot start.
+
+        The worker the CLI started early (`core.base.spare_core.prestart`) is used when there is
+        one; its verdict on the machine's load stands (None: no spare core then).
+        """
+        early = take(WORKER_TARGET)
+        if work_s(len(notes), sum(entry.size for entry, _ in notes)) < MIN_WORK_S or multiprocessing.current_process().daemon:
+            if isinstance(early, Started):
+                early.stop()
+            return None
+        if early is None or (early is False and not spare_core()):
             return None
         shutil.rmtree(scratch, ignore_errors=True)  # a crashed build's leftovers
-        size = max(MIN_JOB_NOTES, min(MAX_JOB_NOTES, -(-len(notes) // JOBS)))
-        jobs = [list(notes[i : i + size]) for i in range(0, len(notes), size)]
+        jobs = cut_jobs(notes)
         try:
             scratch.mkdir(parents=True, exist_ok=True)
-            worker = WorkerProcess(vault, jobs, limits, max_bytes, scratch)
+            started = early if isinstance(early, Started) else spawn(WORKER_TARGET, WORKER_NAME)
         except Exception:  # noqa: BLE001 - no worker: the caller indexes in-process
+            if isinstance(early, Started):
+                early.stop()
             return None
-        return cls(worker, jobs, scratch, cancel)
+        return cls(WorkerProcess(started, (vault, jobs, limits, max_bytes, str(scratch))), jobs, scratch, cancel)
 
     def _fill(self) -> None:
-        while not self._broken and len(self._pending) < AHEAD and self._jobs:
+        """Give the worker jobs from the front while it holds fewer than `AHEAD` (under the lock)."""
+        while not self._broken and len(self._pending) - len(self._answered) < AHEAD and self._jobs:
             index = self._jobs.popleft()
             self._pending.append(index)
             try:
                 self._worker.submit(index)
             except (OSError, ValueError):  # the worker is gone: found by the next wait
                 break
+
+    def _on_answer(self, index: int) -> None:
+        with self._lock:
+            if index in self._pending:
+                self._answered.add(index)
+                self._fill()
 
     def _cancelled(self) -> bool:
         return self._cancel is not None and self._cancel.is_set()
@@ -313,8 +260,10 @@ class ParallelBuild:
         if got is None:
             return None
         index, built = got
-        self._pending.remove(index)
-        self._fill()
+        with self._lock:
+            self._pending.remove(index)
+            self._answered.discard(index)
+            self._fill()
         return self._all[index] if built is None else BuiltJob(self._all[index], *built)
 
     def _wait(self) -> Iterator[BuiltJob | Job]:
@@ -336,15 +285,21 @@ class ParallelBuild:
             yield self._all[self._pending.popleft()]
 
     def _give_up(self) -> None:
-        self._broken = True
+        with self._lock:
+            self._broken = True
         self._worker.stop()
+
+    def _take_back(self) -> int | None:
+        """A job nobody holds, from the back, for this process; None when none is left."""
+        with self._lock:
+            return self._jobs.pop() if self._jobs else None
 
     def __iter__(self) -> Iterator[BuiltJob | Job]:
         while (self._pending or self._jobs) and not self._cancelled():
             if self._pending and self._worker.wait(0):
                 yield from self._wait()
-            elif self._jobs:
-                yield self._all[self._jobs.pop()]
+            elif (index := self._take_back()) is not None:
+                yield self._all[index]
             else:
                 yield from self._wait()
 

@@ -25,13 +25,17 @@ REPO = Path(__file__).resolve().parents[2]
 TIL = next((p for d in (REPO.parent, REPO.parent.parent) if (p := d / "shared" / "data" / "vaults" / "simonw-til").is_dir()), REPO / "missing")
 HEAVY = ("httpx", "onnxruntime", "usearch", "markdown_it", "yaml", "pathspec", "tokenizers", "numpy", "urllib.request", "asyncio")
 
-# `main()` as a script calling it would (argv from sys.argv); `entry`, the `cairn` command, would end
-# the process before the report (os._exit after a search).
 PROBE = """
-import json, sys
+import json, os, runpy, sys
 sys.argv = ["cairn", *sys.argv[1:]]
-from core.cli.main import main
-code = main()
+code = 0
+def _exit(status):  # `cairn index --no-embed` and `cairn search` end with os._exit: here they must come back to report
+    raise SystemExit(status)
+os._exit = _exit
+try:
+    runpy.run_module("core.cli.main", run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
 heavy = HEAVY_NAMES
 import gc
 frozen = gc.get_freeze_count() > 0

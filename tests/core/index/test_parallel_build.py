@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import core.base.spare_core as sc
 import core.index.parallel_build as pb
 from core.base.config import EngineConfig, VaultConfig
 from core.base.paths import AppPaths
@@ -61,7 +62,7 @@ class Spy:
         self.built = 0
         self.local = 0
         self.builds: list[Any] = []
-        monkeypatch.setattr(pb, "MIN_NOTES", 1 if worker else 10**9)
+        monkeypatch.setattr(pb, "MIN_WORK_S", 0.0 if worker else float("inf"))
         monkeypatch.setattr(pb, "MIN_JOB_NOTES", 7)  # several jobs, so both processes get some
         monkeypatch.setattr(pb, "MAX_JOB_NOTES", 7)
         monkeypatch.setattr(pb, "spare_core", lambda: True)  # whatever else runs on this machine
@@ -199,18 +200,18 @@ def test_a_cancelled_sync_stops_the_worker(vault: Path, tmp_path: Path, monkeypa
 
 
 def test_no_worker_without_a_spare_core(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pb.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(pb, "busy_cores", lambda: 1.5)
-    assert not pb.spare_core()
-    monkeypatch.setattr(pb, "busy_cores", lambda: 0.3)
-    assert pb.spare_core()
-    monkeypatch.setattr(pb, "busy_cores", lambda: None)  # not Linux: the load average decides
-    monkeypatch.setattr(pb.os, "getloadavg", lambda: (1.5, 1.0, 1.0), raising=False)
-    assert not pb.spare_core()
-    monkeypatch.setattr(pb.os, "getloadavg", lambda: (0.4, 1.0, 1.0), raising=False)
-    assert pb.spare_core()
-    monkeypatch.setattr(pb.os, "cpu_count", lambda: 1)
-    assert not pb.spare_core()
+    monkeypatch.setattr(sc.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(sc, "busy_cores", lambda **_: 1.5)
+    assert not sc.spare_core()
+    monkeypatch.setattr(sc, "busy_cores", lambda **_: 0.3)
+    assert sc.spare_core()
+    monkeypatch.setattr(sc, "busy_cores", lambda **_: None)  # not Linux: the load average decides
+    monkeypatch.setattr(sc.os, "getloadavg", lambda: (1.5, 1.0, 1.0), raising=False)
+    assert not sc.spare_core()
+    monkeypatch.setattr(sc.os, "getloadavg", lambda: (0.4, 1.0, 1.0), raising=False)
+    assert sc.spare_core()
+    monkeypatch.setattr(sc.os, "cpu_count", lambda: 1)
+    assert not sc.spare_core()
 
 
 def test_busy_cores_reads_the_last_moment_not_the_last_minute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -222,17 +223,33 @@ def test_busy_cores_reads_the_last_moment_not_the_last_minute(tmp_path: Path, mo
     def tick(seconds: float) -> None:
         stat.write_text(later.format(6))
 
-    monkeypatch.setattr(pb.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(pb.time, "sleep", tick)
-    assert pb.busy_cores(stat=stat) == pytest.approx(66 / 206 * 2)
-    assert pb.busy_cores(stat=tmp_path / "missing") is None  # not Linux
+    monkeypatch.setattr(sc.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(sc.time, "sleep", tick)
+    assert sc.busy_cores(stat=stat) == pytest.approx(66 / 206 * 2)
+    assert sc.busy_cores(stat=tmp_path / "missing") is None  # not Linux
     stat.write_text("cpu  1 2\n")
-    assert pb.busy_cores(stat=stat) is None  # a format it does not know
+    assert sc.busy_cores(stat=stat) is None  # a format it does not know
+
+
+def test_niced_work_leaves_a_core_spare_for_a_normal_priority_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  1000 0 200 5000 100 0 0 0 0 0\n")
+
+    def tick(seconds: float) -> None:  # 200 ticks: 10 of user, 180 of nice-15 jobs, 10 idle
+        stat.write_text("cpu  1010 180 200 5010 100 0 0 0 0 0\n")
+
+    monkeypatch.setattr(sc.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(sc.time, "sleep", tick)
+    monkeypatch.setattr(sc, "niced_yield", lambda: True)
+    assert sc.busy_cores(stat=stat) == pytest.approx(10 / 200 * 2)
+    monkeypatch.setattr(sc, "niced_yield", lambda: False)  # this process is niced itself: they compete
+    stat.write_text("cpu  1000 0 200 5000 100 0 0 0 0 0\n")
+    assert sc.busy_cores(stat=stat) == pytest.approx(190 / 200 * 2)
 
 
 def _stuck_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kwargs: Any) -> tuple[Any, Path, list[Any]]:
     """A build of three one-note jobs whose first one never finishes in the worker."""
-    monkeypatch.setattr(pb, "MIN_NOTES", 1)
+    monkeypatch.setattr(pb, "MIN_WORK_S", 0.0)
     monkeypatch.setattr(pb, "MIN_JOB_NOTES", 1)
     monkeypatch.setattr(pb, "MAX_JOB_NOTES", 1)
     monkeypatch.setattr(pb, "spare_core", lambda: True)
@@ -266,7 +283,7 @@ def test_a_killed_worker_gives_its_jobs_back_at_once(tmp_path: Path, monkeypatch
     before = {p.pid for p in multiprocessing.active_children()}
     build, _, jobs = _stuck_build(tmp_path, monkeypatch)
     try:
-        workers = [p.pid for p in multiprocessing.active_children() if p.pid not in before]
+        workers = [p.pid for p in multiprocessing.active_children() if p.pid is not None and p.pid not in before]
         assert workers
         for pid in workers:
             os.kill(pid, signal.SIGKILL)  # out of memory, a segfault, a user's kill
@@ -311,3 +328,55 @@ def test_a_sync_whose_worker_is_killed_indexes_every_note_here(vault: Path, tmp_
     assert spy.local >= 2 and stats.documents == 61
     assert fast.files == plain.files
     _assert_same_index(plain.keyword._ix, fast.keyword._ix)
+
+
+def test_a_worker_started_early_builds_the_same_index(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's early worker (started before the scan, beside the imports) is the one the build uses."""
+    Spy(monkeypatch, worker=False)
+    plain = _index(vault, tmp_path / "a")
+    plain.sync()
+    spy = Spy(monkeypatch, worker=True)
+    monkeypatch.setattr(sc, "spare_core", lambda **_: True)
+    sc.prestart(pb.WORKER_TARGET, pb.WORKER_NAME)
+    early = sc._PENDING[pb.WORKER_TARGET]
+    fast = _index(vault, tmp_path / "b")
+    fast.sync()
+    early.thread.join()
+    assert early.started is not None and spy.builds[0]._worker._process is early.started.process
+    assert not early.started.process.is_alive()  # stopped with the build
+    assert spy.built >= 1 and spy.local >= 1
+    assert fast.files == plain.files
+    _assert_same_index(plain.keyword._ix, fast.keyword._ix)
+    assert sc.take(pb.WORKER_TARGET) is False  # taken once: a second vault's build starts its own
+
+
+def test_an_early_worker_a_small_sync_does_not_need_is_stopped(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spy = Spy(monkeypatch, worker=False)
+    monkeypatch.setattr(sc, "spare_core", lambda **_: True)
+    sc.prestart(pb.WORKER_TARGET, pb.WORKER_NAME)
+    early = sc._PENDING[pb.WORKER_TARGET]
+    stats = _index(vault, tmp_path / "a").sync()
+    assert stats.documents == 61 and not spy.builds  # in one process
+    assert early.started is not None and not early.started.process.is_alive()
+
+
+def test_a_busy_machine_gets_no_early_worker_and_no_build(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spy = Spy(monkeypatch, worker=True)
+    monkeypatch.setattr(sc, "spare_core", lambda **_: False)
+    sc.prestart(pb.WORKER_TARGET, pb.WORKER_NAME)
+    stats = _index(vault, tmp_path / "a").sync()
+    assert stats.documents == 61 and not spy.builds  # the early verdict stands: no second look
+    assert sc.take(pb.WORKER_TARGET) is False
+    sc.discard(pb.WORKER_TARGET)  # nothing left to stop
+
+
+def test_jobs_are_cut_by_work_not_by_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pb, "MIN_JOB_NOTES", 2)
+    sizes = [200_000, 200_000] + [1_000] * 40 + [200_000, 200_000]  # two big chapters at each end
+    notes: list[Any] = [(ScanEntry(f"n{i}.md", tmp_path / f"n{i}.md", size, 0), None) for i, size in enumerate(sizes)]
+    jobs = pb.cut_jobs(notes)
+    assert [n for job in jobs for n in job] == notes  # every note once, in order
+    assert len(jobs[0]) == 2 and len(jobs[-1]) <= 2  # the big notes make short jobs
+    assert max(len(job) for job in jobs) > 10  # the small ones long ones
+    monkeypatch.setattr(pb, "MAX_JOB_NOTES", 5)
+    assert max(len(job) for job in pb.cut_jobs(notes)) == 5

@@ -1,0 +1,195 @@
+"""Whether a second process would get a core of its own, and such a process started early.
+
+A spawned Python child costs ~0.3 s before it does any work: a fresh interpreter imports
+what it needs (for the parallel build's worker, Whoosh, the markdown parser, the index
+path). Started when its work is known, that start is a wait at the front of every build:
+on simonw-til (578 notes) the worker was ready ~0.7 s into a 2 s `cairn index`. Started
+first thing by the CLI, beside the parent's own imports (~0.2 s), it is ready when the
+jobs are. `prestart` does that from a thread: it looks for a spare core over the next
+`WINDOW_S` (this process's own CPU taken out: it is importing meanwhile), and spawns the
+child only when there is one; `take` hands the child (or the verdict "no spare core") to
+whoever does the work.
+
+Only the standard library here: the CLI calls this before importing anything heavy.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import os
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Literal
+
+WINDOW_S = 0.05  # how long the machine is watched for a spare core
+# What indexing notes costs on one core (a 2-core AMD EPYC VM, bytecode cached), from cold indexes
+# of obsidian-tasks-docs (118 notes, 0.7 MiB: 0.75 CPU-s), simonw-til (578, 2.3 MiB) and tldr
+# (6,413, 3.6 MiB: 4.5 CPU-s): per note and per MiB of markdown.
+NOTE_COST_S = 0.00013
+MIB_COST_S = 1.0
+# Less work than this is indexed in one process: the worker's start, hand-over and last job cost
+# as much as the second core gives. Best of 5 interleaved cold indexes, one process vs a worker:
+# obsidian-tasks-docs (~0.73 s of work) 1.16 vs 1.14 s, rust-book (112 notes, 1.2 MiB: ~1.2 s)
+# 1.69 vs 1.26 s (docs/benchmarks.md, "Round 4, fourth session").
+PARALLEL_MIN_WORK_S = 0.9
+
+
+def work_s(notes: int, note_bytes: int) -> float:
+    """About how many CPU seconds indexing `notes` notes of `note_bytes` bytes in all takes on one core."""
+    return notes * NOTE_COST_S + note_bytes / (1 << 20) * MIB_COST_S
+
+
+def busy_cores(window_s: float = WINDOW_S, stat: Path = Path("/proc/stat"), *, own: bool = False) -> float | None:
+    """Cores busy (not idle, not waiting for a disk) over `window_s`; None where unknown.
+
+    Time spent in niced processes (backups, indexers, builds run with `nice`) counts as idle
+    when this process runs at normal priority: the scheduler gives a normal-priority process
+    ~97 % of a core shared with a nice-15 one, so such a core is as good as spare. With `own`,
+    this process's CPU time over the window (all its threads) is left out: what the rest of
+    the machine keeps busy.
+    """
+
+    yielding = niced_yield()
+
+    def sample() -> tuple[int, int] | None:
+        try:
+            with stat.open("rb") as f:
+                fields = [int(x) for x in f.readline().split()[1:9]]  # user .. steal (guest is within user)
+        except (OSError, ValueError):
+            return None
+        if len(fields) < 5:
+            return None
+        return sum(fields), fields[3] + fields[4] + (fields[1] if yielding else 0)  # total, idle + iowait (+ nice)
+
+    cpu0, t0 = time.process_time(), time.monotonic()
+    first = sample()
+    if first is None:
+        return None
+    time.sleep(window_s)
+    second = sample()
+    cpu1, t1 = time.process_time(), time.monotonic()
+    if second is None or second[0] <= first[0]:
+        return None
+    cores = os.cpu_count() or 1
+    total, idle = second[0] - first[0], second[1] - first[1]
+    busy = (total - idle) / total * cores
+    if own and t1 > t0:
+        busy = max(0.0, busy - (cpu1 - cpu0) / (t1 - t0))
+    return busy
+
+
+def niced_yield() -> bool:
+    """Whether work of niced processes yields to this one: it runs at normal priority (or above)."""
+    try:
+        return os.nice(0) <= 0
+    except (AttributeError, OSError):  # no nice (Windows)
+        return False
+
+
+def spare_core(*, own: bool = False) -> bool:
+    """Whether a second process would get a core of its own.
+
+    On a busy machine a worker only adds its start-up and the wait for its last job: tldr
+    at load ~3.9 on 2 cores took 8.3-10.1 s wall with it against 6.7-6.9 s without. How busy
+    is read over the last 50 ms where the system says (Linux's /proc/stat): the load average
+    lags a minute behind, so the burst of a previous index (or of anything else the user just
+    ran) would keep the worker off on an idle machine. Elsewhere the 1-minute load average
+    decides; where no load is known (Windows), the worker is used.
+    """
+    cores = os.cpu_count() or 1
+    if cores < 2:
+        return False
+    busy = busy_cores(own=own)
+    if busy is None:
+        getloadavg = getattr(os, "getloadavg", None)
+        busy = getloadavg()[0] if getloadavg is not None else None
+    return busy is None or busy < cores - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """A spawned child running `target` and this process's end of its pipe."""
+
+    process: BaseProcess
+    conn: Connection
+
+    def stop(self) -> None:
+        """End the child now, also mid-way, and wait for it to be gone."""
+        self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+
+def spawn(target: str, name: str) -> Started:
+    """Start a daemonic spawned child that calls `target` ("module:function") with its end of a pipe.
+
+    Spawn, not fork: fork is unsafe beside Qt's and the watcher's threads. Raises what
+    starting a process raises (no memory, too many processes).
+    """
+    ctx = multiprocessing.get_context("spawn")
+    conn, child = ctx.Pipe()
+    process = ctx.Process(target=run_target, args=(child, target), daemon=True, name=name)
+    try:
+        process.start()
+    finally:
+        child.close()
+    return Started(process, conn)
+
+
+def run_target(conn: Connection, target: str) -> None:
+    """The child's entry: import `target`'s module (the child's own start) and hand it the pipe."""
+    module, _, function = target.partition(":")
+    getattr(importlib.import_module(module), function)(conn)
+
+
+@dataclass(slots=True)
+class _Pending:
+    thread: threading.Thread
+    started: Started | None = None
+
+
+_PENDING: dict[str, _Pending] = {}
+_LOCK = threading.Lock()
+
+
+def prestart(target: str, name: str) -> None:
+    """Spawn `target`'s child now, from a thread, if a core is spare; `take(target)` gets it."""
+    if (os.cpu_count() or 1) < 2 or multiprocessing.current_process().daemon:
+        return
+    with _LOCK:
+        if target in _PENDING:
+            return
+
+        def start() -> None:
+            if not spare_core(own=True):
+                return
+            try:
+                pending.started = spawn(target, name)
+            except Exception:  # noqa: BLE001 - no early child: the work is done without it
+                return
+
+        pending = _PENDING[target] = _Pending(threading.Thread(target=start, daemon=True, name=f"{name}-prestart"))
+        pending.thread.start()
+
+
+def take(target: str) -> Started | None | Literal[False]:
+    """The child `prestart` started for `target`; False when none was asked for (start one yourself
+    if you want one), None when it was asked for but no core was spare."""
+    with _LOCK:
+        pending = _PENDING.pop(target, None)
+    if pending is None:
+        return False
+    pending.thread.join()
+    return pending.started
+
+
+def discard(target: str) -> None:
+    """Stop `target`'s early child if nobody took it (the work needed none, or failed first)."""
+    got = take(target)
+    if isinstance(got, Started):
+        got.stop()
