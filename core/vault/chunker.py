@@ -147,7 +147,9 @@ def chunk_markdown(
     truncated = len(chunks) > limits.max_chunks
     kept = chunks[: limits.max_chunks]
     numbered = tuple(Chunk(i, c.heading_path, c.start_byte, c.end_byte, c.text) for i, c in enumerate(kept))
-    return ChunkedBody(numbered, first_h1, tags, truncated, None if simple is None else tuple(simple[1]), parsed_inline)
+    # `[text][label]` needs the note's definitions: links parse a note that has any whole.
+    inline = None if simple is None or simple.references else tuple(simple.inline)
+    return ChunkedBody(numbered, first_h1, tags, truncated, inline, parsed_inline)
 
 
 def chunk_text(raw: bytes, start: int, end: int) -> str:
@@ -183,9 +185,18 @@ def _blocks(tokens: list[Token], line_starts: list[int], size: int) -> tuple[lis
 
 
 def _from_simple(
-    simple: list[SimpleBlock], inline: list[InlineText], line_starts: list[int], size: int, parser: MarkdownIt | None
+    simple: list[SimpleBlock],
+    inline: list[InlineText],
+    references: list[str],
+    line_starts: list[int],
+    size: int,
+    parser: MarkdownIt | None,
 ) -> tuple[list[Block], str | None, tuple[str, ...]]:
-    """What `_blocks` makes of markdown-it's tokens, from a plainly written note's blocks."""
+    """What `_blocks` makes of markdown-it's tokens, from a plainly written note's blocks.
+
+    The note's reference definitions are read by markdown-it itself (those lines alone, a
+    fraction of the note), so `[#x][label]` parses as the whole note's parse has it.
+    """
     blocks = [
         Block(_offset(line_starts, b.start_line, size), _offset(line_starts, b.end_line, size), b.heading_level, b.heading_text.strip())
         for b in simple
@@ -193,7 +204,13 @@ def _from_simple(
     first_h1 = next((b.heading_text for b in blocks if b.heading_level == 1 and b.heading_text), None)
     tags: dict[str, None] = {}
     maybe = [text for text in inline if _MAYBE_TAG.search(text.content) is not None]
-    for tok in parse_inline(parser or new_parser(), maybe) if maybe else ():
+    if not maybe:
+        return blocks, first_h1, ()
+    md = parser or new_parser()
+    env: dict[str, object] = {}
+    if references:
+        md.parse("\n".join(references), env)
+    for tok in parse_inline(md, maybe, env):
         _tags_of(tok.children or [], tags)
     return blocks, first_h1, tuple(tags)
 

@@ -1,7 +1,9 @@
 """The top-level blocks of a plainly written note, without markdown-it's block pass.
 
-Most notes are written in a handful of shapes: ATX headings, paragraphs, one-line
-`- ` items and `> ` quotes set apart by blank lines (every tldr page is exactly that).
+Most notes are written in a handful of shapes: ATX headings, paragraphs, `- ` items
+and `> ` quotes set apart by blank lines (every tldr page is exactly that); a book's
+chapters add items running over several lines and one-line link reference definitions
+(`[label]: url`, read by markdown-it itself for the inline pass).
 For such a note the CommonMark blocks follow from each line's first characters, and
 finding them here is ~10x cheaper than markdown-it's block pass, which tries a dozen
 rules at every line and was the largest cost of parsing a note.
@@ -20,9 +22,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from core.vault.simple_html_tables import html_end, html_kind, interrupts_paragraph, table_header, table_rows
+from core.vault.simple_lines import FENCE_OPEN, is_ref_def, no_ref_def
+from core.vault.simple_lines import fence_end as _fence_end
+from core.vault.simple_lines import heading_content as _heading_content
+from core.vault.simple_lines import indent as _indent
+from core.vault.simple_lines import item_marker as _item
+from core.vault.simple_lines import nest as _nest
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
@@ -32,12 +40,12 @@ if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search n
 # space (indented code, lazy lines), ">" (quote), "-" "=" "|" ":" (lists, rules, setext
 # underlines, table delimiter rows), "<" (HTML blocks); "`" and "~" begin fences only three
 # at a time; "*" "+" "_" and digits are let in below unless they make a list or a rule; "#"
-# unless it makes a heading; "[" unless a reference definition ("]:") is anywhere.
+# unless it makes a heading; "[" unless a reference definition ("]:") is anywhere and the
+# line may begin one (`simple_lines.no_ref_def`; within a paragraph "[" is always text).
 _PLAIN_FIRST = re.compile(r"[^\s>\-=|:<`~]|`(?!``)|~(?!~~)")
 _LIST_OR_RULE = re.compile(r"[*+](?: |\Z)|\d{1,9}[.)](?: |\Z)|(?:\*[ ]*){3,}\Z|(?:_[ ]*){3,}\Z")
 _RULE = re.compile(r"(?:-[ \t]*){3,}\Z|(?:\*[ \t]*){3,}\Z|(?:_[ \t]*){3,}\Z")
 _NEWLINES = re.compile(r"\r\n?")
-_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)\Z", re.DOTALL)  # at the first column only
 _HEADING = re.compile(r"(#{1,6})(?: (.*))?\Z")
 _NOT_SIMPLE = re.compile(r"[\t\r\x00\x0b\x0c\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
 # A reference definition's `]:`; a wikilink followed by a colon (`[[note]]:`) is none, unless escaped (`[a\\]]:`).
@@ -63,17 +71,26 @@ class SimpleBlock:
     heading_text: str
 
 
-def simple_blocks(text: str) -> tuple[list[SimpleBlock], list[InlineText]] | None:
+class SimpleNote(NamedTuple):
+    """What the scanner read: blocks, inline texts, and the note's link reference definitions."""
+
+    blocks: list[SimpleBlock]
+    inline: list[InlineText]
+    references: list[str]  # one-line `[label]: url` definitions, in order; markdown-it resolves them
+
+
+def simple_blocks(text: str) -> SimpleNote | None:
     """The top-level blocks and the inline texts (in order) of a plainly written note, or None.
 
     Args:
         text: The note's body, decoded.
 
     Returns:
-        (blocks, inline_texts) where the inline texts are the `content` and first line of
+        (blocks, inline_texts, references) where the inline texts are the `content` and first line of
         every inline token markdown-it would make, in document order (tags and links are
         read from them); None when the note is not in the simple shapes and markdown-it
-        must parse it.
+        must parse it. `references` are the note's link reference definition lines (they
+        make no block; `[text][label]` in the inline texts needs them to be a link).
     """
     if "\r" in text:  # markdown-it's own normalising: CRLF (Windows) and a lone CR are line breaks
         text = _NEWLINES.sub("\n", text)
@@ -83,17 +100,19 @@ def simple_blocks(text: str) -> tuple[list[SimpleBlock], list[InlineText]] | Non
     if text.endswith("\n") or not lines[-1].strip(" \t"):
         # markdown-it's lines: none after the last line break, nor a last line of only spaces
         lines.pop()
-    scan = _Scan(lines, strict=_NOT_SIMPLE.search(text) is not None, refs=_MAYBE_REF.search(text) is not None)
-    return scan.run()
+    scan = _Scan(lines, strict=_NOT_SIMPLE.search(text) is not None, refs=_MAYBE_REF.search(text) is not None, top=True)
+    return None if scan.run() is None else SimpleNote(scan.blocks, scan.inline, scan.references)
 
 
 class _Scan:
     """One pass over a note's lines; each `_block` method returns where its block ends, or None."""
 
-    def __init__(self, lines: list[str], *, strict: bool, refs: bool) -> None:
+    def __init__(self, lines: list[str], *, strict: bool, refs: bool, top: bool = False) -> None:
         self.lines = lines
         self.strict = strict  # tabs or unusual whitespace somewhere: allowed only in code
         self.refs = refs  # a reference definition may exist: "[" cannot begin plain text
+        self.top = top  # the note itself, not a quote's inside: the only place definitions are read
+        self.references: list[str] = []
         self.blocks: list[SimpleBlock] = []
         self.inline: list[InlineText] = []
         self.paragraphs: set[int] = set()  # first lines of the paragraphs found (lazy lines must continue one)
@@ -118,7 +137,7 @@ class _Scan:
             return self._table(i, header)
         if first in " \t":
             return self._code(i)
-        if first in "`~" and _FENCE_OPEN.match(line):
+        if first in "`~" and FENCE_OPEN.match(line):
             end = _fence_end(self.lines, i)
             if end is not None:
                 self.blocks.append(SimpleBlock(i, end, 0, ""))
@@ -132,6 +151,8 @@ class _Scan:
             return i + 1
         if (marker := _item(line)) is not None:
             return self._list(i, marker)
+        if first == "[" and self.refs and self.top and is_ref_def(line):
+            return self._reference(i)
         if first == "<" and (kind := html_kind(line)) is not None:
             if self._odd(line):
                 return None
@@ -143,9 +164,21 @@ class _Scan:
     def _odd(self, line: str) -> bool:
         return self.strict and _NOT_SIMPLE.search(line) is not None
 
-    def _text(self, line: str) -> bool:
-        """Whether `line`, at a block's first column, can only be paragraph text."""
-        return _plain(line, self.refs) and not self._odd(line)
+    def _text(self, line: str, *, refs: bool = True) -> bool:
+        """Whether `line`, at a block's first column, can only be paragraph text.
+
+        `refs=False` within a paragraph: a reference definition cannot interrupt one, so a
+        line starting with "[" there is text even in a note that defines references.
+        """
+        return _plain(line, self.refs and refs) and not self._odd(line)
+
+    def _reference(self, i: int) -> int | None:
+        """A one-line link reference definition: no block; the next line must end it plainly."""
+        lines = self.lines
+        if i + 1 < len(lines) and lines[i + 1].strip(" \t") and not is_ref_def(lines[i + 1]):
+            return None  # a title on the next line, or a paragraph right after: left to markdown-it
+        self.references.append(lines[i])
+        return i + 1
 
     def _heading(self, i: int) -> int:
         m = _HEADING.match(self.lines[i])
@@ -157,7 +190,7 @@ class _Scan:
 
     def _paragraph(self, i: int) -> int | None:
         lines, n, j = self.lines, len(self.lines), i
-        while j < n and (self._text(lines[j]) or self._html_text(lines[j], first=j == i)):
+        while j < n and (self._text(lines[j], refs=j == i) or self._html_text(lines[j], first=j == i)):
             j += 1
         if j == i:
             return None
@@ -236,8 +269,10 @@ class _Scan:
             content = lines[j][lead + len(marker) + 1 :]
             if not self._text(content):
                 return None
-            self.inline.append(InlineText(content.strip(_MD_TRIM), j))
-            j += 1
+            first, j = j, self._continued(j + 1)
+            if j > first + 1:  # markdown-it's getLines: each line loses up to the item's text column of spaces
+                content = "\n".join([content, *(line[min(_indent(line), levels[-1][1]) :] for line in lines[first + 1 : j])])
+            self.inline.append(InlineText(content.strip(_MD_TRIM), first))
             if j < n and lines[j].strip(" "):  # straight on: another item, or a lazy line
                 lead = len(lines[j]) - len(lines[j].lstrip(" \t"))
                 following = _item(lines[j][lead:])
@@ -259,6 +294,23 @@ class _Scan:
                 break  # another kind of list (or none) begins here
             marker, lead, levels = following, 0, [(0, len(following) + 1)]
         self.blocks.append(SimpleBlock(i, j, 0, ""))
+        return j
+
+    def _continued(self, j: int) -> int:
+        """Past the lines from `j` that continue an item's one-paragraph text.
+
+        A line indented by spaces (or lazily not at all) whose text can only be paragraph text
+        and is no list marker continues it, as markdown-it's paragraph rule reads it: only a
+        fence, quote, rule, list, HTML block, heading or table ends a paragraph, and none of
+        those is plain text. Tabs are left to markdown-it (it counts them by columns).
+        """
+        lines, n = self.lines, len(self.lines)
+        while j < n:
+            line = lines[j]
+            rest = line.lstrip(" ")
+            if not rest or rest[0] == "\t" or _item(rest) is not None or not self._text(rest, refs=False):
+                return j
+            j += 1
         return j
 
     def _code(self, i: int) -> int | None:
@@ -287,7 +339,7 @@ def _continues(scan: _Scan, line: int) -> bool:
 
 def _ends_paragraph(line: str) -> bool:
     """Whether `line` (not blank, not paragraph text) ends a paragraph and begins a block the scanner knows."""
-    if _is_heading(line) or _FENCE_OPEN.match(line) is not None or interrupts_paragraph(line):
+    if _is_heading(line) or FENCE_OPEN.match(line) is not None or interrupts_paragraph(line):
         return True
     marker = _item(line)  # a list may interrupt a paragraph; an ordered one only when it starts at 1
     return marker is not None and (marker in "-*+" or int(marker[:-1]) == 1)
@@ -298,56 +350,22 @@ def _ends_table(line: str) -> bool:
     return _is_heading(line)
 
 
-def _nest(levels: list[tuple[int, int]], depth: int, marker: str) -> list[tuple[int, int]] | None:
-    """The open items after an item marked `marker` at column `depth` (> 0), or None if unsure."""
-    item = (depth, depth + len(marker) + 1)
-    if levels[-1][1] <= depth <= levels[-1][1] + 3:  # under the last item's text: its first child
-        if marker[-1] in ".)" and int(marker[:-1]) != 1:
-            return None  # not a list: more of the parent's paragraph
-        return [*levels, item]
-    for k in range(1, len(levels)):
-        if levels[k][0] == depth:  # under a nested item's marker: its sibling (or a new list there)
-            return [*levels[:k], item]
-    return None
-
-
-_ITEM = re.compile(r"([-*+]|\d{1,9}[.)]) (?! )")
-
-
-def _item(line: str) -> str | None:
-    """The list marker `line` starts with (followed by one space and more), else None."""
-    m = _ITEM.match(line)
-    return m.group(1) if m is not None and len(line) > m.end() else None
-
-
-def _indent(line: str) -> int:
-    """Leading whitespace as markdown-it counts it (a tab to the next multiple of 4)."""
-    offset = 0
-    for ch in line:
-        if ch == " ":
-            offset += 1
-        elif ch == "\t":
-            offset += 4 - offset % 4
-        else:
-            break
-    return offset
-
-
-def parse_inline(md: MarkdownIt, texts: Sequence[InlineText]) -> list[Token]:
+def parse_inline(md: MarkdownIt, texts: Sequence[InlineText], env: dict[str, object] | None = None) -> list[Token]:
     """The inline tokens of these texts as `md.parse` would make them (its inline and text_join rules).
 
-    A note the scanner accepts has no reference definitions, so the texts need no `env`.
+    `env` holds the note's link references (`md.parse` of its definitions) when it has any.
     """
     from markdown_it.rules_core import StateCore
     from markdown_it.rules_core.text_join import text_join
     from markdown_it.token import Token
 
+    env = {} if env is None else env
     tokens = []
     for text in texts:
         children: list[Token] = []
-        md.inline.parse(text.content, md, {}, children)
+        md.inline.parse(text.content, md, env, children)
         tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))
-    text_join(StateCore("", md, {}, tokens))
+    text_join(StateCore("", md, env, tokens))
     return tokens
 
 
@@ -358,41 +376,10 @@ def _plain(line: str, refs: bool) -> bool:
     first = line[0]
     if first in "*+_0123456789" and _LIST_OR_RULE.match(line) is not None:
         return False
-    if first == "[" and refs:
+    if first == "[" and refs and not no_ref_def(line):
         return False
     return not (first == "#" and _HEADING.match(line) is not None)
 
 
-def _fence_end(lines: list[str], start: int) -> int | None:
-    """The line after the fence opened at `start` (markdown-it's `map` end), or None if it is no fence."""
-    opening = _FENCE_OPEN.match(lines[start])
-    assert opening is not None
-    marker, info = opening.groups()
-    if marker[0] == "`" and "`" in info:
-        return None  # not a fence but a paragraph starting with code
-    char = marker[0]
-    for j in range(start + 1, len(lines)):
-        line = lines[j]
-        lead = len(line) - len(line.lstrip(" "))
-        if lead > 3 or line[lead : lead + 1] != char:
-            continue  # indented 4+ (a tab counts as 4) or not the fence's character
-        rest = line[lead:].lstrip(char)
-        if len(line) - lead - len(rest) >= len(marker) and not rest.strip(" \t"):
-            return j + 1
-    return len(lines)  # an unclosed fence runs to the end of the note
-
-
 def _is_heading(line: str) -> bool:
     return line.startswith("#") and _HEADING.match(line) is not None
-
-
-def _heading_content(rest: str | None) -> str:
-    """markdown-it's heading text: trailing spaces, then a closing run of #s after a space, cut."""
-    src = "" if rest is None else " " + rest  # from just after the #s, as markdown-it reads it
-    end = len(src.rstrip(" "))
-    tmp = end
-    while tmp > 0 and src[tmp - 1] == "#":
-        tmp -= 1
-    if 0 < tmp < end and src[tmp - 1] == " ":
-        end = tmp
-    return src[:end].strip(_MD_TRIM)

@@ -1,0 +1,99 @@
+"""Line shapes of the plain-note scanner: list markers, nesting, and link reference definitions.
+
+Split from `core.vault.simple_blocks` (which keeps the block logic). Each helper answers
+for one line exactly as markdown-it's block rules would, or declines when unsure.
+"""
+
+from __future__ import annotations
+
+import re
+
+FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)\Z", re.DOTALL)  # at the first column only
+_ITEM = re.compile(r"([-*+]|\d{1,9}[.)]) (?! )")
+# A link reference definition on one line, in the narrowest shape (`[label]: destination`):
+# no brackets or backslashes in the label, no angle brackets, parentheses, backslashes or
+# controls in the destination, no title. markdown-it drops a definition whose destination
+# fails its `validateLink` (`_BAD_PROTOCOL`), so such a line is left to it.
+_REF_DEF = re.compile(r"\[([^\[\]\\\x00-\x1f]{1,999})\]:[ ]*[^\x00-\x20\x7f<()\\][^\x00-\x20\x7f()\\]*[ ]*\Z")
+_LABEL_END = re.compile(r"[\[\]\\]")
+_BAD_PROTOCOL = re.compile(r"\[[^\]]*\]:[ ]*(?:vbscript|javascript|file|data):", re.IGNORECASE)
+
+
+def item_marker(line: str) -> str | None:
+    """The list marker `line` starts with (followed by one space and more), else None."""
+    m = _ITEM.match(line)
+    return m.group(1) if m is not None and len(line) > m.end() else None
+
+
+def indent(line: str) -> int:
+    """Leading whitespace as markdown-it counts it (a tab to the next multiple of 4)."""
+    offset = 0
+    for ch in line:
+        if ch == " ":
+            offset += 1
+        elif ch == "\t":
+            offset += 4 - offset % 4
+        else:
+            break
+    return offset
+
+
+def nest(levels: list[tuple[int, int]], depth: int, marker: str) -> list[tuple[int, int]] | None:
+    """The open items after an item marked `marker` at column `depth` (> 0), or None if unsure."""
+    item = (depth, depth + len(marker) + 1)
+    if levels[-1][1] <= depth <= levels[-1][1] + 3:  # under the last item's text: its first child
+        if marker[-1] in ".)" and int(marker[:-1]) != 1:
+            return None  # not a list: more of the parent's paragraph
+        return [*levels, item]
+    for k in range(1, len(levels)):
+        if levels[k][0] == depth:  # under a nested item's marker: its sibling (or a new list there)
+            return [*levels[:k], item]
+    return None
+
+
+def is_ref_def(line: str) -> bool:
+    """Whether `line` (at a note's first column, outside any paragraph) is a one-line link
+    reference definition markdown-it keeps (its label has more than spaces)."""
+    m = _REF_DEF.match(line)
+    return m is not None and bool(m.group(1).strip(" ")) and _BAD_PROTOCOL.match(line) is None
+
+
+def no_ref_def(line: str) -> bool:
+    """Whether `line` (starting with "[") surely begins no reference definition: markdown-it's
+    `reference` rule fails at a "[" inside the label, or a "]" on this line not followed by ":"
+    (a backslash, or no "]" on the line, is left undecided)."""
+    m = _LABEL_END.search(line, 1)
+    if m is None or m.group() == "\\":
+        return False
+    return m.group() == "[" or not line.startswith(":", m.end())
+
+
+def fence_end(lines: list[str], start: int) -> int | None:
+    """The line after the fence opened at `start` (markdown-it's `map` end), or None if it is no fence."""
+    opening = FENCE_OPEN.match(lines[start])
+    assert opening is not None
+    marker, info = opening.groups()
+    if marker[0] == "`" and "`" in info:
+        return None  # not a fence but a paragraph starting with code
+    char = marker[0]
+    for j in range(start + 1, len(lines)):
+        line = lines[j]
+        lead = len(line) - len(line.lstrip(" "))
+        if lead > 3 or line[lead : lead + 1] != char:
+            continue  # indented 4+ (a tab counts as 4) or not the fence's character
+        rest = line[lead:].lstrip(char)
+        if len(line) - lead - len(rest) >= len(marker) and not rest.strip(" \t"):
+            return j + 1
+    return len(lines)  # an unclosed fence runs to the end of the note
+
+
+def heading_content(rest: str | None) -> str:
+    """markdown-it's heading text: trailing spaces, then a closing run of #s after a space, cut."""
+    src = "" if rest is None else " " + rest  # from just after the #s, as markdown-it reads it
+    end = len(src.rstrip(" "))
+    tmp = end
+    while tmp > 0 and src[tmp - 1] == "#":
+        tmp -= 1
+    if 0 < tmp < end and src[tmp - 1] == " ":
+        end = tmp
+    return src[:end].strip(" \n")
