@@ -57,6 +57,9 @@ class ChunkedBody:
     # When markdown-it parsed it: its inline tokens' texts (the link parser has the same block
     # rules, so links need no second block pass); None when the note defines link references.
     parsed_inline: tuple[InlineText, ...] | None = None
+    # The scanner's link reference definitions (`[label]: url` lines): `[text][label]` in
+    # `inline` is a link only with them (`links.extract_links` parses them for its inline pass).
+    references: tuple[str, ...] = ()
 
 
 def new_parser() -> MarkdownIt:
@@ -147,9 +150,8 @@ def chunk_markdown(
     truncated = len(chunks) > limits.max_chunks
     kept = chunks[: limits.max_chunks]
     numbered = tuple(Chunk(i, c.heading_path, c.start_byte, c.end_byte, c.text) for i, c in enumerate(kept))
-    # `[text][label]` needs the note's definitions: links parse a note that has any whole.
-    inline = None if simple is None or simple.references else tuple(simple.inline)
-    return ChunkedBody(numbered, first_h1, tags, truncated, inline, parsed_inline)
+    inline, references = (None, ()) if simple is None else (tuple(simple.inline), tuple(simple.references))
+    return ChunkedBody(numbered, first_h1, tags, truncated, inline, parsed_inline, references)
 
 
 def chunk_text(raw: bytes, start: int, end: int) -> str:

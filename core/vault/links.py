@@ -107,27 +107,38 @@ def split_wikilink(inner: str) -> tuple[str, str, str]:
 
 
 def extract_links(
-    text: str, *, first_line: int = 1, parser: MarkdownIt | None = None, inline: Sequence[InlineText] | None = None
+    text: str,
+    *,
+    first_line: int = 1,
+    parser: MarkdownIt | None = None,
+    inline: Sequence[InlineText] | None = None,
+    references: Sequence[str] = (),
 ) -> tuple[Link, ...]:
     """Every link in a note body (up to `MAX_LINK_BRACKETS` "["; see `extract_links_capped`)."""
-    return extract_links_capped(text, first_line=first_line, parser=parser, inline=inline)[0]
+    return extract_links_capped(text, first_line=first_line, parser=parser, inline=inline, references=references)[0]
 
 
 def extract_links_capped(
-    text: str, *, first_line: int = 1, parser: MarkdownIt | None = None, inline: Sequence[InlineText] | None = None
+    text: str,
+    *,
+    first_line: int = 1,
+    parser: MarkdownIt | None = None,
+    inline: Sequence[InlineText] | None = None,
+    references: Sequence[str] = (),
 ) -> tuple[tuple[Link, ...], bool]:
     """Every link in a note body, and whether the note held too many "[" to read them all.
 
     `first_line` is the file line the body starts on (after front matter). `inline` are the
     note's inline texts when the chunker's plain-note scanner read it: only those that can
-    hold a link are parsed, instead of the whole note a second time.
+    hold a link are parsed, instead of the whole note a second time; `references` are the
+    note's link reference definition lines the scanner found (`[text][label]` needs them).
 
     Links are read up to the `MAX_LINK_BRACKETS`-th "[" (as tags are capped): markdown-it
     tries every "[" as a link label, nested up to its nesting limit, so 200,000 unclosed
     "[[" cost it ~15 s even in linear time; a real note holds a few thousand at most.
     """
     text, inline, capped = _within_cap(text, inline)
-    return _extract(text, first_line, parser, inline), capped
+    return _extract(text, first_line, parser, inline, references), capped
 
 
 def _within_cap(text: str, inline: Sequence[InlineText] | None) -> tuple[str, Sequence[InlineText] | None, bool]:
@@ -156,7 +167,9 @@ def _nth_bracket(text: str, n: int) -> int:
     return pos
 
 
-def _extract(text: str, first_line: int, parser: MarkdownIt | None, inline: Sequence[InlineText] | None) -> tuple[Link, ...]:
+def _extract(
+    text: str, first_line: int, parser: MarkdownIt | None, inline: Sequence[InlineText] | None, references: Sequence[str]
+) -> tuple[Link, ...]:
     if not _MAYBE_LINK.search(text):
         return ()  # most notes of a code-heavy vault link only to the web: skip the second parse
     md = parser or new_link_parser()
@@ -165,7 +178,12 @@ def _extract(text: str, first_line: int, parser: MarkdownIt | None, inline: Sequ
     if inline is None:
         tokens = [tok for tok in md.parse(text) if tok.type == "inline" and tok.children and tok.map is not None]
     else:
-        tokens = _inline_tokens(md, [t for t in inline if _MAYBE_LINK.search(t.content)])
+        env: dict[str, object] = {}
+        if references:
+            md.parse("\n".join(references), env)  # markdown-it reads the definitions: the lines alone
+        # With definitions, `[text][label]` and `[label]` are links too: every text with a "[" is read.
+        texts = [t for t in inline if ("[" in t.content if references else _MAYBE_LINK.search(t.content))]
+        tokens = _inline_tokens(md, texts, env)
     for tok in tokens:
         children, start = tok.children or [], tok.map[0] if tok.map else 0
         cursor = 0  # search position in tok.content, for links the parser gives no position
@@ -181,7 +199,7 @@ def _extract(text: str, first_line: int, parser: MarkdownIt | None, inline: Sequ
     return tuple(out)
 
 
-def _inline_tokens(md: MarkdownIt, texts: Sequence[InlineText]) -> list[Token]:
+def _inline_tokens(md: MarkdownIt, texts: Sequence[InlineText], env: dict[str, object]) -> list[Token]:
     """Inline tokens with links in them, in order: read by `plain_wikilinks` where it can, else parsed."""
     from markdown_it.token import Token
 
@@ -189,7 +207,7 @@ def _inline_tokens(md: MarkdownIt, texts: Sequence[InlineText]) -> list[Token]:
     for text in texts:
         found = plain_wikilinks(text.content)
         if found is None:
-            tokens.extend(tok for tok in parse_inline(md, [text]) if tok.children)
+            tokens.extend(tok for tok in parse_inline(md, [text], env) if tok.children)
         elif found:
             children = [Token("wikilink", "", 0, content=inner, meta={"embed": embed, "pos": pos}) for embed, inner, pos in found]
             tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))

@@ -74,7 +74,10 @@ def parse_note(
     inline = body.inline
     if inline is None and body.parsed_inline is not None and text.count("[") <= MAX_LINK_BRACKETS:
         inline = body.parsed_inline  # markdown-it's blocks from the chunker: no second block pass for links
-    links, capped = extract_links_capped(text, first_line=first_line, parser=link_parser or new_link_parser(), inline=inline)
+    references = body.references if inline is body.inline else ()  # the scanner's, for its inline texts
+    links, capped = extract_links_capped(
+        text, first_line=first_line, parser=link_parser or new_link_parser(), inline=inline, references=references
+    )
     if capped:
         warnings.append(FileWarning(rel_path, "too_many_brackets", f"over {MAX_LINK_BRACKETS:,} '['; links after that are not read"))
     tasks = read_tasks(text, first_line) if b"[" in raw else TaskRead((), ())

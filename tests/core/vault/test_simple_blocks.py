@@ -14,7 +14,7 @@ from core.vault.chunker import ChunkLimits, chunk_markdown, new_parser
 from core.vault.frontmatter import parse_front_matter
 from core.vault.links import extract_links
 from core.vault.scanner import Scanner, read_note_bytes
-from core.vault.simple_blocks import InlineText, SimpleNote, simple_blocks
+from core.vault.simple_blocks import simple_blocks
 
 VAULTS = next((p / "shared/data/vaults" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults/tldr").is_dir()), Path("/nonexistent"))
 
@@ -40,12 +40,7 @@ def _by_scanner(text: str) -> tuple[list[chunker.Block], str | None, tuple[str, 
 def _links_by_scanner(text: str) -> tuple[Link, ...]:
     simple = simple_blocks(text)
     assert simple is not None
-    return extract_links(text, inline=_link_inline(simple))
-
-
-def _link_inline(simple: SimpleNote) -> list[InlineText] | None:
-    """What the chunker hands the link reader: the inline texts, or None (parse it whole) with definitions."""
-    return None if simple.references else simple.inline
+    return extract_links(text, inline=simple.inline, references=simple.references)
 
 
 @pytest.mark.parametrize(
@@ -190,7 +185,7 @@ def test_every_real_note_chunks_alike_either_way(vault: str, least_share: float,
     scanned = [(text, simple_blocks(text)) for text in texts]
     taken = sum(simple is not None for _, simple in scanned)
     linked = [(text, simple) for text, simple in scanned if simple is not None and "[" in text]
-    assert [extract_links(text, inline=_link_inline(simple)) for text, simple in linked] == [extract_links(text) for text, _ in linked]
+    assert [extract_links(text, inline=simple.inline, references=simple.references) for text, simple in linked] == [extract_links(text) for text, _ in linked]
     monkeypatch.setattr(chunker, "simple_blocks", lambda text: None)
     slow = [chunk_markdown(raw, start, ChunkLimits(), parser) for raw, start in notes]
     assert [(b.chunks, b.first_h1, b.inline_tags, b.truncated) for b in fast] == [(b.chunks, b.first_h1, b.inline_tags, b.truncated) for b in slow]
