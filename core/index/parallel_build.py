@@ -51,7 +51,9 @@ WORKER_NAME = "cairn-segment-worker"
 # 6 or 12 jobs), few enough segments that searches do not slow down (4,000 notes in 12 segments:
 # keyword p50 13.6 ms against 11.5 in 4; in 6: 12.0) and Whoosh's merge policy leaves them alone.
 JOBS = 6
-MIN_JOB_NOTES = 20
+# A job's least notes: 20 kept rust-book (112 chapters) to 5 jobs of unequal work, and whichever process
+# finished first waited ~0.15 s for the other's last job; at 8 its jobs are the 6 of `cut_jobs`'s V.
+MIN_JOB_NOTES = 8
 MAX_JOB_NOTES = 1000
 JOB_TIMEOUT_S = 900.0  # a worker this slow over one job is stopped and its jobs are indexed here
 WAIT_SLICE_S = 0.1  # how often `cancel` is looked at while waiting for the worker
