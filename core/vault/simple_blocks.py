@@ -164,13 +164,17 @@ class _Scan:
     def _odd(self, line: str) -> bool:
         return self.strict and _NOT_SIMPLE.search(line) is not None
 
-    def _text(self, line: str, *, refs: bool = True) -> bool:
+    def _text(self, line: str, *, inside: bool = False) -> bool:
         """Whether `line`, at a block's first column, can only be paragraph text.
 
-        `refs=False` within a paragraph: a reference definition cannot interrupt one, so a
-        line starting with "[" there is text even in a note that defines references.
+        `inside` a paragraph (a line after its first) more is text: a reference definition
+        cannot interrupt a paragraph, so "[" is text even in a note that defines references,
+        and a "-" line that makes no list item, rule, setext underline or table row
+        (`--release`, a comment's closing `-->`) is text too.
         """
-        return _plain(line, self.refs and refs) and not self._odd(line)
+        if inside and line.startswith("-"):
+            return _dash_text(line) and not self._odd(line)
+        return _plain(line, self.refs and not inside) and not self._odd(line)
 
     def _reference(self, i: int) -> int | None:
         """A one-line link reference definition: no block; the next line must end it plainly."""
@@ -190,7 +194,7 @@ class _Scan:
 
     def _paragraph(self, i: int) -> int | None:
         lines, n, j = self.lines, len(self.lines), i
-        while j < n and (self._text(lines[j], refs=j == i) or self._html_text(lines[j], first=j == i)):
+        while j < n and (self._text(lines[j], inside=j > i) or self._html_text(lines[j], first=j == i)):
             j += 1
         if j == i:
             return None
@@ -308,7 +312,7 @@ class _Scan:
         while j < n:
             line = lines[j]
             rest = line.lstrip(" ")
-            if not rest or rest[0] == "\t" or _item(rest) is not None or not self._text(rest, refs=False):
+            if not rest or rest[0] == "\t" or _item(rest) is not None or not self._text(rest, inside=True):
                 return j
             j += 1
         return j
@@ -367,6 +371,13 @@ def parse_inline(md: MarkdownIt, texts: Sequence[InlineText], env: dict[str, obj
         tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))
     text_join(StateCore("", md, env, tokens))
     return tokens
+
+
+def _dash_text(line: str) -> bool:
+    """Whether a line starting with "-" continues a paragraph as text: no "- " (an item, of any
+    spacing), not only dashes, colons and spaces (a rule, a setext underline or a table's
+    delimiter row), no "|" (a delimiter row too)."""
+    return not line.startswith("- ") and line != "-" and "|" not in line and bool(line.strip("-: "))
 
 
 def _plain(line: str, refs: bool) -> bool:

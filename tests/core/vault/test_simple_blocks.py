@@ -79,6 +79,7 @@ def _links_by_scanner(text: str) -> tuple[Link, ...]:
         "[#tag][trouble]\n\n[trouble]: ch01-01-installation.html#troubleshooting\n[Other]: https://x.org/\n",
         "[a]: /first\n[A]: /second\n\n[see][a] [[w]] and [x](y.md)\n",
         "[r]: notes/Plan.md\n\nSee [the plan][r].\n",
+        "Use `cargo build\n--release` to [x][r]<!-- ignore\n--> and more\n-x\n\n- item\n  --release too\n\n[r]: a.md\n",
     ],
 )
 def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
@@ -148,7 +149,8 @@ _LINES = [
     # rust-book's shapes: reference definitions and the links using them, items' continuation lines
     "[r]: ch01.html#x", "[R]: https://x.org/", "[t]: t.md", "[ r ]: /u", "[r]: /u 'title'", "[r]:/u", "[r]: <u>",
     "[r]", "[t][r]", "[#t][r]", "[x][]", "[t][missing]", "[“Quoted”][r]<!-- ignore -->", "   continued text",
-    "  [t][r] indented", "      six in", " one in", "  `code`", "[^note]: footnote",
+    "  [t][r] indented", "      six in", " one in", "  `code`", "[^note]: footnote", "--release", "--> x", "-:", "-- :",
+    "-x | y", "--|", "-  two spaces", "-\tx", "-- -", "--- x", "x |", "| a |",
 ]
 
 
@@ -171,7 +173,7 @@ def test_generated_notes_agree_with_markdown_it() -> None:
 @pytest.mark.skipif(not VAULTS.is_dir(), reason="needs the shared real vaults")
 @pytest.mark.parametrize(
     ("vault", "least_share"),
-    [("tldr", 0.95), ("simonw-til", 0.9), ("obsidian-tasks-docs", 0.75), ("obsidian-tasks-demo", 0.85), ("rust-book", 0.8)],
+    [("tldr", 0.95), ("simonw-til", 0.9), ("obsidian-tasks-docs", 0.75), ("obsidian-tasks-demo", 0.85), ("rust-book", 0.95)],
 )
 def test_every_real_note_chunks_alike_either_way(vault: str, least_share: float, monkeypatch: pytest.MonkeyPatch) -> None:
     notes = []
@@ -241,7 +243,8 @@ def test_links_from_the_chunkers_markdown_it_blocks_agree_with_a_second_parse(mo
 
 
 @pytest.mark.skipif(not VAULTS.is_dir(), reason="needs the shared real vaults")
-@pytest.mark.parametrize("vault", ["obsidian-tasks-docs", "obsidian-tasks-demo", "rust-book", "simonw-til"])
+# rust-book left: the 3 of its chapters markdown-it still reads all define link references.
+@pytest.mark.parametrize("vault", ["obsidian-tasks-docs", "obsidian-tasks-demo", "simonw-til"])
 def test_every_real_note_markdown_it_reads_gives_the_same_links_from_its_blocks(vault: str, monkeypatch: pytest.MonkeyPatch) -> None:
     compared = 0
     for entry in Scanner(VAULTS / vault).scan().entries:
@@ -252,4 +255,4 @@ def test_every_real_note_markdown_it_reads_gives_the_same_links_from_its_blocks(
             got = _links_from_parsed_blocks(text, monkeypatch)
             compared += got is not None
             assert got is None or got == extract_links(text), entry.rel_path
-    assert compared > 0  # rust-book: 4 (most of its chapters define link references)
+    assert compared > 0
