@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from core.vault.simple_html_tables import html_end, html_kind, interrupts_paragraph, table_header, table_rows
 from core.vault.simple_lines import FENCE_OPEN, is_ref_def, no_ref_def
+from core.vault.simple_lines import dash_text as _dash_text
 from core.vault.simple_lines import fence_end as _fence_end
 from core.vault.simple_lines import heading_content as _heading_content
 from core.vault.simple_lines import indent as _indent
@@ -46,6 +47,7 @@ _PLAIN_FIRST = re.compile(r"[^\s>\-=|:<`~]|`(?!``)|~(?!~~)")
 _LIST_OR_RULE = re.compile(r"[*+](?: |\Z)|\d{1,9}[.)](?: |\Z)|(?:\*[ ]*){3,}\Z|(?:_[ ]*){3,}\Z")
 _RULE = re.compile(r"(?:-[ \t]*){3,}\Z|(?:\*[ \t]*){3,}\Z|(?:_[ \t]*){3,}\Z")
 _NEWLINES = re.compile(r"\r\n?")
+_ORDERED = re.compile(r"(\d{1,9})[.)](?= |\Z)")
 _HEADING = re.compile(r"(#{1,6})(?: (.*))?\Z")
 _NOT_SIMPLE = re.compile(r"[\t\r\x00\x0b\x0c\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
 # A reference definition's `]:`; a wikilink followed by a colon (`[[note]]:`) is none, unless escaped (`[a\\]]:`).
@@ -194,7 +196,7 @@ class _Scan:
 
     def _paragraph(self, i: int) -> int | None:
         lines, n, j = self.lines, len(self.lines), i
-        while j < n and (self._text(lines[j], inside=j > i) or self._html_text(lines[j], first=j == i)):
+        while j < n and (self._text(lines[j], inside=j > i) or self._html_text(lines[j], first=j == i) or (j > i and self._numbered(lines[j]))):
             j += 1
         if j == i:
             return None
@@ -204,6 +206,12 @@ class _Scan:
         self.paragraphs.add(i)
         self.inline.append(InlineText("\n".join(lines[i:j]).strip(_MD_TRIM), i))
         return j
+
+    def _numbered(self, line: str) -> bool:
+        """Whether a line like `38.` or `2. x` goes on a paragraph (not an item's) as text: an ordered
+        list interrupts a paragraph only when it starts at 1 and has content."""
+        m = _ORDERED.match(line)
+        return m is not None and (int(m.group(1)) != 1 or not line[m.end() :].strip(" ")) and not self._odd(line)
 
     def _html_text(self, line: str, *, first: bool) -> bool:
         """Whether a line starting with `<` is paragraph text: it begins no HTML block there."""
@@ -371,13 +379,6 @@ def parse_inline(md: MarkdownIt, texts: Sequence[InlineText], env: dict[str, obj
         tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))
     text_join(StateCore("", md, env, tokens))
     return tokens
-
-
-def _dash_text(line: str) -> bool:
-    """Whether a line starting with "-" continues a paragraph as text: no "- " (an item, of any
-    spacing), not only dashes, colons and spaces (a rule, a setext underline or a table's
-    delimiter row), no "|" (a delimiter row too)."""
-    return not line.startswith("- ") and line != "-" and "|" not in line and bool(line.strip("-: "))
 
 
 def _plain(line: str, refs: bool) -> bool:

@@ -97,3 +97,10 @@ def heading_content(rest: str | None) -> str:
     if 0 < tmp < end and src[tmp - 1] == " ":
         end = tmp
     return src[:end].strip(" \n")
+
+
+def dash_text(line: str) -> bool:
+    """Whether a line starting with "-" continues a paragraph as text: no "- " (an item, of any
+    spacing), not only dashes, colons and spaces (a rule, a setext underline or a table's
+    delimiter row), no "|" (a delimiter row too)."""
+    return not line.startswith("- ") and line != "-" and "|" not in line and bool(line.strip("-: "))

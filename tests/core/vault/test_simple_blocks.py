@@ -79,6 +79,9 @@ def _links_by_scanner(text: str) -> tuple[Link, ...]:
         "[#tag][trouble]\n\n[trouble]: ch01-01-installation.html#troubleshooting\n[Other]: https://x.org/\n",
         "[a]: /first\n[A]: /second\n\n[see][a] [[w]] and [x](y.md)\n",
         "[r]: notes/Plan.md\n\nSee [the plan][r].\n",
+        "para\n2. an ordered list must start at 1 to interrupt",
+        "para\n01. x\n02. y\n",  # "01." is 1: it interrupts
+        "generated number this time is\n38.\n\n> values between 0 and\n> 255. Or\n> 9.\n",
         "Use `cargo build\n--release` to [x][r]<!-- ignore\n--> and more\n-x\n\n- item\n  --release too\n\n[r]: a.md\n",
     ],
 )
@@ -106,7 +109,6 @@ def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
         "- item\n  2. an ordered child must start at 1",
         "tab\there",
         "``` a`b\ncode",  # a code span, not a fence, and then a lazy line
-        "para\n2. an ordered list must start at 1 to interrupt",
         "> # heading\nlazy line after a heading: ends the quote",
         "> [!tip]\n>\nlazy after an empty line",
         "| a | b |\n|---|---|\n  indented row",
@@ -150,7 +152,8 @@ _LINES = [
     "[r]: ch01.html#x", "[R]: https://x.org/", "[t]: t.md", "[ r ]: /u", "[r]: /u 'title'", "[r]:/u", "[r]: <u>",
     "[r]", "[t][r]", "[#t][r]", "[x][]", "[t][missing]", "[“Quoted”][r]<!-- ignore -->", "   continued text",
     "  [t][r] indented", "      six in", " one in", "  `code`", "[^note]: footnote", "--release", "--> x", "-:", "-- :",
-    "-x | y", "--|", "-  two spaces", "-\tx", "-- -", "--- x", "x |", "| a |",
+    "-x | y", "--|", "-  two spaces", "-\tx", "-- -", "--- x", "x |", "| a |", "38.", "2. x", "1.", "1. ",
+    "1) x", "1.  x", "0. x", "10) y", "1234567890.", "> 9.", "> 1. x",
 ]
 
 
