@@ -42,3 +42,15 @@ def test_other_languages(text: str, lang: str) -> None:
 def test_too_little_prose_has_no_opinion() -> None:
     assert detect_language("`tar xf a.tar`") == ""
     assert detect_language("## Setup") == ""
+
+
+def test_the_one_search_for_counted_scripts_misses_no_character_they_count() -> None:
+    """`detect_language` skips its four CJK/Cyrillic passes when `_ANY_COUNTED` finds nothing: every
+    character any of them would count must be one `_ANY_COUNTED` finds (and curly quotes are not)."""
+    from core.vault import language
+
+    counted = (language._HAN, language._KANA, language._HANGUL, language._CYRILLIC_WORD)
+    missed = [cp for cp in range(0x110000) if any(p.match(chr(cp)) for p in counted) and not language._ANY_COUNTED.match(chr(cp))]
+    assert missed == []
+    assert language._ANY_COUNTED.search("It’s “quoted” — café, naïve") is None
+    assert detect_language("Rust’s “ownership” — это не так, и это важно для нас всех здесь") == "ru"
