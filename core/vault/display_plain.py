@@ -302,7 +302,7 @@ def _interrupts(line: str) -> bool:
     if line.startswith(("$$", "[^")):
         raise Decline  # math or a footnote definition may interrupt
     m = _ORDERED.match(line)
-    return m is not None and m.group(1) == "1"
+    return m is not None and int(m.group(1)) == 1  # "01." starts at 1 too, as markdown-it reads it
 
 
 def _aligns(line: str) -> int | None:

@@ -142,7 +142,7 @@ def test_generated_line_mixes_read_alike() -> None:
         "![a *b*](u)", "!x", '<span class="a">#t</span> x', "<br> text", "a <b>bold</b> c", "<div>", "</div>", "<details>",
         "<summary>S</summary>", "x < y > z", '<a href="u">l</a>', "<!-- multi", "line -->", "<script>", "alert(1)", "</script>",
         "a<br/>b", "<mailto:a@b.c>", "<foo:bar>", "<x@y.z>", "[see https://x.org](https://x.org)", "[a @b](u)", "\t",
-        "> [!released]", "lazy text", "> # h", "> - i",
+        "> [!released]", "lazy text", "> # h", "> - i", "01. zero-led", "01) zero-led", "  01. nested zero-led",
     ]  # fmt: skip
     pool = _LINES + extra * 2
     rng = random.Random(30)
