@@ -38,8 +38,8 @@ from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, syn
 from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
 from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind, read_in_child
 from core.vault.chunker import ChunkLimits
+from core.vault.kinds import EXTRACTOR_VERSION
 from core.vault.obsidian_settings import load_settings
-from core.vault.pdf import EXTRACTOR_VERSION
 from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path
 
 __all__ = ["IGNORE_WARNING", "PARSER_VERSION", "Progress", "Recovery", "SyncStats", "VaultIndex", "chunking_hash"]

@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.vault.pdf import PdfPage, PdfProblem
-
 if TYPE_CHECKING:
     import zipfile  # imported by check_zip: a search opens the scanner, never an archive
 
+    from core.vault.pdf import PdfPage  # imported where a page is made: a search never reads a file
+
+EXTRACTOR_VERSION = "pdf-2"  # part of the index's chunking hash: a change here re-extracts every PDF (kept here, not in
+# core.vault.pdf, so a search that checks the hash does not import the PDF reader's module)
 HEADING_JOIN = " > "  # as PDF outline trails: the heading path's separator everywhere
 MAX_UNPACKED_BYTES = 400 * 1024 * 1024  # a .docx/.epub that unpacks to more is a zip bomb (or no document)
 MAX_RATIO = 200  # compressed-to-unpacked ratio above which a zip member is a bomb (text packs ~5-20x)
@@ -165,6 +167,8 @@ class UnitBuilder:
         self.size += len(text)
 
     def page(self, number: int) -> PdfPage:
+        from core.vault.pdf import PdfPage
+
         if not self.sections:
             self.sections.append((0, self.top))
         return PdfPage(number, "".join(self.parts), tuple(self.sections))
@@ -190,6 +194,8 @@ def check_zip(path: Path, what: str) -> zipfile.ZipFile:
     declared size, so checking them bounds what reading can cost.
     """
     import zipfile
+
+    from core.vault.pdf import PdfProblem
 
     try:
         archive = zipfile.ZipFile(path)

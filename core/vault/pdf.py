@@ -25,7 +25,6 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-EXTRACTOR_VERSION = "pdf-2"  # part of the index's chunking hash: a change here re-extracts every PDF
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"}
 MIN_TEXT_CHARS_PER_PAGE = 8  # below this on average the PDF is a scan without a text layer
 EDGE_LINES = 2  # lines at the top and bottom of a page that may be a running header or footer

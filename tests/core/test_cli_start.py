@@ -23,7 +23,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 # shared/ sits beside the checkout (/work/main) or one level above it (a worktree).
 TIL = next((p for d in (REPO.parent, REPO.parent.parent) if (p := d / "shared" / "data" / "vaults" / "simonw-til").is_dir()), REPO / "missing")
-HEAVY = ("httpx", "onnxruntime", "usearch", "markdown_it", "yaml", "pathspec", "tokenizers", "numpy", "urllib.request", "asyncio")
+HEAVY = ("httpx", "onnxruntime", "usearch", "markdown_it", "yaml", "pathspec", "tokenizers", "numpy", "urllib.request", "asyncio", "core.vault.pdf")
 
 PROBE = """
 import json, os, runpy, sys
