@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
 
 from core.base.models import SearchMode
 from core.engine import Engine
@@ -41,11 +42,7 @@ def needs_model(engine: Engine, request: SearchRequest) -> bool:
     if SearchMode(request.mode) == SearchMode.KEYWORD:
         return False
     try:
-        wanted = set(request.filters.vaults)
-        for vc in engine.config.vaults:
-            if wanted and vc.name not in wanted:
-                continue
-            emb = engine.embedder_for(vc)
+        for emb in _searched_embedders(engine, request):
             if emb is not None and not _cached(emb, request.query):
                 return True
     except Exception:  # noqa: BLE001 - unsure: load as for a new query, and let the search report the problem
@@ -56,16 +53,20 @@ def needs_model(engine: Engine, request: SearchRequest) -> bool:
 
 def _prefetch(engine: Engine, request: SearchRequest) -> None:
     try:
-        wanted = set(request.filters.vaults)
-        for vc in engine.config.vaults:
-            if wanted and vc.name not in wanted:
-                continue
-            emb = engine.embedder_for(vc)
+        for emb in _searched_embedders(engine, request):
             preload = getattr(emb, "preload_query_session", None)
             if callable(preload) and not _cached(emb, request.query):
                 preload()  # a repeated query's vector is on disk: nothing to load then
     except Exception:  # noqa: BLE001 - a warm-up: the search meets and reports the same problem itself
         _log.debug("search prefetch failed", exc_info=True)
+
+
+def _searched_embedders(engine: Engine, request: SearchRequest) -> Iterator[object]:
+    """The embedder of each vault the request searches (None for a vault without one)."""
+    wanted = set(request.filters.vaults)
+    for vc in engine.config.vaults:
+        if not wanted or vc.name in wanted:
+            yield engine.embedder_for(vc)
 
 
 def _cached(emb: object, text: str) -> bool:

@@ -24,7 +24,8 @@ from typing import Any
 from core.vault.display_html import BLOCK_TAG_KIND, COMMENT_KIND, HTML_SEQUENCES, LONE_TAG_KIND, html_kind
 from core.vault.display_plain_inline import Footnotes, InlineScan
 from core.vault.display_tokens import Decline, PlainToken
-from core.vault.obsidian_md import CALLOUT_LINE, Callout, clean_source
+from core.vault.obsidian_md import CALLOUT_LINE, Callout, clean_source, matching_close
+from core.vault.simple_html_tables import split_escaped
 
 # markdown-it normalises CR and NUL; a reference definition (`[a]: url`) makes `[a]` elsewhere
 # a link. Only footnote definitions at a line's start are read (`_FOOTNOTE_DEF`).
@@ -324,19 +325,7 @@ def _aligns(line: str) -> int | None:
 
 def _cells(line: str) -> list[str]:
     """A row's cells as markdown-it splits them: `\\|` is a pipe inside a cell, outer pipes dropped."""
-    out: list[str] = []
-    current, last, escaped = "", 0, False
-    text = line.strip(" ")
-    for pos, ch in enumerate(text):
-        if ch == "|":
-            if not escaped:
-                out.append(current + text[last:pos])
-                current, last = "", pos + 1
-            else:
-                current += text[last : pos - 1]
-                last = pos
-        escaped = ch == "\\"
-    out.append(current + text[last:])
+    out = split_escaped(line.strip(" "))
     if out and out[0] == "":
         out.pop(0)
     if out and out[-1] == "":
@@ -363,15 +352,9 @@ def _make_callout(tokens: list[PlainToken], i: int, m: re.Match[str], rest: str)
         title = ""
         callout = Callout(kind, "", fold)
     tokens[i].type, tokens[i].meta = "callout_open", {"callout": callout}
-    depth = 0
-    for j in range(i, len(tokens)):
-        if tokens[j].type in ("blockquote_open", "callout_open"):
-            depth += 1
-        elif tokens[j].type in ("blockquote_close", "callout_close"):
-            depth -= 1
-            if depth == 0:
-                tokens[j].type = "callout_close"
-                break
+    close = matching_close(tokens, i)
+    if close is not None:
+        tokens[close].type = "callout_close"
     title_tokens = [PlainToken("callout_title_open"), PlainToken("inline", title), PlainToken("callout_title_close")] if title else []
     if rest.strip():
         tokens[i + 2].content = rest

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from markdown_it.rules_core import StateCore
     from markdown_it.rules_inline import StateInline
     from markdown_it.token import Token
+
+    from core.vault.display_tokens import PlainToken
 
 #: `[!type]`, optional fold sign, optional title, on a callout's first line.
 CALLOUT_LINE = re.compile(r"^\[!([^\]\s]+)\]([+-]?)[ \t]*(.*)$")
@@ -147,7 +150,7 @@ def _make_callout(state: StateCore, i: int, m: re.Match[str], rest: str) -> None
         callout = Callout(kind, "", fold)
     opener.type, opener.tag = "callout_open", "div"
     opener.meta = {"callout": callout}
-    close = _matching_close(tokens, i)
+    close = matching_close(tokens, i)
     if close is not None:
         tokens[close].type, tokens[close].tag = "callout_close", "div"
     title_tokens: list[Token] = []
@@ -161,7 +164,8 @@ def _make_callout(state: StateCore, i: int, m: re.Match[str], rest: str) -> None
         tokens[i + 1 : i + 4] = title_tokens
 
 
-def _matching_close(tokens: list[Token], i: int) -> int | None:
+def matching_close(tokens: Sequence[Token] | Sequence[PlainToken], i: int) -> int | None:
+    """The index of the token closing the quote or callout opened at `i` (markdown-it's tokens or the plain reader's)."""
     depth = 0
     for j in range(i, len(tokens)):
         if tokens[j].type in ("blockquote_open", "callout_open"):

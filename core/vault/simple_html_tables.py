@@ -74,7 +74,7 @@ def _split_row(line: str) -> list[str]:
     if "\\" not in line:
         cells = line.split("|")
     else:
-        cells = _split_escaped(line)
+        cells = split_escaped(line)
     if cells and cells[0] == "":
         cells.pop(0)
     if cells and cells[-1] == "":
@@ -82,7 +82,7 @@ def _split_row(line: str) -> list[str]:
     return cells
 
 
-def _split_escaped(line: str) -> list[str]:
+def split_escaped(line: str) -> list[str]:
     """Cells split at pipes that no backslash escapes; an escaped pipe stays, unescaped."""
     cells: list[str] = []
     current, last, escaped = "", 0, False
