@@ -25,7 +25,8 @@ from typing import Any
 
 from core.base.atomic import read_json, write_json_atomic
 from core.base.models import Document, Link, LinkKind
-from core.vault.links import NoteName, Resolver, is_attachment
+from core.vault.link_resolver import NoteName, Resolver
+from core.vault.links import is_attachment
 
 FORMAT = "links-1"
 ALIASES_FORMAT = "aliases-1"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from core.base.models import Link, LinkKind
-from core.vault.links import NoteName, Resolver, extract_links, labelled_text, new_link_parser, split_wikilink
+from core.vault.link_resolver import NoteName, Resolver
+from core.vault.links import extract_links, labelled_text, new_link_parser, split_wikilink
 from core.vault.notes import parse_note
 
 REPO = Path(__file__).resolve().parents[3]
