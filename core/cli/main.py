@@ -7,8 +7,6 @@ degraded against its baseline, 4 index not built.
 from __future__ import annotations
 
 import argparse
-import gc
-import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn, TypeAlias
@@ -17,6 +15,7 @@ from core.base.errors import CairnError, UsageError
 from core.base.models import SearchMode
 from core.cli import agents_cmd
 from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
+from core.cli.process_exit import ends_at_once, exit_now, quiet_collector, skip_final_collections
 from core.cli.structured_args import WHERE_HELP, add_structured_commands
 
 
@@ -198,34 +197,25 @@ def _add_filter_args(p: argparse.ArgumentParser) -> None:
 
 
 def entry() -> NoReturn:
-    """The `cairn` command: `main`, then an exit; a search's process ends without tearing Python down.
-
-    Freeing every object and module of a finished `cairn search` (index readers, term lists,
-    ~300 modules) took ~40 ms of a ~0.3 s cold keyword search. By then the results are printed
-    and flushed and the search wrote nothing that waits for exit, so `os._exit` ends it
-    (atexit handlers are skipped: a search registers none of its own). Other commands write
-    indexes and caches and exit as usual; `main` itself never exits (tests call it in process).
-    """
+    """The `cairn` command: `main`, then an exit, at once after a search or a keyword-only index (core.cli.process_exit)."""
     code = main(own_process=True)
-    if _ran == ["search"]:
-        _exit_now(code)
+    if len(_ran) == 1 and ends_at_once(_ran[0]):
+        exit_now(code)
     sys.exit(code)
 
 
-_ran: list[str] = []  # the command `main` dispatched in this process (read by `entry`)
+_ran: list[argparse.Namespace] = []  # the commands `main` dispatched in this process (read by `entry`)
 
 
 def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int:
-    """Run one command; `own_process`: the process is `cairn` itself (`entry`), not a test or a script."""
+    """Run one command; `own_process`: the process is `cairn` itself (`entry`), not a test or a script. Never exits."""
     try:
         parser = build_parser()
         args = parser.parse_args(dashed_text_as_positional(parser, list(sys.argv[1:] if argv is None else argv)))
         require_text(args)
         code = _dispatch(args, own_process=own_process)
-        if argv is None and args.command == "index" and args.no_embed:
-            _exit_now(code)
-        if argv is None and args.command == "search":
-            _skip_final_collections()
+        if own_process and args.command == "search":
+            skip_final_collections()
         return code
     except CairnError as exc:
         print(f"cairn: {exc}", file=sys.stderr)
@@ -235,37 +225,6 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int
         return EXIT_FAIL
     except BrokenPipeError:
         return EXIT_OK
-
-
-def _exit_now(code: int) -> NoReturn:
-    """End the process without the interpreter's teardown, once a keyword index is on disk.
-
-    Freeing every object of a finished index (the parsed notes, the analyser's word memo,
-    Whoosh's segments) and multiprocessing's exit hooks took 0.06-0.13 s after `cairn index
-    --no-embed` had printed its result: 6-8 % of a small vault's whole run. Everything is
-    written, fsynced and closed by then (the build worker and the extractor's child are
-    stopped, the vault lock goes with the process); only the output is flushed here. Only
-    for the command line itself (`main()` without arguments), never for a caller in-process.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe (`cairn index | head`): nothing more to say
-            pass
-    os._exit(code)
-
-
-def _skip_final_collections() -> None:
-    """The search is answered and the process (`cairn search` itself, not a caller of `main`) is about to exit.
-
-    Python's shutdown runs the cycle collector over everything still alive, several times while it
-    clears the modules: at 10k notes a hybrid search's numpy, vectors and vocabulary cost it ~60 ms
-    there (a keyword search's ~25 ms), for memory the OS takes back at once. Frozen objects are
-    skipped; everything else about the exit (flushing, atexit, joining threads) stays as it was.
-    """
-    import gc
-
-    gc.freeze()
 
 
 #: Options that are words to match, not file names: they must be text (file names may be any bytes).
@@ -325,13 +284,10 @@ def dashed_text_as_positional(parser: argparse.ArgumentParser, argv: list[str]) 
 
 
 def _dispatch(args: argparse.Namespace, *, own_process: bool = False) -> int:
-    _ran.append(args.command)
+    _ran.append(args)
     if args.command == "search":  # the one command people time: it imports only what it needs
         if own_process:
-            # A search process lives a fraction of a second: the cyclic collector's passes over
-            # every object its ~300 modules' imports make cost ~30 ms of it, and reference
-            # counting frees all but a search's few cycles, which the exit reclaims.
-            gc.disable()
+            quiet_collector()
         from core.cli import search_cmd
 
         return search_cmd.cmd_search(args)

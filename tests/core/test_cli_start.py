@@ -93,7 +93,7 @@ def test_hybrid_search_still_loads_the_model_and_vectors(indexed_home: dict[str,
     assert response["mode"] == "hybrid" and response["hits"]
     assert {"onnxruntime", "usearch"} <= set(report["loaded"])  # type: ignore[arg-type]
     assert "httpx" not in report["loaded"]  # type: ignore[operator]  # the built-in model is local
-    assert report["frozen"]  # the process skips the shutdown's cycle collections (core.cli.main)
+    assert report["frozen"]  # the process skips the shutdown's cycle collections (core.cli.process_exit)
 
 
 def test_a_repeated_hybrid_query_loads_no_model_and_answers_the_same(indexed_home: dict[str, str]) -> None:
