@@ -23,6 +23,7 @@ from core.engine_vaults import VaultRegistry
 from core.index.indexer import Progress, SyncStats, VaultIndex
 from core.index.manifest import FileRecord, IndexInfo, load_info
 from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S
+from core.ocr_stage import ocr_stage
 from core.search.admission import Admission
 from core.search.search import SearchRequest, VaultSearchSide, search
 from core.semantic import (
@@ -38,8 +39,8 @@ from core.status import SEMANTIC_OFF, VaultStatus, busy_status, semantic_coverag
 if TYPE_CHECKING:
     # The semantic side (numpy, usearch, the embedding providers) is imported where it is
     # used: a keyword search never loads it, which a keyword `cairn search` process feels.
+    from core.index.ocr_pass import OcrStats
     from core.index.vector_store import EmbedStats, VaultVectors
-    from core.ocr_stage import OcrStats
     from core.providers.embedding import Embedder
     from core.search.related import NoteLinks
 
@@ -187,8 +188,6 @@ class Engine:
             # Embedding (minutes on a large vault) takes the write lock one batch at a time, so
             # live edits are indexed between batches instead of after the whole vault.
             emb_stats = self.embed_vault(name, progress=progress, cancel=cancel, yielding=True) if embed and not kw.cancelled else None
-            from core.ocr_stage import ocr_stage  # the OCR pass's modules: not a search's
-
             ocr, emb_stats = ocr_stage(self, name, kw, emb_stats, embed=embed, progress=progress, cancel=cancel)  # last: OCR
             reports.append(SyncReport(kw, emb_stats, self.semantic_problem(name), ocr))
         return reports
@@ -239,8 +238,6 @@ class Engine:
             emb = None
             if kw.changed_paths or kw.removed_paths:
                 emb = self.embed_vault(name, persist=False, only=kw.changed_paths)
-            from core.ocr_stage import ocr_stage
-
             ocr, emb = ocr_stage(self, name, kw, emb, only=rel_paths)  # an image or a scan saved into the vault
             return SyncReport(kw, emb, self.semantic_problem(name), ocr)
 

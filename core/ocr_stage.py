@@ -3,7 +3,8 @@
 `Engine.sync` runs it after a vault's notes are keyword-indexed and embedded, so search and
 Ask work on the notes first; the live path runs it for an image or a scan saved into the
 vault. The reading itself is `core.index.ocr_pass` (lowest priority, cancellable, resumed
-where it stopped); what it read is embedded next, like any changed note.
+where it stopped); what it read is embedded next, like any changed note. Its modules are
+imported when a sync has an image or a scan to read: a search that opens the engine never does.
 """
 
 from __future__ import annotations
@@ -13,12 +14,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from core.index.indexer import Progress, VaultIndex
-from core.index.ocr_pass import OcrStats, is_ocr_kind, run_ocr
-
-__all__ = ["OcrStats", "ocr_stage"]
 
 if TYPE_CHECKING:
     from core.index.indexer import SyncStats
+    from core.index.ocr_pass import OcrStats
     from core.index.vector_store import EmbedStats
 
 
@@ -47,7 +46,11 @@ def ocr_stage(
     """OCR what is pending (`only`: just these paths, the live path, which keeps vectors in memory
     until a flush), then embed what it read. Nothing when an earlier stage was cancelled or no
     path asked for is an image or a PDF. Returns the OCR stage's stats and the embedding's."""
-    if kw.cancelled or (emb is not None and emb.cancelled) or (only is not None and not any(map(is_ocr_kind, only))):
+    if kw.cancelled or (emb is not None and emb.cancelled):
+        return None, emb
+    from core.index.ocr_pass import is_ocr_kind, run_ocr
+
+    if only is not None and not any(map(is_ocr_kind, only)):
         return None, emb
     ocr = run_ocr(engine.index_for(name), progress, cancel, only, hold=lambda: engine.write_lock(name))
     if embed and ocr.read and not ocr.cancelled:
