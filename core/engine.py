@@ -27,6 +27,7 @@ from core.ocr_stage import ocr_stage
 from core.search.admission import Admission
 from core.search.search import SearchRequest, VaultSearchSide, search
 from core.semantic import (
+    SEMANTIC_OFF,
     EmbedderFactory,
     EmbedderPool,
     default_embedder_factory,
@@ -34,7 +35,6 @@ from core.semantic import (
     embeddable_files,
     vault_side,
 )
-from core.status import SEMANTIC_OFF, VaultStatus, busy_status, semantic_coverage, stored_status
 
 if TYPE_CHECKING:
     # The semantic side (numpy, usearch, the embedding providers) is imported where it is
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from core.index.vector_store import EmbedStats, VaultVectors
     from core.providers.embedding import Embedder
     from core.search.related import NoteLinks
+    from core.status import VaultStatus
 
 @dataclass(frozen=True, slots=True)
 class SyncReport:
@@ -381,6 +382,7 @@ class Engine:
 
     def vault_status(self, name: str) -> VaultStatus:
         """The stored state of one vault; the semantic side as an enum plus a reason in words."""
+        from core.status import busy_status, semantic_coverage, stored_status  # not a search's: imported here
         v = self.vault(name)
         try:
             vi = self.index_for(name)

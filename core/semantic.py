@@ -25,7 +25,6 @@ from core.index.manifest import FileRecord
 from core.index.note_vectors import note_headings, note_input
 from core.index.vault_lock import BUSY_STATE, SYNC_WAIT_S
 from core.search.search import VaultSearchSide
-from core.status import SEMANTIC_OFF
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,6 +40,7 @@ EmbedderKey = tuple[str, str | None, str | None]  # (kind, model, endpoint)
 #: How long an embedder that failed (a server down, hanging or answering garbage) is left alone:
 #: every command and search meanwhile runs on keywords at once instead of waiting on it again.
 DOWN_FOR_S = 60.0
+SEMANTIC_OFF = "semantic search is turned off"  # a vault's semantic problem when it is off (core.status)
 
 
 def default_embedder_factory(vault: VaultConfig) -> Embedder:

@@ -14,12 +14,12 @@ from core.base.vault_state import NoteCover, Phase, SemanticState, VaultProgress
 from core.index.indexer import VaultIndex
 from core.index.manifest import FileRecord, IndexInfo
 from core.index.vault_lock import BUSY_STATE
+from core.semantic import SEMANTIC_OFF
 
 if TYPE_CHECKING:
     from core.index.vector_store import VaultVectors  # numpy: not for a keyword search
     from core.vault.attachments import AttachmentCount  # the attachment reader: a status's, not a search's
 
-SEMANTIC_OFF = "semantic search is turned off"
 
 
 @dataclass(frozen=True, slots=True)
