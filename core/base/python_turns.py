@@ -133,9 +133,9 @@ class PythonTurns:
 
 
 def _stack_of(ident: int) -> str:
-    frame = sys._current_frames().get(ident)
     import traceback  # only when a thread gave up waiting: not on every search
 
+    frame = sys._current_frames().get(ident)
     return "".join(traceback.format_stack(frame, limit=12)) if frame is not None else "(no holder)"
 
 
