@@ -24,7 +24,8 @@ _KEY_CONTINUATION = re.compile(r"\A\s*(?:[ \t>]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*(?
 # Well-known token formats, after the gitleaks and detect-secrets rule sets: a fixed prefix
 # and a body of the documented length, so ordinary words never match.
 # Each with literal text it cannot match without (any one of them; none: always tried): most
-# snippets hold none, so their pattern is neither compiled nor run (core.base.lazy_re).
+# snippets hold none, so their pattern is neither compiled nor run (core.base.lazy_re). A `(?i)`
+# pattern's are in lower case, sought in the text folded as `re` compares letters (`_fold`).
 _SECRET_PATTERNS: tuple[tuple[str, tuple[str, ...], LazyPattern], ...] = (
     # A whole key block; one cut by a chunk boundary is masked to the chunk's end, and the tail
     # of one (an END line without its BEGIN) from the chunk's start.
@@ -37,9 +38,13 @@ _SECRET_PATTERNS: tuple[tuple[str, tuple[str, ...], LazyPattern], ...] = (
         LazyPattern(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
     ),
     ("jwt", ("eyJ",), LazyPattern(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b")),
-    ("bearer_token", (), LazyPattern(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{16,}")),
+    ("bearer_token", ("bearer",), LazyPattern(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{16,}")),
     ("api_key", ("github_pat_",), LazyPattern(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),
-    ("api_key", ("gh", "gl", "xox"), LazyPattern(r"\b(?:ghp|gho|ghu|ghs|ghr|glpat|glptt|gldt|xox[abposr])[-_][A-Za-z0-9_-]{16,}\b")),
+    (
+        "api_key",
+        ("ghp", "gho", "ghu", "ghs", "ghr", "glpat", "glptt", "gldt", "xox"),
+        LazyPattern(r"\b(?:ghp|gho|ghu|ghs|ghr|glpat|glptt|gldt|xox[abposr])[-_][A-Za-z0-9_-]{16,}\b"),
+    ),
     ("api_key", ("_live_", "_test_", "_prod_"), LazyPattern(r"\b(?:sk|pk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}\b")),  # Stripe
     ("api_key", ("sk-", "pk-", "rk-"), LazyPattern(r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9_-]{2,}-)*[A-Za-z0-9_-]{16,}\b")),  # OpenAI, Anthropic ...
     ("api_key", ("AIza",), LazyPattern(r"\bAIza[0-9A-Za-z_-]{35}\b")),  # Google API key
@@ -54,11 +59,11 @@ _SECRET_PATTERNS: tuple[tuple[str, tuple[str, ...], LazyPattern], ...] = (
     ("api_key", ("dop_v1_",), LazyPattern(r"\bdop_v1_[a-f0-9]{64}\b")),  # DigitalOcean
     ("api_key", ("SK",), LazyPattern(r"\bSK[0-9a-fA-F]{32}\b")),  # Twilio
     ("api_key", (":AA",), LazyPattern(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b")),  # Telegram bot
-    ("api_key", (), LazyPattern(r"(?i)\bAccountKey=[A-Za-z0-9+/=]{40,}")),  # Azure storage
+    ("api_key", ("accountkey=",), LazyPattern(r"(?i)\bAccountKey=[A-Za-z0-9+/=]{40,}")),  # Azure storage
     ("url_password", ("://",), LazyPattern(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]{3,})(@)")),
     (
         "assignment",
-        (),
+        ("pass", "pwd", "secret", "api", "access", "token"),
         LazyPattern(
             r"(?i)\b(\w*(?:pass(?:word|wd)?|pwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|token|client[_-]?secret)\w*\s*[:=]\s*)"
             r"(['\"]?)([^\s'\"]{4,})\2"
@@ -108,6 +113,16 @@ class Masked:
     kinds: tuple[str, ...]  # what was masked, e.g. ("api_key", "assignment")
 
 
+# Besides the letters `str.lower` gives (İ holds an i, the Kelvin sign is k), `re` matches `(?i)i`
+# with a dotless ı and `(?i)s` with a long ſ. No needle has an i before its end: İ lowers to i + a dot.
+_FOLD = str.maketrans({"ı": "i", "ſ": "s"})
+
+
+def _fold(text: str) -> str:
+    """`text` as a case-insensitive pattern compares it with ASCII letters."""
+    return text.lower().translate(_FOLD)
+
+
 def mask_secrets(text: str) -> Masked:
     kinds: list[str] = []
     opening = _KEY_CONTINUATION.match(text)
@@ -115,8 +130,10 @@ def mask_secrets(text: str) -> Masked:
         kinds.append("private_key")
         text = MASK + ("\n" if opening.group(0).endswith("\n") else "") + text[opening.end() :]
     for kind, needles, pattern in _SECRET_PATTERNS:
-        if needles and not any(needle in text for needle in needles):
-            continue
+        if needles:
+            seen = _fold(text) if pattern.pattern.startswith("(?i)") else text
+            if not any(needle in seen for needle in needles):
+                continue
 
         def repl(m: re.Match[str], kind: str = kind) -> str:
             if kind == "base64_blob" and not _looks_random(m.group(0)):
