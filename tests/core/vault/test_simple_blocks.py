@@ -83,6 +83,12 @@ def _links_by_scanner(text: str) -> tuple[Link, ...]:
         "para\n01. x\n02. y\n",  # "01." is 1: it interrupts
         "generated number this time is\n38.\n\n> values between 0 and\n> 255. Or\n> 9.\n",
         "Use `cargo build\n--release` to [x][r]<!-- ignore\n--> and more\n-x\n\n- item\n  --release too\n\n[r]: a.md\n",
+        # Obsidian's footnotes, highlights and emoji codes, indented text, callouts after a paragraph
+        "Text with a footnote.[^1] #t\n\n[^1]: The footnote's own text, with [[a link]].\n[^long-name]: 'Quoted' as of [r](u)\n",
+        "==highlighted== start\n:warning: emoji start\n\n- ==item== #t\n- <https://x.org>\n<!-- ends the list -->\n",
+        " one space in\n   three in\n        eight in goes on\n\npara\n> [!warning] a callout interrupts\n> body\n# heading ends it\n",
+        "> quote\n  lazy, indented\n<span>lazy html</span>\n > a quote line one space in\n## heading ends the quote\n",
+        "- item\n  <b>html</b> goes on\n```\nfence ends the list\n```\n- new list\n> quote ends it\n",
     ],
 )
 def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
@@ -113,6 +119,11 @@ def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
         "> [!tip]\n>\nlazy after an empty line",
         "| a | b |\n|---|---|\n  indented row",
         ">\ttab after the marker",
+        "[^1]: [a](b.md)\n\n[^1]",  # a definition (label `^1`, destination `[a](b.md)`): undecided
+        "[^1]: word \"a title\n\n[^1]",  # a title may run over lines: undecided
+        "> quote\n2. any list item ends a quote",
+        "- item\n---",
+        " > quote one space in",
     ],
 )
 def test_anything_else_is_left_to_markdown_it(text: str) -> None:
@@ -154,6 +165,11 @@ _LINES = [
     "  [t][r] indented", "      six in", " one in", "  `code`", "[^note]: footnote", "--release", "--> x", "-:", "-- :",
     "-x | y", "--|", "-  two spaces", "-\tx", "-- -", "--- x", "x |", "| a |", "38.", "2. x", "1.", "1. ",
     "1) x", "1.  x", "0. x", "10) y", "1234567890.", "> 9.", "> 1. x",
+    # Obsidian's highlights, emoji codes and footnotes; indented text and quote lines
+    "==hl== text", "==", "===", "= x", "=  ", ":warning: x", ":--", ":-|-:", ": x", "::", "[^1]: Some text here.", "[^1]: url",
+    "[^1]: url \"t\"", "[^x]: a b", "[^1]:", "[^1]: <u> x", " indented text", "   three in", "    four in #t", " > q", "  > q2",
+    "- <https://x.org>", "- <div>", "- <!-- c -->", "  <b>x</b>", "<b>inline</b>", "  - ==x==", " [^2]: text too", " [r]: /u",
+    " # h", " - x", " 1. x", " <div>", " ---", " ===", " |a|b|", " ```", "   ```", ">   two in", "   text  ", "     deep",
 ]
 
 
@@ -176,7 +192,7 @@ def test_generated_notes_agree_with_markdown_it() -> None:
 @pytest.mark.skipif(not VAULTS.is_dir(), reason="needs the shared real vaults")
 @pytest.mark.parametrize(
     ("vault", "least_share"),
-    [("tldr", 0.95), ("simonw-til", 0.9), ("obsidian-tasks-docs", 0.75), ("obsidian-tasks-demo", 0.85), ("rust-book", 0.95)],
+    [("tldr", 0.95), ("simonw-til", 0.95), ("obsidian-tasks-docs", 0.9), ("obsidian-tasks-demo", 0.9), ("rust-book", 0.95)],
 )
 def test_every_real_note_chunks_alike_either_way(vault: str, least_share: float, monkeypatch: pytest.MonkeyPatch) -> None:
     notes = []
