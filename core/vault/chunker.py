@@ -14,7 +14,8 @@ from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from core.base.models import Chunk
-from core.vault.simple_blocks import InlineText, SimpleBlock, parse_inline, simple_blocks
+from core.vault.simple_blocks import simple_blocks
+from core.vault.simple_note import InlineText, SimpleBlock, parse_inline
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from core.base.models import Link, LinkKind
-from core.vault.simple_blocks import InlineText, parse_inline
+from core.vault.simple_note import InlineText, parse_inline
 from core.vault.wikilinks_plain import plain_wikilinks
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown

@@ -24,54 +24,24 @@ the two on every note of the real vaults and on generated notes.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
 
 from core.vault.simple_html_tables import html_end, html_kind, interrupts_paragraph, table_header, table_rows
+from core.vault.simple_items import item_lines
 from core.vault.simple_lines import FENCE_OPEN, HEADING, ends_paragraph, is_heading, is_ref_def, plain_text
 from core.vault.simple_lines import dash_text as _dash_text
 from core.vault.simple_lines import fence_end as _fence_end
 from core.vault.simple_lines import heading_content as _heading_content
 from core.vault.simple_lines import indent as _indent
 from core.vault.simple_lines import item_marker as _item
+from core.vault.simple_lines import maybe_reference as _maybe_reference
 from core.vault.simple_lines import nest as _nest
-
-if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
-    from markdown_it import MarkdownIt
-    from markdown_it.token import Token
+from core.vault.simple_note import InlineText, SimpleBlock, SimpleNote
 
 _RULE = re.compile(r"(?:-[ \t]*){3,}\Z|(?:\*[ \t]*){3,}\Z|(?:_[ \t]*){3,}\Z")
 _NEWLINES = re.compile(r"\r\n?")
 _ORDERED = re.compile(r"(\d{1,9})[.)](?= |\Z)")
 _NOT_SIMPLE = re.compile(r"[\t\r\x00\x0b\x0c\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
 _MD_TRIM = " \n"  # markdown-it trims inline text by CommonMark's whitespace: only these two are let in
-
-
-@dataclass(frozen=True, slots=True)
-class InlineText:
-    """An inline token's source text (`content`) and the line its block starts on (`map[0]`)."""
-
-    content: str
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
-class SimpleBlock:
-    """A top-level block as line numbers (markdown-it's `map`), its heading level and text."""
-
-    start_line: int
-    end_line: int
-    heading_level: int  # 0 for a paragraph, quote or list
-    heading_text: str
-
-
-class SimpleNote(NamedTuple):
-    """What the scanner read: blocks, inline texts, and the note's link reference definitions."""
-
-    blocks: list[SimpleBlock]
-    inline: list[InlineText]
-    references: list[str]  # one-line `[label]: url` definitions, in order; markdown-it resolves them
 
 
 def simple_blocks(text: str) -> SimpleNote | None:
@@ -99,26 +69,16 @@ def simple_blocks(text: str) -> SimpleNote | None:
     return None if scan.run() is None else SimpleNote(scan.blocks, scan.inline, scan.references)
 
 
-def _maybe_reference(text: str) -> bool:
-    """Whether a reference definition's `]:` is anywhere in `text`: a wikilink followed by a colon
-    (`[[note]]:`) is none, unless escaped (`[a\\]]:`). (A `find` loop: a regex with a look-behind
-    scanned every character, 15 % of reading an Obsidian-shaped note.)"""
-    k = text.find("]:")
-    while k != -1:
-        if k == 0 or text[k - 1] != "]" or text[k - 2 : k - 1] == "\\":
-            return True
-        k = text.find("]:", k + 2)
-    return False
-
-
 class _Scan:
     """One pass over a note's lines; each `_block` method returns where its block ends, or None."""
 
-    def __init__(self, lines: list[str], *, strict: bool, refs: bool, top: bool = False) -> None:
+    def __init__(self, lines: list[str], *, strict: bool, refs: bool, top: bool = False, item: bool = False) -> None:
         self.lines = lines
         self.strict = strict  # tabs or unusual whitespace somewhere: allowed only in code
         self.refs = refs  # a reference definition may exist: "[" cannot begin plain text
         self.top = top  # the note itself, not a quote's inside: the only place definitions are read
+        # An item's lines, less its indentation: a quote's lazy line would keep all of it in markdown-it.
+        self.item = item
         self.references: list[str] = []
         self.blocks: list[SimpleBlock] = []
         self.inline: list[InlineText] = []
@@ -143,12 +103,9 @@ class _Scan:
         if first not in " \t" and "|" in line and (header := table_header(self.lines, i)) is not None:
             return self._table(i, header)
         if first in " \t":
-            return self._code(i)
+            return self._indented(i, line)
         if first in "`~" and FENCE_OPEN.match(line):
-            end = _fence_end(self.lines, i)
-            if end is not None:
-                self.blocks.append(SimpleBlock(i, end, 0, ""))
-            return end
+            return self._fence(i)
         if first == "#" and HEADING.match(line) and not self._odd(line):
             return self._heading(i)
         if first == ">":
@@ -167,6 +124,27 @@ class _Scan:
             self.blocks.append(SimpleBlock(i, end, 0, ""))
             return end
         return self._paragraph(i)
+
+    def _indented(self, i: int, line: str) -> int | None:
+        """Code 4 columns in; 1 to 3 spaces in, a fence, quote, list or paragraph (a tab: left to markdown-it)."""
+        if _indent(line) >= 4:
+            return self._code(i)
+        rest = line.lstrip(" ")
+        if rest[0] == "\t" or _RULE.match(rest):
+            return None
+        if rest[0] in "`~" and FENCE_OPEN.match(rest):
+            return self._fence(i)
+        if rest[0] == ">":
+            return self._quote(i)
+        if (marker := _item(rest)) is not None:
+            return self._block_list(i, marker, len(line) - len(rest))
+        return self._paragraph(i)
+
+    def _fence(self, i: int) -> int | None:
+        end = _fence_end(self.lines, i)
+        if end is not None:
+            self.blocks.append(SimpleBlock(i, end, 0, ""))
+        return end
 
     def _odd(self, line: str) -> bool:
         return self.strict and _NOT_SIMPLE.search(line) is not None
@@ -248,7 +226,7 @@ class _Scan:
         lazy: list[int] = []
         while j < n and lines[j].strip(" "):
             line = lines[j]
-            if line.startswith(">") or (j > i and line.lstrip(" ").startswith(">") and _indent(line) < 4):
+            if line.startswith(">") or (line.lstrip(" ").startswith(">") and _indent(line) < 4):
                 rest = line.lstrip(" ")[1:]
                 rest = rest[1:] if rest.startswith(" ") else rest
                 if rest.startswith("\t"):
@@ -256,7 +234,7 @@ class _Scan:
                 inner.append(rest)
             elif not inner[-1].strip(" "):
                 return None  # a line after an empty `>` line
-            elif self._lazy(line):
+            elif self._lazy(line) and not self.item:
                 lazy.append(j - i)
                 inner.append(line)
             elif ends_paragraph(line):
@@ -281,7 +259,7 @@ class _Scan:
 
     def _table(self, i: int, header: list[str]) -> int | None:
         """A GFM table: one inline text per cell, header first, then each row's."""
-        found = table_rows(self.lines, i, len(header), self._row, _ends_table)
+        found = table_rows(self.lines, i, len(header), self._row, is_heading)  # a heading ends it; other blocks: left to markdown-it
         if found is None or self._odd(self.lines[i]) or self._odd(self.lines[i + 1]):
             return None
         end, rows = found
@@ -294,6 +272,43 @@ class _Scan:
         return (line.startswith("|") or self._text(line)) and not self._odd(line)
 
     def _list(self, i: int, marker: str) -> int | None:
+        """A list: items of text (`_text_list`), else items holding blocks (`_block_list`)."""
+        blocks, inline = len(self.blocks), len(self.inline)
+        end = self._text_list(i, marker)
+        if end is None:
+            del self.blocks[blocks:], self.inline[inline:]
+            end = self._block_list(i, marker, 0)
+        return end
+
+    def _block_list(self, i: int, marker: str, lead: int) -> int | None:
+        """Items whose lines (indented by spaces) are scanned as notes of their own: steps holding
+        a fence, an image after a blank line, a nested list. Its first marker is `lead` spaces in,
+        the others up to 3 (each item's text column decides what is its). The end line, or None."""
+        lines, n, j = self.lines, len(self.lines), i
+        kind = marker[-1]
+        while True:
+            item = item_lines(lines, j, lead + len(marker) + 1, self._lazy)
+            if item is None:
+                return None
+            scan = _Scan(item.inner, strict=self.strict, refs=self.refs, item=True)
+            if scan.run() is None or not all(_continues(scan, k) for k in item.lazy):
+                return None
+            self.inline.extend(InlineText(t.content, t.line + j) for t in scan.inline)
+            end = item.end
+            if end >= n:
+                break
+            rest = lines[end].lstrip(" ")
+            following = _item(rest) if len(lines[end]) - len(rest) < 4 else None
+            if following is not None and following[-1] == kind:
+                marker, j, lead = following, end, len(lines[end]) - len(rest)
+                continue
+            if not (item.apart or ends_paragraph(lines[end])):
+                return None  # right under the item: only a block that interrupts its text ends it
+            break
+        self.blocks.append(SimpleBlock(i, end, 0, ""))
+        return end
+
+    def _text_list(self, i: int, marker: str) -> int | None:
         """Items of one line each, tight or apart, nested by spaces or tabs; the list's end line.
 
         A nested item's marker sits under its parent's text or up to 3 columns further (a
@@ -379,27 +394,3 @@ def _continues(scan: _Scan, line: int) -> bool:
     """Whether `line` of a scanned quote lies inside a paragraph that began above it."""
     block = next((b for b in scan.blocks if b.start_line <= line < b.end_line), None)
     return block is not None and block.start_line < line and block.start_line in scan.paragraphs
-
-
-def _ends_table(line: str) -> bool:
-    """A line that begins a block and so ends a table: a heading (others are left to markdown-it)."""
-    return is_heading(line)
-
-
-def parse_inline(md: MarkdownIt, texts: Sequence[InlineText], env: dict[str, object] | None = None) -> list[Token]:
-    """The inline tokens of these texts as `md.parse` would make them (its inline and text_join rules).
-
-    `env` holds the note's link references (`md.parse` of its definitions) when it has any.
-    """
-    from markdown_it.rules_core import StateCore
-    from markdown_it.rules_core.text_join import text_join
-    from markdown_it.token import Token
-
-    env = {} if env is None else env
-    tokens = []
-    for text in texts:
-        children: list[Token] = []
-        md.inline.parse(text.content, md, env, children)
-        tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))
-    text_join(StateCore("", md, env, tokens))
-    return tokens
