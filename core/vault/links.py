@@ -205,7 +205,7 @@ def _inline_tokens(md: MarkdownIt, texts: Sequence[InlineText], env: dict[str, o
 
     tokens: list[Token] = []
     for text in texts:
-        found = plain_wikilinks(text.content)
+        found = plain_wikilinks(text.content, references=bool(env.get("references")))
         if found is None:
             tokens.extend(tok for tok in parse_inline(md, [text], env) if tok.children)
         elif found:
