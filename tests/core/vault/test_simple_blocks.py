@@ -90,7 +90,8 @@ def _links_by_scanner(text: str) -> tuple[Link, ...]:
         "> quote\n  lazy, indented\n<span>lazy html</span>\n > a quote line one space in\n## heading ends the quote\n",
         "- item\n  <b>html</b> goes on\n```\nfence ends the list\n```\n- new list\n> quote ends it\n",
         # documentation's steps: items holding fences, images and lists, indented blocks, siblings one space in
-        "1. Step one:\n\n    ```sh\n    run it # not a tag\n    ```\n\n2. Step two #t\n   ![img](x.png)\n\n   - nested after a blank\n     more [[l]]\n3. three\n",
+        "1. Step one:\n\n    ```sh\n    run it # not a tag\n    ```\n\n2. Step two #t\n   ![img](x.png)\n\n"
+        "   - nested after a blank\n     more [[l]]\n3. three\n",
         "- item\n  2. an ordered child must start at 1: text\n\n- a\n\n - after a blank, one space in\n\n    more of the item\n",
         "Intro text\n  - an indented list interrupts\n  - two\n\n  > quote two in\n  > more\n\n ```\n indented fence\n ```\n",
         "- a\n - b: one space in, a sibling\n- > quoted in an item #q\n\n  ## heading in an item\n\n      code in an item\n\nafter",
