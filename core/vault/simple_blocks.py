@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 
 from core.vault.simple_html_tables import html_end, html_kind, interrupts_paragraph, table_header, table_rows
-from core.vault.simple_items import item_lines
-from core.vault.simple_lines import FENCE_OPEN, HEADING, ends_paragraph, is_heading, is_ref_def, plain_text
+from core.vault.simple_items import continues, item_lines
+from core.vault.simple_lines import FENCE_OPEN, HEADING, ends_paragraph, is_heading, is_ref_def, plain_text, spaced_item
 from core.vault.simple_lines import dash_text as _dash_text
 from core.vault.simple_lines import fence_end as _fence_end
 from core.vault.simple_lines import heading_content as _heading_content
@@ -115,6 +115,8 @@ class _Scan:
             return i + 1
         if (marker := _item(line)) is not None:
             return self._list(i, marker)
+        if first in "-*+0123456789" and spaced_item(line) is not None:
+            return self._block_list(i, 0)  # `1.  Step`: its text 2 to 4 spaces after the marker
         if first == "[" and self.refs and self.top and is_ref_def(line):
             return self._reference(i)
         if first == "<" and (kind := html_kind(line)) is not None:
@@ -136,8 +138,8 @@ class _Scan:
             return self._fence(i)
         if rest[0] == ">":
             return self._quote(i)
-        if (marker := _item(rest)) is not None:
-            return self._block_list(i, marker, len(line) - len(rest))
+        if spaced_item(rest) is not None:
+            return self._block_list(i, len(line) - len(rest))
         return self._paragraph(i)
 
     def _fence(self, i: int) -> int | None:
@@ -245,7 +247,7 @@ class _Scan:
         if not inner[-1].strip(" "):
             return None  # a quote ending in an empty `>` line: markdown-it's map runs on past it
         scan = _Scan(inner, strict=self.strict, refs=self.refs)
-        if scan.run() is None or not all(_continues(scan, k) for k in lazy):
+        if scan.run() is None or not all(continues(scan.blocks, scan.paragraphs, k) for k in lazy):
             return None
         self.inline.extend(InlineText(t.content, t.line + i) for t in scan.inline)
         self.blocks.append(SimpleBlock(i, j, 0, ""))
@@ -277,30 +279,34 @@ class _Scan:
         end = self._text_list(i, marker)
         if end is None:
             del self.blocks[blocks:], self.inline[inline:]
-            end = self._block_list(i, marker, 0)
+            end = self._block_list(i, 0)
         return end
 
-    def _block_list(self, i: int, marker: str, lead: int) -> int | None:
+    def _block_list(self, i: int, lead: int) -> int | None:
         """Items whose lines (indented by spaces) are scanned as notes of their own: steps holding
         a fence, an image after a blank line, a nested list. Its first marker is `lead` spaces in,
-        the others up to 3 (each item's text column decides what is its). The end line, or None."""
+        the others up to 3; each item's text column (1 to 4 spaces after its marker) decides which
+        lines are its. The end line, or None."""
         lines, n, j = self.lines, len(self.lines), i
+        found = spaced_item(lines[i][lead:])
+        assert found is not None
+        marker, spaces = found
         kind = marker[-1]
         while True:
-            item = item_lines(lines, j, lead + len(marker) + 1, self._lazy)
+            item = item_lines(lines, j, lead + len(marker) + spaces, self._lazy)
             if item is None:
                 return None
             scan = _Scan(item.inner, strict=self.strict, refs=self.refs, item=True)
-            if scan.run() is None or not all(_continues(scan, k) for k in item.lazy):
+            if scan.run() is None or not all(continues(scan.blocks, scan.paragraphs, k) for k in item.lazy):
                 return None
             self.inline.extend(InlineText(t.content, t.line + j) for t in scan.inline)
             end = item.end
             if end >= n:
                 break
             rest = lines[end].lstrip(" ")
-            following = _item(rest) if len(lines[end]) - len(rest) < 4 else None
-            if following is not None and following[-1] == kind:
-                marker, j, lead = following, end, len(lines[end]) - len(rest)
+            following = spaced_item(rest) if len(lines[end]) - len(rest) < 4 else None
+            if following is not None and following[0][-1] == kind:
+                (marker, spaces), j, lead = following, end, len(lines[end]) - len(rest)
                 continue
             if not (item.apart or ends_paragraph(lines[end])):
                 return None  # right under the item: only a block that interrupts its text ends it
@@ -388,9 +394,3 @@ class _Scan:
                 break
         self.blocks.append(SimpleBlock(i, last, 0, ""))
         return last
-
-
-def _continues(scan: _Scan, line: int) -> bool:
-    """Whether `line` of a scanned quote lies inside a paragraph that began above it."""
-    block = next((b for b in scan.blocks if b.start_line <= line < b.end_line), None)
-    return block is not None and block.start_line < line and block.start_line in scan.paragraphs

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from core.vault.simple_lines import item_marker
+from core.vault.simple_note import SimpleBlock
 
 
 class ItemLines(NamedTuple):
@@ -55,3 +56,10 @@ def item_lines(lines: list[str], start: int, width: int, goes_on: Callable[[str]
             break
         j += 1
     return ItemLines(inner, lazy, j, blank > 0)
+
+
+def continues(blocks: list[SimpleBlock], paragraphs: set[int], line: int) -> bool:
+    """Whether `line` of a scanned quote or item lies inside a paragraph (one of `paragraphs`,
+    by first line) that began above it: a lazy line must go on with one."""
+    block = next((b for b in blocks if b.start_line <= line < b.end_line), None)
+    return block is not None and block.start_line < line and block.start_line in paragraphs

@@ -24,6 +24,7 @@ _UNDERLINE_OR_DELIMITER = re.compile(r"=+[ \t]*\Z|[-|: \t]*\Z")
 HEADING = re.compile(r"(#{1,6})(?: (.*))?\Z")
 FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)\Z", re.DOTALL)  # at the first column only
 _ITEM = re.compile(r"([-*+]|\d{1,9}[.)]) (?! )")
+_SPACED_ITEM = re.compile(r"([-*+]|\d{1,9}[.)])( {1,4})(?! )")
 # A link reference definition on one line, in the narrowest shape (`[label]: destination`):
 # no brackets or backslashes in the label, no angle brackets, parentheses, backslashes or
 # controls in the destination, no title. markdown-it drops a definition whose destination
@@ -41,6 +42,13 @@ def item_marker(line: str) -> str | None:
     """The list marker `line` starts with (followed by one space and more), else None."""
     m = _ITEM.match(line)
     return m.group(1) if m is not None and len(line) > m.end() else None
+
+
+def spaced_item(line: str) -> tuple[str, int] | None:
+    """The list marker `line` starts with and the spaces after it (1 to 4: markdown-it's text
+    column; 5 or more begin indented code) when text follows, else None."""
+    m = _SPACED_ITEM.match(line)
+    return (m.group(1), len(m.group(2))) if m is not None and len(line) > m.end() else None
 
 
 def indent(line: str) -> int:

@@ -92,6 +92,7 @@ def _links_by_scanner(text: str) -> tuple[Link, ...]:
         # documentation's steps: items holding fences, images and lists, indented blocks, siblings one space in
         "1. Step one:\n\n    ```sh\n    run it # not a tag\n    ```\n\n2. Step two #t\n   ![img](x.png)\n\n"
         "   - nested after a blank\n     more [[l]]\n3. three\n",
+        "1.  Launch it, two spaces after the marker\n2.  Next #t\n\n    more of the step\n\n-  spaced bullet\n   goes on\n",
         "- item\n  2. an ordered child must start at 1: text\n\n- a\n\n - after a blank, one space in\n\n    more of the item\n",
         "Intro text\n  - an indented list interrupts\n  - two\n\n  > quote two in\n  > more\n\n ```\n indented fence\n ```\n",
         "- a\n - b: one space in, a sibling\n- > quoted in an item #q\n\n  ## heading in an item\n\n      code in an item\n\nafter",
@@ -126,6 +127,7 @@ def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
         "[^1]: word \"a title\n\n[^1]",  # a title may run over lines: undecided
         "> quote\n2. any list item ends a quote",
         "- item\n---",
+        "-     five spaces after the marker: indented code in the item",
         "- item\n\t```\n\tfenced under a tab\n\t```",
     ],
 )
@@ -255,7 +257,8 @@ def test_generated_items_holding_blocks_agree_with_markdown_it() -> None:
             if roll < 0.2:
                 lines.append("")
             else:
-                lines.append(rng.choice(indents) + (rng.choice(marks) + " " if roll < 0.55 else "") + rng.choice(texts))
+                spaces = rng.choice([" ", " ", " ", "  ", "   ", "     "])
+                lines.append(rng.choice(indents) + (rng.choice(marks) + spaces if roll < 0.55 else "") + rng.choice(texts))
         text = "\n".join(lines) + rng.choice(["", "\n"])
         simple = simple_blocks(text)
         if simple is not None:
