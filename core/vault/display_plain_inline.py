@@ -2,11 +2,12 @@
 
 Read left to right as markdown-it reads them, so the first construct that starts at a
 position wins: code spans, `[[wikilinks]]` and `![[embeds]]`, `[label](url)`,
-`<https://…>`, footnote references `[^1]` to a definition in the chunk, and `*`/`_`
-emphasis whose every marker run can only open or only close (its markers vanish, as in
-display text). A bracket that opens none of these is text: the chunk defines no link
+`<https://…>`, footnote references `[^1]` to a definition in the chunk, Obsidian's
+`==highlights==` (Cairn's own rule in `obsidian_md`: its markers vanish, its inside is read as
+inline text), and `*`/`_` emphasis whose every marker run can only open or only close (its
+markers vanish, as in display text). A bracket that opens none of these is text: the chunk defines no link
 references (`display_plain` declines any `]:`). Anything else an inline rule might read
-(escapes, HTML, entities, math, highlights, strike-through, images, bare URLs and
+(escapes, HTML, entities, math, strike-through, images, bare URLs and
 addresses, a marker run that could both open and close) declines the chunk.
 """
 
@@ -19,22 +20,22 @@ from core.vault.display_html import AUTOLINK, EMAIL, HTML_TAG
 from core.vault.display_tokens import Decline, PlainToken
 from core.vault.links import split_wikilink
 
-# Text outside code that an inline rule could read (escape, HTML, entity, math, highlight,
-# strike-through) or a bare URL or e-mail address (the GFM autolink rules).
-_TEXT_DECLINE = re.compile(r"[\\$@]|&[A-Za-z0-9#]|==|~~|(?i:www\.|https?:|mailto:|xmpp:)")
+# Text outside code that an inline rule could read (escape, HTML, entity, math, strike-through)
+# or a bare URL or e-mail address (the GFM autolink rules).
+_TEXT_DECLINE = re.compile(r"[\\$@]|&[A-Za-z0-9#]|~~|(?i:www\.|https?:|mailto:|xmpp:)")
 # Inside a link's label the GFM autolink rules are off (markdown-it's `linkLevel`).
-_LABEL_TEXT_DECLINE = re.compile(r"[\\$]|&[A-Za-z0-9#]|==|~~")
+_LABEL_TEXT_DECLINE = re.compile(r"[\\$]|&[A-Za-z0-9#]|~~")
 _WIKI_STOP = re.compile(r"\]\]|[\[\n]")
 _LINK = re.compile(r"!?\[([^\[\]\n]*)\]\(([^\s()<>\\]*)\)")
 _BAD_SCHEME = re.compile(r"(?:javascript|vbscript|data):", re.IGNORECASE)
 _AUTOLINK = re.compile(r"<(https?://[^<>\x00-\x20\\%]*)>")
 _WIKI_LABEL_MARKUP = re.compile(r"[*_=~`<&$]")  # display_text parses such a label as markdown
-_CLOSE_NEXT = frozenset(" \n.,;:!?)]'\"")
-_OPEN_PREV = frozenset(" \n([\"")
+_CLOSE_NEXT = frozenset(" \n.,;:!?)]'\"=")
+_OPEN_PREV = frozenset(" \n([\"=")
 # ASCII punctuation beside a marker run on its inner side: with a space on the outer side the run
 # only opens (`**[link](u)**`) or only closes (`**Tip:**`), as CommonMark's flanking rules say.
-_INNER_PUNCT = frozenset("([\"'`.,;:!?)]")
-_TRIGGERS = frozenset("`[!*_\n<")
+_INNER_PUNCT = frozenset("([\"'`.,;:!?)]=")
+_TRIGGERS = frozenset("`[!*_\n<=")
 
 
 class Footnotes:
@@ -60,7 +61,7 @@ class InlineScan:
         self.in_label = False
         self._rules: dict[str, Callable[[int, int, list[tuple[str, int]]], int | None]] = {
             "\n": self._softbreak, "`": self._code, "[": self._bracket, "!": self._bang,
-            "*": self._emphasis, "_": self._emphasis, "<": self._autolink,
+            "*": self._emphasis, "_": self._emphasis, "<": self._autolink, "=": self._highlight,
         }  # fmt: skip
 
     def run(self) -> list[PlainToken]:
@@ -144,7 +145,8 @@ class InlineScan:
         close = self.src.find("]", pos + 1, end)
         if close < 0:
             return False
-        if any(c in self.src[pos + 1 : close] for c in "[`<\\"):
+        label = self.src[pos + 1 : close]
+        if any(c in label for c in "[`<\\") or "==" in label:
             raise Decline  # the label's end is found by markdown-it's own token skipping
         return self.src.startswith("(", close + 1)
 
@@ -207,6 +209,21 @@ class InlineScan:
         shown = mdurl.decode(mdurl.format(mdurl.parse(m.group(1), slashes_denote_host=True)), mdurl.DECODE_DEFAULT_CHARS + "%")
         self.out.append(PlainToken("text", shown))
         return m.end()
+
+    def _highlight(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+        """`==text==` as `obsidian_md`'s rule reads it: the inside up to the next `==`, or a `=` that is text.
+
+        markdown-it gives the inside a delimiter scope of its own (`mark_open`), so its
+        emphasis pairs within it, as a link label's does.
+        """
+        src = self.src
+        if not src.startswith("==", pos) or pos + 2 >= end or src[pos + 2] in " \t\n=":
+            return None
+        close = src.find("==", pos + 2, end)
+        if close < 0 or src[close - 1] in " \t\n":
+            return None
+        self.scan(pos + 2, close)
+        return close + 2
 
     def _emphasis(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
         """A `*`/`_` run that can only open or only close (its markers vanish), or one that is text."""

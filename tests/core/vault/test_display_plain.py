@@ -73,6 +73,8 @@ def assert_alike(texts: list[tuple[str, str]]) -> int:
         "**Tip:** an image ![Create or edit](../images/modal.png) and **`code`** in bold.",
         '<span class="related-pages">#index-pages</span>\n\n<div>\nA block\n</div>\n\nText<br>with a <b>tag</b>, 1 < 2.',
         "> [!released]\nIntroduced in 3.0 (a lazy line).\n> Quoted again\nand lazy **again**.\n\nAfter.",
+        "==A highlight== opening a line, ==one with **bold** and [[Note|a link]]==, a==b==c, x == y and ===z==.",
+        "- [ ] ==urgent== task\n\n> [!tip] ==Title==\n> **==both==** and ==*em*== then ==a\nb==.",
     ],
 )
 def test_the_usual_shapes_are_read_without_markdown_it(text: str) -> None:
@@ -96,7 +98,8 @@ def test_the_usual_shapes_are_read_without_markdown_it(text: str) -> None:
         "an \\*escape\\*",
         "an &amp; entity",
         "$math$",
-        "==highlight==",
+        "==a `b==` c==",
+        "[a ==label==](u)",
         "~~strike~~",
         "a*b*c",
         "***both***",
@@ -143,6 +146,8 @@ def test_generated_line_mixes_read_alike() -> None:
         "<summary>S</summary>", "x < y > z", '<a href="u">l</a>', "<!-- multi", "line -->", "<script>", "alert(1)", "</script>",
         "a<br/>b", "<mailto:a@b.c>", "<foo:bar>", "<x@y.z>", "[see https://x.org](https://x.org)", "[a @b](u)", "\t",
         "> [!released]", "lazy text", "> # h", "> - i", "01. zero-led", "01) zero-led", "  01. nested zero-led",
+        "==hi== there", "a ==b **c** d== e", "===x==", "== a ==b== c==", "**==x==**", "==*a*==", "x == y", "==a", "b==",
+        "==[l](u)== and ==[[w]]==", "*a ==b* c==", "==x==**y**", "==a `b==` c", "[a ==b== c](u)", "==a\\=b==", "a= =b",
     ]  # fmt: skip
     pool = _LINES + extra * 2
     rng = random.Random(30)
