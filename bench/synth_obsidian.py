@@ -4,8 +4,8 @@ Plain generated notes (headings, paragraphs, lists, code) are the shape tldr pag
 TIL notes have. Notes written in Obsidian carry more on nearly every page: properties in
 front matter (status, rating, dates, links, aliases), `[[wikilinks]]` with labels and
 headings, embeds, callouts (some holding a table, some right under a paragraph), tables,
-task lines in the Tasks plugin's format, block ids, footnotes, `:emoji:` codes opening a
-line, HTML comments, and numbered steps holding a fenced command, an embed or
+task lines in the Tasks plugin's format, block ids, footnotes, `==highlights==` and
+`:emoji:` codes opening a line, HTML comments, and numbered steps holding a fenced command, an embed or
 sub-points (as documentation vaults write them). `ObsidianWriter` writes those over the same Zipfian
 vocabulary and topics as `synth_vault._Writer`, so the two shapes are comparable.
 """
@@ -51,7 +51,10 @@ class ObsidianWriter(_Writer):
         text = " ".join(self.linked_sentence(topic) for _ in range(self.rng.randint(2, 6)))
         if self.rng.random() < 0.15:
             text += f" ^{self.rng.randrange(16**6):06x}"  # a block id
-        if self.rng.random() < 0.05:
+        roll = self.rng.random()
+        if roll < 0.1:
+            text = f"=={' '.join(self.words(3, topic))}== {text}"  # a highlight opening the line
+        elif roll < 0.14:
             text = f":{self.rng.choice(_EMOJI)}: {text}"  # an emoji code opening the line
         if self.rng.random() < 0.05:
             text += "[^1]\n\n[^1]: " + self.sentence(topic)

@@ -94,7 +94,7 @@ def test_obsidian_shape_writes_what_obsidian_notes_hold(tmp_path: Path) -> None:
     notes = snapshot(tmp_path / "a")
     assert notes == snapshot(tmp_path / "b")
     text = "\n".join(raw.decode("utf-8") for raw in notes.values())
-    constructs = ("> [!", "[[", "|---", "- [ ] ", "📅 ", "![[", "status: ", "rating: ", 'project: "[[', "[^1]: ", "\n:", "> |", "\n   ```sh")
+    constructs = ("> [!", "[[", "|---", "- [ ] ", "📅 ", "![[", "status: ", "rating: ", 'project: "[[', "[^1]: ", "\n==", "\n:", "> |", "\n   ```sh")
     for construct in constructs:
         assert construct in text, construct
     assert re.search(r"[^\n]\n> \[!", text)  # a callout right under its paragraph
