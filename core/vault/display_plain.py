@@ -5,11 +5,12 @@ Every `cairn search` is a new process, and each snippet is a chunk's display tex
 building its parser and parsing each chunk cost a cold keyword search ~50 ms of ~350.
 Most chunks, Obsidian's included, are written in a few shapes: paragraphs, ATX headings,
 `-`/`*`/`+` and `1.` items (nested by spaces, tasks `[ ]`/`[x]`), `>` quotes and callouts,
-fenced code, pipe tables, one-line `<!-- comments -->`, footnote definitions; their inline
+fenced and indented code, pipe tables, one-line `<!-- comments -->`, footnote definitions
+(a paragraph's lines may be indented, unless such a line could start a block); their inline
 text is read by `core.vault.display_plain_inline`. For those, this module makes the tokens
 markdown-it makes, as far as the display walker reads them (same types, contents and
 metas, in the same order), so both paths give the same text by the same code. Anything
-else (tabs, indentation outside lists, setext headings, rules, lazy lines, other HTML,
+else (tabs, other indented blocks, setext headings, rules, lazy lines, other HTML,
 math blocks, reference definitions, ...) declines, and markdown-it parses the chunk as
 before. A test compares the two on every chunk of the real vaults, the construct corpus
 and generated notes.
@@ -41,6 +42,7 @@ _ORDERED = re.compile(r"(\d{1,9})([.)]) (?! )(.+)\Z")
 _ANY_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?: |\Z)")  # a list item, maybe empty or spaced out
 _ONLY_MARKS = re.compile(r"[-=*_|: ]+\Z")  # rules, setext underlines, table delimiter rows
 _DELIMITER_CELL = re.compile(r":?-+:?\Z")
+_CODE_INDENT = "    "  # four spaces past the container's text: indented code, or a paragraph's text
 
 
 def plain_tokens(markdown: str) -> list[PlainToken] | None:
@@ -64,7 +66,7 @@ def plain_tokens(markdown: str) -> list[PlainToken] | None:
                 tok.children = InlineScan(tok.content, notes).run()
     except Decline:
         return None
-    return _footnote_tail(tokens, notes)
+    return notes.tail(tokens)
 
 
 class _Blocks:
@@ -83,8 +85,10 @@ class _Blocks:
                 raise Decline
             if not line.strip(" "):
                 i += 1
+            elif line.startswith(_CODE_INDENT):
+                i = self.code_block(lines, i)
             elif line.startswith(" ") or _ONLY_MARKS.match(line):
-                raise Decline  # indented code or a lazy line, a rule, a setext underline
+                raise Decline  # a lazy line, an indented block, a rule, a setext underline
             else:
                 i = self.block(lines, i)
 
@@ -121,6 +125,20 @@ class _Blocks:
         self.out.append(PlainToken("fence", "".join(line + "\n" for line in lines[i + 1 : end])))
         return end + 1
 
+    def code_block(self, lines: Sequence[str], i: int) -> int:
+        """Indented code (markdown-it's `code` rule): lines four spaces in, through blank lines, four spaces off each."""
+        end = last = i + 1
+        while end < len(lines):
+            if lines[end].startswith(_CODE_INDENT):
+                end = last = end + 1
+            elif not lines[end].strip(" "):
+                end += 1
+            else:
+                break
+        code = [line[min(4, len(line) - len(line.lstrip(" "))) :] for line in lines[i:last]]
+        self.out.append(PlainToken("code_block", "\n".join(code) + "\n"))
+        return last
+
     def html(self, lines: Sequence[str], i: int, kind: int) -> int:
         """A comment, a block-level tag or a lone tag up to markdown-it's end for its kind (shown by `strip_html`)."""
         if kind not in (COMMENT_KIND, BLOCK_TAG_KIND, LONE_TAG_KIND):
@@ -149,10 +167,16 @@ class _Blocks:
         i += 1
         while i < len(lines) and lines[i].strip(" "):
             nxt = lines[i]
-            if nxt.startswith(" ") or _ONLY_MARKS.match(nxt) or _LINE_DECLINE.search(nxt):
-                raise Decline  # an indented line, a setext underline or a table
-            if _interrupts(nxt):
-                break
+            if _LINE_DECLINE.search(nxt):
+                raise Decline
+            if not nxt.startswith(_CODE_INDENT):  # indented four or more: text, whatever it holds
+                bare = nxt.lstrip(" ")
+                if _ONLY_MARKS.match(bare):
+                    raise Decline  # a setext underline, a rule or a table
+                if _interrupts(bare):
+                    if bare != nxt:
+                        raise Decline  # an indented block: a nested list, a fence, a quote ...
+                    break
             i += 1
         text = "\n".join(lines[start:i]).strip(" \n")
         self.out += [PlainToken("paragraph_open"), PlainToken("inline", text), PlainToken("paragraph_close")]
@@ -163,6 +187,8 @@ class _Blocks:
         inner: list[str] = []
         while i < len(lines) and lines[i].strip(" "):
             line = lines[i]
+            if line.startswith(" "):
+                raise Decline  # markdown-it reads `    > a` as a quote line here, `    a` maybe as a lazy one
             if line.startswith(">"):
                 body = line[1:]
                 inner.append(body[1:] if body.startswith(" ") else body)
@@ -269,6 +295,8 @@ class _Blocks:
             raise Decline
         if i + 1 < len(lines) and lines[i + 1].strip(" "):
             raise Decline  # a lazy line of the definition
+        if next((ln for ln in lines[i + 1 :] if ln.strip(" ")), "").startswith(" "):
+            raise Decline  # an indented block after blank lines: the definition's own
         self.footnotes.add(m.group(1))
         self.out += [PlainToken("footnote_reference_open", meta={"label": m.group(1)}), PlainToken("paragraph_open")]
         self.out += [PlainToken("inline", m.group(2).strip(" ")), PlainToken("paragraph_close"), PlainToken("footnote_reference_close")]
@@ -361,26 +389,3 @@ def _make_callout(tokens: list[PlainToken], i: int, m: re.Match[str], rest: str)
         tokens[i + 1 : i + 1] = title_tokens
     else:
         tokens[i + 1 : i + 4] = title_tokens
-
-
-def _footnote_tail(tokens: list[PlainToken], notes: Footnotes) -> list[PlainToken]:
-    """mdit-py-plugins' footnote tail: definitions leave their place; those referenced follow, by number."""
-    bodies: dict[str, list[PlainToken]] = {}
-    out: list[PlainToken] = []
-    label: str | None = None
-    for tok in tokens:
-        if tok.type == "footnote_reference_open":
-            label = tok.meta["label"]
-            bodies[label] = []
-        elif tok.type == "footnote_reference_close":
-            label = None
-        elif label is not None:
-            bodies[label].append(tok)
-        else:
-            out.append(tok)
-    if notes.order:
-        out.append(PlainToken("footnote_block_open"))
-        for n, name in enumerate(notes.order):
-            out += [PlainToken("footnote_open", meta={"id": n, "label": name}), *bodies[name], PlainToken("footnote_close")]
-        out.append(PlainToken("footnote_block_close"))
-    return out

@@ -50,6 +50,28 @@ class Footnotes:
             self.order.append(label)
         return self.order.index(label)
 
+    def tail(self, tokens: list[PlainToken]) -> list[PlainToken]:
+        """mdit-py-plugins' footnote tail: definitions leave their place; those referenced follow, by number."""
+        bodies: dict[str, list[PlainToken]] = {}
+        out: list[PlainToken] = []
+        label: str | None = None
+        for tok in tokens:
+            if tok.type == "footnote_reference_open":
+                label = tok.meta["label"]
+                bodies[label] = []
+            elif tok.type == "footnote_reference_close":
+                label = None
+            elif label is not None:
+                bodies[label].append(tok)
+            else:
+                out.append(tok)
+        if self.order:
+            out.append(PlainToken("footnote_block_open"))
+            for n, name in enumerate(self.order):
+                out += [PlainToken("footnote_open", meta={"id": n, "label": name}), *bodies[name], PlainToken("footnote_close")]
+            out.append(PlainToken("footnote_block_close"))
+        return out
+
 
 class InlineScan:
     """One inline token's children, as far as display text reads them (emphasis markers vanish)."""

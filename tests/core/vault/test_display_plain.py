@@ -74,6 +74,8 @@ def assert_alike(texts: list[tuple[str, str]]) -> int:
         '<span class="related-pages">#index-pages</span>\n\n<div>\nA block\n</div>\n\nText<br>with a <b>tag</b>, 1 < 2.',
         "> [!released]\nIntroduced in 3.0 (a lazy line).\n> Quoted again\nand lazy **again**.\n\nAfter.",
         "==A highlight== opening a line, ==one with **bold** and [[Note|a link]]==, a==b==c, x == y and ===z==.",
+        "    indented code\n\n      more\n\n# H\n    code under a heading\n\n- item\n\n      code in an item",
+        "A paragraph\n  goes on indented\n        <span>and deeper</span> with **bold**\n    - not an item",
         "- [ ] ==urgent== task\n\n> [!tip] ==Title==\n> **==both==** and ==*em*== then ==a\nb==.",
     ],
 )
@@ -89,7 +91,10 @@ def test_the_usual_shapes_are_read_without_markdown_it(text: str) -> None:
         "tab\there",
         "para\n---",
         "para\n===",
-        "    indented code",
+        "para\n   - an indented item",
+        "para\n  # an indented heading",
+        "[^1]: def\n\n    its indented block",
+        ">\n    > a quote line four spaces in",
         "- item\nlazy line",
         "> # heading\nlazy line",
         "> - item\nlazy line",
@@ -148,6 +153,8 @@ def test_generated_line_mixes_read_alike() -> None:
         "> [!released]", "lazy text", "> # h", "> - i", "01. zero-led", "01) zero-led", "  01. nested zero-led",
         "==hi== there", "a ==b **c** d== e", "===x==", "== a ==b== c==", "**==x==**", "==*a*==", "x == y", "==a", "b==",
         "==[l](u)== and ==[[w]]==", "*a ==b* c==", "==x==**y**", "==a `b==` c", "[a ==b== c](u)", "==a\\=b==", "a= =b",
+        "    code x", "      deeper code", "        <span>s</span>", "  two in", "   three in", " one in", "    ```", "   ```",
+        "  # h", "   ---", "    ---", "    | a |", "  > q", "    > q", "   <!-- c -->", "  [^1]: x", "   1. x", "    * a",
     ]  # fmt: skip
     pool = _LINES + extra * 2
     rng = random.Random(30)
