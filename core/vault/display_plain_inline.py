@@ -128,17 +128,9 @@ class InlineScan:
         while run_end < end and src[run_end] == "`":
             run_end += 1
         ticks = src[pos:run_end]
-        search = run_end
-        while True:  # the next run of exactly as many backticks
-            close = src.find(ticks, search, end)
-            if close < 0:
-                raise Decline  # an unmatched run is literal text: left to markdown-it
-            after = close + len(ticks)
-            if after >= end or src[after] != "`":
-                break
-            while after < end and src[after] == "`":
-                after += 1
-            search = after
+        close = self._closing_ticks(ticks, run_end, end)
+        if close < 0:
+            raise Decline  # an unmatched run is literal text: left to markdown-it
         content = src[run_end:close].replace("\n", " ")
         if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
             content = content[1:-1]
@@ -162,19 +154,51 @@ class InlineScan:
             return self._footnote_ref(pos, end)
         return None  # no definitions in the chunk: the bracket is text
 
+    def _closing_ticks(self, ticks: str, search: int, end: int) -> int:
+        """Where the next run of exactly as many backticks starts (a code span's end), or -1."""
+        src = self.src
+        while True:
+            close = src.find(ticks, search, end)
+            if close < 0:
+                return -1
+            after = close + len(ticks)
+            if after >= end or src[after] != "`":
+                return close
+            while after < end and src[after] == "`":
+                after += 1
+            search = after
+
+    def _label_end(self, pos: int, end: int) -> int:
+        """The `]` closing the label opened at `pos`, as markdown-it finds it (code spans skipped), or -1.
+
+        Declined when another token could hold a `]`: a bracket, HTML or an autolink, an
+        escape, a highlight.
+        """
+        src = self.src
+        if src.find("]", pos + 1, end) < 0:
+            return -1
+        i = pos + 1
+        while i < end and src[i] != "]":
+            if src[i] in "[<\\" or src.startswith("==", i):
+                raise Decline
+            if src[i] != "`":
+                i += 1
+                continue
+            run_end = i
+            while run_end < end and src[run_end] == "`":
+                run_end += 1
+            close = self._closing_ticks(src[i:run_end], run_end, end)
+            i = run_end if close < 0 else close + run_end - i
+        return i if i < end else -1
+
     def _label_then_paren(self, pos: int, end: int) -> bool:
         """Whether the `[` at `pos` closes with `](`, as a link or image would (declined when unsure where it closes)."""
-        close = self.src.find("]", pos + 1, end)
-        if close < 0:
-            return False
-        label = self.src[pos + 1 : close]
-        if any(c in label for c in "[`<\\") or "==" in label:
-            raise Decline  # the label's end is found by markdown-it's own token skipping
-        return self.src.startswith("(", close + 1)
+        close = self._label_end(pos, end)
+        return close >= 0 and self.src.startswith("(", close + 1)
 
     def _link(self, pos: int, end: int) -> int:
         m = _LINK.match(self.src, pos, end)
-        if m is None or _BAD_SCHEME.match(m.group(2)):
+        if m is None or _BAD_SCHEME.match(m.group(2)) or m.end(1) != self._label_end(pos, end):
             raise Decline  # a destination with spaces, a title, brackets: markdown-it decides
         self.in_label = True
         self.scan(m.start(1), m.end(1))
@@ -184,7 +208,7 @@ class InlineScan:
     def _image(self, pos: int, end: int) -> int:
         """An image: display text reads its label as written (or nothing, for a file name)."""
         m = _LINK.match(self.src, pos, end)
-        if m is None or _BAD_SCHEME.match(m.group(2)):
+        if m is None or _BAD_SCHEME.match(m.group(2)) or m.end(1) != self._label_end(pos + 1, end):
             raise Decline
         self.out.append(PlainToken("image", m.group(1)))
         return m.end()
@@ -211,7 +235,11 @@ class InlineScan:
         return found.end()
 
     def _autolink(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
-        """`<https://…>` (its text as markdown-it shows it), inline HTML (shown as nothing), or a `<` that is text."""
+        """`<https://…>` (its text as markdown-it shows it), inline HTML (shown as nothing), or a `<` that is text.
+
+        An HTML link (`<a id="x"></a>`) turns the GFM autolinks off until it closes; text
+        that one could read declines anyway (outside a link label), so it reads alike.
+        """
         src = self.src
         close = src.find(">", pos + 1, end)
         inside = src[pos + 1 : close] if close > 0 and "<" not in src[pos + 1 : close] else None
@@ -219,8 +247,6 @@ class InlineScan:
             tag = HTML_TAG.match(src, pos, end) if pos + 2 < end and (src[pos + 1] in "!?/" or src[pos + 1].isascii() and src[pos + 1].isalpha()) else None
             if tag is None:
                 return None  # a `<` as text
-            if re.match(r"</?a[\s>]", tag.group(), re.IGNORECASE):
-                raise Decline  # an HTML link: markdown-it turns the GFM autolinks off inside it
             self.out.append(PlainToken("html_inline", tag.group()))
             return tag.end()
         m = _AUTOLINK.match(src, pos, end)

@@ -76,6 +76,7 @@ def assert_alike(texts: list[tuple[str, str]]) -> int:
         "==A highlight== opening a line, ==one with **bold** and [[Note|a link]]==, a==b==c, x == y and ===z==.",
         "    indented code\n\n      more\n\n# H\n    code under a heading\n\n- item\n\n      code in an item",
         "A paragraph\n  goes on indented\n        <span>and deeper</span> with **bold**\n    - not an item",
+        '<a id="local-docs"></a>\n\n## Local docs\n\nSee [`Vec<T>`][vec], [`String`](https://x.org/s) and ![`x` y](p.png), [`x`.',
         "- [ ] ==urgent== task\n\n> [!tip] ==Title==\n> **==both==** and ==*em*== then ==a\nb==.",
     ],
 )
@@ -105,6 +106,8 @@ def test_the_usual_shapes_are_read_without_markdown_it(text: str) -> None:
         "$math$",
         "==a `b==` c==",
         "[a ==label==](u)",
+        "[a `]` b](u)",
+        '<a href="u">https://x.org</a>',
         "~~strike~~",
         "a*b*c",
         "***both***",
@@ -155,6 +158,7 @@ def test_generated_line_mixes_read_alike() -> None:
         "==[l](u)== and ==[[w]]==", "*a ==b* c==", "==x==**y**", "==a `b==` c", "[a ==b== c](u)", "==a\\=b==", "a= =b",
         "    code x", "      deeper code", "        <span>s</span>", "  two in", "   three in", " one in", "    ```", "   ```",
         "  # h", "   ---", "    ---", "    | a |", "  > q", "    > q", "   <!-- c -->", "  [^1]: x", "   1. x", "    * a",
+        "[`a`][r]", "[`Vec<T>`](u) x", "<a id=\"x\"></a>", '<a href="u">', "</a>", "`]` [", "[`]`](u)",
     ]  # fmt: skip
     pool = _LINES + extra * 2
     rng = random.Random(30)
