@@ -87,10 +87,18 @@ class _Blocks:
                 i += 1
             elif line.startswith(_CODE_INDENT):
                 i = self.code_block(lines, i)
-            elif line.startswith(" ") or _ONLY_MARKS.match(line):
-                raise Decline  # a lazy line, an indented block, a rule, a setext underline
+            elif line.startswith(" "):
+                i = self.indented_items(lines, i)
+            elif _ONLY_MARKS.match(line):
+                raise Decline  # a rule, a setext underline
             else:
                 i = self.block(lines, i)
+
+    def indented_items(self, lines: Sequence[str], i: int) -> int:
+        """A list whose first marker is one to three spaces in (a sub-list written four spaces under `- `)."""
+        if _marker(lines[i]) is None or (i + 1 < len(lines) and _ONLY_MARKS.match(lines[i + 1])):
+            raise Decline  # a lazy line, another indented block, a table's head
+        return self.items(lines, i)
 
     def block(self, lines: Sequence[str], i: int) -> int:
         """The block starting at line `i`; the line after it (markdown-it's rules in its order: a table first)."""
@@ -174,8 +182,8 @@ class _Blocks:
                 if _ONLY_MARKS.match(bare):
                     raise Decline  # a setext underline, a rule or a table
                 if _interrupts(bare):
-                    if bare != nxt:
-                        raise Decline  # an indented block: a nested list, a fence, a quote ...
+                    if bare != nxt and _marker(nxt) is None:
+                        raise Decline  # another indented block: a fence, a quote, a heading ...
                     break
             i += 1
         text = "\n".join(lines[start:i]).strip(" \n")
@@ -260,7 +268,7 @@ class _Blocks:
                 body.append("")
             elif line.startswith(pad):
                 body.append(line[width:])
-            elif line.startswith(" ") or _marker(line) is None:
+            elif _marker(line) is None:
                 raise Decline  # under-indented, or a lazy line / an interruption after the item's text
             else:
                 break  # the next item
@@ -304,18 +312,17 @@ class _Blocks:
 
 
 def _marker(line: str) -> tuple[str, int | None, int, str] | None:
-    """(marker kind, number, content column, content) of a list item line: kind is the bullet or the ordered delimiter.
-
-    An empty item, or one whose text is set off by more than one space, declines.
-    """
-    if _ONLY_MARKS.match(line) or not _ANY_MARKER.match(line):
+    """(bullet or ordered delimiter, number, content column, text) of an item line up to three spaces in (a spaced-out one declines)."""
+    bare = line.lstrip(" ")
+    indent = len(line) - len(bare)
+    if indent > 3 or _ONLY_MARKS.match(line) or not _ANY_MARKER.match(bare):
         return None
-    m = _BULLET.match(line)
+    m = _BULLET.match(bare)
     if m is not None:
-        return m.group(1), None, 2, m.group(2)
-    m = _ORDERED.match(line)
+        return m.group(1), None, indent + 2, m.group(2)
+    m = _ORDERED.match(bare)
     if m is not None:
-        return m.group(2), int(m.group(1)), len(m.group(1)) + 2, m.group(3)
+        return m.group(2), int(m.group(1)), indent + len(m.group(1)) + 2, m.group(3)
     raise Decline
 
 

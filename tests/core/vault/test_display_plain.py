@@ -77,6 +77,7 @@ def assert_alike(texts: list[tuple[str, str]]) -> int:
         "    indented code\n\n      more\n\n# H\n    code under a heading\n\n- item\n\n      code in an item",
         "A paragraph\n  goes on indented\n        <span>and deeper</span> with **bold**\n    - not an item",
         '<a id="local-docs"></a>\n\n## Local docs\n\nSee [`Vec<T>`][vec], [`String`](https://x.org/s) and ![`x` y](p.png), [`x`.',
+        "- a\n    - sub-list four spaces in\n    - [ ] its task\n- b\n\n1. step\n    - point\n1. next\n\npara\n   - interrupts\n  * another list",
         "- [ ] ==urgent== task\n\n> [!tip] ==Title==\n> **==both==** and ==*em*== then ==a\nb==.",
     ],
 )
@@ -92,7 +93,7 @@ def test_the_usual_shapes_are_read_without_markdown_it(text: str) -> None:
         "tab\there",
         "para\n---",
         "para\n===",
-        "para\n   - an indented item",
+        "para\n   -  an indented item, spaced out",
         "para\n  # an indented heading",
         "[^1]: def\n\n    its indented block",
         ">\n    > a quote line four spaces in",
@@ -159,6 +160,7 @@ def test_generated_line_mixes_read_alike() -> None:
         "    code x", "      deeper code", "        <span>s</span>", "  two in", "   three in", " one in", "    ```", "   ```",
         "  # h", "   ---", "    ---", "    | a |", "  > q", "    > q", "   <!-- c -->", "  [^1]: x", "   1. x", "    * a",
         "[`a`][r]", "[`Vec<T>`](u) x", "<a id=\"x\"></a>", '<a href="u">', "</a>", "`]` [", "[`]`](u)",
+        " - a", "  * b", "   + c", "  1. o", " 2) p", "   - [ ] t", "      - w",
     ]  # fmt: skip
     pool = _LINES + extra * 2
     rng = random.Random(30)
