@@ -301,8 +301,8 @@ class _Blocks:
         m = _FOOTNOTE_LINE.match(lines[i])
         if self.depth or m is None or m.group(1) in self.footnotes or not m.group(2)[0].isalnum():
             raise Decline
-        if i + 1 < len(lines) and lines[i + 1].strip(" "):
-            raise Decline  # a lazy line of the definition
+        if i + 1 < len(lines) and lines[i + 1].strip(" ") and not (lines[i + 1].startswith(">") or _HEADING.match(lines[i + 1])):
+            raise Decline  # a lazy line of the definition (a quote or a heading ends it)
         if next((ln for ln in lines[i + 1 :] if ln.strip(" ")), "").startswith(" "):
             raise Decline  # an indented block after blank lines: the definition's own
         self.footnotes.add(m.group(1))

@@ -78,6 +78,7 @@ def assert_alike(texts: list[tuple[str, str]]) -> int:
         "A paragraph\n  goes on indented\n        <span>and deeper</span> with **bold**\n    - not an item",
         '<a id="local-docs"></a>\n\n## Local docs\n\nSee [`Vec<T>`][vec], [`String`](https://x.org/s) and ![`x` y](p.png), [`x`.',
         "- a\n    - sub-list four spaces in\n    - [ ] its task\n- b\n\n1. step\n    - point\n1. next\n\npara\n   - interrupts\n  * another list",
+        "Text[^1]\n\n[^1]: the note\n> [!tip] A callout right under it\n> body\n\nx[^2]\n\n[^2]: two\n## Heading",
         "- [ ] ==urgent== task\n\n> [!tip] ==Title==\n> **==both==** and ==*em*== then ==a\nb==.",
     ],
 )
