@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -124,7 +124,8 @@ class MiniLMEmbedder:
         self._extra: list[Any] = []  # sessions beyond the first, loaded on demand
         self._batch_size = batch_size
         self.model_hash: str = MODEL_SHA256
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the sessions
+        self._tokenizer_lock = threading.Lock()
         self._files = VerifiedFiles()
         self._session: Any = None
         self._quick: Any = None  # the unoptimised session of a process that has only embedded queries
@@ -308,9 +309,8 @@ class MiniLMEmbedder:
         query slower and its arena grew by ~90 MB on some query lengths (the optimised one
         did not grow).
         """
-        with self._lock:
-            full = self._session is not None
-        if full or not _QUICK_QUERIES:
+        # Read without the lock, which the prefetch thread holds while it makes the session.
+        if self._session is not None or not _QUICK_QUERIES:
             return self.embed_documents([text])[0]
         session, tokenizer = self._ensure_quick()
         return run_batch(session, tokenizer, [text])[0]
@@ -318,39 +318,58 @@ class MiniLMEmbedder:
     def preload_query_session(self) -> None:
         """Load the session and tokenizer `embed_query` will run on, ahead of the query.
 
-        `cairn search` calls it on a second thread while its keyword side runs (see
-        `core.cli.search_prefetch`); both take the same lock, so the query waits for this
-        load instead of starting a second one.
+        `cairn search` calls it on a second thread while its main thread still runs Python
+        (`core.cli.search_prefetch`). This thread makes the session first: onnxruntime makes it
+        without the GIL, so it overlaps that Python, while `Tokenizer.from_file` holds the GIL
+        throughout (~20 ms) and overlaps nothing. The query loads the tokenizer first instead:
+        arriving while the session is still being made, the main thread loads the tokenizer
+        itself meanwhile (or waits for this thread's load) rather than after the session.
         """
-        with self._lock:
-            full = self._session is not None
-        if full or not _QUICK_QUERIES:
-            self._ensure_loaded()
+        if self._session is not None or not _QUICK_QUERIES:
+            self._ensure_loaded(session_first=True)
         else:
-            self._ensure_quick()
+            self._ensure_quick(session_first=True)
 
-    def _ensure_quick(self) -> tuple[Any, Tokenizer]:
-        if self._prepared_dir is not None:  # a prepared session starts as fast and runs fast
-            return self._ensure_loaded()
+    def _ensure_quick(self, *, session_first: bool = False) -> tuple[Any, Tokenizer]:
+        # A prepared session starts as fast as the quick one and runs fast.
+        session = self._ensure_session if self._prepared_dir is not None else self._ensure_quick_session
+        return self._both(session, session_first)
+
+    def _ensure_loaded(self, *, session_first: bool = False) -> tuple[Any, Tokenizer]:
+        return self._both(self._ensure_session, session_first)
+
+    def _both(self, session: Callable[[], Any], session_first: bool) -> tuple[Any, Tokenizer]:
+        """A session and the tokenizer, each loaded once under its own lock (see preload_query_session)."""
+        if session_first:
+            made = session()
+            return made, self._ensure_tokenizer()
+        tokenizer = self._ensure_tokenizer()
+        return session(), tokenizer
+
+    def _ensure_quick_session(self) -> Any:
         with self._lock:
-            if self._session is not None and self._tokenizer is not None:
-                return self._session, self._tokenizer
-            if self._quick is None or self._tokenizer is None:
-                self.verify()
-                self._tokenizer = self._tokenizer or load_tokenizer(self.tokenizer_path)
+            if self._session is not None:
+                return self._session
+            if self._quick is None:
+                self._files.check(self.model_path, MODEL_SIZE, MODEL_SHA256, "model")
                 self._quick = load_session(self.model_path, self._intra_op_threads, optimise=False)
-            return self._quick, self._tokenizer
+            return self._quick
 
-    def _ensure_loaded(self) -> tuple[Any, Tokenizer]:
+    def _ensure_session(self) -> Any:
         with self._lock:
-            if self._session is None or self._tokenizer is None:
-                self._files.check(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")  # the model: in _new_session
-                self._tokenizer = self._tokenizer or load_tokenizer(self.tokenizer_path)
+            if self._session is None:
                 release_free_heap()  # a lower floor under the load's own peak
                 self._session = self._new_session()
                 self._quick = None  # the full session answers queries from now on
                 release_free_heap()  # what the optimisation freed (see release_free_heap)
-            return self._session, self._tokenizer
+            return self._session
+
+    def _ensure_tokenizer(self) -> Tokenizer:
+        with self._tokenizer_lock:
+            if self._tokenizer is None:
+                self._files.check(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")
+                self._tokenizer = load_tokenizer(self.tokenizer_path)
+            return self._tokenizer
 
 
 class _BatchQueue:
