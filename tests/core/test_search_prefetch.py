@@ -145,12 +145,12 @@ def test_only_a_query_without_its_vector_on_disk_needs_the_model(tmp_path: Path)
         query_vectors.use_disk_cache(None)
 
 
-def test_the_thread_makes_the_session_while_the_query_loads_the_tokenizer(
+def test_the_thread_makes_the_session_while_the_query_makes_its_tokenizer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The prepared session, made on the thread without the GIL, overlaps the tokenizer's load on the
-    query's own thread (it holds the GIL): each is loaded once, and the vector is bit for bit the one
-    made without any thread."""
+    """The prepared session, made on the thread without the GIL, overlaps the query's own tokenizer
+    (made on the query's thread while the session is still being made); the full tokenizer is never
+    loaded, and the vector is bit for bit the one made without any thread."""
     want = MiniLMEmbedder()
     want.prepare_in(tmp_path / "models")
     expected = want.embed_documents(["how do I rotate ssh keys"])[0]  # also makes the prepared copy
@@ -158,7 +158,7 @@ def test_the_thread_makes_the_session_while_the_query_loads_the_tokenizer(
     emb.prepare_in(tmp_path / "models")
     sessions: list[str] = []
     tokenizers: list[str] = []
-    real_session, real_tokenizer = onnx_minilm.prepared_session, onnx_minilm.load_tokenizer
+    real_session, real_query_tokenizer = onnx_minilm.prepared_session, onnx_minilm.load_query_tokenizer
     session_started = threading.Event()
 
     def slow_session(*args: Any, **kwargs: Any) -> Any:
@@ -167,12 +167,16 @@ def test_the_thread_makes_the_session_while_the_query_loads_the_tokenizer(
         time.sleep(0.3)  # the query arrives while the thread is still making it
         return real_session(*args, **kwargs)
 
-    def counted_tokenizer(*args: Any, **kwargs: Any) -> Any:
-        tokenizers.append(threading.current_thread().name)
-        return real_tokenizer(*args, **kwargs)
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        tokenizers.append(f"query tokenizer, {threading.current_thread().name}, session made: {emb._session is not None}")
+        return real_query_tokenizer(*args, **kwargs)
+
+    def full_tokenizer(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a one-shot query loads no full tokenizer")
 
     monkeypatch.setattr(onnx_minilm, "prepared_session", slow_session)
-    monkeypatch.setattr(onnx_minilm, "load_tokenizer", counted_tokenizer)
+    monkeypatch.setattr(onnx_minilm, "load_query_tokenizer", counted)
+    monkeypatch.setattr(onnx_minilm, "load_tokenizer", full_tokenizer)
     onnx_minilm.quick_queries()
     try:
         thread = search_prefetch.start_prefetch(_Engine(emb), SearchRequest("how do I rotate ssh keys"))  # type: ignore[arg-type]
@@ -183,7 +187,7 @@ def test_the_thread_makes_the_session_while_the_query_loads_the_tokenizer(
     finally:
         onnx_minilm.quick_queries(False)
     assert sessions == ["cairn-search-prefetch"]
-    assert tokenizers == [threading.current_thread().name]  # loaded by the query meanwhile, not after the session
+    assert tokenizers == [f"query tokenizer, {threading.current_thread().name}, session made: False"]
     np.testing.assert_array_equal(got, expected)
 
 

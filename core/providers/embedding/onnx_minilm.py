@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,7 @@ from core.providers.embedding.minilm_files import (
 from core.providers.embedding.minilm_session import (
     MAX_TOKENS,
     length_batches,
+    load_query_tokenizer,
     load_session,
     load_tokenizer,
     prepared_session,
@@ -301,50 +302,50 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query; no prefix, since MiniLM was trained without one.
 
-        In a process that asked for it (`quick_queries`: `cairn search`, which embeds one
-        query and exits), a query before anything loaded the full session runs on a session
-        made without onnxruntime's graph optimisation: optimising cost ~0.17 s CPU of a
-        0.22 s session start to save ~13 ms on that query. The vectors agree to float
-        precision (cosine > 0.99999). Not for a long-lived process: that session runs every
-        query slower and its arena grew by ~90 MB on some query lengths (the optimised one
-        did not grow).
+        In a process that asked for it (`quick_queries`: `cairn search`, which embeds one query
+        and exits), the query gets a tokenizer of its own (same ids, ~8 ms instead of ~25 ms under
+        the GIL: `query_tokenizer`), and without a prepared copy of the model a query before the
+        full session runs on one made without onnxruntime's graph optimisation (~0.17 s CPU less
+        to start, ~13 ms more for the query; cosine > 0.99999). Not for a long-lived process: that
+        session runs every query slower and its arena grew by ~90 MB on some query lengths.
         """
-        # Read without the lock, which the prefetch thread holds while it makes the session.
-        if self._session is not None or not _QUICK_QUERIES:
+        if not _QUICK_QUERIES:
             return self.embed_documents([text])[0]
-        session, tokenizer = self._ensure_quick()
-        return run_batch(session, tokenizer, [text])[0]
+        tokenizer = self._tokenizer_for(text)
+        return run_batch(self._query_session(), tokenizer, [text])[0]
 
     def preload_query_session(self) -> None:
-        """Load the session and tokenizer `embed_query` will run on, ahead of the query.
+        """Load the session `embed_query` will run on, ahead of the query.
 
         `cairn search` calls it on a second thread while its main thread still runs Python
-        (`core.cli.search_prefetch`). This thread makes the session first: onnxruntime makes it
-        without the GIL, so it overlaps that Python, while `Tokenizer.from_file` holds the GIL
-        throughout (~20 ms) and overlaps nothing. The query loads the tokenizer first instead:
-        arriving while the session is still being made, the main thread loads the tokenizer
-        itself meanwhile (or waits for this thread's load) rather than after the session.
+        (`core.cli.search_prefetch`): onnxruntime makes the session without the GIL, so it
+        overlaps that Python; `Tokenizer.from_file` holds the GIL throughout and overlaps nothing.
         """
-        if self._session is not None or not _QUICK_QUERIES:
-            self._ensure_loaded(session_first=True)
+        if _QUICK_QUERIES:
+            self._query_session()
         else:
-            self._ensure_quick(session_first=True)
+            self._ensure_session()
+            self._ensure_tokenizer()
 
-    def _ensure_quick(self, *, session_first: bool = False) -> tuple[Any, Tokenizer]:
-        # A prepared session starts as fast as the quick one and runs fast.
-        session = self._ensure_session if self._prepared_dir is not None else self._ensure_quick_session
-        return self._both(session, session_first)
+    def _query_session(self) -> Any:
+        """A prepared or full session when there is one, else the quick one (see embed_query)."""
+        # Read without the lock, which the prefetch thread holds while it makes the session.
+        if self._prepared_dir is not None or self._session is not None:
+            return self._ensure_session()
+        return self._ensure_quick_session()
 
-    def _ensure_loaded(self, *, session_first: bool = False) -> tuple[Any, Tokenizer]:
-        return self._both(self._ensure_session, session_first)
+    def _tokenizer_for(self, text: str) -> Tokenizer:
+        """The full tokenizer if it is loaded, else one for `text` alone (see `load_query_tokenizer`)."""
+        with self._tokenizer_lock:
+            if self._tokenizer is not None:
+                return self._tokenizer
+            self._files.check(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")
+        made = load_query_tokenizer(self.tokenizer_path, text)
+        return made if made is not None else self._ensure_tokenizer()
 
-    def _both(self, session: Callable[[], Any], session_first: bool) -> tuple[Any, Tokenizer]:
-        """A session and the tokenizer, each loaded once under its own lock (see preload_query_session)."""
-        if session_first:
-            made = session()
-            return made, self._ensure_tokenizer()
+    def _ensure_loaded(self) -> tuple[Any, Tokenizer]:
         tokenizer = self._ensure_tokenizer()
-        return session(), tokenizer
+        return self._ensure_session(), tokenizer
 
     def _ensure_quick_session(self) -> Any:
         with self._lock:
