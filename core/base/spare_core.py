@@ -26,6 +26,8 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Literal
 
+from core.base.lean_import import imports_no_stand_in
+
 WINDOW_S = 0.05  # how long the machine is watched for a spare core
 # What indexing notes costs on one core (a 2-core AMD EPYC VM, bytecode cached), from cold indexes
 # of obsidian-tasks-docs (118 notes, 0.7 MiB: 0.75 CPU-s), simonw-til (578, 2.3 MiB) and tldr
@@ -173,7 +175,9 @@ def prestart(target: str, name: str) -> None:
             except Exception:  # noqa: BLE001 - no early child: the work is done without it
                 return
 
-        pending = _PENDING[target] = _Pending(threading.Thread(target=start, daemon=True, name=f"{name}-prestart"))
+        # It imports only multiprocessing's own modules: a library the caller imports meanwhile stays lean.
+        thread = imports_no_stand_in(threading.Thread(target=start, daemon=True, name=f"{name}-prestart"))
+        pending = _PENDING[target] = _Pending(thread)
         pending.thread.start()
 
 
