@@ -21,12 +21,13 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.base.atomic import read_json, write_json_atomic
 from core.base.models import Document, Link, LinkKind
-from core.vault.link_resolver import NoteName, Resolver
-from core.vault.links import is_attachment
+
+if TYPE_CHECKING:  # the resolver (and the link parser under it) loads when links are followed, not with a search
+    from core.vault.link_resolver import Resolver
 
 FORMAT = "links-1"
 ALIASES_FORMAT = "aliases-1"
@@ -34,6 +35,8 @@ ALIASES_FORMAT = "aliases-1"
 
 @dataclass(frozen=True, slots=True)
 class NoteLinkRecord:
+    """What the graph keeps of one note: the version it was read at, its aliases, its links."""
+
     version: str
     aliases: tuple[str, ...]
     links: tuple[Link, ...]
@@ -186,6 +189,8 @@ class LinkGraph:
 
     def resolver(self) -> Resolver:
         """Resolves names against the notes as they are now (rebuilt after any change)."""
+        from core.vault.link_resolver import NoteName, Resolver
+
         with self._lock:
             if self._resolver is None:
                 self._resolver = Resolver(NoteName(rel, rec.aliases) for rel, rec in self._notes.items())
@@ -209,6 +214,8 @@ class LinkGraph:
         return [r for links in self._tables()[0].values() for r in links if not r.resolved]
 
     def _tables(self) -> tuple[dict[str, tuple[ResolvedLink, ...]], dict[str, tuple[ResolvedLink, ...]]]:
+        from core.vault.links import is_attachment
+
         with self._lock:
             if self._resolved is None or self._backlinks is None:
                 resolver = self.resolver()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.base.models import Chunk
+from core.vault.chunk_limits import ChunkLimits
 from core.vault.simple_blocks import InlineText, SimpleBlock, parse_inline, simple_blocks
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
@@ -20,21 +21,7 @@ if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search n
     from markdown_it.rules_core import StateCore
     from markdown_it.token import Token
 
-DEFAULT_SOFT_CHARS = 1000
-DEFAULT_HARD_CHARS = 2000
-DEFAULT_MAX_CHUNKS = 2000
 _SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkLimits:
-    soft_chars: int = DEFAULT_SOFT_CHARS
-    hard_chars: int = DEFAULT_HARD_CHARS
-    max_chunks: int = DEFAULT_MAX_CHUNKS
-
-    def signature(self) -> str:
-        """Part of the chunking hash: a change here means every note must be re-chunked."""
-        return f"soft={self.soft_chars};hard={self.hard_chars};max={self.max_chunks};v1"
 
 
 @dataclass(frozen=True, slots=True)
