@@ -3,8 +3,10 @@
 Plain generated notes (headings, paragraphs, lists, code) are the shape tldr pages and
 TIL notes have. Notes written in Obsidian carry more on nearly every page: properties in
 front matter (status, rating, dates, links, aliases), `[[wikilinks]]` with labels and
-headings, embeds, callouts, tables, task lines in the Tasks plugin's format, block ids,
-footnotes and HTML comments. `ObsidianWriter` writes those over the same Zipfian
+headings, embeds, callouts (some holding a table, some right under a paragraph), tables,
+task lines in the Tasks plugin's format, block ids, footnotes, `:emoji:` codes opening a
+line, HTML comments, and numbered steps holding a fenced command, an embed or
+sub-points (as documentation vaults write them). `ObsidianWriter` writes those over the same Zipfian
 vocabulary and topics as `synth_vault._Writer`, so the two shapes are comparable.
 """
 
@@ -18,6 +20,7 @@ from synth_vault import _DAYS, _DOC_TYPES, _FIRST_DAY, _SIZE_CAP, _SIZE_MEDIAN, 
 
 _CALLOUTS = ("note", "tip", "info", "warning", "todo", "example", "quote", "success", "question", "bug")
 _STATUSES = ("draft", "active", "done", "archived", "someday")
+_EMOJI = ("warning", "bulb", "memo", "white_check_mark", "question")
 _PRIORITIES = ("🔺", "⏫", "🔼", "🔽", "⏬", "", "", "")
 
 
@@ -49,6 +52,8 @@ class ObsidianWriter(_Writer):
         if self.rng.random() < 0.15:
             text += f" ^{self.rng.randrange(16**6):06x}"  # a block id
         if self.rng.random() < 0.05:
+            text = f":{self.rng.choice(_EMOJI)}: {text}"  # an emoji code opening the line
+        if self.rng.random() < 0.05:
             text += "[^1]\n\n[^1]: " + self.sentence(topic)
         return text
 
@@ -62,7 +67,25 @@ class ObsidianWriter(_Writer):
             if k:
                 lines.append(">")
             lines.append("> " + (self.linked_sentence(topic) if rng.random() < 0.7 else "- " + self.sentence(topic)))
+        if rng.random() < 0.15:
+            lines += [">", *("> " + row for row in self.table(topic).split("\n"))]
         return "\n".join(lines)
+
+    def steps(self, topic: _Topic) -> str:
+        """Numbered steps; a step may hold a fenced command or sub-points after a blank line, or an embed."""
+        rng = self.rng
+        lines: list[str] = []
+        for number in range(1, rng.randint(2, 5) + 1):
+            pad = " " * len(f"{number}. ")
+            lines.append(f"{number}. {self.linked_sentence(topic)}")
+            roll = rng.random()
+            if roll < 0.3:
+                lines += ["", f"{pad}```sh", pad + " ".join(self.words(rng.randint(2, 5), topic)), f"{pad}```", ""]
+            elif roll < 0.5:
+                lines += [f"{pad}![[{self.title(topic)}.png]]", ""]
+            elif roll < 0.7:
+                lines += ["", f"{pad}- {self.sentence(topic)}", f"{pad}- {self.sentence(topic)}", ""]
+        return "\n".join(lines).rstrip("\n")
 
     def table(self, topic: _Topic) -> str:
         rng = self.rng
@@ -124,6 +147,8 @@ class ObsidianWriter(_Writer):
         if roll < 0.24:
             return self.bullet_list(topic)
         if roll < 0.33:
+            if self.rng.random() < 0.3:
+                return self.paragraph(topic) + "\n" + self.callout(topic)  # a callout right under its paragraph
             return self.callout(topic)
         if roll < 0.38:
             return self.table(topic)
@@ -133,4 +158,6 @@ class ObsidianWriter(_Writer):
             return self.code_block(topic)
         if roll < 0.51:
             return f"![[{self.rng.choice(self.titles) if self.titles else 'image'}.png]]"
+        if roll < 0.56:
+            return self.steps(topic)
         return self.paragraph(topic)

@@ -8,7 +8,6 @@ the engine answers its vault questions through it.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from core.base.config import EngineConfig, VaultConfig
 from core.base.errors import IndexBusyError, IndexNotBuiltError, SemanticUnavailableError
+from core.base.logs import logger
 from core.base.models import SearchMode, SearchResponse
 from core.base.paths import AppPaths
 from core.engine_vaults import VaultRegistry
@@ -27,6 +27,7 @@ from core.ocr_stage import ocr_stage
 from core.search.admission import Admission
 from core.search.search import SearchRequest, VaultSearchSide, search
 from core.semantic import (
+    SEMANTIC_OFF,
     EmbedderFactory,
     EmbedderPool,
     default_embedder_factory,
@@ -34,7 +35,6 @@ from core.semantic import (
     embeddable_files,
     vault_side,
 )
-from core.status import SEMANTIC_OFF, VaultStatus, busy_status, semantic_coverage, stored_status
 
 if TYPE_CHECKING:
     # The semantic side (numpy, usearch, the embedding providers) is imported where it is
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from core.index.vector_store import EmbedStats, VaultVectors
     from core.providers.embedding import Embedder
     from core.search.related import NoteLinks
+    from core.status import VaultStatus
 
 @dataclass(frozen=True, slots=True)
 class SyncReport:
@@ -215,7 +216,7 @@ class Engine:
             stats = sync_keyword_in_child(self.paths.data_dir, self.config, name, progress=progress, cancel=cancel)
         except ChildSyncError as exc:
             self.child_sync_problem = str(exc)
-            logging.getLogger(__name__).warning("indexing %s in-process: %s", name, exc)
+            logger(__name__).warning("indexing %s in-process: %s", name, exc)
             return None  # index in this process instead; slower for the UI, never wrong
         self.child_sync_problem = None
         old = self.registry.forget_index(name)  # the child wrote manifest and index: open them afresh
@@ -259,7 +260,7 @@ class Engine:
                 except IndexBusyError:
                     # Another process writes this index now; the dirty flag keeps our edits
                     # recoverable and the next flush tries again.
-                    logging.getLogger(__name__).info("flush of %s deferred: %s", name, BUSY_STATE)
+                    logger(__name__).info("flush of %s deferred: %s", name, BUSY_STATE)
 
     def is_dirty(self, name: str) -> bool:
         vi = self.registry.open_index(name)
@@ -341,7 +342,7 @@ class Engine:
         try:
             self.search(SearchRequest("notes", k=1))
         except Exception:  # noqa: BLE001 - a warm-up never raises; the real search reports problems
-            logging.getLogger(__name__).debug("warm-up search failed", exc_info=True)
+            logger(__name__).debug("warm-up search failed", exc_info=True)
 
     def _side(self, name: str, *, semantic: bool = True) -> VaultSearchSide | None:
         try:
@@ -381,6 +382,7 @@ class Engine:
 
     def vault_status(self, name: str) -> VaultStatus:
         """The stored state of one vault; the semantic side as an enum plus a reason in words."""
+        from core.status import busy_status, semantic_coverage, stored_status  # not a search's: imported here
         v = self.vault(name)
         try:
             vi = self.index_for(name)

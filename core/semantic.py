@@ -6,7 +6,6 @@ the vectors) reads as one function over the parts it needs, not as engine state.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING
 from core.base.confidentiality import may_send, sends_text_away
 from core.base.config import VaultConfig
 from core.base.errors import IndexBusyError
+from core.base.logs import logger
 from core.base.models import SearchFilters, chunk_id
 from core.index.embed_text import chunk_body, embedding_input
 from core.index.indexer import Progress, VaultIndex
@@ -25,7 +25,6 @@ from core.index.manifest import FileRecord
 from core.index.note_vectors import note_headings, note_input
 from core.index.vault_lock import BUSY_STATE, SYNC_WAIT_S
 from core.search.search import VaultSearchSide
-from core.status import SEMANTIC_OFF
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,6 +40,7 @@ EmbedderKey = tuple[str, str | None, str | None]  # (kind, model, endpoint)
 #: How long an embedder that failed (a server down, hanging or answering garbage) is left alone:
 #: every command and search meanwhile runs on keywords at once instead of waiting on it again.
 DOWN_FOR_S = 60.0
+SEMANTIC_OFF = "semantic search is turned off"  # a vault's semantic problem when it is off (core.status)
 
 
 def default_embedder_factory(vault: VaultConfig) -> Embedder:
@@ -270,7 +270,7 @@ def embed_vectors(
                     vv.save()  # an unchanged vault rewrites nothing
                     vi.wrote()
             except IndexBusyError:  # another process writes now: kept dirty, saved by the next flush
-                logging.getLogger(__name__).info("vectors of %s not saved yet: %s", name, BUSY_STATE)
+                logger(__name__).info("vectors of %s not saved yet: %s", name, BUSY_STATE)
     elif not persist:
         vv.cache.flush()  # cheap append: a crash before the next flush re-embeds nothing
     return stats, problem
@@ -304,7 +304,7 @@ def _refresh_vocabulary(
         rows = name_vectors.names_of({rel: rec.title for rel, rec in files.items()}, vi.links.aliases)
         name_vectors.refresh(vv.directory, rows, lambda names: emb.embed_documents(names), emb.model_id, cancel)
     except Exception:  # noqa: BLE001 - an optional aid; the sync itself succeeded
-        logging.getLogger(__name__).warning("vocabulary and name vectors of %s not built", vi.keyword.directory, exc_info=True)
+        logger(__name__).warning("vocabulary and name vectors of %s not built", vi.keyword.directory, exc_info=True)
 
 
 @contextmanager

@@ -6,11 +6,12 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from core.base.models import Hit, RankedScore, SearchResponse
-from core.engine import SyncReport, VaultStatus
 from core.search.profiles import fusion_text
 
 if TYPE_CHECKING:
+    from core.engine import SyncReport
     from core.search.related import NoteLinks  # numpy and the vector index: not for `cairn search --json`
+    from core.status import VaultStatus  # a status's, not a search's
 
 
 def ranked(rs: RankedScore | None) -> dict[str, Any] | None:

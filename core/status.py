@@ -14,12 +14,12 @@ from core.base.vault_state import NoteCover, Phase, SemanticState, VaultProgress
 from core.index.indexer import VaultIndex
 from core.index.manifest import FileRecord, IndexInfo
 from core.index.vault_lock import BUSY_STATE
-from core.vault.attachments import AttachmentCount, count_attachments
+from core.semantic import SEMANTIC_OFF
 
 if TYPE_CHECKING:
     from core.index.vector_store import VaultVectors  # numpy: not for a keyword search
+    from core.vault.attachments import AttachmentCount  # the attachment reader: a status's, not a search's
 
-SEMANTIC_OFF = "semantic search is turned off"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +96,8 @@ def busy_status(info: IndexInfo) -> VaultStatus:
 def stored_status(vc: VaultConfig, vi: VaultIndex, cov: SemanticCoverage) -> VaultStatus:
     """The status of a vault whose index is open here, its semantic side as `cov` found it."""
     info = vi.info if vi.is_built else replace(vi.info, state="not built")
+    from core.vault.attachments import count_attachments
+
     attachments = count_attachments(vi.files, vi.info.skipped)
     shares = vi.keyword.language_shares() if vi.is_built else {}
     return VaultStatus(

@@ -13,7 +13,6 @@ silently overwritten.
 
 from __future__ import annotations
 
-import logging
 import os
 import time
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.base.atomic import read_json, write_json_atomic
 from core.base.errors import ConfigError
+from core.base.logs import logger
 from core.base.models import Fusion, SearchSettings, Vault
 from core.base.paths import AppPaths
 
@@ -34,6 +34,8 @@ SCHEMA_VERSION = 1
 
 @dataclass(frozen=True, slots=True)
 class VaultConfig:
+    """One vault as config.json records it: its name, its folder, its ignore rules and its embedder."""
+
     name: str
     root: str
     ignore: tuple[str, ...] = ()
@@ -47,6 +49,8 @@ class VaultConfig:
 
 @dataclass(frozen=True, slots=True)
 class EngineConfig:
+    """The whole of config.json: the vaults and the settings every part of the engine reads."""
+
     schema_version: int = SCHEMA_VERSION
     vaults: tuple[VaultConfig, ...] = ()
     soft_chars: int = 1000
@@ -84,8 +88,6 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 #: How long a writer waits for another process's config change before giving up.
 LOCK_TIMEOUT_S = 30.0
 
-_log = logging.getLogger(__name__)
-
 
 @dataclass(frozen=True, slots=True)
 class LoadedConfig:
@@ -107,7 +109,7 @@ def load_config(paths: AppPaths) -> EngineConfig:
     """The configuration on disk; a damaged file is set aside (see `read_config`) and logged."""
     loaded = read_config(paths)
     if loaded.problem is not None:
-        _log.warning("%s", loaded.problem)
+        logger(__name__).warning("%s", loaded.problem)
     return loaded.config
 
 
@@ -147,7 +149,7 @@ def modify_config(paths: AppPaths, change: Callable[[EngineConfig], EngineConfig
         with config_lock(paths):
             current = read_config(paths)
             if current.problem is not None:
-                _log.warning("%s", current.problem)
+                logger(__name__).warning("%s", current.problem)
             new = change(current.config)
             if new != current.config or not paths.config_file.exists():
                 save_config(paths, new)

@@ -66,6 +66,8 @@ class Vault:
 
 @dataclass(frozen=True, slots=True)
 class SkippedFile:
+    """A file of the vault that was not indexed, and why (`cairn status`, Index health)."""
+
     rel_path: str
     reason: SkipReason
     detail: str
@@ -82,6 +84,8 @@ class FileWarning:
 
 @dataclass(frozen=True, slots=True)
 class FrontMatter:
+    """What a note's front matter says, read once by `core.vault.frontmatter`."""
+
     title: str | None = None
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
@@ -157,6 +161,8 @@ class Document:
 
 @dataclass(frozen=True, slots=True)
 class ChunkRef:
+    """Where a hit's chunk is: vault, note, its place in the note and its heading trail."""
+
     vault: str
     rel_path: str
     ordinal: int
@@ -194,6 +200,8 @@ def id_order(cid: str) -> tuple[str, int, str]:
 
 @dataclass(frozen=True, slots=True)
 class RankedScore:
+    """A hit's place and raw score in one retrieval list (keyword or vector)."""
+
     rank: int  # 1-based rank in that candidate list
     score: float  # raw score (BM25 score or cosine)
 
@@ -215,6 +223,8 @@ class HitKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Hit:
+    """One result row: the chunk, its fused score and the named terms that add up to it."""
+
     chunk: ChunkRef
     score: float
     title: str
@@ -251,6 +261,8 @@ def cited_path(rel_path: str, page: int | None, last_page: int | None = None) ->
 
 @dataclass(frozen=True, slots=True)
 class SearchFilters:
+    """What a search is limited to; every field empty means the whole of every vault."""
+
     vaults: tuple[str, ...] = ()
     folders: tuple[str, ...] = ()  # path prefixes inside a vault
     tags: tuple[str, ...] = ()
@@ -269,6 +281,8 @@ class SearchFilters:
 
 @dataclass(frozen=True, slots=True)
 class ParsedQuery:
+    """A query split into its free text, words, quoted phrases and filters (core.search.query)."""
+
     text: str  # free text left after filters were taken out
     terms: tuple[str, ...]
     phrases: tuple[str, ...]
@@ -316,6 +330,8 @@ class QueryCorrection:
 
 @dataclass(frozen=True, slots=True)
 class SearchResponse:
+    """A search's answer: the hits, what was searched and how, warnings and timings."""
+
     query: str
     mode: SearchMode  # the mode actually used (keyword when semantic was unavailable)
     requested_mode: SearchMode

@@ -24,16 +24,14 @@ The turn is a courtesy, not a lock: a thread that waited `patience` seconds goes
 
 from __future__ import annotations
 
-import logging
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-log = logging.getLogger(__name__)
+from core.base.logs import logger
 
 SHARE_S = 0.008  # a turn holder in a loop that calls `breathe()` lets the GIL go after this long ...
 PAUSE_S = 0.0005  # ... for this long: the waiting UI thread wakes and takes it (~6 % of the loop's time)
@@ -121,7 +119,7 @@ class PythonTurns:
         else:
             self.stats.impatient += 1
             self.stats.last_impatient = _stack_of(self._holder)
-            log.warning(
+            logger(__name__).warning(
                 "went ahead without the Python turn after %.1f s; its holder was at:\n%s",
                 self.patience,
                 self.stats.last_impatient,
@@ -135,6 +133,8 @@ class PythonTurns:
 
 
 def _stack_of(ident: int) -> str:
+    import traceback  # only when a thread gave up waiting: not on every search
+
     frame = sys._current_frames().get(ident)
     return "".join(traceback.format_stack(frame, limit=12)) if frame is not None else "(no holder)"
 

@@ -32,6 +32,8 @@ from whoosh.lang import stemmer_for_language, stopwords_for_language
 from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
 
+from core.base.lazy_re import LazyPattern
+
 # Han (with 々 and 〇), Hiragana, Katakana (with half-width forms) and Hangul.
 CJK_CHARS = (
     "\u1100-\u11ff\u3005\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
@@ -40,8 +42,9 @@ CJK_CHARS = (
 # A CJK run, or a word of other letters and digits (dotted words such as "3.14" or
 # "os.path" stay whole). A word stops where a CJK run starts: "tar文件" is "tar" + "文件".
 TOKEN_PATTERN = rf"([{CJK_CHARS}]+)|[^\W{CJK_CHARS}]+(?:\.[^\W{CJK_CHARS}]+)*"
-_TOKEN = re.compile(TOKEN_PATTERN)
-_IS_CJK = re.compile(f"[{CJK_CHARS}]")
+# Compiled when text first holds a character beyond ASCII: the CJK class costs ~2 ms a pattern to compile.
+_TOKEN = LazyPattern(TOKEN_PATTERN)
+_IS_CJK = LazyPattern(f"[{CJK_CHARS}]")
 MIN_WORD = 2  # shorter words are noise ("a", "x") — but a CJK character is a word
 DEFAULT_LANGUAGE = "en"
 # Languages whose words get their own Snowball stemmer; any other language (Chinese,
@@ -68,6 +71,10 @@ def language(lang: str) -> Iterator[None]:
 
 def pieces(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, text) of each raw token: words, and CJK runs cut into bigrams."""
+    if not has_cjk(text):
+        for m in _PLAIN_WORD.finditer(text):
+            yield m.start(), m.end(), m.group(0)
+        return
     for m in _TOKEN.finditer(text):
         run = m.group(1)
         start = m.start()
@@ -80,10 +87,14 @@ def pieces(text: str) -> Iterator[tuple[int, int, str]]:
                 yield start + i, start + i + 2, run[i : i + 2]
 
 
-_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+_CJK_RUN = LazyPattern(f"[{CJK_CHARS}]+")
 # Without CJK characters `_TOKEN` matches exactly these words: one `findall`, no match objects.
 _PLAIN_WORD = re.compile(r"\w+(?:\.\w+)*")
-has_cjk: Callable[[str], Any] = _IS_CJK.search
+
+
+def has_cjk(text: str) -> bool:
+    """Whether `text` holds a CJK character (ASCII text answers without a pattern)."""
+    return not text.isascii() and _IS_CJK.search(text) is not None
 
 
 def plain_words(text: str) -> list[str]:
@@ -97,7 +108,7 @@ def cjk_runs(text: str) -> list[str]:
 
 
 def is_cjk(term: str) -> bool:
-    return _IS_CJK.match(term) is not None
+    return not term.isascii() and _IS_CJK.match(term) is not None
 
 
 class _Terms:

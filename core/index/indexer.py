@@ -23,7 +23,6 @@ from core.base.config import EngineConfig, VaultConfig
 from core.base.delegated import Delegated
 from core.base.models import Document, FileWarning, SkippedFile
 from core.base.paths import AppPaths
-from core.index.file_errors import parse_error
 from core.index.index_open import IndexOpening, Recovery
 from core.index.keyword_index import KeywordIndex
 from core.index.keyword_schema import ANALYZER_VERSION
@@ -36,17 +35,16 @@ from core.index.manifest import (
 )
 from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, sync_stats, updated_info
 from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
-from core.vault.attachments import AttachmentReading, FolderSettings, attachment_kind, read_in_child
-from core.vault.chunker import ChunkLimits
-from core.vault.kinds import EXTRACTOR_VERSION
-from core.vault.obsidian_settings import load_settings
-from core.vault.scanner import ScanEntry, Scanner, normalise_rel_path
+from core.vault.chunk_limits import ChunkLimits
+from core.vault.kinds import EXTRACTOR_VERSION, attachment_kind
 
 __all__ = ["IGNORE_WARNING", "PARSER_VERSION", "Progress", "Recovery", "SyncStats", "VaultIndex", "chunking_hash"]
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the passes' modules are imported where a pass runs: a search opens an index and reads it
     from core.index.intake import NoteIntake
     from core.index.parallel_build import BuiltJob, ParallelBuild
+    from core.vault.attachments import AttachmentReading
+    from core.vault.scanner import ScanEntry, Scanner
 
 Progress = Callable[[int, int, str], None]
 PARSER_VERSION = "chunker-3"  # 2: lone-CR line breaks; nested front matter values ignored. 3: attachments, chunk pages
@@ -134,11 +132,14 @@ class VaultIndex:
 
     def mark_dirty(self) -> None:
         """Memory or the keyword index is about to move ahead of the manifest on disk."""
-        self._mark_dirty()
+        if not self.dirty_path.exists():
+            write_bytes_atomic(self.dirty_path, b"memory is ahead of disk; reconcile on start\n")
 
     def write_info(self, skipped: Iterable[SkippedFile], res: ProcessResult) -> None:
         """Save the health record (Index health) after a pass."""
-        self._write_info(skipped, res)
+        self.info = updated_info(self.info, self.vault.root, self.chunking_hash, self.files, skipped, res)
+        save_info(self.info_path, self.info)
+        self.disk.wrote()  # our own write: not a change made elsewhere
 
     def wrote(self) -> None:
         """This process wrote the index (e.g. saved its vectors): not a change made elsewhere."""
@@ -153,15 +154,13 @@ class VaultIndex:
         with self._lock, self.xlock.held(LIVE_WAIT_S):
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
             self.links.save()
-            self._write_info(self.info.skipped, ProcessResult())
+            self.write_info(self.info.skipped, ProcessResult())
             self.dirty_path.unlink(missing_ok=True)
             self.recovery = None
 
-    def _mark_dirty(self) -> None:
-        if not self.dirty_path.exists():
-            write_bytes_atomic(self.dirty_path, b"memory is ahead of disk; reconcile on start\n")
-
     def scanner(self) -> Scanner:
+        from core.vault.scanner import Scanner
+
         # A kind switched off is skipped by the walk and the watcher; a sync removes what the index held of it.
         return Scanner(
             Path(self.vault.root),
@@ -177,6 +176,8 @@ class VaultIndex:
         Raises:
             IndexBusyError: Another process kept the vault's lock for `lock_wait` seconds.
         """
+        from core.vault.attachments import FolderSettings
+
         t0 = time.perf_counter()
         with self._lock, self.xlock.held(lock_wait):
             root = Path(self.vault.root)
@@ -199,7 +200,7 @@ class VaultIndex:
                 todo.append(entry)
             # Whoosh commits batch by batch before the manifest is saved at the end: the dirty
             # flag covers a crash in between, as it does for the live path.
-            result = self._process(todo, removed, list(scan.skipped), progress, cancel, persist=True, before_write=self._mark_dirty)
+            result = self._process(todo, removed, list(scan.skipped), progress, cancel, persist=True, before_write=self.mark_dirty)
             result.warnings.extend(scan.warnings)
             result.rescanned = True
             if not result.cancelled:
@@ -209,7 +210,7 @@ class VaultIndex:
             stats = sync_stats(self.vault.name, self.files, result, t0)
             old_rules = {w for w in self.info.warnings if w.code == IGNORE_WARNING}
             if result.touched or self._health_changed(result.skipped) or self.recovery or old_rules != set(scan.warnings):
-                self._write_info(result.skipped, result)
+                self.write_info(result.skipped, result)
             if self.recovery or self.is_dirty:
                 # The manifest now matches the keyword index (even after a cancel: every record
                 # not yet checked still names what the index holds), so the flag can go.
@@ -226,6 +227,9 @@ class VaultIndex:
         With `persist=False` the keyword index is updated (searchable at once) but the
         manifest and health record wait for `flush()`; a dirty flag on disk says so.
         """
+        from core.index.file_errors import parse_error
+        from core.vault.scanner import ScanEntry, normalise_rel_path
+
         t0 = time.perf_counter()
         asked = sorted({normalise_rel_path(r) for r in rel_paths})
         with self._lock, self.xlock.held(LIVE_WAIT_S if not persist else SYNC_WAIT_S):
@@ -248,18 +252,21 @@ class VaultIndex:
                         removed.append(rel)
             # Without persist, the flag goes on disk before the first write: a crash from there
             # on is recovered on the next start.
-            result = self._process(todo, removed, skipped, None, None, persist=persist, before_write=None if persist else self._mark_dirty)
+            result = self._process(todo, removed, skipped, None, None, persist=persist, before_write=None if persist else self.mark_dirty)
             if result.touched or skipped:
                 merged = {s.rel_path: s for s in self.info.skipped if s.rel_path not in set(asked)}
                 merged.update({s.rel_path: s for s in result.skipped})
                 if persist:
-                    self._write_info(merged.values(), result)
+                    self.write_info(merged.values(), result)
                 else:
                     self.info = updated_info(self.info, self.vault.root, self.chunking_hash, self.files, merged.values(), result)
             return sync_stats(self.vault.name, self.files, result, t0)
 
     def documents_for(self, rel_paths: Iterable[str]) -> list[Document]:
         """Parse these notes again (used to rebuild vectors without touching the keyword index)."""
+        from core.vault.attachments import AttachmentReading
+        from core.vault.scanner import ScanEntry
+
         scanner = self.scanner()
         docs = []
         with AttachmentReading(Path(self.vault.root), self.attachment_seconds) as reading:
@@ -292,6 +299,9 @@ class VaultIndex:
     ) -> ProcessResult:
         """Parse and commit `todo`, drop `removed`. `before_write` runs once, before memory or the
         keyword index first moves ahead of the manifest on disk."""
+        from core.vault.attachments import AttachmentReading, read_in_child
+        from core.vault.obsidian_settings import load_settings
+
         res = ProcessResult(skipped=list(skipped))
         # A damaged .obsidian/types.json or daily-notes.json: defaults are used, and the user told why.
         res.warnings.extend(FileWarning(".obsidian", "obsidian_settings", p) for p in load_settings(self.vault.root).problems)
@@ -388,8 +398,3 @@ class VaultIndex:
 
     def _health_changed(self, skipped: Iterable[SkippedFile]) -> bool:
         return not self.info_path.exists() or set(skipped) != set(self.info.skipped)
-
-    def _write_info(self, skipped: Iterable[SkippedFile], res: ProcessResult) -> None:
-        self.info = updated_info(self.info, self.vault.root, self.chunking_hash, self.files, skipped, res)
-        save_info(self.info_path, self.info)
-        self.disk.wrote()  # our own write: not a change made elsewhere

@@ -57,6 +57,8 @@ QUERY_LANGUAGE_SHARE = 0.02
 
 @dataclass(frozen=True, slots=True)
 class KeywordHit:
+    """One chunk the keyword index found, with its BM25F score."""
+
     chunk_id: str
     score: float
     stored: StoredChunk | None  # None: not fetched yet (see KeywordIndex.stored)

@@ -10,7 +10,8 @@ A note whose stored version differs from the manifest's is re-read by `stale()`,
 an index built before links existed, or a crash between the two files, heals on sync.
 
 Every note's aliases are also written apart (`aliases.json`), stamped with the size and
-mtime of the `links.json` they were taken from: a search needs only the aliases (the title
+mtime of the `links.json` they were taken from (and written again by the first search
+that finds them stale, e.g. in a restored data folder): a search needs only the aliases (the title
 boost), and reading `links.json` cost ~1 s of a cold `cairn search` on a 10k-note vault
 whose notes all link (39 MB). The whole graph is read on first use of anything else.
 """
@@ -21,12 +22,13 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.base.atomic import read_json, write_json_atomic
 from core.base.models import Document, Link, LinkKind
-from core.vault.link_resolver import NoteName, Resolver
-from core.vault.links import is_attachment
+
+if TYPE_CHECKING:  # the resolver (and the link parser under it) loads when links are followed, not with a search
+    from core.vault.link_resolver import Resolver
 
 FORMAT = "links-1"
 ALIASES_FORMAT = "aliases-1"
@@ -34,6 +36,8 @@ ALIASES_FORMAT = "aliases-1"
 
 @dataclass(frozen=True, slots=True)
 class NoteLinkRecord:
+    """What the graph keeps of one note: the version it was read at, its aliases, its links."""
+
     version: str
     aliases: tuple[str, ...]
     links: tuple[Link, ...]
@@ -80,11 +84,13 @@ class LinkGraph:
         cost ~0.1 s of each cold `cairn search`).
         """
         graph = cls(path)
-        graph._aliases = _read_aliases(graph.aliases_path, _stamp(path))
+        stamp = _stamp(path)  # taken before the read: a file replaced meanwhile leaves a stamp that cannot match
+        graph._aliases = _read_aliases(graph.aliases_path, stamp)
         if graph._aliases is not None:
             graph._unread = True
         else:
             graph._read()
+            graph._keep_aliases(stamp)
         return graph
 
     @property
@@ -129,6 +135,28 @@ class LinkGraph:
             write_json_atomic(self.path, {"format": FORMAT, "notes": notes}, compact=True)
             self._save_aliases()
             self.dirty = False
+
+    def _keep_aliases(self, stamp: tuple[int, int] | None) -> None:
+        """Write `aliases.json` for the `links.json` just read, so the next search reads only it.
+
+        A restored or copied data folder, or one written by a Cairn before `aliases.json`,
+        would otherwise make every search read the whole graph until the next sync. A
+        read-only data folder only costs the next search the same read.
+        """
+        raw = self._raw
+        if stamp is None or raw is None:
+            return
+        named: dict[str, list[str]] = {}
+        for rel, rec in sorted(raw.items()):
+            names = rec.get("aliases") if isinstance(rec, dict) else None
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                return  # damaged: `stale()` re-reads the notes and the next save writes both files
+            if names:
+                named[rel] = names
+        try:
+            write_json_atomic(self.aliases_path, {"format": ALIASES_FORMAT, "links": list(stamp), "aliases": named}, compact=True)
+        except OSError:
+            pass
 
     def _save_aliases(self) -> None:
         """After `links.json`: a crash in between leaves a stamp that no longer matches it."""
@@ -186,6 +214,8 @@ class LinkGraph:
 
     def resolver(self) -> Resolver:
         """Resolves names against the notes as they are now (rebuilt after any change)."""
+        from core.vault.link_resolver import NoteName, Resolver
+
         with self._lock:
             if self._resolver is None:
                 self._resolver = Resolver(NoteName(rel, rec.aliases) for rel, rec in self._notes.items())
@@ -209,6 +239,8 @@ class LinkGraph:
         return [r for links in self._tables()[0].values() for r in links if not r.resolved]
 
     def _tables(self) -> tuple[dict[str, tuple[ResolvedLink, ...]], dict[str, tuple[ResolvedLink, ...]]]:
+        from core.vault.links import is_attachment
+
         with self._lock:
             if self._resolved is None or self._backlinks is None:
                 resolver = self.resolver()
@@ -229,16 +261,16 @@ class LinkGraph:
             return self._resolved, self._backlinks
 
 
-def _stamp(path: Path) -> tuple[int, int, int] | None:
-    """Size, mtime and inode of `path`: written by an atomic replace, a new file is a new inode too."""
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """Size and mtime of `path`: what a copy or a restore from a backup keeps (an inode is not kept)."""
     try:
         st = path.stat()
     except OSError:
         return None
-    return st.st_size, st.st_mtime_ns, st.st_ino
+    return st.st_size, st.st_mtime_ns
 
 
-def _read_aliases(path: Path, links_stamp: tuple[int, int, int] | None) -> dict[str, tuple[str, ...]] | None:
+def _read_aliases(path: Path, links_stamp: tuple[int, int] | None) -> dict[str, tuple[str, ...]] | None:
     """Every note's aliases from `path`, when taken from `links.json` as it is now (None otherwise)."""
     if links_stamp is None:
         return None

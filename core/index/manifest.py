@@ -22,6 +22,8 @@ MANIFEST_FORMAT = "jsonl-1"
 
 @dataclass(frozen=True, slots=True)
 class ChunkRecord:
+    """What the manifest keeps of one chunk: its place and the hash of what its vector embeds."""
+
     ordinal: int
     text_hash: str  # sha256 of the embedding input (core.index.embed_text), the embedding cache key
     start_byte: int
@@ -98,6 +100,8 @@ def task_from_row(row: list[Any]) -> Task:
 
 @dataclass(frozen=True, slots=True)
 class IndexInfo:
+    """A vault index's health record (info.json): its state, counts, skipped files and warnings."""
+
     vault: str
     root: str
     index_version: int = INDEX_VERSION

@@ -20,6 +20,8 @@ IGNORE_WARNING = "ignore_pattern"  # FileWarning code of a bad ignore-file line 
 
 @dataclass(frozen=True, slots=True)
 class SyncStats:
+    """What one sync or live update did to a vault's keyword index, in counts."""
+
     vault: str
     documents: int
     chunks: int

@@ -16,6 +16,8 @@ DEFAULT_K = 60
 
 @dataclass(frozen=True, slots=True)
 class RankedList:
+    """One retrieval list to fuse: its name, its weight and its ids, best first."""
+
     name: str  # "keyword" or "vector"
     weight: float
     ids: Sequence[str]  # best first
@@ -23,6 +25,8 @@ class RankedList:
 
 @dataclass(frozen=True, slots=True)
 class Fused:
+    """One chunk after fusion: its score and the named terms that make it up."""
+
     chunk_id: str
     score: float
     terms: tuple[Term, ...]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.base.lazy_re import LazyPattern
+
 MASK = "[REDACTED]"
 
 _KEY_BLOCK = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
@@ -21,36 +23,48 @@ _KEY_END = r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
 _KEY_CONTINUATION = re.compile(r"\A\s*(?:[ \t>]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*(?:\r?\n|\Z))+(?:[ \t>]*[A-Za-z0-9+/]{1,39}={0,2}[ \t]*(?:\r?\n|\Z))?")
 # Well-known token formats, after the gitleaks and detect-secrets rule sets: a fixed prefix
 # and a body of the documented length, so ordinary words never match.
-_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+# Each with literal text it cannot match without (any one of them; none: always tried): most
+# snippets hold none, so their pattern is neither compiled nor run (core.base.lazy_re). A `(?i)`
+# pattern's are in lower case, sought in the text folded as `re` compares letters (`_fold`).
+_SECRET_PATTERNS: tuple[tuple[str, tuple[str, ...], LazyPattern], ...] = (
     # A whole key block; one cut by a chunk boundary is masked to the chunk's end, and the tail
     # of one (an END line without its BEGIN) from the chunk's start.
-    ("private_key", re.compile(_KEY_BLOCK + r"[\s\S]*?(?:" + _KEY_END + r"|\Z)")),
-    ("private_key", re.compile(r"\A[\s\S]*?" + _KEY_END)),
-    ("private_key", re.compile(r"(?m)^PuTTY-User-Key-File-\d:[\s\S]*?(?:^Private-MAC:.*$|\Z)")),
-    ("aws_key_id", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}\b")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b")),
-    ("bearer_token", re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{16,}")),
-    ("api_key", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),
-    ("api_key", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr|glpat|glptt|gldt|xox[abposr])[-_][A-Za-z0-9_-]{16,}\b")),
-    ("api_key", re.compile(r"\b(?:sk|pk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}\b")),  # Stripe
-    ("api_key", re.compile(r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9_-]{2,}-)*[A-Za-z0-9_-]{16,}\b")),  # OpenAI, Anthropic ...
-    ("api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),  # Google API key
-    ("api_key", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{20,}")),  # Google OAuth client secret
-    ("api_key", re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}")),  # Google OAuth access token
-    ("api_key", re.compile(r"\bhttps://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}")),
-    ("api_key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),  # SendGrid
-    ("api_key", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("api_key", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
-    ("api_key", re.compile(r"\bhf_[A-Za-z]{30,}\b")),  # Hugging Face
-    ("api_key", re.compile(r"\b(?:shpat|shpss|shpca|shppa)_[a-fA-F0-9]{32}\b")),  # Shopify
-    ("api_key", re.compile(r"\bdop_v1_[a-f0-9]{64}\b")),  # DigitalOcean
-    ("api_key", re.compile(r"\bSK[0-9a-fA-F]{32}\b")),  # Twilio
-    ("api_key", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b")),  # Telegram bot
-    ("api_key", re.compile(r"(?i)\bAccountKey=[A-Za-z0-9+/=]{40,}")),  # Azure storage
-    ("url_password", re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]{3,})(@)")),
+    ("private_key", ("PRIVATE KEY",), LazyPattern(_KEY_BLOCK + r"[\s\S]*?(?:" + _KEY_END + r"|\Z)")),
+    ("private_key", ("PRIVATE KEY",), LazyPattern(r"\A[\s\S]*?" + _KEY_END)),
+    ("private_key", ("PuTTY-User-Key-File-",), LazyPattern(r"(?m)^PuTTY-User-Key-File-\d:[\s\S]*?(?:^Private-MAC:.*$|\Z)")),
+    (
+        "aws_key_id",
+        ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "A3T"),
+        LazyPattern(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
+    ),
+    ("jwt", ("eyJ",), LazyPattern(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b")),
+    ("bearer_token", ("bearer",), LazyPattern(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{16,}")),
+    ("api_key", ("github_pat_",), LazyPattern(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),
+    (
+        "api_key",
+        ("ghp", "gho", "ghu", "ghs", "ghr", "glpat", "glptt", "gldt", "xox"),
+        LazyPattern(r"\b(?:ghp|gho|ghu|ghs|ghr|glpat|glptt|gldt|xox[abposr])[-_][A-Za-z0-9_-]{16,}\b"),
+    ),
+    ("api_key", ("_live_", "_test_", "_prod_"), LazyPattern(r"\b(?:sk|pk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}\b")),  # Stripe
+    ("api_key", ("sk-", "pk-", "rk-"), LazyPattern(r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9_-]{2,}-)*[A-Za-z0-9_-]{16,}\b")),  # OpenAI, Anthropic ...
+    ("api_key", ("AIza",), LazyPattern(r"\bAIza[0-9A-Za-z_-]{35}\b")),  # Google API key
+    ("api_key", ("GOCSPX-",), LazyPattern(r"\bGOCSPX-[A-Za-z0-9_-]{20,}")),  # Google OAuth client secret
+    ("api_key", ("ya29.",), LazyPattern(r"\bya29\.[0-9A-Za-z_-]{20,}")),  # Google OAuth access token
+    ("api_key", ("https://hooks.slack.com/",), LazyPattern(r"\bhttps://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}")),
+    ("api_key", ("SG.",), LazyPattern(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),  # SendGrid
+    ("api_key", ("npm_",), LazyPattern(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("api_key", ("pypi-AgE",), LazyPattern(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
+    ("api_key", ("hf_",), LazyPattern(r"\bhf_[A-Za-z]{30,}\b")),  # Hugging Face
+    ("api_key", ("shpat_", "shpss_", "shpca_", "shppa_"), LazyPattern(r"\b(?:shpat|shpss|shpca|shppa)_[a-fA-F0-9]{32}\b")),  # Shopify
+    ("api_key", ("dop_v1_",), LazyPattern(r"\bdop_v1_[a-f0-9]{64}\b")),  # DigitalOcean
+    ("api_key", ("SK",), LazyPattern(r"\bSK[0-9a-fA-F]{32}\b")),  # Twilio
+    ("api_key", (":AA",), LazyPattern(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b")),  # Telegram bot
+    ("api_key", ("accountkey=",), LazyPattern(r"(?i)\bAccountKey=[A-Za-z0-9+/=]{40,}")),  # Azure storage
+    ("url_password", ("://",), LazyPattern(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]{3,})(@)")),
     (
         "assignment",
-        re.compile(
+        ("pass", "pwd", "secret", "api", "access", "token"),
+        LazyPattern(
             r"(?i)\b(\w*(?:pass(?:word|wd)?|pwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|token|client[_-]?secret)\w*\s*[:=]\s*)"
             r"(['\"]?)([^\s'\"]{4,})\2"
         ),
@@ -60,14 +74,16 @@ _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # (English words and hex hashes never do all of that).
     (
         "base64_blob",
-        re.compile(
+        (),
+        LazyPattern(
             r"(?m)^[ \t>]*(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*\d)[A-Za-z0-9+/]{40,}={0,2}[ \t]*"
             r"(?:\r?\n[ \t>]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$)+"
         ),
     ),
     (
         "base64_blob",
-        re.compile(
+        (),
+        LazyPattern(
             r"(?<![A-Za-z0-9+/_.-])(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*\d)"
             r"[A-Za-z0-9+/]{64,}={0,2}(?![A-Za-z0-9+/_.-])"
         ),
@@ -91,8 +107,20 @@ def _continues_a_key(lines: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Masked:
+    """A text with its secrets masked, and which kinds of secret were."""
+
     text: str
     kinds: tuple[str, ...]  # what was masked, e.g. ("api_key", "assignment")
+
+
+# Besides the letters `str.lower` gives (İ holds an i, the Kelvin sign is k), `re` matches `(?i)i`
+# with a dotless ı and `(?i)s` with a long ſ. No needle has an i before its end: İ lowers to i + a dot.
+_FOLD = str.maketrans({"ı": "i", "ſ": "s"})
+
+
+def _fold(text: str) -> str:
+    """`text` as a case-insensitive pattern compares it with ASCII letters."""
+    return text.lower().translate(_FOLD)
 
 
 def mask_secrets(text: str) -> Masked:
@@ -101,7 +129,11 @@ def mask_secrets(text: str) -> Masked:
     if opening is not None and _continues_a_key(opening.group(0).strip()):
         kinds.append("private_key")
         text = MASK + ("\n" if opening.group(0).endswith("\n") else "") + text[opening.end() :]
-    for kind, pattern in _SECRET_PATTERNS:
+    for kind, needles, pattern in _SECRET_PATTERNS:
+        if needles:
+            seen = _fold(text) if pattern.pattern.startswith("(?i)") else text
+            if not any(needle in seen for needle in needles):
+                continue
 
         def repl(m: re.Match[str], kind: str = kind) -> str:
             if kind == "base64_blob" and not _looks_random(m.group(0)):
@@ -151,6 +183,8 @@ _INJECTION_RULES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
 
 @dataclass(frozen=True, slots=True)
 class Risk:
+    """How much a chunk looks like it tries to steer a model, and the rules that said so."""
+
     flags: tuple[str, ...]
     score: float  # 0..1
 

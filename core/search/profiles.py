@@ -11,6 +11,8 @@ from core.base.models import Fusion, SearchMode, SearchSettings
 
 @dataclass(frozen=True, slots=True)
 class Profile:
+    """A named set of ranking weights (`--profile`), as `docs/ranking.md` describes them."""
+
     name: str
     keyword_weight: float = 1.0
     vector_weight: float = 1.0

@@ -49,6 +49,8 @@ _PROPERTY = re.compile(PROPERTY_TOKEN, re.UNICODE)
 
 @dataclass(frozen=True, slots=True)
 class QueryParse:
+    """A parsed query and what the parser has to tell the user about it."""
+
     query: ParsedQuery
     warnings: tuple[str, ...]
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from core.base.confidentiality import Confidentiality
 from core.base.models import Chunk, Document, FileWarning, SkippedFile, SkipReason
 from core.vault.chunker import ChunkLimits, chunk_plain_range
-from core.vault.kinds import KIND_BY_NAME, KindText, kind_of
+from core.vault.kinds import KIND_BY_NAME, KindText, attachment_kind
 
 if TYPE_CHECKING:  # the extractor (multiprocessing) and the PDF module load with the first PDF, not with a search
     from core.vault.extract_ahead import ExtractAhead
@@ -38,13 +38,6 @@ FOLDER_SETTINGS = ".cairn.yaml"
 MAX_ATTACHMENT_CHUNKS = 20_000  # a 3,000-page manual makes ~10,000 chunks; notes keep their own cap
 PAGE_JOIN = "\n\n"
 _HASH_BLOCK = 1 << 20
-
-
-def attachment_kind(rel_path: str) -> str | None:
-    """The kind ('pdf', 'txt', 'canvas', 'docx', 'epub', 'html', 'email', 'chat', 'image') of an attachment's
-    name; None for a note or anything else."""
-    kind = kind_of(rel_path)
-    return kind.name if kind is not None else None
 
 
 def read_in_child(rel_path: str) -> bool:

@@ -75,6 +75,13 @@ def kind_of(rel_path: str) -> Kind | None:
     return found if found is not None else _BY_FILE_NAME.get(base)
 
 
+def attachment_kind(rel_path: str) -> str | None:
+    """The kind ('pdf', 'txt', 'canvas', 'docx', 'epub', 'html', 'email', 'chat', 'image') of an attachment's
+    name; None for a note or anything else."""
+    kind = kind_of(rel_path)
+    return kind.name if kind is not None else None
+
+
 def kind_patterns(names: tuple[str, ...]) -> tuple[str, ...]:
     """Ignore patterns (gitignore style) that leave out the kinds `names`."""
     kinds = [KIND_BY_NAME[n] for n in names if n in KIND_BY_NAME]

@@ -13,20 +13,23 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from core.base.lazy_re import LazyPattern
+
 SAMPLE_CHARS = 4000  # the first few thousand characters say as much as the whole note
 MIN_WORDS = 4  # fewer prose words than this: no opinion (the caller falls back to the note's language)
 
-_FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+_FENCE = LazyPattern(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 _CODE = re.compile(r"`[^`\n]*`|<https?://[^>\s]*>|https?://\S+|\{\{[^}]*\}\}")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
-_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
-_HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
+# The script classes are read only for text beyond ASCII, and compiled then (core.base.lazy_re).
+_HAN = LazyPattern(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
+_KANA = LazyPattern(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HANGUL = LazyPattern(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _LATIN_WORD = re.compile(r"[a-zA-Z\u00c0-\u024f]+")
-_CYRILLIC_WORD = re.compile(r"[\u0400-\u04ff]+")
-_UKRAINIAN = re.compile(r"[іїєґІЇЄҐ]")
+_CYRILLIC_WORD = LazyPattern(r"[\u0400-\u04ff]+")
+_UKRAINIAN = LazyPattern(r"[іїєґІЇЄҐ]")
 # Any character `_HAN`, `_KANA`, `_HANGUL` or `_CYRILLIC_WORD` would count: one search instead of
 # their four passes over the Latin-script chunks that are not ASCII (curly quotes, dashes, é).
-_ANY_COUNTED = re.compile(
+_ANY_COUNTED = LazyPattern(
     r"[\u0400-\u04ff\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
     r"\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f]"
 )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from core.base.models import Link, LinkKind
-from core.vault.simple_blocks import InlineText, parse_inline
+from core.vault.simple_note import InlineText, parse_inline
 from core.vault.wikilinks_plain import plain_wikilinks
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
@@ -205,7 +205,7 @@ def _inline_tokens(md: MarkdownIt, texts: Sequence[InlineText], env: dict[str, o
 
     tokens: list[Token] = []
     for text in texts:
-        found = plain_wikilinks(text.content)
+        found = plain_wikilinks(text.content, references=bool(env.get("references")))
         if found is None:
             tokens.extend(tok for tok in parse_inline(md, [text], env) if tok.children)
         elif found:

@@ -8,77 +8,40 @@ For such a note the CommonMark blocks follow from each line's first characters, 
 finding them here is ~10x cheaper than markdown-it's block pass, which tries a dozen
 rules at every line and was the largest cost of parsing a note.
 
+Obsidian notes add callouts, tables, HTML comments, footnotes (`[^1]: text`, which
+CommonMark reads as a paragraph), `==highlights==` and `:emoji:` codes at a line's start,
+and text indented by a space or two; the scanner reads those too.
+
 `simple_blocks` accepts a note only when every line is one of those shapes in an
-arrangement where CommonMark leaves no choice (no lazy continuation, no indentation,
-no construct that could begin a fence, table, HTML block, reference definition,
-setext heading, rule or ordered list); anything else returns None and the chunker
-parses with markdown-it as before. The line numbers and inline texts it returns are
-exactly those markdown-it's tokens carry: a test compares the two on every note of
-the real vaults and on generated notes.
+arrangement where CommonMark leaves no choice (a construct that could begin a setext
+heading, a table or a reference definition where the scanner cannot tell, a list item
+holding more than text, or a tab where columns matter, is declined); anything else
+returns None and the chunker parses with markdown-it as before. The line numbers and
+inline texts it returns are exactly those markdown-it's tokens carry: a test compares
+the two on every note of the real vaults and on generated notes.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
 
 from core.vault.simple_html_tables import html_end, html_kind, interrupts_paragraph, table_header, table_rows
-from core.vault.simple_lines import FENCE_OPEN, is_ref_def, no_ref_def
+from core.vault.simple_items import continues, item_lines
+from core.vault.simple_lines import FENCE_OPEN, HEADING, ends_paragraph, is_heading, is_ref_def, plain_text, spaced_item
 from core.vault.simple_lines import dash_text as _dash_text
 from core.vault.simple_lines import fence_end as _fence_end
 from core.vault.simple_lines import heading_content as _heading_content
 from core.vault.simple_lines import indent as _indent
 from core.vault.simple_lines import item_marker as _item
+from core.vault.simple_lines import maybe_reference as _maybe_reference
 from core.vault.simple_lines import nest as _nest
+from core.vault.simple_note import InlineText, SimpleBlock, SimpleNote
 
-if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
-    from markdown_it import MarkdownIt
-    from markdown_it.token import Token
-
-# What can begin a paragraph line (in a block's first column) and nothing else. Left out:
-# space (indented code, lazy lines), ">" (quote), "-" "=" "|" ":" (lists, rules, setext
-# underlines, table delimiter rows), "<" (HTML blocks); "`" and "~" begin fences only three
-# at a time; "*" "+" "_" and digits are let in below unless they make a list or a rule; "#"
-# unless it makes a heading; "[" unless a reference definition ("]:") is anywhere and the
-# line may begin one (`simple_lines.no_ref_def`; within a paragraph "[" is always text).
-_PLAIN_FIRST = re.compile(r"[^\s>\-=|:<`~]|`(?!``)|~(?!~~)")
-_LIST_OR_RULE = re.compile(r"[*+](?: |\Z)|\d{1,9}[.)](?: |\Z)|(?:\*[ ]*){3,}\Z|(?:_[ ]*){3,}\Z")
 _RULE = re.compile(r"(?:-[ \t]*){3,}\Z|(?:\*[ \t]*){3,}\Z|(?:_[ \t]*){3,}\Z")
 _NEWLINES = re.compile(r"\r\n?")
 _ORDERED = re.compile(r"(\d{1,9})[.)](?= |\Z)")
-_HEADING = re.compile(r"(#{1,6})(?: (.*))?\Z")
 _NOT_SIMPLE = re.compile(r"[\t\r\x00\x0b\x0c\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
-# A reference definition's `]:`; a wikilink followed by a colon (`[[note]]:`) is none, unless escaped (`[a\\]]:`).
-_MAYBE_REF = re.compile(r"(?<!\])\]:|\\\]\]:")
 _MD_TRIM = " \n"  # markdown-it trims inline text by CommonMark's whitespace: only these two are let in
-
-
-@dataclass(frozen=True, slots=True)
-class InlineText:
-    """An inline token's source text (`content`) and the line its block starts on (`map[0]`)."""
-
-    content: str
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
-class SimpleBlock:
-    """A top-level block as line numbers (markdown-it's `map`), its heading level and text."""
-
-    start_line: int
-    end_line: int
-    heading_level: int  # 0 for a paragraph, quote or list
-    heading_text: str
-
-
-class SimpleNote(NamedTuple):
-    """What the scanner read: blocks, inline texts, and the note's link reference definitions."""
-
-    blocks: list[SimpleBlock]
-    inline: list[InlineText]
-    references: list[str]  # one-line `[label]: url` definitions, in order; markdown-it resolves them
 
 
 def simple_blocks(text: str) -> SimpleNote | None:
@@ -102,18 +65,20 @@ def simple_blocks(text: str) -> SimpleNote | None:
     if text.endswith("\n") or not lines[-1].strip(" \t"):
         # markdown-it's lines: none after the last line break, nor a last line of only spaces
         lines.pop()
-    scan = _Scan(lines, strict=_NOT_SIMPLE.search(text) is not None, refs=_MAYBE_REF.search(text) is not None, top=True)
+    scan = _Scan(lines, strict=_NOT_SIMPLE.search(text) is not None, refs=_maybe_reference(text), top=True)
     return None if scan.run() is None else SimpleNote(scan.blocks, scan.inline, scan.references)
 
 
 class _Scan:
     """One pass over a note's lines; each `_block` method returns where its block ends, or None."""
 
-    def __init__(self, lines: list[str], *, strict: bool, refs: bool, top: bool = False) -> None:
+    def __init__(self, lines: list[str], *, strict: bool, refs: bool, top: bool = False, item: bool = False) -> None:
         self.lines = lines
         self.strict = strict  # tabs or unusual whitespace somewhere: allowed only in code
         self.refs = refs  # a reference definition may exist: "[" cannot begin plain text
         self.top = top  # the note itself, not a quote's inside: the only place definitions are read
+        # An item's lines, less its indentation: a quote's lazy line would keep all of it in markdown-it.
+        self.item = item
         self.references: list[str] = []
         self.blocks: list[SimpleBlock] = []
         self.inline: list[InlineText] = []
@@ -138,13 +103,10 @@ class _Scan:
         if first not in " \t" and "|" in line and (header := table_header(self.lines, i)) is not None:
             return self._table(i, header)
         if first in " \t":
-            return self._code(i)
+            return self._indented(i, line)
         if first in "`~" and FENCE_OPEN.match(line):
-            end = _fence_end(self.lines, i)
-            if end is not None:
-                self.blocks.append(SimpleBlock(i, end, 0, ""))
-            return end
-        if first == "#" and _HEADING.match(line) and not self._odd(line):
+            return self._fence(i)
+        if first == "#" and HEADING.match(line) and not self._odd(line):
             return self._heading(i)
         if first == ">":
             return self._quote(i)
@@ -153,6 +115,8 @@ class _Scan:
             return i + 1
         if (marker := _item(line)) is not None:
             return self._list(i, marker)
+        if first in "-*+0123456789" and spaced_item(line) is not None:
+            return self._block_list(i, 0)  # `1.  Step`: its text 2 to 4 spaces after the marker
         if first == "[" and self.refs and self.top and is_ref_def(line):
             return self._reference(i)
         if first == "<" and (kind := html_kind(line)) is not None:
@@ -162,6 +126,27 @@ class _Scan:
             self.blocks.append(SimpleBlock(i, end, 0, ""))
             return end
         return self._paragraph(i)
+
+    def _indented(self, i: int, line: str) -> int | None:
+        """Code 4 columns in; 1 to 3 spaces in, a fence, quote, list or paragraph (a tab: left to markdown-it)."""
+        if _indent(line) >= 4:
+            return self._code(i)
+        rest = line.lstrip(" ")
+        if rest[0] == "\t" or _RULE.match(rest):
+            return None
+        if rest[0] in "`~" and FENCE_OPEN.match(rest):
+            return self._fence(i)
+        if rest[0] == ">":
+            return self._quote(i)
+        if spaced_item(rest) is not None:
+            return self._block_list(i, len(line) - len(rest))
+        return self._paragraph(i)
+
+    def _fence(self, i: int) -> int | None:
+        end = _fence_end(self.lines, i)
+        if end is not None:
+            self.blocks.append(SimpleBlock(i, end, 0, ""))
+        return end
 
     def _odd(self, line: str) -> bool:
         return self.strict and _NOT_SIMPLE.search(line) is not None
@@ -176,7 +161,7 @@ class _Scan:
         """
         if inside and line.startswith("-"):
             return _dash_text(line) and not self._odd(line)
-        return _plain(line, self.refs and not inside) and not self._odd(line)
+        return plain_text(line, self.refs and not inside) and not self._odd(line)
 
     def _reference(self, i: int) -> int | None:
         """A one-line link reference definition: no block; the next line must end it plainly."""
@@ -187,7 +172,7 @@ class _Scan:
         return i + 1
 
     def _heading(self, i: int) -> int:
-        m = _HEADING.match(self.lines[i])
+        m = HEADING.match(self.lines[i])
         assert m is not None
         content = _heading_content(m.group(2))
         self.blocks.append(SimpleBlock(i, i + 1, len(m.group(1)), content))
@@ -195,17 +180,30 @@ class _Scan:
         return i + 1
 
     def _paragraph(self, i: int) -> int | None:
-        lines, n, j = self.lines, len(self.lines), i
-        while j < n and (self._text(lines[j], inside=j > i) or self._html_text(lines[j], first=j == i) or (j > i and self._numbered(lines[j]))):
-            j += 1
-        if j == i:
+        """A paragraph: a first line of text (up to 3 spaces in) and the lines that go on with it."""
+        lines, n = self.lines, len(self.lines)
+        first = lines[i].lstrip(" ")
+        if len(lines[i]) - len(first) > 3 or not (self._text(first) or self._html_text(first, first=True)):
             return None
-        if j < n and lines[j].strip(" ") and not _ends_paragraph(lines[j]):
-            return None  # only a blank line, a heading, a fence or an HTML block may end a paragraph here
+        j = i + 1
+        while j < n and self._goes_on(lines[j]):
+            j += 1
+        if j < n and lines[j].strip(" ") and not ends_paragraph(lines[j]):
+            return None  # only a blank line, a quote, heading, fence, list or HTML block may end a paragraph here
         self.blocks.append(SimpleBlock(i, j, 0, ""))
         self.paragraphs.add(i)
         self.inline.append(InlineText("\n".join(lines[i:j]).strip(_MD_TRIM), i))
         return j
+
+    def _goes_on(self, line: str) -> bool:
+        """Whether `line` continues a paragraph: text, up to 3 spaces in, that begins no block that may
+        interrupt one; 4 or more spaces in, anything (markdown-it's "lazy" code is the paragraph's)."""
+        rest = line.lstrip(" ")
+        if not rest:
+            return False
+        if len(line) - len(rest) > 3:
+            return not self._odd(line)
+        return self._text(rest, inside=True) or self._html_text(rest, first=False) or self._numbered(rest)
 
     def _numbered(self, line: str) -> bool:
         """Whether a line like `38.` or `2. x` goes on a paragraph (not an item's) as text: an ordered
@@ -230,30 +228,40 @@ class _Scan:
         lazy: list[int] = []
         while j < n and lines[j].strip(" "):
             line = lines[j]
-            if line.startswith(">"):
-                rest = line[1:]
+            if line.startswith(">") or (line.lstrip(" ").startswith(">") and _indent(line) < 4):
+                rest = line.lstrip(" ")[1:]
                 rest = rest[1:] if rest.startswith(" ") else rest
                 if rest.startswith("\t"):
                     return None  # markdown-it counts a tab after `>` by columns: left to it
                 inner.append(rest)
-            elif inner[-1].strip(" ") and self._text(line):
+            elif not inner[-1].strip(" "):
+                return None  # a line after an empty `>` line
+            elif self._lazy(line) and not self.item:
                 lazy.append(j - i)
                 inner.append(line)
+            elif ends_paragraph(line):
+                break  # a block that ends the quote
             else:
-                return None  # a block right after the quote, or after an empty `>` line
+                return None
             j += 1
         if not inner[-1].strip(" "):
             return None  # a quote ending in an empty `>` line: markdown-it's map runs on past it
         scan = _Scan(inner, strict=self.strict, refs=self.refs)
-        if scan.run() is None or not all(_continues(scan, k) for k in lazy):
+        if scan.run() is None or not all(continues(scan.blocks, scan.paragraphs, k) for k in lazy):
             return None
         self.inline.extend(InlineText(t.content, t.line + i) for t in scan.inline)
         self.blocks.append(SimpleBlock(i, j, 0, ""))
         return j
 
+    def _lazy(self, line: str) -> bool:
+        """Whether a line without `>` goes on with a quote's open paragraph: text that begins no
+        block a quote gives way to (markdown-it ends a quote at any list item, even `2.`)."""
+        rest = line.lstrip(" ")
+        return self._text(rest, inside=True) or self._html_text(rest, first=False)
+
     def _table(self, i: int, header: list[str]) -> int | None:
         """A GFM table: one inline text per cell, header first, then each row's."""
-        found = table_rows(self.lines, i, len(header), self._row, _ends_table)
+        found = table_rows(self.lines, i, len(header), self._row, is_heading)  # a heading ends it; other blocks: left to markdown-it
         if found is None or self._odd(self.lines[i]) or self._odd(self.lines[i + 1]):
             return None
         end, rows = found
@@ -266,6 +274,47 @@ class _Scan:
         return (line.startswith("|") or self._text(line)) and not self._odd(line)
 
     def _list(self, i: int, marker: str) -> int | None:
+        """A list: items of text (`_text_list`), else items holding blocks (`_block_list`)."""
+        blocks, inline = len(self.blocks), len(self.inline)
+        end = self._text_list(i, marker)
+        if end is None:
+            del self.blocks[blocks:], self.inline[inline:]
+            end = self._block_list(i, 0)
+        return end
+
+    def _block_list(self, i: int, lead: int) -> int | None:
+        """Items whose lines (indented by spaces) are scanned as notes of their own: steps holding
+        a fence, an image after a blank line, a nested list. Its first marker is `lead` spaces in,
+        the others up to 3; each item's text column (1 to 4 spaces after its marker) decides which
+        lines are its. The end line, or None."""
+        lines, n, j = self.lines, len(self.lines), i
+        found = spaced_item(lines[i][lead:])
+        assert found is not None
+        marker, spaces = found
+        kind = marker[-1]
+        while True:
+            item = item_lines(lines, j, lead + len(marker) + spaces, self._lazy)
+            if item is None:
+                return None
+            scan = _Scan(item.inner, strict=self.strict, refs=self.refs, item=True)
+            if scan.run() is None or not all(continues(scan.blocks, scan.paragraphs, k) for k in item.lazy):
+                return None
+            self.inline.extend(InlineText(t.content, t.line + j) for t in scan.inline)
+            end = item.end
+            if end >= n:
+                break
+            rest = lines[end].lstrip(" ")
+            following = spaced_item(rest) if len(lines[end]) - len(rest) < 4 else None
+            if following is not None and following[0][-1] == kind:
+                (marker, spaces), j, lead = following, end, len(lines[end]) - len(rest)
+                continue
+            if not (item.apart or ends_paragraph(lines[end])):
+                return None  # right under the item: only a block that interrupts its text ends it
+            break
+        self.blocks.append(SimpleBlock(i, end, 0, ""))
+        return end
+
+    def _text_list(self, i: int, marker: str) -> int | None:
         """Items of one line each, tight or apart, nested by spaces or tabs; the list's end line.
 
         A nested item's marker sits under its parent's text or up to 3 columns further (a
@@ -279,7 +328,7 @@ class _Scan:
         lead = 0  # the current item's leading spaces and tabs
         while True:
             content = lines[j][lead + len(marker) + 1 :]
-            if not self._text(content):
+            if not (self._text(content) or self._html_text(content, first=True)):
                 return None
             first, j = j, self._continued(j + 1)
             if j > first + 1:  # markdown-it's getLines: each line loses up to the item's text column of spaces
@@ -289,7 +338,9 @@ class _Scan:
                 lead = len(lines[j]) - len(lines[j].lstrip(" \t"))
                 following = _item(lines[j][lead:])
                 if following is None:
-                    return None
+                    if lead or not ends_paragraph(lines[j]):
+                        return None
+                    break  # a quote, heading, fence or HTML block in the first column ends the list
                 if lead:
                     nested = _nest(levels, _indent(lines[j]), following)
                     if nested is None:
@@ -320,7 +371,9 @@ class _Scan:
         while j < n:
             line = lines[j]
             rest = line.lstrip(" ")
-            if not rest or rest[0] == "\t" or _item(rest) is not None or not self._text(rest, inside=True):
+            if not rest or rest[0] == "\t" or _item(rest) is not None:
+                return j
+            if not (self._text(rest, inside=True) or self._html_text(rest, first=False)):
                 return j
             j += 1
         return j
@@ -329,7 +382,7 @@ class _Scan:
         """An indented code block: markdown-it ends it after its last non-blank indented line."""
         lines, n = self.lines, len(self.lines)
         if _indent(lines[i]) < 4:
-            return None
+            return self._paragraph(i)  # 1 to 3 spaces in: a paragraph, or left to markdown-it
         j = last = i + 1
         while j < n:
             if not lines[j].strip(" \t"):
@@ -341,57 +394,3 @@ class _Scan:
                 break
         self.blocks.append(SimpleBlock(i, last, 0, ""))
         return last
-
-
-def _continues(scan: _Scan, line: int) -> bool:
-    """Whether `line` of a scanned quote lies inside a paragraph that began above it."""
-    block = next((b for b in scan.blocks if b.start_line <= line < b.end_line), None)
-    return block is not None and block.start_line < line and block.start_line in scan.paragraphs
-
-
-def _ends_paragraph(line: str) -> bool:
-    """Whether `line` (not blank, not paragraph text) ends a paragraph and begins a block the scanner knows."""
-    if _is_heading(line) or FENCE_OPEN.match(line) is not None or interrupts_paragraph(line):
-        return True
-    marker = _item(line)  # a list may interrupt a paragraph; an ordered one only when it starts at 1
-    return marker is not None and (marker in "-*+" or int(marker[:-1]) == 1)
-
-
-def _ends_table(line: str) -> bool:
-    """A line that begins a block and so ends a table: a heading (others are left to markdown-it)."""
-    return _is_heading(line)
-
-
-def parse_inline(md: MarkdownIt, texts: Sequence[InlineText], env: dict[str, object] | None = None) -> list[Token]:
-    """The inline tokens of these texts as `md.parse` would make them (its inline and text_join rules).
-
-    `env` holds the note's link references (`md.parse` of its definitions) when it has any.
-    """
-    from markdown_it.rules_core import StateCore
-    from markdown_it.rules_core.text_join import text_join
-    from markdown_it.token import Token
-
-    env = {} if env is None else env
-    tokens = []
-    for text in texts:
-        children: list[Token] = []
-        md.inline.parse(text.content, md, env, children)
-        tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))
-    text_join(StateCore("", md, env, tokens))
-    return tokens
-
-
-def _plain(line: str, refs: bool) -> bool:
-    """Whether `line` (at a block's first column) can only be paragraph text."""
-    if not line or _PLAIN_FIRST.match(line) is None:
-        return False
-    first = line[0]
-    if first in "*+_0123456789" and _LIST_OR_RULE.match(line) is not None:
-        return False
-    if first == "[" and refs and not no_ref_def(line):
-        return False
-    return not (first == "#" and _HEADING.match(line) is not None)
-
-
-def _is_heading(line: str) -> bool:
-    return line.startswith("#") and _HEADING.match(line) is not None

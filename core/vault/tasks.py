@@ -42,6 +42,8 @@ _STATUS = {" ": TaskStatus.OPEN, "x": TaskStatus.DONE, "X": TaskStatus.DONE, "/"
 
 @dataclass(frozen=True, slots=True)
 class TaskRead:
+    """A note's tasks, and what in them could not be read (shown as the note's warnings)."""
+
     tasks: tuple[Task, ...]
     problems: tuple[str, ...]
 

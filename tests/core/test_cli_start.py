@@ -24,6 +24,12 @@ REPO = Path(__file__).resolve().parents[2]
 # shared/ sits beside the checkout (/work/main) or one level above it (a worktree).
 TIL = next((p for d in (REPO.parent, REPO.parent.parent) if (p := d / "shared" / "data" / "vaults" / "simonw-til").is_dir()), REPO / "missing")
 HEAVY = ("httpx", "onnxruntime", "usearch", "markdown_it", "yaml", "pathspec", "tokenizers", "numpy", "urllib.request", "asyncio", "core.vault.pdf")
+# What only writing an index needs (walking, reading and chunking files, resolving links), `logging`
+# (nothing went wrong) and rapidfuzz (every word known): ~35 ms of a cold keyword search (issue #30).
+WRITING_SIDE = (
+    "core.vault.scanner", "core.vault.attachments", "core.vault.chunker", "core.vault.obsidian_settings",
+    "core.index.file_errors", "core.index.intake", "core.vault.link_resolver", "logging", "rapidfuzz",
+)  # fmt: skip
 
 PROBE = """
 import json, os, runpy, sys
@@ -40,7 +46,7 @@ heavy = HEAVY_NAMES
 import gc
 frozen = gc.get_freeze_count() > 0
 print(json.dumps({"code": code, "loaded": sorted(m for m in heavy if m in sys.modules), "frozen": frozen}), file=sys.stderr)
-""".replace("HEAVY_NAMES", repr(HEAVY))
+""".replace("HEAVY_NAMES", repr(HEAVY + WRITING_SIDE))
 
 
 def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -82,7 +88,8 @@ def test_keyword_search_loads_no_vector_http_or_yaml_libraries(indexed_home: dic
     # Snippets are the chunk as read (docs/rendering.md): most chunks without markdown-it
     # (core.vault.display_plain), a few of these notes' (HTML, images) with it.
     loaded = report["loaded"]
-    assert isinstance(loaded, list) and set(loaded) <= {"markdown_it"}
+    assert isinstance(loaded, list) and set(loaded) <= {"markdown_it", "logging"}
+    assert "logging" not in loaded or "markdown_it" in loaded  # markdown-it's own import of it
 
 
 def test_hybrid_search_still_loads_the_model_and_vectors(indexed_home: dict[str, str]) -> None:
@@ -151,7 +158,15 @@ def test_a_keyword_search_of_obsidian_notes_shows_snippets_without_markdown_it(o
     assert report["code"] in (0, None)
     hits = json.loads(out)["hits"]
     assert len(hits) >= 5 and all(h["snippet"] for h in hits)
-    assert report["loaded"] == []
+    assert report["loaded"] == []  # nor any module of the writing side (`WRITING_SIDE`)
+
+
+def test_a_keyword_search_imports_nothing_only_writing_an_index_needs(obsidian_home: dict[str, str]) -> None:
+    """Opening an index and reading it takes none of the modules that walk, read and chunk notes (issue #30)."""
+    report, out = _probe(obsidian_home, "search", "--mode", "keyword", "-k", "5", "time", "--json")
+    assert report["code"] in (0, None) and json.loads(out)["hits"]
+    loaded = report["loaded"]
+    assert isinstance(loaded, list) and not set(WRITING_SIDE) & set(loaded)
 
 
 EXIT_PROBE = """

@@ -215,3 +215,26 @@ def test_prose_and_paths_at_a_chunk_start_are_not_taken_for_key_lines() -> None:
     ):
         assert mask_secrets(text).text == text, text
     assert mask_secrets("ThisIsAVeryLongCamelCaseIdentifierNameForSomething\nis what the class is called.").text.startswith("ThisIsAVery")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("paſsword = hunter2222", "assignment"),  # a long s: `(?i)s` matches it
+        ("APİ_KEY=abcd1234efgh", "assignment"),  # a dotted capital I lowers to i + a dot
+        ("Authorization: BEARER abcdefghijklmnopqrstuvwxyz", "bearer_token"),
+        ("DefaultEndpointsProtocol=https;ACCOUNTKEY=" + "a1B2" * 12, "api_key"),
+    ],
+)
+def test_a_secret_in_any_case_is_masked_though_its_pattern_is_tried_only_when_its_text_is_there(text: str, kind: str) -> None:
+    assert kind in mask_secrets(text).kinds
+
+
+def test_each_pattern_is_skipped_only_without_text_it_cannot_match_without() -> None:
+    """A pattern is tried only when one of its needles is in the text (folded for `(?i)` ones, see `_fold`)."""
+    from core.search.guardrails import _SECRET_PATTERNS
+
+    for _kind, needles, pattern in _SECRET_PATTERNS:
+        assert all(needles)
+        if pattern.pattern.startswith("(?i)"):  # sought in the folded text: lower case, no i before the end
+            assert all(n == n.lower() and "i" not in n[:-1] for n in needles), needles

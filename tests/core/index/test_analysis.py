@@ -100,3 +100,36 @@ def test_english_notes_analyse_exactly_as_before(source: str) -> None:
         if cjk_runs(text):
             continue  # CJK is what changed on purpose
         assert [t.text for t in new(text)] == [t.text for t in old(text)], name
+
+
+def test_text_without_cjk_is_cut_as_the_full_token_pattern_cuts_it() -> None:
+    """`pieces` skips the CJK pattern for text without CJK characters: the same tokens, at the same places."""
+    from core.index import analysis
+
+    texts = ["os.path and 3.14 ratios", "Café naïve — “quoted” it’s", "Привет мир", "tar文件 mixed 検索 words", "", "...", "a.b.c d"]
+    texts += list(note_texts(40).values())
+    for text in texts:
+        full = [(m.start(), m.end(), m.group(0)) for m in analysis._TOKEN.compiled.finditer(text) if m.group(1) is None]
+        if not analysis.has_cjk(text):
+            assert list(pieces(text)) == full
+
+
+ASCII_PROBE = """
+from core.index import analysis
+from core.vault import language
+assert analysis.terms_for("en").term("Backups") == analysis.terms_for("en").term("backup")
+assert [w for _, _, w in analysis.pieces("Backup the database, nightly.")] == ["Backup", "the", "database", "nightly"]
+assert not analysis.has_cjk("plain text") and language.detect_language("the cat and the dog and the bird") == "en"
+lazy = [analysis._TOKEN, analysis._IS_CJK, analysis._CJK_RUN, language._HAN, language._KANA, language._ANY_COUNTED]
+print(sum(p._compiled is not None for p in lazy))
+"""
+
+
+def test_ascii_text_compiles_no_cjk_pattern() -> None:
+    """The CJK character classes cost ~2 ms each to compile: a search of ASCII words never compiles one."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", ASCII_PROBE], cwd=repo, capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split() == ["0"]

@@ -139,3 +139,45 @@ def test_aliases_taken_from_another_links_file_are_not_trusted_and_a_plain_save_
     assert path.read_text(encoding="utf-8") == text
     again = LinkGraph.load(path)
     assert again._unread and again.aliases("Projects/My Notes.md") == ("MX", "Notebook")
+
+
+def test_a_copied_index_folder_still_lets_a_search_read_only_the_aliases(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restored or copied data folder keeps sizes and mtimes, not inodes: the aliases stay trusted."""
+    import shutil
+
+    import core.index.link_graph as link_graph
+
+    copy = tmp_path / "restored"
+    shutil.copytree(engine.index_for(V).dir, copy)  # copy2: mtimes kept, every inode new
+    read: list[str] = []
+    real = link_graph.read_json
+    monkeypatch.setattr(link_graph, "read_json", lambda path: read.append(path.name) or real(path))
+    graph = link_graph.LinkGraph.load(copy / "links.json")
+    assert graph.aliases("Projects/My Notes.md") == ("MN", "Notebook")
+    assert read == ["aliases.json"]
+
+
+def test_the_first_search_to_find_the_aliases_stale_writes_them_for_the_next(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    import core.index.link_graph as link_graph
+
+    path = engine.index_for(V).dir / "links.json"
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))  # e.g. copied without its mtime
+    before = path.read_bytes()
+    read: list[str] = []
+    real = link_graph.read_json
+    monkeypatch.setattr(link_graph, "read_json", lambda p: read.append(p.name) or real(p))
+    first = link_graph.LinkGraph.load(path)
+    assert read == ["aliases.json", "links.json"]  # stale: the whole graph, once
+    assert first.aliases("Projects/My Notes.md") == ("MN", "Notebook")
+    read.clear()
+    second = link_graph.LinkGraph.load(path)
+    assert read == ["aliases.json"] and second._unread
+    assert second.aliases("Projects/My Notes.md") == ("MN", "Notebook")
+    assert path.read_bytes() == before  # only aliases.json was written

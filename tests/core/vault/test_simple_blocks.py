@@ -83,6 +83,19 @@ def _links_by_scanner(text: str) -> tuple[Link, ...]:
         "para\n01. x\n02. y\n",  # "01." is 1: it interrupts
         "generated number this time is\n38.\n\n> values between 0 and\n> 255. Or\n> 9.\n",
         "Use `cargo build\n--release` to [x][r]<!-- ignore\n--> and more\n-x\n\n- item\n  --release too\n\n[r]: a.md\n",
+        # Obsidian's footnotes, highlights and emoji codes, indented text, callouts after a paragraph
+        "Text with a footnote.[^1] #t\n\n[^1]: The footnote's own text, with [[a link]].\n[^long-name]: 'Quoted' as of [r](u)\n",
+        "==highlighted== start\n:warning: emoji start\n\n- ==item== #t\n- <https://x.org>\n<!-- ends the list -->\n",
+        " one space in\n   three in\n        eight in goes on\n\npara\n> [!warning] a callout interrupts\n> body\n# heading ends it\n",
+        "> quote\n  lazy, indented\n<span>lazy html</span>\n > a quote line one space in\n## heading ends the quote\n",
+        "- item\n  <b>html</b> goes on\n```\nfence ends the list\n```\n- new list\n> quote ends it\n",
+        # documentation's steps: items holding fences, images and lists, indented blocks, siblings one space in
+        "1. Step one:\n\n    ```sh\n    run it # not a tag\n    ```\n\n2. Step two #t\n   ![img](x.png)\n\n"
+        "   - nested after a blank\n     more [[l]]\n3. three\n",
+        "1.  Launch it, two spaces after the marker\n2.  Next #t\n\n    more of the step\n\n-  spaced bullet\n   goes on\n",
+        "- item\n  2. an ordered child must start at 1: text\n\n- a\n\n - after a blank, one space in\n\n    more of the item\n",
+        "Intro text\n  - an indented list interrupts\n  - two\n\n  > quote two in\n  > more\n\n ```\n indented fence\n ```\n",
+        "- a\n - b: one space in, a sibling\n- > quoted in an item #q\n\n  ## heading in an item\n\n      code in an item\n\nafter",
     ],
 )
 def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
@@ -95,7 +108,6 @@ def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
     [
         "para\n---",  # a setext heading
         "para\n===",
-        "- item\n\n    more of the item",  # indented after a blank line: still the item's
         "> quote\n>\n\nafter",  # an empty last quote line
         "[a]: /url\n'title on the next line'\n\n[a]",
         "[a]: /url\npara right after a definition",
@@ -105,14 +117,18 @@ def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
         "> [a]: /url\n\n[a]",  # a definition inside a quote
         "- [a]: /url\n\n[a]",
         "- item\n\tcontinued after a tab",
-        "* item\n - one space in: CommonMark's sibling, not modelled",
-        "- item\n  2. an ordered child must start at 1",
         "tab\there",
         "``` a`b\ncode",  # a code span, not a fence, and then a lazy line
         "> # heading\nlazy line after a heading: ends the quote",
         "> [!tip]\n>\nlazy after an empty line",
         "| a | b |\n|---|---|\n  indented row",
         ">\ttab after the marker",
+        "[^1]: [a](b.md)\n\n[^1]",  # a definition (label `^1`, destination `[a](b.md)`): undecided
+        "[^1]: word \"a title\n\n[^1]",  # a title may run over lines: undecided
+        "> quote\n2. any list item ends a quote",
+        "- item\n---",
+        "-     five spaces after the marker: indented code in the item",
+        "- item\n\t```\n\tfenced under a tab\n\t```",
     ],
 )
 def test_anything_else_is_left_to_markdown_it(text: str) -> None:
@@ -154,6 +170,11 @@ _LINES = [
     "  [t][r] indented", "      six in", " one in", "  `code`", "[^note]: footnote", "--release", "--> x", "-:", "-- :",
     "-x | y", "--|", "-  two spaces", "-\tx", "-- -", "--- x", "x |", "| a |", "38.", "2. x", "1.", "1. ",
     "1) x", "1.  x", "0. x", "10) y", "1234567890.", "> 9.", "> 1. x",
+    # Obsidian's highlights, emoji codes and footnotes; indented text and quote lines
+    "==hl== text", "==", "===", "= x", "=  ", ":warning: x", ":--", ":-|-:", ": x", "::", "[^1]: Some text here.", "[^1]: url",
+    "[^1]: url \"t\"", "[^x]: a b", "[^1]:", "[^1]: <u> x", " indented text", "   three in", "    four in #t", " > q", "  > q2",
+    "- <https://x.org>", "- <div>", "- <!-- c -->", "  <b>x</b>", "<b>inline</b>", "  - ==x==", " [^2]: text too", " [r]: /u",
+    " # h", " - x", " 1. x", " <div>", " ---", " ===", " |a|b|", " ```", "   ```", ">   two in", "   text  ", "     deep",
 ]
 
 
@@ -176,7 +197,7 @@ def test_generated_notes_agree_with_markdown_it() -> None:
 @pytest.mark.skipif(not VAULTS.is_dir(), reason="needs the shared real vaults")
 @pytest.mark.parametrize(
     ("vault", "least_share"),
-    [("tldr", 0.95), ("simonw-til", 0.9), ("obsidian-tasks-docs", 0.75), ("obsidian-tasks-demo", 0.85), ("rust-book", 0.95)],
+    [("tldr", 0.95), ("simonw-til", 0.95), ("obsidian-tasks-docs", 0.95), ("obsidian-tasks-demo", 0.95), ("rust-book", 0.95)],
 )
 def test_every_real_note_chunks_alike_either_way(vault: str, least_share: float, monkeypatch: pytest.MonkeyPatch) -> None:
     notes = []
@@ -219,6 +240,34 @@ def test_generated_lists_agree_with_markdown_it() -> None:
             assert got == _by_full_parse(text), repr(text)
             assert _links_by_scanner(text) == extract_links(text), repr(text)
     assert taken > 200
+
+
+def test_generated_items_holding_blocks_agree_with_markdown_it() -> None:
+    """Items holding fences, images, quotes, headings, tables and lists, apart or not, lazy or indented."""
+    rng = random.Random(11)
+    marks = ["-", "-", "*", "1.", "2.", "1)", "10."]
+    texts = ["a", "b #t", "[[l]]", "![i](x.png)", "```", "```sh", "~~~", "> q", "> [!note]", "# h", "<!-- c -->",
+             "| a | b |", "|--|--|", "==hl==", "[^1]: foot note", "x [m](n.md)"]
+    indents = ["", "", " ", "  ", "   ", "    ", "     ", "      ", "        ", "\t"]
+    taken = 0
+    for _ in range(4000):
+        lines = []
+        for _ in range(rng.randint(1, 12)):
+            roll = rng.random()
+            if roll < 0.2:
+                lines.append("")
+            else:
+                spaces = rng.choice([" ", " ", " ", "  ", "   ", "     "])
+                lines.append(rng.choice(indents) + (rng.choice(marks) + spaces if roll < 0.55 else "") + rng.choice(texts))
+        text = "\n".join(lines) + rng.choice(["", "\n"])
+        simple = simple_blocks(text)
+        if simple is not None:
+            taken += 1
+            tokens = new_parser().parse(text)
+            assert [(t.content, t.map[0]) for t in tokens if t.type == "inline" and t.map] == [(x.content, x.line) for x in simple.inline], repr(text)
+            assert _by_scanner(text) == _by_full_parse(text), repr(text)
+            assert _links_by_scanner(text) == extract_links(text), repr(text)
+    assert taken > 1000
 
 
 def _links_from_parsed_blocks(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Link, ...] | None:
