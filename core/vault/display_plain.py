@@ -5,15 +5,13 @@ Every `cairn search` is a new process, and each snippet is a chunk's display tex
 building its parser and parsing each chunk cost a cold keyword search ~50 ms of ~350.
 Most chunks, Obsidian's included, are written in a few shapes: paragraphs, ATX headings,
 `-`/`*`/`+` and `1.` items (nested by spaces, tasks `[ ]`/`[x]`), `>` quotes and callouts,
-fenced and indented code, pipe tables, one-line `<!-- comments -->`, footnote definitions
+fenced and indented code, rules, pipe tables, one-line `<!-- comments -->`, footnote definitions
 (a paragraph's lines may be indented, unless such a line could start a block); their inline
 text is read by `core.vault.display_plain_inline`. For those, this module makes the tokens
 markdown-it makes, as far as the display walker reads them (same types, contents and
 metas, in the same order), so both paths give the same text by the same code. Anything
-else (tabs, other indented blocks, setext headings, rules, lazy lines, other HTML,
-math blocks, reference definitions, ...) declines, and markdown-it parses the chunk as
-before. A test compares the two on every chunk of the real vaults, the construct corpus
-and generated notes.
+else (tabs, other indented blocks, setext headings, lazy lines, other HTML, math blocks, reference
+definitions, ...) declines to markdown-it. A test compares the two on real and generated chunks.
 """
 
 from __future__ import annotations
@@ -42,6 +40,7 @@ _ORDERED = re.compile(r"(\d{1,9})([.)]) (?! )(.+)\Z")
 _ANY_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?: |\Z)")  # a list item, maybe empty or spaced out
 _ONLY_MARKS = re.compile(r"[-=*_|: ]+\Z")  # rules, setext underlines, table delimiter rows
 _DELIMITER_CELL = re.compile(r":?-+:?\Z")
+_RULE = re.compile(r"(?:(?:\*[ ]*){3,}|(?:-[ ]*){3,}|(?:_[ ]*){3,})\Z")  # markdown-it's hr, no indentation
 _CODE_INDENT = "    "  # four spaces past the container's text: indented code, or a paragraph's text
 
 
@@ -89,13 +88,15 @@ class _Blocks:
                 i = self.code_block(lines, i)
             elif line.startswith(" "):
                 i = self.indented_items(lines, i)
+            elif _RULE.match(line):  # a thematic break at a block's start (after a paragraph: a heading)
+                self.out.append(PlainToken("hr"))
+                i += 1
             elif _ONLY_MARKS.match(line):
-                raise Decline  # a rule, a setext underline
+                raise Decline  # a table's delimiter row, `===` as text
             else:
                 i = self.block(lines, i)
 
-    def indented_items(self, lines: Sequence[str], i: int) -> int:
-        """A list whose first marker is one to three spaces in (a sub-list written four spaces under `- `)."""
+    def indented_items(self, lines: Sequence[str], i: int) -> int:  # a sub-list written four spaces under `- `
         if _marker(lines[i]) is None or (i + 1 < len(lines) and _ONLY_MARKS.match(lines[i + 1])):
             raise Decline  # a lazy line, another indented block, a table's head
         return self.items(lines, i)

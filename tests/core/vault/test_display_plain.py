@@ -79,6 +79,7 @@ def assert_alike(texts: list[tuple[str, str]]) -> int:
         '<a id="local-docs"></a>\n\n## Local docs\n\nSee [`Vec<T>`][vec], [`String`](https://x.org/s) and ![`x` y](p.png), [`x`.',
         "- a\n    - sub-list four spaces in\n    - [ ] its task\n- b\n\n1. step\n    - point\n1. next\n\npara\n   - interrupts\n  * another list",
         "Text[^1]\n\n[^1]: the note\n> [!tip] A callout right under it\n> body\n\nx[^2]\n\n[^2]: two\n## Heading",
+        "# Title\n---\ntext\n\n***\n\n- item\n\n- - -\n\n> quoted\n>\n> ___",
         "- [ ] ==urgent== task\n\n> [!tip] ==Title==\n> **==both==** and ==*em*== then ==a\nb==.",
     ],
 )
@@ -162,6 +163,7 @@ def test_generated_line_mixes_read_alike() -> None:
         "  # h", "   ---", "    ---", "    | a |", "  > q", "    > q", "   <!-- c -->", "  [^1]: x", "   1. x", "    * a",
         "[`a`][r]", "[`Vec<T>`](u) x", "<a id=\"x\"></a>", '<a href="u">', "</a>", "`]` [", "[`]`](u)",
         " - a", "  * b", "   + c", "  1. o", " 2) p", "   - [ ] t", "      - w",
+        "---", "***", "- - -", "___", "* * *",
     ]  # fmt: skip
     pool = _LINES + extra * 2
     rng = random.Random(30)
