@@ -36,6 +36,7 @@ _OPEN_PREV = frozenset(" \n([\"=")
 # only opens (`**[link](u)**`) or only closes (`**Tip:**`), as CommonMark's flanking rules say.
 _INNER_PUNCT = frozenset("([\"'`.,;:!?)]=")
 _TRIGGERS = frozenset("`[!*_\n<=")
+_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # markdown-it's isMdAsciiPunct
 
 
 class Footnotes:
@@ -277,6 +278,8 @@ class InlineScan:
         """A `*`/`_` run that can only open or only close (its markers vanish), or one that is text."""
         src = self.src
         c = src[pos]
+        if pos > 0 and src[pos - 1] == c:
+            return None  # the rest of a run already read as text
         run_end = pos
         while run_end < end and src[run_end] == c:
             run_end += 1
@@ -293,6 +296,23 @@ class InlineScan:
             opened.append((c, size))
         elif ((before.isalnum() and after in _CLOSE_NEXT) or (before in _INNER_PUNCT and after in " \n")) and opened and opened[-1] == (c, size):
             opened.pop()
+        elif opened and opened[-1] == (c, size) and _can_close(c, before, after):
+            opened.pop()  # a run that could also open (`**`tag`**.`) closes the opener it matches
         else:
             raise Decline
         return run_end
+
+
+def _can_close(marker: str, before: str, after: str) -> bool:
+    """markdown-it's `scanDelims` verdict on closing for ASCII neighbours (False for others: unsure).
+
+    With an equal run open and nothing open after it, a run that can close closes it (the
+    rule of three never applies to runs of one or two).
+    """
+    if not (before.isascii() and after.isascii()):
+        return False
+    last_space, next_space = before in " \n", after in " \n"
+    last_punct, next_punct = before in _ASCII_PUNCT, after in _ASCII_PUNCT
+    left = not next_space and (not next_punct or last_space or last_punct)
+    right = not last_space and (not last_punct or next_space or next_punct)
+    return right and (marker == "*" or not left or next_punct)

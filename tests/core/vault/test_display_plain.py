@@ -80,6 +80,7 @@ def assert_alike(texts: list[tuple[str, str]]) -> int:
         "- a\n    - sub-list four spaces in\n    - [ ] its task\n- b\n\n1. step\n    - point\n1. next\n\npara\n   - interrupts\n  * another list",
         "Text[^1]\n\n[^1]: the note\n> [!tip] A callout right under it\n> body\n\nx[^2]\n\n[^2]: two\n## Heading",
         "# Title\n---\ntext\n\n***\n\n- item\n\n- - -\n\n> quoted\n>\n> ___",
+        "The tag gives **`tag`**. A **[[Backlinks|Backlink]]**, _last in (LIFO)_. and *a*b, a __ b, x__y__z.",
         "- [ ] ==urgent== task\n\n> [!tip] ==Title==\n> **==both==** and ==*em*== then ==a\nb==.",
     ],
 )
@@ -113,6 +114,7 @@ def test_the_usual_shapes_are_read_without_markdown_it(text: str) -> None:
         '<a href="u">https://x.org</a>',
         "~~strike~~",
         "a*b*c",
+        "x *y*—z",
         "***both***",
         "![image](pic.png 'title')",
         "a bare https://x.org link",
@@ -164,6 +166,7 @@ def test_generated_line_mixes_read_alike() -> None:
         "[`a`][r]", "[`Vec<T>`](u) x", "<a id=\"x\"></a>", '<a href="u">', "</a>", "`]` [", "[`]`](u)",
         " - a", "  * b", "   + c", "  1. o", " 2) p", "   - [ ] t", "      - w",
         "---", "***", "- - -", "___", "* * *",
+        "**`t`**.", "*a*b", "_a_b", "a __ b", "x *y*—z", "**[[w]]**,", "(*a*)", "_é, __", "*,/ ** !",
     ]  # fmt: skip
     pool = _LINES + extra * 2
     rng = random.Random(30)
