@@ -48,7 +48,7 @@ def load_simple(text: str) -> Any:
     for line in text.split("\n"):
         if not line.strip():
             continue
-        m = _ITEM_LINE.fullmatch(line)
+        m = None if line[0] != " " and line[0] != "-" else _ITEM_LINE.fullmatch(line)
         if m is not None:
             if key is NOT_SIMPLE or (items and len(m.group(1)) != item_indent):
                 return NOT_SIMPLE
@@ -112,8 +112,12 @@ def _quoted(m: re.Match[str]) -> str:
     return m.group(1) if m.group(1) is not None else m.group(2)
 
 
+@functools.lru_cache(maxsize=4096)
 def _scalar(text: str) -> Any:
-    """A quoted string without escapes, or a plain scalar (typed as PyYAML types it)."""
+    """A quoted string without escapes, or a plain scalar (typed as PyYAML types it).
+
+    Cached: keys and many values (`status: done`, tags) repeat across a vault's notes, and
+    every value returned is immutable."""
     m = _QUOTED.fullmatch(text)
     if m is not None:
         return _quoted(m)
@@ -122,6 +126,7 @@ def _scalar(text: str) -> Any:
     return _typed(text)
 
 
+@functools.lru_cache(maxsize=4096)
 def _typed(text: str) -> Any:
     """A plain scalar as PyYAML's SafeLoader builds it, for the types read here; others are not simple."""
     tag = _resolver().resolve(_scalar_node(), text, (True, False))

@@ -13,6 +13,7 @@ Resolving a target to a note is `core.vault.link_resolver`.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 import unicodedata
@@ -95,8 +96,11 @@ def new_link_parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table").use(wikilink_plugin)
 
 
+@functools.lru_cache(maxsize=8192)
 def split_wikilink(inner: str) -> tuple[str, str, str]:
-    """`note#Heading|label` -> ("note", "Heading", "label"); the label defaults to what is shown by Obsidian."""
+    """`note#Heading|label` -> ("note", "Heading", "label"); the label defaults to what is shown by Obsidian.
+
+    Cached: a vault links to the same notes again and again (three strings, never changed)."""
     target, _, label = inner.partition("|")
     target = target.removesuffix("\\")  # `[[a\|b]]` in a table cell escapes its pipe from the table
     target, _, anchor = target.partition("#")
@@ -185,7 +189,7 @@ def _extract(
         md.parse("\n".join(references), env)  # markdown-it reads the definitions: the lines alone
     # With definitions, `[text][label]` and `[label]` are links too: every text with a "[" is read.
     for part in inline:
-        if not ("[" in part.content if references else _MAYBE_LINK.search(part.content)):
+        if "[" not in part.content or not (references or _MAYBE_LINK.search(part.content)):
             continue
         found = plain_wikilinks(part.content, references=bool(env.get("references")))
         if found is None:
