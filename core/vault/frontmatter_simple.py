@@ -112,12 +112,19 @@ def _quoted(m: re.Match[str]) -> str:
     return m.group(1) if m.group(1) is not None else m.group(2)
 
 
-@functools.lru_cache(maxsize=4096)
 def _scalar(text: str) -> Any:
     """A quoted string without escapes, or a plain scalar (typed as PyYAML types it).
 
-    Cached: keys and many values (`status: done`, tags) repeat across a vault's notes, and
-    every value returned is immutable."""
+    Short ones are cached: keys and many values (`status: done`, tags) repeat across a
+    vault's notes, and every value returned is immutable. Long ones are not kept: a cache of
+    4,096 front-matter essays would hold megabytes for nothing."""
+    return _short_scalar(text) if len(text) <= _CACHED_CHARS else _read_scalar(text)
+
+
+_CACHED_CHARS = 120
+
+
+def _read_scalar(text: str) -> Any:
     m = _QUOTED.fullmatch(text)
     if m is not None:
         return _quoted(m)
@@ -126,7 +133,6 @@ def _scalar(text: str) -> Any:
     return _typed(text)
 
 
-@functools.lru_cache(maxsize=4096)
 def _typed(text: str) -> Any:
     """A plain scalar as PyYAML's SafeLoader builds it, for the types read here; others are not simple."""
     tag = _resolver().resolve(_scalar_node(), text, (True, False))
@@ -146,6 +152,9 @@ def _typed(text: str) -> Any:
         except ValueError:
             return text  # as the loader's timestamp constructor keeps an impossible date: text
     return NOT_SIMPLE
+
+
+_short_scalar = functools.lru_cache(maxsize=4096)(_read_scalar)
 
 
 @functools.cache

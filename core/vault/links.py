@@ -96,11 +96,15 @@ def new_link_parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table").use(wikilink_plugin)
 
 
-@functools.lru_cache(maxsize=8192)
 def split_wikilink(inner: str) -> tuple[str, str, str]:
     """`note#Heading|label` -> ("note", "Heading", "label"); the label defaults to what is shown by Obsidian.
 
-    Cached: a vault links to the same notes again and again (three strings, never changed)."""
+    Short ones are cached: a vault links to the same notes again and again (three strings,
+    never changed); a long one is not kept."""
+    return _split_short(inner) if len(inner) <= 200 else _split_wikilink(inner)
+
+
+def _split_wikilink(inner: str) -> tuple[str, str, str]:
     target, _, label = inner.partition("|")
     target = target.removesuffix("\\")  # `[[a\|b]]` in a table cell escapes its pipe from the table
     target, _, anchor = target.partition("#")
@@ -108,6 +112,9 @@ def split_wikilink(inner: str) -> tuple[str, str, str]:
     if not label:
         label = target if not anchor else (f"{target} > {anchor}" if target else anchor)
     return target, anchor, label
+
+
+_split_short = functools.lru_cache(maxsize=8192)(_split_wikilink)
 
 
 def extract_links(
