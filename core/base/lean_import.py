@@ -8,7 +8,9 @@ for progress bars Cairn never asks for. A stand-in is named in `sys.modules` onl
 during the import: any later `import urllib.request` gets the real module. And only while
 no other thread runs: a thread importing the real module meanwhile (httpx imports
 `urllib.request` for its proxy settings) would keep the stand-in for good, so with
-other threads alive the library is imported as it is.
+other threads alive the library is imported as it is, unless each of them is known to
+import none of those modules (`imports_no_stand_in`: `cairn index` imports Whoosh while a
+thread of its own starts the build's worker process).
 """
 
 from __future__ import annotations
@@ -16,15 +18,32 @@ from __future__ import annotations
 import sys
 import threading
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any
+
+_HARMLESS: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+
+
+def imports_no_stand_in(thread: threading.Thread) -> threading.Thread:
+    """Declare that `thread` imports none of the modules a stand-in may take the place of (it
+    watches the machine and starts a process, say): while it runs, libraries are still imported
+    lean. Returns the thread."""
+    _HARMLESS.add(thread)
+    return thread
+
+
+def _others_may_import() -> bool:
+    """Whether a thread other than this one, not known to be harmless, is alive."""
+    me = threading.current_thread()
+    return any(thread is not me and thread not in _HARMLESS for thread in threading.enumerate())
 
 
 def import_lean(modules: dict[str, dict[str, Callable[..., Any] | type]], *names: str) -> None:
     """Import `names` while `modules` (name -> contents) stand in for imports they never use."""
     if all(name in sys.modules for name in names):
         return
-    if threading.active_count() > 1:  # another thread could import a stand-in and keep it
+    if _others_may_import():  # another thread could import a stand-in and keep it
         for name in names:
             __import__(name)
         return

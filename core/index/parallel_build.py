@@ -38,6 +38,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any, cast
 
+from core.base.gc_pause import gc_paused
 from core.base.spare_core import PARALLEL_MIN_WORK_S, Started, spare_core, spawn, take, work_s
 from core.index.segment_worker import BuiltSegment, Job, Outcome
 from core.vault.chunker import ChunkLimits
@@ -297,6 +298,15 @@ class ParallelBuild:
             return self._jobs.pop() if self._jobs else None
 
     def __iter__(self) -> Iterator[BuiltJob | Job]:
+        """The units of work in turn, each taken in (until the next one is asked for) with the cyclic
+        collector paused, as the worker builds its jobs (`segment_worker.build_job`): a job's notes make
+        many objects and no cycles worth a pass, and a full pass over a loaded index path costs ~25 ms.
+        Between units it runs again, so what a unit leaves is collected before the next."""
+        for unit in self._units():
+            with gc_paused():
+                yield unit
+
+    def _units(self) -> Iterator[BuiltJob | Job]:
         while (self._pending or self._jobs) and not self._cancelled():
             if self._pending and self._worker.wait(0):
                 yield from self._wait()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.base.lean_import import import_lean
+from core.base.lean_import import import_lean, imports_no_stand_in
 
 PROBE = "cairn_lean_probe"  # a module that records, when imported, what `cairn_lean_extra` was
 EXTRA = "cairn_lean_extra"  # the module a library imports but never uses
@@ -58,3 +58,16 @@ def test_with_another_thread_alive_the_library_is_imported_as_it_is(probe: None)
         other.join(5)
     assert sys.modules[PROBE].SEEN is None  # no stand-in another thread could have taken for the real module
     assert EXTRA not in sys.modules
+
+
+def test_a_thread_known_to_import_none_of_them_keeps_the_import_lean(probe: None) -> None:
+    release = threading.Event()
+    other = imports_no_stand_in(threading.Thread(target=release.wait, daemon=True))
+    other.start()
+    try:
+        import_lean(stand_in(), PROBE)  # type: ignore[arg-type]
+    finally:
+        release.set()
+        other.join(5)
+    assert sys.modules[PROBE].SEEN is not None  # the library saw the stand-in
+    assert EXTRA not in sys.modules  # and nobody after it

@@ -89,7 +89,8 @@ def test_the_fast_rule_decides_as_the_plain_one() -> None:
 
     rng = random.Random(4)
     pieces = ["word", "Größe", "中文字", "12", "x", "a" * 45, "Q" * 90, "ab/+" * 30, "https://x.org/p", "[t](u.md)", "data:x/y;base64,QUJD",
-              "- [a](b)", "|", "3.5", " ", "  ", "\n", "\t", "_", "==", "é" * 41]
-    for _ in range(3000):
+              "- [a](b)", "|", "3.5", " ", "  ", "\n", "\t", "_", "==", "é" * 41,
+              "’", "“", "—", "\u00a0", "\u2003", "\x1c", "²", "٣", "naïve", "I", "\u0301", "b" * 39, "c" * 40]
+    for _ in range(6000):
         body = "".join(rng.choice(pieces) + rng.choice([" ", "", "\n"]) for _ in range(rng.randint(0, 30)))
         assert vector_worthy(body) == _reference_vector_worthy(body), repr(body)

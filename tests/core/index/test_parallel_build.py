@@ -187,6 +187,43 @@ def test_a_job_the_worker_fails_is_indexed_here(tmp_path: Path) -> None:
     build.close()
 
 
+def test_each_unit_is_taken_in_with_the_collector_paused_and_it_runs_again_between_them(tmp_path: Path) -> None:
+    import gc
+
+    class Answering:
+        """A worker that answers each job with a failure at once (the job comes back to be indexed here)."""
+
+        def __init__(self) -> None:
+            self.asked: list[int] = []
+
+        def submit(self, index: int) -> None:
+            self.asked.append(index)
+
+        def wait(self, timeout: float) -> bool:
+            return bool(self.asked)
+
+        def answer(self) -> tuple[int, Any]:
+            return self.asked.pop(0), None
+
+        def stop(self) -> None: ...
+
+    jobs: list[Any] = [[("a", None)], [("b", None)], [("c", None)], [("d", None)]]
+    assert gc.isenabled()
+    build = pb.ParallelBuild(Answering(), jobs, tmp_path / "scratch")
+    seen = []
+    units = iter(build)
+    for unit in units:
+        seen.append((unit, gc.isenabled()))
+        if len(seen) == 2:
+            break  # a cancelled sync stops taking units: the collector is on again at once
+    units.close()
+    assert [enabled for _, enabled in seen] == [False, False]
+    assert gc.isenabled()
+    assert [unit for unit, _ in seen] + list(build) == jobs  # the rest, taken in later, each once
+    assert gc.isenabled()
+    build.close()
+
+
 def test_a_cancelled_sync_stops_the_worker(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     spy = Spy(monkeypatch, worker=True)
     index = _index(vault, tmp_path)
