@@ -14,6 +14,7 @@ to finish instead of loading itself.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -22,6 +23,12 @@ from core.engine import Engine
 from core.search.search import SearchRequest
 
 _log = logging.getLogger(__name__)
+
+# How long a thread holding the GIL may keep a thread that asks for it waiting, while the model
+# loads. The load's own steps between its GIL-free parts (a stat, a file read, importing the
+# tokenizer) each wait that long for the main thread to hand the GIL over: 5 ms by default,
+# ~15 such waits before the session even starts.
+SWITCH_INTERVAL_S = 0.0005
 
 
 def start_prefetch(engine: Engine, request: SearchRequest) -> threading.Thread | None:
@@ -32,7 +39,11 @@ def start_prefetch(engine: Engine, request: SearchRequest) -> threading.Thread |
     """
     if SearchMode(request.mode) == SearchMode.KEYWORD:
         return None
-    thread = threading.Thread(target=_prefetch, args=(engine, request), name="cairn-search-prefetch", daemon=True)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, SWITCH_INTERVAL_S))  # restored when the thread ends
+    thread = threading.Thread(
+        target=_prefetch, args=(engine, request, interval), name="cairn-search-prefetch", daemon=True
+    )
     thread.start()
     return thread
 
@@ -51,7 +62,7 @@ def needs_model(engine: Engine, request: SearchRequest) -> bool:
     return False
 
 
-def _prefetch(engine: Engine, request: SearchRequest) -> None:
+def _prefetch(engine: Engine, request: SearchRequest, interval: float) -> None:
     try:
         for emb in _searched_embedders(engine, request):
             preload = getattr(emb, "preload_query_session", None)
@@ -59,6 +70,8 @@ def _prefetch(engine: Engine, request: SearchRequest) -> None:
                 preload()  # a repeated query's vector is on disk: nothing to load then
     except Exception:  # noqa: BLE001 - a warm-up: the search meets and reports the same problem itself
         _log.debug("search prefetch failed", exc_info=True)
+    finally:
+        sys.setswitchinterval(interval)
 
 
 def _searched_embedders(engine: Engine, request: SearchRequest) -> Iterator[object]:

@@ -7,6 +7,7 @@ failure in the thread must reach the user exactly as the search itself reports i
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
@@ -142,3 +143,64 @@ def test_only_a_query_without_its_vector_on_disk_needs_the_model(tmp_path: Path)
         assert search_prefetch.needs_model(_Engine(RuntimeError("config gone")), SearchRequest("sourdough starter"))  # type: ignore[arg-type]
     finally:
         query_vectors.use_disk_cache(None)
+
+
+def test_the_thread_makes_the_session_while_the_query_makes_its_tokenizer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prepared session, made on the thread without the GIL, overlaps the query's own tokenizer
+    (made on the query's thread while the session is still being made); the full tokenizer is never
+    loaded, and the vector is bit for bit the one made without any thread."""
+    want = MiniLMEmbedder()
+    want.prepare_in(tmp_path / "models")
+    expected = want.embed_documents(["how do I rotate ssh keys"])[0]  # also makes the prepared copy
+    emb = MiniLMEmbedder()
+    emb.prepare_in(tmp_path / "models")
+    sessions: list[str] = []
+    tokenizers: list[str] = []
+    real_session, real_query_tokenizer = onnx_minilm.prepared_session, onnx_minilm.load_query_tokenizer
+    session_started = threading.Event()
+
+    def slow_session(*args: Any, **kwargs: Any) -> Any:
+        sessions.append(threading.current_thread().name)
+        session_started.set()
+        time.sleep(0.3)  # the query arrives while the thread is still making it
+        return real_session(*args, **kwargs)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        tokenizers.append(f"query tokenizer, {threading.current_thread().name}, session made: {emb._session is not None}")
+        return real_query_tokenizer(*args, **kwargs)
+
+    def full_tokenizer(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a one-shot query loads no full tokenizer")
+
+    monkeypatch.setattr(onnx_minilm, "prepared_session", slow_session)
+    monkeypatch.setattr(onnx_minilm, "load_query_tokenizer", counted)
+    monkeypatch.setattr(onnx_minilm, "load_tokenizer", full_tokenizer)
+    onnx_minilm.quick_queries()
+    try:
+        thread = search_prefetch.start_prefetch(_Engine(emb), SearchRequest("how do I rotate ssh keys"))  # type: ignore[arg-type]
+        assert thread is not None
+        assert session_started.wait(timeout=60)
+        got = emb.embed_query("how do I rotate ssh keys")
+        thread.join(timeout=120)
+    finally:
+        onnx_minilm.quick_queries(False)
+    assert sessions == ["cairn-search-prefetch"]
+    assert tokenizers == [f"query tokenizer, {threading.current_thread().name}, session made: False"]
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_the_switch_interval_is_short_while_the_thread_runs_and_restored_after() -> None:
+    seen: list[float] = []
+
+    class _Slow:
+        model_hash = "slow-model"
+
+        def preload_query_session(self) -> None:
+            seen.append(sys.getswitchinterval())
+
+    before = sys.getswitchinterval()
+    _run(_Engine(_Slow()), SearchRequest("anything"))
+    assert seen == [search_prefetch.SWITCH_INTERVAL_S] and search_prefetch.SWITCH_INTERVAL_S < before
+    assert sys.getswitchinterval() == before

@@ -40,7 +40,19 @@ def load_tokenizer(path: Path) -> Tokenizer:
     """
     from tokenizers import Tokenizer
 
-    tokenizer = Tokenizer.from_file(str(path))
+    return _limited(Tokenizer.from_file(str(path)))
+
+
+def load_query_tokenizer(path: Path, text: str) -> Tokenizer | None:
+    """A tokenizer giving `text` the ids `load_tokenizer(path)` gives it, made for it alone; None if
+    only the full one will do (see `core.providers.embedding.query_tokenizer`)."""
+    from core.providers.embedding.query_tokenizer import query_tokenizer
+
+    made = query_tokenizer(path, text)
+    return None if made is None else _limited(made)
+
+
+def _limited(tokenizer: Tokenizer) -> Tokenizer:
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
     tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
     return tokenizer

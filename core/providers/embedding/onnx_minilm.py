@@ -37,6 +37,7 @@ from core.providers.embedding.minilm_files import (
 from core.providers.embedding.minilm_session import (
     MAX_TOKENS,
     length_batches,
+    load_query_tokenizer,
     load_session,
     load_tokenizer,
     prepared_session,
@@ -124,7 +125,8 @@ class MiniLMEmbedder:
         self._extra: list[Any] = []  # sessions beyond the first, loaded on demand
         self._batch_size = batch_size
         self.model_hash: str = MODEL_SHA256
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the sessions
+        self._tokenizer_lock = threading.Lock()
         self._files = VerifiedFiles()
         self._session: Any = None
         self._quick: Any = None  # the unoptimised session of a process that has only embedded queries
@@ -300,57 +302,75 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query; no prefix, since MiniLM was trained without one.
 
-        In a process that asked for it (`quick_queries`: `cairn search`, which embeds one
-        query and exits), a query before anything loaded the full session runs on a session
-        made without onnxruntime's graph optimisation: optimising cost ~0.17 s CPU of a
-        0.22 s session start to save ~13 ms on that query. The vectors agree to float
-        precision (cosine > 0.99999). Not for a long-lived process: that session runs every
-        query slower and its arena grew by ~90 MB on some query lengths (the optimised one
-        did not grow).
+        In a process that asked for it (`quick_queries`: `cairn search`, which embeds one query
+        and exits), the query gets a tokenizer of its own (same ids, ~8 ms instead of ~25 ms under
+        the GIL: `query_tokenizer`), and without a prepared copy of the model a query before the
+        full session runs on one made without onnxruntime's graph optimisation (~0.17 s CPU less
+        to start, ~13 ms more for the query; cosine > 0.99999). Not for a long-lived process: that
+        session runs every query slower and its arena grew by ~90 MB on some query lengths.
         """
-        with self._lock:
-            full = self._session is not None
-        if full or not _QUICK_QUERIES:
+        if not _QUICK_QUERIES:
             return self.embed_documents([text])[0]
-        session, tokenizer = self._ensure_quick()
-        return run_batch(session, tokenizer, [text])[0]
+        tokenizer = self._tokenizer_for(text)
+        return run_batch(self._query_session(), tokenizer, [text])[0]
 
     def preload_query_session(self) -> None:
-        """Load the session and tokenizer `embed_query` will run on, ahead of the query.
+        """Load the session `embed_query` will run on, ahead of the query.
 
-        `cairn search` calls it on a second thread while its keyword side runs (see
-        `core.cli.search_prefetch`); both take the same lock, so the query waits for this
-        load instead of starting a second one.
+        `cairn search` calls it on a second thread while its main thread still runs Python
+        (`core.cli.search_prefetch`): onnxruntime makes the session without the GIL, so it
+        overlaps that Python; `Tokenizer.from_file` holds the GIL throughout and overlaps nothing.
         """
-        with self._lock:
-            full = self._session is not None
-        if full or not _QUICK_QUERIES:
-            self._ensure_loaded()
+        if _QUICK_QUERIES:
+            self._query_session()
         else:
-            self._ensure_quick()
+            self._ensure_session()
+            self._ensure_tokenizer()
 
-    def _ensure_quick(self) -> tuple[Any, Tokenizer]:
-        if self._prepared_dir is not None:  # a prepared session starts as fast and runs fast
-            return self._ensure_loaded()
-        with self._lock:
-            if self._session is not None and self._tokenizer is not None:
-                return self._session, self._tokenizer
-            if self._quick is None or self._tokenizer is None:
-                self.verify()
-                self._tokenizer = self._tokenizer or load_tokenizer(self.tokenizer_path)
-                self._quick = load_session(self.model_path, self._intra_op_threads, optimise=False)
-            return self._quick, self._tokenizer
+    def _query_session(self) -> Any:
+        """A prepared or full session when there is one, else the quick one (see embed_query)."""
+        # Read without the lock, which the prefetch thread holds while it makes the session.
+        if self._prepared_dir is not None or self._session is not None:
+            return self._ensure_session()
+        return self._ensure_quick_session()
+
+    def _tokenizer_for(self, text: str) -> Tokenizer:
+        """The full tokenizer if it is loaded, else one for `text` alone (see `load_query_tokenizer`)."""
+        with self._tokenizer_lock:
+            if self._tokenizer is not None:
+                return self._tokenizer
+            self._files.check(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")
+        made = load_query_tokenizer(self.tokenizer_path, text)
+        return made if made is not None else self._ensure_tokenizer()
 
     def _ensure_loaded(self) -> tuple[Any, Tokenizer]:
+        tokenizer = self._ensure_tokenizer()
+        return self._ensure_session(), tokenizer
+
+    def _ensure_quick_session(self) -> Any:
         with self._lock:
-            if self._session is None or self._tokenizer is None:
-                self._files.check(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")  # the model: in _new_session
-                self._tokenizer = self._tokenizer or load_tokenizer(self.tokenizer_path)
+            if self._session is not None:
+                return self._session
+            if self._quick is None:
+                self._files.check(self.model_path, MODEL_SIZE, MODEL_SHA256, "model")
+                self._quick = load_session(self.model_path, self._intra_op_threads, optimise=False)
+            return self._quick
+
+    def _ensure_session(self) -> Any:
+        with self._lock:
+            if self._session is None:
                 release_free_heap()  # a lower floor under the load's own peak
                 self._session = self._new_session()
                 self._quick = None  # the full session answers queries from now on
                 release_free_heap()  # what the optimisation freed (see release_free_heap)
-            return self._session, self._tokenizer
+            return self._session
+
+    def _ensure_tokenizer(self) -> Tokenizer:
+        with self._tokenizer_lock:
+            if self._tokenizer is None:
+                self._files.check(self.tokenizer_path, TOKENIZER_SIZE, TOKENIZER_SHA256, "tokenizer")
+                self._tokenizer = load_tokenizer(self.tokenizer_path)
+            return self._tokenizer
 
 
 class _BatchQueue:
