@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from core.base.models import Link
 from core.vault.chunker import ChunkLimits, chunk_markdown, new_parser
 from core.vault.frontmatter import parse_front_matter
 from core.vault.links import extract_links
@@ -13,7 +14,7 @@ from core.vault.links import extract_links
 VAULTS = next((p / "shared/data/vaults" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults").is_dir()), Path("/nonexistent"))
 
 
-def _both(text: str) -> tuple[object, object] | None:
+def _both(text: str) -> tuple[tuple[Link, ...], tuple[Link, ...]] | None:
     """(links from the scanner's inline texts, links from a whole markdown-it parse), or None if the scanner declined."""
     body = chunk_markdown(text.encode("utf-8"), 0, ChunkLimits(), new_parser())
     if body.inline is None:
