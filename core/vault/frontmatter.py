@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from core.base.confidentiality import Confidentiality
 from core.base.models import FrontMatter
 from core.base.structured import PropertyType
+from core.vault.frontmatter_simple import NOT_SIMPLE, load_simple
 from core.vault.properties import read_properties
 
 if TYPE_CHECKING:  # PyYAML loads with the first front matter: a keyword search never reads any
@@ -47,9 +48,11 @@ def parse_front_matter(raw: bytes, offset: int = 0, types: Mapping[str, Property
     yaml_text, body_start = split_front_matter(raw, offset)
     if yaml_text is None:
         return FrontMatter(end_byte=offset)
+    data = load_simple(yaml_text)
+    if data is NOT_SIMPLE:
+        data = _load_with_libyaml(yaml_text)
     import yaml
 
-    data = _load_with_libyaml(yaml_text)
     try:
         if data is _NOT_LOADED:
             data = yaml.load(yaml_text, Loader=_loader())

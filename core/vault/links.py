@@ -13,6 +13,7 @@ Resolving a target to a note is `core.vault.link_resolver`.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 import unicodedata
@@ -96,7 +97,14 @@ def new_link_parser() -> MarkdownIt:
 
 
 def split_wikilink(inner: str) -> tuple[str, str, str]:
-    """`note#Heading|label` -> ("note", "Heading", "label"); the label defaults to what is shown by Obsidian."""
+    """`note#Heading|label` -> ("note", "Heading", "label"); the label defaults to what is shown by Obsidian.
+
+    Short ones are cached: a vault links to the same notes again and again (three strings,
+    never changed); a long one is not kept."""
+    return _split_short(inner) if len(inner) <= 200 else _split_wikilink(inner)
+
+
+def _split_wikilink(inner: str) -> tuple[str, str, str]:
     target, _, label = inner.partition("|")
     target = target.removesuffix("\\")  # `[[a\|b]]` in a table cell escapes its pipe from the table
     target, _, anchor = target.partition("#")
@@ -104,6 +112,9 @@ def split_wikilink(inner: str) -> tuple[str, str, str]:
     if not label:
         label = target if not anchor else (f"{target} > {anchor}" if target else anchor)
     return target, anchor, label
+
+
+_split_short = functools.lru_cache(maxsize=8192)(_split_wikilink)
 
 
 def extract_links(
@@ -176,42 +187,53 @@ def _extract(
     lines = text.splitlines()
     out: list[Link] = []
     if inline is None:
-        tokens = [tok for tok in md.parse(text) if tok.type == "inline" and tok.children and tok.map is not None]
-    else:
-        env: dict[str, object] = {}
-        if references:
-            md.parse("\n".join(references), env)  # markdown-it reads the definitions: the lines alone
-        # With definitions, `[text][label]` and `[label]` are links too: every text with a "[" is read.
-        texts = [t for t in inline if ("[" in t.content if references else _MAYBE_LINK.search(t.content))]
-        tokens = _inline_tokens(md, texts, env)
-    for tok in tokens:
-        children, start = tok.children or [], tok.map[0] if tok.map else 0
-        cursor = 0  # search position in tok.content, for links the parser gives no position
-        for i, child in enumerate(children):
-            link, cursor = _link_from(child, tok.content, cursor)
-            if link is None:
-                continue
-            if link.kind is LinkKind.MARKDOWN:
-                link = Link(link.kind, link.target, link.anchor, _text_until_close(children, i + 1))
-            row = start + tok.content.count("\n", 0, cursor)
-            context = lines[row].strip() if row < len(lines) else ""
-            out.append(Link(link.kind, link.target, link.anchor, link.label, first_line + row, _trim(context)))
+        for tok in md.parse(text):
+            if tok.type == "inline" and tok.children and tok.map is not None:
+                _token_links(tok, lines, first_line, out)
+        return tuple(out)
+    env: dict[str, object] = {}
+    if references:
+        md.parse("\n".join(references), env)  # markdown-it reads the definitions: the lines alone
+    # With definitions, `[text][label]` and `[label]` are links too: every text with a "[" is read.
+    for part in inline:
+        if "[" not in part.content or not (references or _MAYBE_LINK.search(part.content)):
+            continue
+        found = plain_wikilinks(part.content, references=bool(env.get("references")))
+        if found is None:
+            for tok in parse_inline(md, [part], env):
+                if tok.children:
+                    _token_links(tok, lines, first_line, out)
+        else:
+            _plain_links(part, found, lines, first_line, out)
     return tuple(out)
 
 
-def _inline_tokens(md: MarkdownIt, texts: Sequence[InlineText], env: dict[str, object]) -> list[Token]:
-    """Inline tokens with links in them, in order: read by `plain_wikilinks` where it can, else parsed."""
-    from markdown_it.token import Token
+def _plain_links(part: InlineText, found: list[tuple[bool, str, int]], lines: list[str], first_line: int, out: list[Link]) -> None:
+    """The links `plain_wikilinks` read in a text, made directly: no tokens (a third of reading an Obsidian note's links)."""
+    row, context = -1, ""
+    for embed, inner, pos in found:
+        target, anchor, label = split_wikilink(inner)
+        if not target and not anchor:
+            continue
+        at = part.line + part.content.count("\n", 0, pos)
+        if at != row:  # several links on one line share its context
+            row, context = at, _trim(lines[at].strip()) if at < len(lines) else ""
+        out.append(Link(LinkKind.EMBED if embed else LinkKind.WIKI, target, anchor, label, first_line + row, context))
 
-    tokens: list[Token] = []
-    for text in texts:
-        found = plain_wikilinks(text.content, references=bool(env.get("references")))
-        if found is None:
-            tokens.extend(tok for tok in parse_inline(md, [text], env) if tok.children)
-        elif found:
-            children = [Token("wikilink", "", 0, content=inner, meta={"embed": embed, "pos": pos}) for embed, inner, pos in found]
-            tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))
-    return tokens
+
+def _token_links(tok: Token, lines: list[str], first_line: int, out: list[Link]) -> None:
+    """The links of one parsed inline token, with the line each is on."""
+    children, start = tok.children or [], tok.map[0] if tok.map else 0
+    cursor = 0  # search position in tok.content, for links the parser gives no position
+    for i, child in enumerate(children):
+        link, cursor = _link_from(child, tok.content, cursor)
+        if link is None:
+            continue
+        if link.kind is LinkKind.MARKDOWN:
+            link = Link(link.kind, link.target, link.anchor, _text_until_close(children, i + 1))
+        row = start + tok.content.count("\n", 0, cursor)
+        context = lines[row].strip() if row < len(lines) else ""
+        out.append(Link(link.kind, link.target, link.anchor, link.label, first_line + row, _trim(context)))
 
 
 def _link_from(child: Token, content: str, cursor: int) -> tuple[Link | None, int]:

@@ -143,7 +143,7 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 def _text(value: Any) -> str:
     text = _SURROGATE.sub("\ufffd", str(value).strip())  # YAML escapes can make lone surrogates
-    link = _WIKILINK.fullmatch(text)
+    link = _WIKILINK.fullmatch(text) if "[[" in text else None
     if link:
         text = link.group(1).strip()  # a link's value is its target: `project:"Important Project"`
     return text[:MAX_VALUE_CHARS]
@@ -180,7 +180,7 @@ def _links(key: str, value: Any) -> list[Link]:
     items = value if isinstance(value, list) else [value]
     out = []
     for item in items:
-        if not isinstance(item, str):
+        if not isinstance(item, str) or "[[" not in item:
             continue
         for m in _WIKILINK.finditer(item):
             target = m.group(1).strip()

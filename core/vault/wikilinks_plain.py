@@ -28,8 +28,19 @@ def plain_wikilinks(content: str, *, references: bool = False) -> list[tuple[boo
     if _NEEDS_PARSER.search(content):
         return None
     pattern = _WIKILINK if references else _PIECE
-    found = [(m.group().startswith("!"), m.group(1), m.start()) for m in pattern.finditer(content) if m.group(1) is not None]
-    rest = pattern.sub("", content)
-    if "[" in rest or "]" in rest:
+    # Every bracket must belong to a match: the brackets outside them are all those in the
+    # text less those the matches hold (one pass, instead of removing the matches to look).
+    outside = content.count("[") + content.count("]")
+    found: list[tuple[bool, str, int]] = []
+    for m in pattern.finditer(content):
+        inner = m.group(1)
+        if inner is None:
+            outside -= 2  # `[text]`: no bracket inside
+            continue
+        start = m.start()
+        embed = content.startswith("!", start)
+        outside -= 4 + inner.count("]")
+        found.append((embed, inner, start))
+    if outside:
         return None  # a markdown link, an image, an unclosed or empty wikilink: the parser decides
     return found

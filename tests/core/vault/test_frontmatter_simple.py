@@ -1,0 +1,105 @@
+"""The simple-shape front matter reader: the YAML loader's values wherever it reads a block, else it declines."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from core.vault import frontmatter
+from core.vault.frontmatter_simple import NOT_SIMPLE, load_simple
+
+VAULTS = next((p / "shared/data/vaults" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults").is_dir()), Path("/nonexistent"))
+
+
+def _loaded(text: str) -> Any:
+    """What the YAML loader gives (libyaml where it agrees, else PyYAML), or an error marker."""
+    data = frontmatter._load_with_libyaml(text)
+    if data is not frontmatter._NOT_LOADED:
+        return data
+    try:
+        return yaml.load(text, Loader=frontmatter._loader())
+    except Exception as exc:  # noqa: BLE001 - any error: the simple reader must have declined
+        return ("error", type(exc).__name__)
+
+
+def _same(text: str) -> bool:
+    """The reader declines `text`, or reads exactly the loader's values (types and key types too)."""
+    simple = load_simple(text)
+    if simple is NOT_SIMPLE:
+        return True
+    loaded = _loaded(text)
+    loaded_keys = [type(k) for k in loaded] if isinstance(loaded, dict) else None
+    return repr(simple) == repr(loaded) and (simple is None or [type(k) for k in simple] == loaded_keys)
+
+
+def test_common_obsidian_shapes_are_read() -> None:
+    text = 'title: "A: b"\ntags: [meeting, "finance", \'x\']\ncreated: 2025-10-10\nrating: 3\nscore: 1.5\ndone: yes\n'
+    text += "aliases:\n  - One\n  - 'Two'\nempty:\nurl: https://example.com/a\nnothing: ~\nlist: []\n"
+    expected = {"title": "A: b", "tags": ["meeting", "finance", "x"], "created": dt.date(2025, 10, 10), "rating": 3, "score": 1.5}
+    expected |= {"done": True, "aliases": ["One", "Two"], "empty": None, "url": "https://example.com/a", "nothing": None, "list": []}
+    assert load_simple(text) == expected == _loaded(text)
+    assert load_simple("url: https://example.com/a#b\n") is NOT_SIMPLE  # any "#": the loader decides if it is a comment
+    assert load_simple("title: T\ntags: [a, b]\ncreated: 2025-10-10\n") == {"title": "T", "tags": ["a", "b"], "created": dt.date(2025, 10, 10)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: b # comment\n", "a: 0x1F\n", "a: 012\n", "a: 1_000\n", "a: 1:20\n", "a: 1e3\n", "a: .inf\n", "a: 2023-05-09 10:00\n",
+        "a: &x b\n", "a: *x\n", "a: !!str 5\n", "a: |\n  text\n", "a: >\n  text\n", "a: plain\n  continued\n", 'a: "esc\\n"\n',
+        "a: 'it''s'\n", "a: [b, [c]]\n", "a: {b: c}\n", "a: [b, ]\n", "a: b: c\n", "- a\n", "  a: b\n", "a:\n  b: c\n", "a: @b\n",
+        "a: `b\n", "a: %b\n", "a:\n- b\n  - c\n", "a: b\r\n", "a: b\x85c\n", "a:\tb\n", "<<: b\n", "a: =\n", "? a\n", "a : b\n",
+        "a: -1\n", "a: [[Wiki]]\n", "a: b:\n", "a:b\n",
+    ],
+)
+def test_yaml_traps_are_declined_or_read_exactly(text: str) -> None:
+    assert _same(text)
+
+
+def test_impossible_date_stays_text_as_the_loader_keeps_it() -> None:
+    assert load_simple("date: 2023-02-30\n") == {"date": "2023-02-30"} == _loaded("date: 2023-02-30\n")
+
+
+def test_yaml_11_booleans_and_nulls_are_typed_as_pyyaml_types_them() -> None:
+    for word in ["yes", "No", "ON", "off", "TRUE", "False", "y", "n", "null", "Null", "~", "NULL", "nUll", "YeS"]:
+        assert _same(f"k: {word}\n{word}: v\n"), word
+
+
+_KEYS = ["title", "tags", "a b", "créé", "yes", "1", "on", "null", "2023-01-01", "x-y", "'q'", '"dq"', "k" * 1100, "a#b", "?x"]
+_VALUES = [
+    "", " T", " [a, b]", " [ a ,b ]", " []", " [ ]", ' ["x", \'y\']', " [1, 2.5, yes, ~]", " [a b, c]", " [a,]", " [a", " 2023-05-09",
+    " 2023-02-30", " 0000-01-01", " 3", " 0", " -0", " 007", " 1.50", " 1.", " yes", " Off", " ~", " null", " 'single'", ' "double"',
+    ' "a\\"b"', " 'a''b'", " x y", " a, b", " it's", ' say "hi"', " a:b", " a: b", " a #c", " a#c", " C#", " [[Wiki]]", ' "[[Wiki]]"',
+    " #tag", " 中文", " \xa0nbsp", " \u2028ls", " \ufeffbom", " \x1besc", " trailing  ", " (paren)", " {a}", " x]", " x}",
+    "\n  - a\n  - b", "\n- a\n- b", "\n  - a\n    - b", "\n  - a\n  b", "\n- 1\n- yes\n- 2023-01-01", "\n  - [a]", "\n  -", "\n\n  - a",
+    " multi\n  line", " =", " <<", " !x", " &a x", " *a", " |\n  t", " 1:2", " 0o7", " +1", " 1e3", " .5", " 1_0",
+]
+
+
+def test_generated_front_matter_reads_exactly_as_the_loader_reads_it() -> None:
+    rng = random.Random(30)
+    read = 0
+    for _ in range(6000):
+        prefixes, seps = ["", "", "", "", "", "", "", " ", "- "], [":", ":", ":", " :", ""]
+        lines = [rng.choice(prefixes) + rng.choice(_KEYS) + rng.choice(seps) + rng.choice(_VALUES) for _ in range(rng.randint(1, 3))]
+        text = "\n".join(lines) + "\n"
+        assert _same(text), text
+        read += load_simple(text) is not NOT_SIMPLE
+    assert read > 300  # the reader really took many blocks, not only declined them
+
+
+@pytest.mark.skipif(not VAULTS.is_dir(), reason="needs the shared real vaults")
+def test_every_real_note_front_matter_reads_exactly_as_the_loader_reads_it() -> None:
+    read = 0
+    for path in sorted(VAULTS.rglob("*.md")):
+        raw = path.read_bytes()
+        text, _ = frontmatter.split_front_matter(raw, 3 if raw.startswith(b"\xef\xbb\xbf") else 0)
+        if text is not None:
+            assert _same(text), path
+            read += load_simple(text) is not NOT_SIMPLE
+    assert read > 50
