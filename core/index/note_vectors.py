@@ -32,6 +32,7 @@ NOTE_PHASE = "note vectors"  # the progress phase of the first pass: (notes done
 NOTE_INPUT_CHARS = 320  # ~80 tokens of English: the title, aliases, headings and the opening's start
 _HEADINGS_CHARS = 120  # the headings' share, so a long outline leaves room for the opening's words
 _OPENING_MIN_BYTES = 120  # a chunk shorter than this is a heading or a line, not a note's opening
+_DIRECT_BYTES = 2 * NOTE_INPUT_CHARS  # a note's only passage up to this is embedded at once, with no stand-in
 EMBED_GROUP = 32  # texts per embed call: the unit of progress, cancel and visibility
 
 Wanted = dict[int, tuple[str, int, str]]  # key -> (rel_path, ordinal, text hash)
@@ -90,16 +91,39 @@ def openings(files: dict[str, FileRecord], notes: set[str] | None = None) -> dic
     return out
 
 
-def embedding_order(wanted: Wanted, files: dict[str, FileRecord]) -> Callable[[int], tuple[bool, int, str, int]]:
+def embedding_order(wanted: Wanted, files: dict[str, FileRecord]) -> Callable[[int], tuple[bool, bool, int, str, int]]:
     """The order passages are embedded in: every note's opening first, then the rest; recent notes first.
 
     A note's opening passage (with its title and heading) finds the note by meaning about as
     well as all of its chunks do for most questions, and there are several times fewer of them.
-    Within each pass the most recently edited notes go first: they are the ones a user is
-    about to search for.
+    The passages of notes the note pass gives no stand-in lead (`gets_stand_in`): until they
+    are embedded those notes are the ones semantic search cannot find at all. Within each group
+    the most recently edited notes go first: they are the ones a user is about to search for.
     """
     first = openings(files, {rel for rel, _, _ in wanted.values()})
-    return lambda k: (wanted[k][1] != first.get(wanted[k][0]), -files[wanted[k][0]].mtime_ns, wanted[k][0], wanted[k][1])
+    stand_in = gets_stand_in(wanted, files)
+
+    def key(k: int) -> tuple[bool, bool, int, str, int]:
+        rel, ordinal, _ = wanted[k]
+        return (ordinal != first.get(rel), rel in stand_in, -files[rel].mtime_ns, rel, ordinal)
+
+    return key
+
+
+def gets_stand_in(wanted: Wanted, files: dict[str, FileRecord]) -> set[str]:
+    """The notes the note pass gives a stand-in: more than one passage to embed, or one long one.
+
+    A passage up to `_DIRECT_BYTES` costs about as much to embed as a stand-in (MiniLM's cost
+    grows with the tokens), so such a note is better embedded once, by its passage.
+    """
+    sizes: dict[str, int] = {}
+    for rel, ordinal, _ in wanted.values():
+        sizes[rel] = _DIRECT_BYTES + 1 if rel in sizes else _passage_bytes(files[rel], ordinal)
+    return {rel for rel, size in sizes.items() if size > _DIRECT_BYTES}
+
+
+def _passage_bytes(rec: FileRecord, ordinal: int) -> int:
+    return next((c.end_byte - c.start_byte for c in rec.chunks if c.ordinal == ordinal), 0)
 
 
 def is_provisional(text_hash: str | None) -> bool:
@@ -109,14 +133,12 @@ def is_provisional(text_hash: str | None) -> bool:
 def notes_without_vectors(vv: VaultVectors, wanted: Wanted, files: dict[str, FileRecord]) -> list[tuple[str, int]]:
     """(note, key of its opening) for every note none of whose chunks has a vector yet; newest first.
 
-    A note with one passage to embed is left to the passage pass (openings first, so it comes
-    early there too): a stand-in would be embedded, then replaced by the same passage's vector.
+    A note whose one passage is short is left to the passage pass (it leads that pass, see
+    `embedding_order`): a stand-in would cost about as much as the passage and then be replaced
+    by the passage's vector (tldr: 6,417 pages, 6,934 chunks). A long single passage gets one.
     """
     covered = {wanted[k][0] for k in vv.key_hash if k in wanted}
-    passages: dict[str, int] = {}
-    for rel, _, _ in wanted.values():
-        passages[rel] = passages.get(rel, 0) + 1
-    todo = {rel for rel, n in passages.items() if n > 1} - covered
+    todo = gets_stand_in(wanted, files) - covered
     first = openings(files, todo)
     keys = {(rel, o): k for k, (rel, o, _) in wanted.items() if first.get(rel) == o}
     ordered = sorted(first, key=lambda rel: (-files[rel].mtime_ns, rel))

@@ -121,3 +121,38 @@ def test_a_stand_in_whose_opening_changed_is_dropped_and_a_live_edit_embeds_pass
     assert not any(" · Nick" in t for t in embedder.seen)  # the live path embeds no note texts
     others = [h for k, h in vv.key_hash.items() if vv._rows_to_chunk[k][0] != "n02.md"]
     assert len(others) == 5 and all(is_provisional(h) for h in others)  # the rest keep theirs
+
+
+def test_a_note_of_one_passage_is_embedded_before_the_openings_that_already_have_a_stand_in(tmp_path: Path) -> None:
+    """Such a note gets no stand-in, so it leads the passage pass: every note has a vector soonest."""
+    embedder = Recording()
+    engine = Engine(AppPaths(tmp_path / "home"), embedder_factory=lambda vc: embedder)
+    vault = long_vault(tmp_path / "vault")
+    short = vault / "short.md"
+    short.write_text("# Short\n\nmarkershort one paragraph about a kettle.\n", encoding="utf-8")
+    os.utime(short, ns=(1_000_000_000 * 500, 1_000_000_000 * 500))  # older than every long note
+    name = engine.add_vault(vault).name
+    engine.sync([name], embed=False)
+    stop_after_note_pass(engine, name)
+    assert not any("markershort" in t for t in embedder.seen)  # no stand-in for a one-passage note
+    embedder.seen.clear()
+    engine.embed_vault(name)
+    assert "markershort" in embedder.seen[0]  # the passage pass starts with it, though it is the oldest note
+    assert "marker5x0" in embedder.seen[1]  # then the openings, newest first
+
+
+def test_a_note_of_one_long_passage_gets_a_stand_in_and_a_short_one_does_not(tmp_path: Path) -> None:
+    """A stand-in is cheaper than a long passage, not than a short one (tldr's pages: one short passage each)."""
+    embedder = Recording()
+    engine = Engine(AppPaths(tmp_path / "home"), embedder_factory=lambda vc: embedder)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "long.md").write_text("# Long\n\n" + "markerlong words about kettles " * 28 + "\n", encoding="utf-8")  # ~870 bytes
+    (vault / "short.md").write_text("# Short\n\nmarkershort a few words.\n", encoding="utf-8")
+    name = engine.add_vault(vault).name
+    engine.sync([name], embed=False)
+    files = engine.index_for(name).files
+    assert len(files["long.md"].chunks) == 1 and len(files["short.md"].chunks) == 1
+    stop_after_note_pass(engine, name)
+    assert len(embedder.seen) == 1 and embedder.seen[0].startswith("Long")  # the note pass: the long note's stand-in
+    assert len(embedder.seen[0]) <= NOTE_INPUT_CHARS
