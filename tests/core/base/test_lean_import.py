@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.base.lean_import import import_lean, imports_no_stand_in
+from core.base.lean_import import import_lean
 
 PROBE = "cairn_lean_probe"  # a module that records, when imported, what `cairn_lean_extra` was
 EXTRA = "cairn_lean_extra"  # the module a library imports but never uses
@@ -60,14 +60,23 @@ def test_with_another_thread_alive_the_library_is_imported_as_it_is(probe: None)
     assert EXTRA not in sys.modules
 
 
-def test_a_thread_known_to_import_none_of_them_keeps_the_import_lean(probe: None) -> None:
-    release = threading.Event()
-    other = imports_no_stand_in(threading.Thread(target=release.wait, daemon=True))
-    other.start()
-    try:
-        import_lean(stand_in(), PROBE)  # type: ignore[arg-type]
-    finally:
-        release.set()
-        other.join(5)
-    assert sys.modules[PROBE].SEEN is not None  # the library saw the stand-in
-    assert EXTRA not in sys.modules  # and nobody after it
+KNOWN_THREAD = f"""
+import sys
+import threading
+sys.path.insert(0, sys.argv[1])
+from core.base.lean_import import import_lean
+release = threading.Event()
+other = imports_no_stand_in(threading.Thread(target=release.wait, daemon=True))
+other.start()
+import_lean({{{EXTRA!r}: {{"marker": print}}}}, {PROBE!r})
+release.set()
+other.join(5)
+print(sys.modules[{PROBE!r}].SEEN is not None, {EXTRA!r} in sys.modules)
+"""
+
+
+def test_a_thread_known_to_import_none_of_them_keeps_the_import_lean(probe: None, tmp_path: Path) -> None:
+    # In a fresh process, as above: a thread left by an earlier test would rightly turn it off.
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", KNOWN_THREAD, str(tmp_path)], capture_output=True, text=True, cwd=repo, timeout=60, check=True)
+    assert done.stdout.split() == ["True", "False"]  # the library saw the stand-in, and nobody after it
