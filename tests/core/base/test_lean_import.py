@@ -64,7 +64,7 @@ KNOWN_THREAD = f"""
 import sys
 import threading
 sys.path.insert(0, sys.argv[1])
-from core.base.lean_import import import_lean
+from core.base.lean_import import import_lean, imports_no_stand_in
 release = threading.Event()
 other = imports_no_stand_in(threading.Thread(target=release.wait, daemon=True))
 other.start()
