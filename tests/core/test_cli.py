@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +29,6 @@ HIT_KEYS = {
 
 # root reads files whatever their mode, so chmod 000 only makes a file unreadable for other users
 CAN_LOCK_FILES = hasattr(os, "geteuid") and os.geteuid() != 0
-
-
-@pytest.fixture(autouse=True)
-def keep_sigint_handler() -> Iterator[None]:
-    """`cairn index` installs a Ctrl-C handler; give pytest its own back afterwards."""
-    previous = signal.getsignal(signal.SIGINT)
-    yield
-    signal.signal(signal.SIGINT, previous)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

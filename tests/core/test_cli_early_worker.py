@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,14 +18,6 @@ from core.cli.main import main
 from tests.fixture_notes import write_vault
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(autouse=True)
-def keep_sigint_handler() -> Iterator[None]:
-    """`cairn index` installs a Ctrl-C handler; give pytest its own back afterwards."""
-    previous = signal.getsignal(signal.SIGINT)
-    yield
-    signal.signal(signal.SIGINT, previous)
 
 
 def test_the_work_is_estimated_up_to_the_limit_without_hidden_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,13 +14,6 @@ from core.engine import Engine
 from core.search.query import MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryTooLongError
 from core.search.search import SearchRequest
 from tests.helpers import BagOfWordsEmbedder
-
-
-@pytest.fixture(autouse=True)
-def keep_sigint_handler() -> Iterator[None]:
-    previous = signal.getsignal(signal.SIGINT)
-    yield
-    signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ the MCP tools answered "Error executing tool".
 from __future__ import annotations
 
 import json
-import signal
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -31,13 +30,6 @@ from core.providers.embedding.remote import OllamaEmbedder
 from core.search.search import SearchRequest
 
 SHORT_TIMEOUT = 0.5
-
-
-@pytest.fixture(autouse=True)
-def keep_sigint_handler() -> Iterator[None]:
-    previous = signal.getsignal(signal.SIGINT)
-    yield
-    signal.signal(signal.SIGINT, previous)
 
 
 def refusing_url() -> str:

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,14 +18,6 @@ from core.cli.main import main
 from core.engine import Engine
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(autouse=True)
-def keep_sigint_handler() -> Iterator[None]:
-    """`cairn index` installs a Ctrl-C handler; give pytest its own back afterwards."""
-    previous = signal.getsignal(signal.SIGINT)
-    yield
-    signal.signal(signal.SIGINT, previous)
 
 
 class LogReader:
