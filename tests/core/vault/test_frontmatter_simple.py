@@ -120,3 +120,12 @@ def test_plain_scalar_tags_match_pyyaml_resolver_without_it() -> None:
     values += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 4))) for _ in range(20000)]
     for value in values:
         assert _tag(value) == resolver.resolve(ScalarNode, value, (True, False)), value
+
+
+def test_unsafe_characters_are_exactly_those_outside_yaml_printable_set() -> None:
+    import re
+
+    from core.vault.frontmatter_simple import _UNSAFE
+
+    printable = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+    assert [cp for cp in range(0x110000) if (_UNSAFE.match(chr(cp)) is None) != (printable.match(chr(cp)) is None)] == []
