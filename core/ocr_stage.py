@@ -44,9 +44,11 @@ def ocr_stage(
     only: Sequence[str] | None = None,
 ) -> tuple[OcrStats | None, EmbedStats | None]:
     """OCR what is pending (`only`: just these paths, the live path, which keeps vectors in memory
-    until a flush), then embed what it read. Nothing when an earlier stage was cancelled or no
-    path asked for is an image or a PDF. Returns the OCR stage's stats and the embedding's."""
+    until a flush), then embed what it read. Nothing (None) when OCR is switched off, an earlier
+    stage was cancelled or no path asked for is an image or a PDF. Returns the OCR stage's stats and the embedding's."""
     if kw.cancelled or (emb is not None and emb.cancelled):
+        return None, emb
+    if "image" in engine.index_for(name).kinds_off:  # OCR switched off (the default): its modules stay unloaded (~3 ms)
         return None, emb
     from core.index.ocr_pass import is_ocr_kind, run_ocr
 
