@@ -14,10 +14,11 @@ of a text, read left to right as its inline rules do:
 - `_` is a word character to `chunker._TAG`: only a `_` run between two letters or digits
   (which can neither open nor close emphasis) is read here.
 - `[`, `]` and `!`: with no link references, a bracket is a link or image only before `(`.
-- `<` followed by no letter, digit or character an HTML tag or autolink can start with.
+- inline HTML (`<br>`, `<!-- comment -->`): its inside is no text; a `<` that opens neither a tag
+  nor an autolink is text. An autolink declines the text (its address is a text token).
 - line breaks: text on either side, separated as the raw text's newline separates it.
 
-Anything else (an escape, an entity, HTML, a link, an emphasis `_` run) declines the text:
+Anything else (an escape, an entity, an autolink, a link, an emphasis `_` run) declines the text:
 `plain_tags` returns None and the caller parses it with markdown-it. The differential tests
 (`tests/core/vault/test_plain_tags.py`) hold it to markdown-it's result on every real note.
 """
@@ -27,14 +28,14 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from core.vault.display_html import AUTOLINK, EMAIL, HTML_TAG
+
 TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*)", re.UNICODE)
 
 _DECLINE = re.compile(r"\]\(|[\\&]")  # an inline link or image, an escape, an entity
 _SPECIAL = re.compile(r"`+|<")
 _UNDERSCORES = re.compile(r"_+")
-# What may follow `<` in an HTML tag (a letter, `!`, `?`, `/`) or an autolink (a scheme's
-# letter, an e-mail address's first character).
-_LT_OPENS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.!#$%&'*+/=?^_`{|}~-")
+_TAG_START = frozenset("!?/abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # html_inline's quick check
 _MAX_SPANS = 64  # more backtick runs than this: markdown-it's own pass (matching them here is quadratic)
 
 
@@ -43,7 +44,7 @@ def plain_tags(content: str) -> list[str] | None:
     tokens; None when an inline rule might read more of it than code spans and `*` emphasis."""
     if _DECLINE.search(content) is not None:
         return None
-    spans = _code_spans(content)
+    spans = _spans(content)
     if spans is None or not _underscores_inert(content, spans):
         return None
     if spans:
@@ -52,12 +53,16 @@ def plain_tags(content: str) -> list[str] | None:
             parts.append(content[pos:start])
             pos = end
         parts.append(content[pos:])
-        content = "\n".join(parts)  # a code span ends a text token: nothing joins across it
+        content = "\n".join(parts)  # a code span or a tag ends a text token: nothing joins across it
     return [m.group(1).lower() for m in TAG.finditer(content)]
 
 
-def _code_spans(content: str) -> list[tuple[int, int]] | None:
-    """The code spans, as (start, end) offsets; None when a `<` could open HTML or an autolink."""
+def _spans(content: str) -> list[tuple[int, int]] | None:
+    """The code spans and inline HTML, as (start, end) offsets, in order; None for an autolink.
+
+    markdown-it tries its autolink rule at a `<` before its HTML one; either reads from the `<`
+    on, whatever code spans the rest of the text holds, as the backtick rule reads past any `<`.
+    """
     spans: list[tuple[int, int]] = []
     runs = [(m.start(), m.end()) for m in re.finditer(r"`+", content)]
     if len(runs) > _MAX_SPANS:
@@ -65,11 +70,15 @@ def _code_spans(content: str) -> list[tuple[int, int]] | None:
     pos = 0
     for m in _SPECIAL.finditer(content):
         start = m.start()
-        if start < pos:  # inside a code span found already
+        if start < pos:  # inside a code span or a tag found already
             continue
         if m.group() == "<":
-            if content[start + 1 : start + 2] in _LT_OPENS:
+            end = _tag_end(content, start)
+            if end < 0:
                 return None
+            if end > start:
+                spans.append((start, end))
+                pos = end
             continue
         end = m.end()
         closer = next((e for s, e in runs if s >= end and e - s == end - start), None)
@@ -81,8 +90,21 @@ def _code_spans(content: str) -> list[tuple[int, int]] | None:
     return spans
 
 
+def _tag_end(content: str, start: int) -> int:
+    """Where inline HTML opened by the `<` at `start` ends; `start` when the `<` is text, -1 for an autolink."""
+    close = content.find(">", start + 1)
+    if close >= 0 and "<" not in content[start + 1 : close]:
+        url = content[start + 1 : close]
+        if AUTOLINK.search(url) is not None or EMAIL.search(url) is not None:
+            return -1  # its text is a text token of its own (the address): markdown-it's to read
+    if content[start + 1 : start + 2] not in _TAG_START:
+        return start
+    m = HTML_TAG.match(content, start)
+    return start if m is None else m.end()
+
+
 def _underscores_inert(content: str, spans: list[tuple[int, int]]) -> bool:
-    """Whether every `_` run outside code spans sits between letters or digits (so it is text)."""
+    """Whether every `_` run outside code spans and tags sits between letters or digits (so it is text)."""
     for m in _UNDERSCORES.finditer(content):
         start, end = m.span()
         if any(s <= start < e for s, e in spans):
