@@ -24,7 +24,7 @@ from core.index.keyword_schema import StoredChunk
 from core.index.manifest import FileRecord
 from core.index.note_vectors import note_headings, note_input
 from core.index.vault_lock import BUSY_STATE, SYNC_WAIT_S
-from core.search.search import VaultSearchSide
+from core.search.sides import VaultSearchSide  # not core.search.search: `cairn index` runs no search
 
 if TYPE_CHECKING:
     import numpy as np
