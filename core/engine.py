@@ -38,7 +38,7 @@ from core.semantic import (
 if TYPE_CHECKING:
     # Imported where used: the semantic side (numpy, usearch, the embedding providers) never by a keyword
     # search, the search stack (~0.13 s of imports) never by `cairn index`.
-    from core.index.ocr_pass import OcrStats
+    from core.index.ocr_stats import OcrStats
     from core.index.vector_store import EmbedStats, VaultVectors
     from core.providers.embedding import Embedder
     from core.search.related import NoteLinks
