@@ -24,13 +24,13 @@ from core.index.keyword_schema import StoredChunk
 from core.index.manifest import FileRecord
 from core.index.note_vectors import note_headings, note_input
 from core.index.vault_lock import BUSY_STATE, SYNC_WAIT_S
-from core.search.sides import VaultSearchSide  # not core.search.search: `cairn index` runs no search
 
 if TYPE_CHECKING:
     import numpy as np
 
     from core.index.vector_store import EmbedStats, VaultVectors
     from core.providers.embedding import Embedder, EmbedderUnavailable
+    from core.search.sides import VaultSearchSide
 
 # The vector store, numpy and the embedding providers are imported where they are used: a
 # keyword search (a keyword `cairn search` process above all) never loads any of them.
@@ -339,6 +339,8 @@ def vault_side(
     `embedding` is (done, total) while an embedding pass runs: a vault with no vectors
     yet is then "being embedded", never "unavailable".
     """
+    from core.search.sides import VaultSearchSide  # the search side: never imported by `cairn index`
+
     name = vc.name
     if not vi.is_built:
         return None

@@ -6,7 +6,6 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from core.base.models import Hit, RankedScore, SearchResponse
-from core.search.profiles import fusion_text
 
 if TYPE_CHECKING:
     from core.engine import SyncReport
@@ -48,6 +47,8 @@ def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
 
 
 def search_json(resp: SearchResponse) -> dict[str, Any]:
+    from core.search.profiles import fusion_text  # a search's module: `cairn index` and `status` print no search
+
     return {
         "query": resp.query,
         "mode": resp.mode,

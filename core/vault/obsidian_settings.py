@@ -34,6 +34,7 @@ _MOMENT = (
 )
 _TOKEN = re.compile(r"\[([^\]]*)\]|" + "|".join(t for t, _ in _MOMENT) + r"|.", re.DOTALL)
 _FOUR_DIGITS = re.compile(r"\d{4}")  # a year: what every daily note's name holds
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # what `date.fromisoformat` reads as `strptime("%Y-%m-%d")` does
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +59,11 @@ class VaultSettings:
         pattern = strptime_format(self.daily_format.rsplit("/", 1)[-1])
         if pattern is None:
             return None
+        stem = PurePosixPath(rel_path).stem
         try:
-            return dt.datetime.strptime(PurePosixPath(rel_path).stem, pattern).date().isoformat()
+            if pattern == "%Y-%m-%d" and _ISO_DAY.fullmatch(stem):  # the default: strptime's answer, without its module
+                return dt.date.fromisoformat(stem).isoformat()
+            return dt.datetime.strptime(stem, pattern).date().isoformat()
         except ValueError:
             return None
 
