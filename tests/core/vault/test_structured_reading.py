@@ -105,6 +105,8 @@ def test_bad_task_dates_are_reported_and_code_blocks_hold_no_tasks() -> None:
         ("YYYY-MM-DD", "", "0000-01-01.md", None),
         ("YYYY-MM-DD", "", "20261124.md", None),  # fromisoformat would read it; the format does not
         ("YYYY-MM-DD", "", "2026-W48-2.md", None),
+        ("YYYY-MM-DD", "", "Stress Test/limit 2000.md", None),
+        ("YYYY-MM-DD", "", "2026-11- 4.md", "2026-11-04"),  # strptime's %d reads " 4"
     ],
 )
 def test_daily_note_dates_come_from_the_vaults_format(fmt: str, folder: str, rel_path: str, expected: str | None) -> None:
