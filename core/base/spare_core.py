@@ -193,6 +193,8 @@ def prestart(target: str, name: str) -> None:
             return
 
         def start() -> None:
+            import multiprocessing  # noqa: F401 - `spawn`'s, imported before the window is watched, not after it
+
             if not spare_core(own=True):
                 return
             try:
