@@ -15,7 +15,6 @@ from pathlib import Path
 
 from core.base.models import FileWarning, SkippedFile, SkipReason
 from core.vault.kinds import DEFAULT_KINDS_OFF, kind_of, kind_patterns
-from core.vault.plain_ignores import PlainIgnores
 
 NOTE_SUFFIXES = (".md", ".markdown")
 ALWAYS_IGNORED_DIRS = frozenset({".git", ".obsidian", ".trash"})
@@ -82,22 +81,17 @@ class IgnoreRules:
             except (OSError, ValueError):
                 continue
             lines.extend(self._valid_lines(name, text.splitlines()))
-        self._plain = PlainIgnores.of(lines)  # names and suffixes only (the kinds switched off): no pathspec
-        if self._plain is None:
-            import pathspec  # on first scan, not on import: a keyword search never scans (~60 ms)
+        import pathspec  # on first scan, not on import: a keyword search never scans (~60 ms)
 
-            self._spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        self._spec = pathspec.GitIgnoreSpec.from_lines(lines)
 
     def _valid_lines(self, source: str, lines: Iterable[str]) -> list[str]:
         """The lines pathspec accepts. One bad line (`foo\\`, `!`, `[z-a]`) is skipped with a
         warning instead of making the whole file, and with it the vault, unreadable."""
+        import pathspec
+
         good: list[str] = []
         for number, line in enumerate(lines, 1):
-            if PlainIgnores.of([line]) is not None:  # a plain name or suffix: valid
-                good.append(line)
-                continue
-            import pathspec
-
             try:
                 pathspec.GitIgnoreSpec.from_lines([line])
             except Exception as exc:  # noqa: BLE001 - pathspec raises ValueError or re.error, among others
@@ -112,8 +106,6 @@ class IgnoreRules:
         parts = rel_path.split("/")
         if any(p in ALWAYS_IGNORED_DIRS for p in parts):
             return True
-        if self._plain is not None:
-            return self._plain.ignores(parts)
         return self._spec.match_file(rel_path + "/" if is_dir else rel_path)
 
 
