@@ -18,8 +18,6 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
-from core.base.lazy_re import LazyPattern
-
 if TYPE_CHECKING:
     from yaml.resolver import Resolver
 
@@ -28,8 +26,7 @@ NOT_SIMPLE = object()
 _KEY_LINE = re.compile(r"([^\s\-?:,\[\]{}#&*!|>'\"%@`][^:#]*?):(?: +(.*?))? *")
 _ITEM_LINE = re.compile(r"( *)- +(.*?) *")
 # Characters outside YAML's printable set, YAML 1.1's extra line breaks (NEL, LS, PS), BOM, CR, tab.
-# Compiled by the first front matter (~4 ms: its ranges span the whole of Unicode), not by every index.
-_UNSAFE = LazyPattern("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_UNSAFE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 _QUOTED = re.compile(r"\"([^\"\\]*)\"|'([^']*)'")
 _PLAIN = re.compile(r"[^\s\-?:,\[\]{}#&*!|>'\"%@`](?:[^:#]|:(?=[^\s]))*")
 _FLOW_ITEM = re.compile(r" *(?:\"([^\"\\]*)\"|'([^']*)'|([^\s\-?:,\[\]{}#&*!|>'\"%@`][^:#,\[\]{}\"']*?)) *(,|\]\Z)")
