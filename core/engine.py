@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from core.base.config import EngineConfig, VaultConfig
 from core.base.errors import IndexBusyError, IndexNotBuiltError, SemanticUnavailableError
 from core.base.logs import logger
-from core.base.models import SearchMode, SearchResponse
+from core.base.models import SearchMode
 from core.base.paths import AppPaths
 from core.engine_vaults import VaultRegistry
 from core.index.indexer import Progress, SyncStats, VaultIndex
@@ -36,8 +36,8 @@ from core.semantic import (
 )
 
 if TYPE_CHECKING:
-    # Imported where used: the semantic side (numpy, usearch, the embedding providers) never by a keyword
-    # search, the search stack (~0.13 s of imports) never by `cairn index`.
+    # Imported where used: the semantic side never by a keyword search, the search stack never by `cairn index`.
+    from core.base.models import SearchResponse
     from core.index.ocr_stats import OcrStats
     from core.index.vector_store import EmbedStats, VaultVectors
     from core.providers.embedding import Embedder

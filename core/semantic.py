@@ -17,7 +17,7 @@ from core.base.confidentiality import may_send, sends_text_away
 from core.base.config import VaultConfig
 from core.base.errors import IndexBusyError
 from core.base.logs import logger
-from core.base.models import SearchFilters, chunk_id
+from core.base.models import chunk_id
 from core.index.embed_text import chunk_body, embedding_input
 from core.index.indexer import Progress, VaultIndex
 from core.index.keyword_schema import StoredChunk
@@ -28,6 +28,7 @@ from core.index.vault_lock import BUSY_STATE, SYNC_WAIT_S
 if TYPE_CHECKING:
     import numpy as np
 
+    from core.base.models import SearchFilters
     from core.index.vector_store import EmbedStats, VaultVectors
     from core.providers.embedding import Embedder, EmbedderUnavailable
     from core.search.sides import VaultSearchSide

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from core.base.models import Hit, RankedScore, SearchResponse
-
 if TYPE_CHECKING:
+    from core.base.models import Hit, RankedScore, SearchResponse  # a search's: not made by `cairn index`
     from core.engine import SyncReport
     from core.search.related import NoteLinks  # numpy and the vector index: not for `cairn search --json`
     from core.status import VaultStatus  # a status's, not a search's
