@@ -2,11 +2,12 @@
 
 On a 200-note vault the interpreter's start and the imports were ~0.25 s of a ~0.85 s index,
 and Recoll's whole run is ~0.2 s. The index path had grown the search stack (through
-`core.engine` and the re-exports of `core.cli.commands`), markdown-it and its parsers made
-before the first note, multiprocessing for a worker a small vault never starts, the OCR side and the PDF reader with OCR off,
-and `_strptime` for daily-note names. The probe (as `test_cli_start.PROBE`) runs the real CLI in a
-fresh interpreter over a small plain vault and reports which of those ended up in `sys.modules`.
-`logging` is not on the list: filelock (the index's writer lock) imports it.
+`core.engine` and the re-exports of `core.cli.commands`) and the search's dataclasses,
+markdown-it and its parsers made before the first note, multiprocessing for a worker a small
+vault never starts, the OCR side and the PDF reader with OCR off, `_strptime` for daily-note
+names and platformdirs with `CAIRN_HOME` set. The probe (as `test_cli_start.PROBE`) runs the
+real CLI in a fresh interpreter over a small plain vault and reports which of those ended up in
+`sys.modules`. `logging` is not on the list: filelock (the index's writer lock) imports it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ REPO = Path(__file__).resolve().parents[2]
 NOT_FOR_INDEXING = (
     "core.cli.search_cmd", "core.search.search", "core.search.stages", "core.search.snippets", "core.vault.display_text",
     "core.cli.agents_cmd", "markdown_it", "yaml", "multiprocessing", "_strptime", "core.vault.pdf",
-    "core.vault.extractor", "core.index.ocr_pass", "numpy", "usearch", "onnxruntime", "httpx",
+    "core.vault.extractor", "core.index.ocr_pass", "core.base.search_models", "platformdirs", "numpy", "usearch",
+    "onnxruntime", "httpx",
 )  # fmt: skip
 
 # As `test_cli_start.PROBE`: the real CLI's module run in a fresh interpreter, `os._exit` made to come back and report.
