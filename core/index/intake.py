@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from core.base.atomic import make_private
 from core.base.config import VaultConfig
@@ -26,12 +27,14 @@ from core.index.parallel_build import BuiltJob
 from core.index.records import record_for
 from core.index.sync_report import ProcessResult
 from core.vault.attachments import AttachmentReading, attachment_kind
-from core.vault.chunker import ChunkLimits, new_parser
-from core.vault.links import new_link_parser
+from core.vault.chunker import ChunkLimits
+from core.vault.lazy_parser import lazy_parsers
 from core.vault.notes import document_version, parse_note
 from core.vault.obsidian_settings import SETTINGS_RECHECK_S, VaultSettings, load_settings
 from core.vault.scanner import ScanEntry, read_note_bytes
-from core.vault.simple_note import LazyParser
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 BATCH = 1000  # notes per Whoosh commit: fewer, larger segments make searches cheaper
 
@@ -45,8 +48,7 @@ class NoteIntake:
         self.limits = limits
         self.max_bytes = max_bytes
         self.links = links
-        # Made by the first note that needs one: searching needs none, nor do plainly written notes.
-        self._parsers = (LazyParser(new_parser), LazyParser(new_link_parser))
+        self._parsers: tuple[MarkdownIt, MarkdownIt] | None = None  # made by the first parse: searching needs none
         self._settings: tuple[float, VaultSettings] | None = None  # (when read, the vault's Obsidian settings)
 
     @property
@@ -168,6 +170,8 @@ class NoteIntake:
         return reading.read(self.vault.name, entry.rel_path, entry.path, entry.size, entry.mtime_ns, indexed, self.limits, self.max_bytes)
 
     def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
+        if self._parsers is None:
+            self._parsers = lazy_parsers()
         parsers = self._parsers
         return parse_note(
             self.vault.name,

@@ -3,7 +3,7 @@ given and writes each job as one finished Whoosh segment into a scratch folder o
 
 Split from `core.index.parallel_build`, which hands out the jobs and takes the segments in.
 The process is spawned by `core.base.spare_core` (the CLI starts it before its own imports)
-and runs `serve`: its imports done, it takes its jobs as its first
+and runs `serve`: it readies itself first (imports, parsers), then takes its jobs as its first
 message and builds each one asked for, answering with the notes' outcomes, the segment and
 the chunks' manifest hashes.
 """
@@ -20,12 +20,11 @@ from core.base.models import Document, SkippedFile
 from core.index.embed_text import chunk_hash
 from core.index.file_errors import check_storable, parse_error
 from core.index.keyword_store import KeywordStore
-from core.vault.chunker import ChunkLimits, new_parser
-from core.vault.links import new_link_parser
+from core.vault.chunker import ChunkLimits
+from core.vault.lazy_parser import lazy_parsers
 from core.vault.notes import document_version, parse_note
 from core.vault.obsidian_settings import SETTINGS_RECHECK_S, VaultSettings, settings_for_note
 from core.vault.scanner import ScanEntry, read_note_bytes
-from core.vault.simple_note import LazyParser
 
 Outcome = Document | SkippedFile | None  # None: the note holds what the index holds already
 Job = list[tuple[ScanEntry, str | None]]  # notes with the version the index holds (None: new)
@@ -43,8 +42,7 @@ class BuiltSegment:
 class _Worker:
     """Per-process state: the parsers are made once; the vault's Obsidian settings re-read every few seconds."""
 
-    # Made by the first note that needs one: plainly written notes need none (see `LazyParser`).
-    parsers = (LazyParser(new_parser), LazyParser(new_link_parser))
+    parsers: tuple[Any, Any] | None = None
     settings: tuple[float, VaultSettings] | None = None
 
     @classmethod
@@ -57,6 +55,8 @@ class _Worker:
 
 def read_note(vault: str, entry: ScanEntry, known_version: str | None, limits: ChunkLimits, max_bytes: int) -> Outcome:
     """Read and parse one note inside the per-file error boundary (as `VaultIndex._read`)."""
+    if _Worker.parsers is None:
+        _Worker.parsers = lazy_parsers()
     parser, link_parser = _Worker.parsers
     try:
         raw = read_note_bytes(entry, max_bytes)
@@ -91,9 +91,17 @@ def build_job(
         return outcomes, BuiltSegment(segment, folder, files), hashes
 
 
+def warm_up() -> None:
+    """What every job needs, made while the worker waits for its jobs: the parsers (markdown-it's, made
+    when a note first needs one: `core.vault.lazy_parser`)."""
+    if _Worker.parsers is None:
+        _Worker.parsers = lazy_parsers()
+
+
 def serve(conn: Any) -> None:
-    """The worker's loop: take the jobs, build each one asked for; a job it cannot build
+    """The worker's loop: ready itself, take the jobs, build each one asked for; a job it cannot build
     is answered with None."""
+    warm_up()
     try:
         vault, jobs, limits, max_bytes, scratch = conn.recv()
     except (EOFError, OSError):

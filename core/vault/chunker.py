@@ -18,7 +18,7 @@ from core.vault.chunk_limits import ChunkLimits
 from core.vault.plain_tags import TAG as _TAG
 from core.vault.plain_tags import plain_tags
 from core.vault.simple_blocks import simple_blocks
-from core.vault.simple_note import InlineText, LazyParser, SimpleBlock, parse_inline, resolve
+from core.vault.simple_note import InlineText, SimpleBlock, parse_inline
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
@@ -88,7 +88,7 @@ def _tag_inline(state: StateCore) -> None:
 
 
 def chunk_markdown(
-    raw: bytes, body_start: int, limits: ChunkLimits = ChunkLimits(), parser: MarkdownIt | LazyParser | None = None
+    raw: bytes, body_start: int, limits: ChunkLimits = ChunkLimits(), parser: MarkdownIt | None = None
 ) -> ChunkedBody:
     """Chunk the body of a note (everything from `body_start` on)."""
     body_bytes = raw[body_start:]
@@ -98,7 +98,7 @@ def chunk_markdown(
     parsed_inline = None
     if simple is None:
         env: dict[str, object] = {}
-        tokens = resolve(parser, new_parser).parse(text, env)
+        tokens = (parser or new_parser()).parse(text, env)
         blocks, first_h1, tags = _blocks(tokens, line_starts, len(raw))
         if not env.get("references"):  # `[text][ref]` needs the note's definitions: links parse it whole
             parsed_inline = tuple(InlineText(t.content, t.map[0]) for t in tokens if t.type == "inline" and t.map is not None)
@@ -182,7 +182,7 @@ def _from_simple(
     references: list[str],
     line_starts: list[int],
     size: int,
-    parser: MarkdownIt | LazyParser | None,
+    parser: MarkdownIt | None,
 ) -> tuple[list[Block], str | None, tuple[str, ...]]:
     """What `_blocks` makes of markdown-it's tokens, from a plainly written note's blocks.
 
@@ -200,13 +200,13 @@ def _from_simple(
     return blocks, first_h1, _inline_tags(maybe, references, parser)
 
 
-def _inline_tags(maybe: list[InlineText], references: list[str], parser: MarkdownIt | LazyParser | None) -> tuple[str, ...]:
+def _inline_tags(maybe: list[InlineText], references: list[str], parser: MarkdownIt | None) -> tuple[str, ...]:
     """The tags of these inline texts, in order: read plainly where `plain_tags` can, else by markdown-it."""
     found: list[list[str] | None] = [None] * len(maybe) if references else [plain_tags(text.content) for text in maybe]
     hard = [text for text, got in zip(maybe, found, strict=True) if got is None]
     parsed: list[Token] = []
     if hard:
-        md = resolve(parser, new_parser)
+        md = parser or new_parser()
         env: dict[str, object] = {}
         if references:
             md.parse("\n".join(references), env)

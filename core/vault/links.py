@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from core.base.models import Link, LinkKind
-from core.vault.simple_note import InlineText, LazyParser, parse_inline, resolve
+from core.vault.simple_note import InlineText, parse_inline
 from core.vault.wikilinks_plain import plain_wikilinks
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
@@ -121,7 +121,7 @@ def extract_links(
     text: str,
     *,
     first_line: int = 1,
-    parser: MarkdownIt | LazyParser | None = None,
+    parser: MarkdownIt | None = None,
     inline: Sequence[InlineText] | None = None,
     references: Sequence[str] = (),
 ) -> tuple[Link, ...]:
@@ -133,7 +133,7 @@ def extract_links_capped(
     text: str,
     *,
     first_line: int = 1,
-    parser: MarkdownIt | LazyParser | None = None,
+    parser: MarkdownIt | None = None,
     inline: Sequence[InlineText] | None = None,
     references: Sequence[str] = (),
 ) -> tuple[tuple[Link, ...], bool]:
@@ -179,21 +179,20 @@ def _nth_bracket(text: str, n: int) -> int:
 
 
 def _extract(
-    text: str, first_line: int, parser: MarkdownIt | LazyParser | None, inline: Sequence[InlineText] | None, references: Sequence[str]
+    text: str, first_line: int, parser: MarkdownIt | None, inline: Sequence[InlineText] | None, references: Sequence[str]
 ) -> tuple[Link, ...]:
     if not _MAYBE_LINK.search(text):
         return ()  # most notes of a code-heavy vault link only to the web: skip the second parse
+    md = parser or new_link_parser()
     lines = text.splitlines()
     out: list[Link] = []
     if inline is None:
-        for tok in resolve(parser, new_link_parser).parse(text):
+        for tok in md.parse(text):
             if tok.type == "inline" and tok.children and tok.map is not None:
                 _token_links(tok, lines, first_line, out)
         return tuple(out)
-    md: MarkdownIt | None = None  # made when a text needs it: wikilinks alone need none
     env: dict[str, object] = {}
     if references:
-        md = resolve(parser, new_link_parser)
         md.parse("\n".join(references), env)  # markdown-it reads the definitions: the lines alone
     # With definitions, `[text][label]` and `[label]` are links too: every text with a "[" is read.
     for part in inline:
@@ -201,7 +200,6 @@ def _extract(
             continue
         found = plain_wikilinks(part.content, references=bool(env.get("references")))
         if found is None:
-            md = md or resolve(parser, new_link_parser)
             for tok in parse_inline(md, [part], env):
                 if tok.children:
                     _token_links(tok, lines, first_line, out)

@@ -12,7 +12,6 @@ from core.vault.chunker import ChunkLimits, chunk_markdown, chunk_text, new_pars
 from core.vault.frontmatter import clean_text, parse_front_matter
 from core.vault.links import MAX_LINK_BRACKETS, extract_links_capped, new_link_parser
 from core.vault.obsidian_settings import VaultSettings
-from core.vault.simple_note import LazyParser
 from core.vault.tasks import TaskRead, read_tasks
 
 if TYPE_CHECKING:
@@ -35,8 +34,8 @@ def parse_note(
     size: int,
     mtime_ns: int,
     limits: ChunkLimits = ChunkLimits(),
-    parser: MarkdownIt | LazyParser | None = None,
-    link_parser: MarkdownIt | LazyParser | None = None,
+    parser: MarkdownIt | None = None,
+    link_parser: MarkdownIt | None = None,
     settings: VaultSettings | None = None,
 ) -> Document:
     """Parse one note. Never raises on bad content: problems become warnings.
@@ -55,7 +54,7 @@ def parse_note(
     fm = parse_front_matter(raw, offset, settings.types)
     if fm.error:
         warnings.append(FileWarning(rel_path, "front_matter", fm.error))
-    body = chunk_markdown(raw, fm.end_byte, limits, LazyParser(new_parser) if parser is None else parser)
+    body = chunk_markdown(raw, fm.end_byte, limits, parser or new_parser())
     if body.truncated:
         warnings.append(
             FileWarning(rel_path, "too_many_chunks", f"only the first {limits.max_chunks} chunks are indexed")
@@ -77,7 +76,7 @@ def parse_note(
         inline = body.parsed_inline  # markdown-it's blocks from the chunker: no second block pass for links
     references = body.references if inline is body.inline else ()  # the scanner's, for its inline texts
     links, capped = extract_links_capped(
-        text, first_line=first_line, parser=LazyParser(new_link_parser) if link_parser is None else link_parser, inline=inline, references=references
+        text, first_line=first_line, parser=link_parser or new_link_parser(), inline=inline, references=references
     )
     if capped:
         warnings.append(FileWarning(rel_path, "too_many_brackets", f"over {MAX_LINK_BRACKETS:,} '['; links after that are not read"))

@@ -3,7 +3,7 @@ pass over it: the chunker reads tags, and the link reader links, from these inli
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -55,33 +55,3 @@ def parse_inline(md: MarkdownIt, texts: Sequence[InlineText], env: dict[str, obj
         tokens.append(Token("inline", "", 0, content=text.content, children=children, map=[text.line, text.line + 1]))
     text_join(StateCore("", md, env, tokens))
     return tokens
-
-
-class LazyParser:
-    """A markdown-it parser made the first time a note needs one.
-
-    Plainly written notes need none: the line scanner reads their blocks, `plain_tags` their
-    tags and `plain_wikilinks` their links (the 10,000 generated Obsidian notes of the benchmark,
-    not one). Made up front, the two parsers imported markdown-it in every index run (~25 ms,
-    ~50 ms in a fresh interpreter).
-    """
-
-    __slots__ = ("_made", "_make")
-
-    def __init__(self, make: Callable[[], MarkdownIt]) -> None:
-        self._make = make
-        self._made: MarkdownIt | None = None
-
-    def get(self) -> MarkdownIt:
-        if self._made is None:
-            self._made = self._make()
-        return self._made
-
-
-def resolve(parser: MarkdownIt | LazyParser | None, make: Callable[[], MarkdownIt]) -> MarkdownIt:
-    """The parser to use now: `parser`'s (made if lazy), or a new one from `make`."""
-    if parser is None:
-        return make()
-    if isinstance(parser, LazyParser):
-        return parser.get()
-    return parser
