@@ -4,11 +4,12 @@ Read left to right as markdown-it reads them, so the first construct that starts
 position wins: code spans, `[[wikilinks]]` and `![[embeds]]`, `[label](url)`,
 `<https://…>`, footnote references `[^1]` to a definition in the chunk, Obsidian's
 `==highlights==` (Cairn's own rule in `obsidian_md`: its markers vanish, its inside is read as
-inline text), and `*`/`_` emphasis whose every marker run can only open or only close (its
+inline text), bare URLs and e-mail addresses (the GFM autolink plugin's rules, its matchers
+loaded by `core.vault.gfm_autolinks`: where a URL starts, what ends it, off inside links), and
+`*`/`_` emphasis whose every marker run can only open or only close (its
 markers vanish, as in display text). A bracket that opens none of these is text: the chunk defines no link
 references (`display_plain` declines any `]:`). Anything else an inline rule might read
-(escapes, HTML, entities, math, strike-through, images, bare URLs and
-addresses, a marker run that could both open and close) declines the chunk.
+(escapes, entities, math, strike-through, a marker run that could both open and close) declines the chunk.
 """
 
 from __future__ import annotations
@@ -18,13 +19,19 @@ from collections.abc import Callable
 
 from core.vault.display_html import AUTOLINK, EMAIL, HTML_TAG
 from core.vault.display_tokens import Decline, PlainToken
+from core.vault.gfm_autolinks import (
+    LOCAL_CHARS,
+    PROTOCOLS,
+    VALID_PREV,
+    email_domain_length,
+    link_text,
+    match_url,
+    match_www,
+)
 from core.vault.links import split_wikilink
 
-# Text outside code that an inline rule could read (escape, HTML, entity, math, strike-through)
-# or a bare URL or e-mail address (the GFM autolink rules).
-_TEXT_DECLINE = re.compile(r"[\\$@]|&[A-Za-z0-9#]|~~|(?i:www\.|https?:|mailto:|xmpp:)")
-# Inside a link's label the GFM autolink rules are off (markdown-it's `linkLevel`).
-_LABEL_TEXT_DECLINE = re.compile(r"[\\$]|&[A-Za-z0-9#]|~~")
+# Text outside code that an inline rule could read (escape, HTML, entity, math, strike-through).
+_TEXT_DECLINE = re.compile(r"[\\$]|&[A-Za-z0-9#]|~~")
 _WIKI_STOP = re.compile(r"\]\]|[\[\n]")
 _LINK = re.compile(r"!?\[([^\[\]\n]*)\]\(([^\s()<>\\]*)\)")
 _BAD_SCHEME = re.compile(r"(?:javascript|vbscript|data):", re.IGNORECASE)
@@ -35,7 +42,9 @@ _OPEN_PREV = frozenset(" \n([\"=")
 # ASCII punctuation beside a marker run on its inner side: with a space on the outer side the run
 # only opens (`**[link](u)**`) or only closes (`**Tip:**`), as CommonMark's flanking rules say.
 _INNER_PUNCT = frozenset("([\"'`.,;:!?)]=")
-_TRIGGERS = frozenset("`[!*_\n<=")
+_TRIGGERS = frozenset("`[!*_\n<=:@w")
+_LINK_OPEN = re.compile(r"<a[>\s]", re.IGNORECASE)  # markdown-it's isLinkOpen / isLinkClose
+_LINK_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # markdown-it's isMdAsciiPunct
 
 
@@ -82,9 +91,13 @@ class InlineScan:
         self.notes = notes
         self.out: list[PlainToken] = []
         self.in_label = False
+        self.link_level = 0  # `<a …>` less `</a>` tags (may be negative); with a label's one, over 0 the GFM autolinks are off
+        self.text_from = 0  # where the text since the last construct starts (markdown-it's `pending`)
+        self.back = 0  # characters of that text a construct took back (a URL's scheme, an address's name)
         self._rules: dict[str, Callable[[int, int, list[tuple[str, int]]], int | None]] = {
             "\n": self._softbreak, "`": self._code, "[": self._bracket, "!": self._bang,
             "*": self._emphasis, "_": self._emphasis, "<": self._autolink, "=": self._highlight,
+            ":": self._protocol, "@": self._email, "w": self._www,
         }  # fmt: skip
 
     def run(self) -> list[PlainToken]:
@@ -101,9 +114,11 @@ class InlineScan:
         while pos < end:
             if src[pos] in _TRIGGERS:
                 mark = len(self.out)
+                self.text_from, self.back = text_from, 0
                 taken = self._rules[src[pos]](pos, end, opened)
+                back, self.back = self.back, 0  # read at once: a highlight's inside is scanned in the call
                 if taken is not None:
-                    self._text(text_from, pos, mark)
+                    self._text(text_from, pos - back, mark)
                     pos = text_from = taken
                     continue
             pos += 1
@@ -115,7 +130,7 @@ class InlineScan:
         """The text between constructs, put before the tokens the construct after it added."""
         if start < end:
             piece = self.src[start:end]
-            if (_LABEL_TEXT_DECLINE if self.in_label else _TEXT_DECLINE).search(piece):
+            if _TEXT_DECLINE.search(piece):
                 raise Decline
             self.out.insert(at, PlainToken("text", piece))
 
@@ -249,15 +264,60 @@ class InlineScan:
             if tag is None:
                 return None  # a `<` as text
             self.out.append(PlainToken("html_inline", tag.group()))
+            self.link_level += 1 if _LINK_OPEN.match(tag.group()) else -1 if _LINK_CLOSE.match(tag.group()) else 0
             return tag.end()
         m = _AUTOLINK.match(src, pos, end)
         if m is None or not m.group(1).isascii() or "xn--" in m.group(1).lower():
             raise Decline  # an e-mail address, another scheme, a name to decode
-        import mdurl  # markdown-it's link text, without markdown-it (~1 ms, only for a chunk with a URL)
-
-        shown = mdurl.decode(mdurl.format(mdurl.parse(m.group(1), slashes_denote_host=True)), mdurl.DECODE_DEFAULT_CHARS + "%")
-        self.out.append(PlainToken("text", shown))
+        self.out.append(PlainToken("text", link_text(m.group(1))))
         return m.end()
+
+    def _protocol(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+        """A bare `https://…`, `mailto:…` or `xmpp:…` link at its colon (the plugin's `_protocol_rule`), or a `:` as text."""
+        src = self.src
+        if self.link_level + self.in_label > 0 or end - pos < 4:
+            return None
+        proto = next((p for p in PROTOCOLS if src.endswith(p, 0, pos)), None)
+        if proto is None:
+            return None
+        start = pos - len(proto)
+        if start < self.text_from:
+            raise Decline  # the scheme is not all in the pending text
+        if start > 0 and src[start - 1] not in VALID_PREV:
+            return None
+        length = match_url(proto + src[pos:end], proto)
+        if length is None:
+            return None
+        return self._link_at(pos, start, start + length)
+
+    def _email(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+        """A bare e-mail address at its `@` (the plugin's `_email_rule`: the name back in the pending text), or a `@` as text."""
+        src = self.src
+        if self.link_level + self.in_label > 0 or pos + 1 >= end:
+            return None
+        start = pos
+        while start > self.text_from and src[start - 1] in LOCAL_CHARS:
+            start -= 1
+        if start == pos or (start > 0 and src[start - 1] not in VALID_PREV):
+            return None
+        domain = email_domain_length(src[pos + 1 : end])
+        return None if domain is None else self._link_at(pos, start, pos + 1 + domain)
+
+    def _www(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+        """A bare `www.…` link (the plugin's `_www_inline_rule`), or a `w` as text."""
+        src = self.src
+        if self.link_level + self.in_label > 0 or pos + 4 > end or not src.startswith("www.", pos):
+            return None
+        if pos > 0 and src[pos - 1] not in VALID_PREV:
+            return None
+        length = match_www(src[pos:end])
+        return None if length is None else self._link_at(pos, pos, pos + length)
+
+    def _link_at(self, pos: int, start: int, stop: int) -> int:
+        """An autolink's text token for `src[start:stop]`; what lies before the trigger at `pos` is taken back from the text."""
+        self.out.append(PlainToken("text", link_text(self.src[start:stop])))
+        self.back = pos - start
+        return stop
 
     def _highlight(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
         """`==text==` as `obsidian_md`'s rule reads it: the inside up to the next `==`, or a `=` that is text.
