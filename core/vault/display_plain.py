@@ -41,6 +41,7 @@ _ANY_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?: |\Z)")  # a list item, maybe
 _ONLY_MARKS = re.compile(r"[-=*_|: ]+\Z")  # rules, setext underlines, table delimiter rows
 _DELIMITER_CELL = re.compile(r":?-+:?\Z")
 _RULE = re.compile(r"(?:(?:\*[ ]*){3,}|(?:-[ ]*){3,}|(?:_[ ]*){3,})\Z")  # markdown-it's hr, no indentation
+_PARAGRAPH_START = re.compile(r"[A-Za-z0-9(\"'!*_\[`]")  # a line 1-3 spaces in that can only begin a paragraph
 _CODE_INDENT = "    "  # four spaces past the container's text: indented code, or a paragraph's text
 
 
@@ -96,10 +97,16 @@ class _Blocks:
             else:
                 i = self.block(lines, i)
 
-    def indented_items(self, lines: Sequence[str], i: int) -> int:  # a sub-list written four spaces under `- `
-        if _marker(lines[i]) is None or (i + 1 < len(lines) and _ONLY_MARKS.match(lines[i + 1])):
-            raise Decline  # a lazy line, another indented block, a table's head
-        return self.items(lines, i)
+    def indented_items(self, lines: Sequence[str], i: int) -> int:
+        """A block one to three spaces in: a list (a sub-list written four spaces under `1. `) or a paragraph."""
+        if i + 1 < len(lines) and _ONLY_MARKS.match(lines[i + 1]):
+            raise Decline  # a table's head, a setext heading
+        if _marker(lines[i]) is not None:
+            return self.items(lines, i)
+        bare = lines[i].lstrip(" ")
+        if not _PARAGRAPH_START.match(bare) or bare.startswith(("```", "[^")) or _RULE.match(bare):
+            raise Decline  # another indented block: a fence, a quote, a heading, HTML ...
+        return self.paragraph(lines, i)
 
     def block(self, lines: Sequence[str], i: int) -> int:
         """The block starting at line `i`; the line after it (markdown-it's rules in its order: a table first)."""

@@ -31,7 +31,7 @@ from core.vault.gfm_autolinks import (
 from core.vault.links import split_wikilink
 
 # Text outside code that an inline rule could read (escape, HTML, entity, math, strike-through).
-_TEXT_DECLINE = re.compile(r"[\\$]|&[A-Za-z0-9#]|~~")
+_TEXT_DECLINE = re.compile(r"\\|&[A-Za-z0-9#]|~~")
 _WIKI_STOP = re.compile(r"\]\]|[\[\n]")
 _LINK = re.compile(r"!?\[([^\[\]\n]*)\]\(([^\s()<>\\]*)\)")
 _BAD_SCHEME = re.compile(r"(?:javascript|vbscript|data):", re.IGNORECASE)
@@ -42,7 +42,9 @@ _OPEN_PREV = frozenset(" \n([\"=")
 # ASCII punctuation beside a marker run on its inner side: with a space on the outer side the run
 # only opens (`**[link](u)**`) or only closes (`**Tip:**`), as CommonMark's flanking rules say.
 _INNER_PUNCT = frozenset("([\"'`.,;:!?)]=")
-_TRIGGERS = frozenset("`[!*_\n<=:@w")
+_TRIGGERS = frozenset("`[!*_\n<=:@w$")
+# markdown-it's isWhiteSpace, which the dollar-math rule asks of a `$`'s inner neighbours.
+_MD_WHITESPACE = frozenset("\t\n\x0b\x0c\r \xa0\u1680\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B))))
 _LINK_OPEN = re.compile(r"<a[>\s]", re.IGNORECASE)  # markdown-it's isLinkOpen / isLinkClose
 _LINK_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # markdown-it's isMdAsciiPunct
@@ -97,7 +99,7 @@ class InlineScan:
         self._rules: dict[str, Callable[[int, int, list[tuple[str, int]]], int | None]] = {
             "\n": self._softbreak, "`": self._code, "[": self._bracket, "!": self._bang,
             "*": self._emphasis, "_": self._emphasis, "<": self._autolink, "=": self._highlight,
-            ":": self._protocol, "@": self._email, "w": self._www,
+            ":": self._protocol, "@": self._email, "w": self._www, "$": self._dollar,
         }  # fmt: skip
 
     def run(self) -> list[PlainToken]:
@@ -146,7 +148,10 @@ class InlineScan:
         ticks = src[pos:run_end]
         close = self._closing_ticks(ticks, run_end, end)
         if close < 0:
-            raise Decline  # an unmatched run is literal text: left to markdown-it
+            if len(ticks) > 2:
+                raise Decline  # display text reads a literal run of three as code: left to markdown-it
+            self.out.append(PlainToken("text", ticks))  # an unmatched run is literal text, all of it
+            return run_end
         content = src[run_end:close].replace("\n", " ")
         if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
             content = content[1:-1]
@@ -177,12 +182,14 @@ class InlineScan:
             close = src.find(ticks, search, end)
             if close < 0:
                 return -1
-            after = close + len(ticks)
-            if after >= end or src[after] != "`":
+            after = stop = close + len(ticks)
+            while stop < len(src) and src[stop] == "`":
+                stop += 1
+            if stop > end:
+                return -1  # a run crossing the span's end closes nothing, and markdown-it looks no further
+            if stop == after:
                 return close
-            while after < end and src[after] == "`":
-                after += 1
-            search = after
+            search = stop
 
     def _label_end(self, pos: int, end: int) -> int:
         """The `]` closing the label opened at `pos`, as markdown-it finds it (code spans skipped), or -1.
@@ -195,7 +202,7 @@ class InlineScan:
             return -1
         i = pos + 1
         while i < end and src[i] != "]":
-            if src[i] in "[<\\" or src.startswith("==", i):
+            if src[i] in "[<\\$" or src.startswith("==", i):
                 raise Decline
             if src[i] != "`":
                 i += 1
@@ -245,9 +252,15 @@ class InlineScan:
         if found is None or found.group() != "]]" or found.start() == start:
             raise Decline
         inner = src[start : found.start()]
-        if not embed and _WIKI_LABEL_MARKUP.search(split_wikilink(inner)[2]):
-            raise Decline  # its label is parsed as inline markdown
-        self.out.append(PlainToken("wikilink", inner, meta={"embed": embed}))
+        _, anchor, label = split_wikilink(inner)
+        if not embed and _WIKI_LABEL_MARKUP.search(label) and ("|" in inner or not anchor.startswith("^")):
+            # display text parses such a label on its own (`wikilink_text`): its tokens stand for the link
+            children = InlineScan(label, Footnotes(set())).run()
+            if any(tok.type == "html_inline" for tok in children):
+                raise Decline  # an inline <script> would hide text past the label
+            self.out += children
+        else:
+            self.out.append(PlainToken("wikilink", inner, meta={"embed": embed}))
         return found.end()
 
     def _autolink(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
@@ -312,6 +325,25 @@ class InlineScan:
             return None
         length = match_www(src[pos:end])
         return None if length is None else self._link_at(pos, pos, pos + length)
+
+    def _dollar(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+        """`$math$` as the dollar-math plugin reads it (no space inside, no digit outside), or a `$` as text.
+
+        Shown as written, so only its extent matters: what it swallows is not syntax. The
+        plugin looks past a highlight's end and at `src[-1]` for a `$` first in the text.
+        """
+        src = self.src
+        if pos + 1 >= len(src) or src[pos + 1] in _MD_WHITESPACE or src[pos - 1].isdigit():
+            return None
+        close = src.find("$", pos + 1)
+        if close < 0:
+            return None
+        if src[pos - 1] == "\\" or src[close - 1] == "\\" or close >= end:
+            raise Decline  # escaped, or closed past the scanned span
+        if src[close - 1] in _MD_WHITESPACE or src[close + 1 : close + 2].isdigit() or close == pos + 1:
+            return None
+        self.out.append(PlainToken("math_inline", src[pos + 1 : close]))
+        return close + 1
 
     def _link_at(self, pos: int, start: int, stop: int) -> int:
         """An autolink's text token for `src[start:stop]`; what lies before the trigger at `pos` is taken back from the text."""

@@ -1,4 +1,4 @@
-"""Bare URLs and addresses in snippets read without markdown-it are read as markdown-it reads them.
+"""Bare URLs and addresses (and dollar math, literal backticks, labels with markup) read without markdown-it read as it reads them.
 
 Cairn's parser links bare `https://…`, `www.…`, `mailto:`/`xmpp:` and e-mail addresses with
 mdit-py-plugins' GFM autolink plugin; `core.vault.display_plain_inline` finds them with the
@@ -84,3 +84,23 @@ def test_a_snippet_with_links_does_not_import_markdown_it() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout.splitlines()
     assert out == ["See https://x.org/a, www.y.org and me@x.org.", "[]"]
+
+
+def test_generated_math_backtick_label_and_indent_mixes_read_alike() -> None:
+    """`$` (dollar math or text), unmatched backtick runs, wikilink labels with markup, paragraphs 1-3 spaces in."""
+    atoms = [
+        "$a$", "$5", "$ 5", "3$", "$x$4", "$a b$", "$a $", "$$", "$", "a$b$c", "`", "``", "```", "`c`", "``a`b``", "`$`",
+        "[[N|*em*]]", "[[N#H|ON_HOLD]]", "[[N#`id`|the `id`]]", "[[N|a $x$ b]]", "[[N|==hi==]]", "[[N#^b|x_y]]", "[[N|a <b>]]",
+        "*em*", "**b**", "_u_", "snake_case", "==hl==", "[l](u)", "[a $b](u)", "<br>", "https://x.org", "a@b.co", "text",
+        "(", ")", ".", ":", "\\", "&amp;", "~~s~~",
+    ]  # fmt: skip
+    heads = ["", "", " ", "  ", "   ", "    ", "- ", "1. ", "  - ", "> ", "# "]
+    rng = random.Random(31)
+    texts = []
+    for n in range(12000):
+        lines = []
+        for _ in range(rng.randint(1, 5)):
+            words = [rng.choice(atoms) for _ in range(rng.randint(1, 5))]
+            lines.append(rng.choice(heads) + rng.choice([" ", ""]).join(words))
+        texts.append((str(n), rng.choice(["\n", "\n\n"]).join(lines)))
+    assert assert_alike(texts) > 2000
