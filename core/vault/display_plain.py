@@ -24,7 +24,7 @@ from core.vault.display_html import BLOCK_TAG_KIND, COMMENT_KIND, HTML_SEQUENCES
 from core.vault.display_plain_inline import Footnotes, InlineScan
 from core.vault.display_tokens import Decline, PlainToken
 from core.vault.obsidian_md import CALLOUT_LINE, Callout, clean_source, matching_close
-from core.vault.simple_html_tables import split_escaped
+from core.vault.simple_html_tables import delimiter_columns, split_row
 
 # markdown-it normalises CR and NUL; a reference definition (`[a]: url`) makes `[a]` elsewhere
 # a link. Only footnote definitions at a line's start are read (`_FOOTNOTE_DEF`).
@@ -39,7 +39,6 @@ _BULLET = re.compile(r"([-*+]) (?! )(.+)\Z")
 _ORDERED = re.compile(r"(\d{1,9})([.)]) (?! )(.+)\Z")
 _ANY_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?: |\Z)")  # a list item, maybe empty or spaced out
 _ONLY_MARKS = re.compile(r"[-=*_|: ]+\Z")  # rules, setext underlines, table delimiter rows
-_DELIMITER_CELL = re.compile(r":?-+:?\Z")
 _RULE = re.compile(r"(?:(?:\*[ ]*){3,}|(?:-[ ]*){3,}|(?:_[ ]*){3,})\Z")  # markdown-it's hr, no indentation
 _PARAGRAPH_START = re.compile(r"[A-Za-z0-9(\"'!*_\[`]")  # a line 1-3 spaces in that can only begin a paragraph
 _CODE_INDENT = "    "  # four spaces past the container's text: indented code, or a paragraph's text
@@ -288,7 +287,7 @@ class _Blocks:
 
     def table(self, lines: Sequence[str], i: int) -> int:
         """A pipe table (markdown-it's rule): a row per line up to a blank line, each row's cells as inline tokens."""
-        aligns = _aligns(lines[i + 1])
+        aligns = delimiter_columns(lines[i + 1])
         head = _cells(lines[i])
         if aligns is None or len(head) != aligns:
             raise Decline
@@ -349,31 +348,9 @@ def _interrupts(line: str) -> bool:
     return m is not None and int(m.group(1)) == 1  # "01." starts at 1 too, as markdown-it reads it
 
 
-def _aligns(line: str) -> int | None:
-    """The column count of a table's delimiter row, or None when markdown-it would not read it as one."""
-    if len(line) < 2 or line[0] not in "|-:" or line[1] not in "|-: " or line[:2] == "- ":
-        return None
-    columns = [c.strip(" ") for c in line.split("|")]
-    count = 0
-    for n, cell in enumerate(columns):
-        if not cell:
-            if n in (0, len(columns) - 1):
-                continue
-            return None
-        if not _DELIMITER_CELL.match(cell):
-            return None
-        count += 1
-    return count
-
-
 def _cells(line: str) -> list[str]:
     """A row's cells as markdown-it splits them: `\\|` is a pipe inside a cell, outer pipes dropped."""
-    out = split_escaped(line.strip(" "))
-    if out and out[0] == "":
-        out.pop(0)
-    if out and out[-1] == "":
-        out.pop()
-    return [cell.strip(" ") for cell in out]
+    return [cell.strip(" ") for cell in split_row(line.strip(" "))]
 
 
 def _callouts(tokens: list[PlainToken]) -> None:

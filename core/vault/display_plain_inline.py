@@ -19,15 +19,7 @@ from collections.abc import Callable
 
 from core.vault.display_html import AUTOLINK, EMAIL, HTML_TAG
 from core.vault.display_tokens import Decline, PlainToken
-from core.vault.gfm_autolinks import (
-    LOCAL_CHARS,
-    PROTOCOLS,
-    VALID_PREV,
-    email_domain_length,
-    link_text,
-    match_url,
-    match_www,
-)
+from core.vault.gfm_autolinks import find_bare_link, link_text
 from core.vault.links import split_wikilink
 
 # Text outside code that an inline rule could read (escape, HTML, entity, math, strike-through).
@@ -99,7 +91,7 @@ class InlineScan:
         self._rules: dict[str, Callable[[int, int, list[tuple[str, int]]], int | None]] = {
             "\n": self._softbreak, "`": self._code, "[": self._bracket, "!": self._bang,
             "*": self._emphasis, "_": self._emphasis, "<": self._autolink, "=": self._highlight,
-            ":": self._protocol, "@": self._email, "w": self._www, "$": self._dollar,
+            ":": self._bare_link, "@": self._bare_link, "w": self._bare_link, "$": self._dollar,
         }  # fmt: skip
 
     def run(self) -> list[PlainToken]:
@@ -285,46 +277,21 @@ class InlineScan:
         self.out.append(PlainToken("text", link_text(m.group(1))))
         return m.end()
 
-    def _protocol(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
-        """A bare `https://…`, `mailto:…` or `xmpp:…` link at its colon (the plugin's `_protocol_rule`), or a `:` as text."""
-        src = self.src
-        if self.link_level + self.in_label > 0 or end - pos < 4:
-            return None
-        proto = next((p for p in PROTOCOLS if src.endswith(p, 0, pos)), None)
-        if proto is None:
-            return None
-        start = pos - len(proto)
-        if start < self.text_from:
-            raise Decline  # the scheme is not all in the pending text
-        if start > 0 and src[start - 1] not in VALID_PREV:
-            return None
-        length = match_url(proto + src[pos:end], proto)
-        if length is None:
-            return None
-        return self._link_at(pos, start, start + length)
+    def _bare_link(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+        """A bare URL or address at its `:`, `@` or `w` (`core.vault.gfm_autolinks`), or text.
 
-    def _email(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
-        """A bare e-mail address at its `@` (the plugin's `_email_rule`: the name back in the pending text), or a `@` as text."""
-        src = self.src
-        if self.link_level + self.in_label > 0 or pos + 1 >= end:
+        Off inside a link's label and between `<a …>` and `</a>`; what lies before the trigger
+        (a scheme, an address's name) is taken back from the text before it.
+        """
+        if self.link_level + self.in_label > 0:
             return None
-        start = pos
-        while start > self.text_from and src[start - 1] in LOCAL_CHARS:
-            start -= 1
-        if start == pos or (start > 0 and src[start - 1] not in VALID_PREV):
+        found = find_bare_link(self.src, pos, end, self.text_from)
+        if found is None:
             return None
-        domain = email_domain_length(src[pos + 1 : end])
-        return None if domain is None else self._link_at(pos, start, pos + 1 + domain)
-
-    def _www(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
-        """A bare `www.…` link (the plugin's `_www_inline_rule`), or a `w` as text."""
-        src = self.src
-        if self.link_level + self.in_label > 0 or pos + 4 > end or not src.startswith("www.", pos):
-            return None
-        if pos > 0 and src[pos - 1] not in VALID_PREV:
-            return None
-        length = match_www(src[pos:end])
-        return None if length is None else self._link_at(pos, pos, pos + length)
+        start, stop = found
+        self.out.append(PlainToken("text", link_text(self.src[start:stop])))
+        self.back = pos - start
+        return stop
 
     def _dollar(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
         """`$math$` as the dollar-math plugin reads it (no space inside, no digit outside), or a `$` as text.
@@ -344,12 +311,6 @@ class InlineScan:
             return None
         self.out.append(PlainToken("math_inline", src[pos + 1 : close]))
         return close + 1
-
-    def _link_at(self, pos: int, start: int, stop: int) -> int:
-        """An autolink's text token for `src[start:stop]`; what lies before the trigger at `pos` is taken back from the text."""
-        self.out.append(PlainToken("text", link_text(self.src[start:stop])))
-        self.back = pos - start
-        return stop
 
     def _highlight(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
         """`==text==` as `obsidian_md`'s rule reads it: the inside up to the next `==`, or a `=` that is text.

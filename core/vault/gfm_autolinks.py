@@ -45,6 +45,52 @@ def matchers() -> ModuleType:
     return module
 
 
+def find_bare_link(src: str, pos: int, end: int, pending_from: int) -> tuple[int, int] | None:
+    """Where the bare link the plugin's rule for `src[pos]` (`:`, `@` or `w`) finds there starts and stops, or None.
+
+    `pending_from` is where markdown-it's pending text starts (the last token's end): the
+    rules scan back into it for a scheme or an address's name. `end` is the span's end.
+    """
+    if src[pos] == ":":
+        return _protocol(src, pos, end, pending_from)
+    if src[pos] == "@":
+        return _email(src, pos, end, pending_from)
+    return _www(src, pos, end)
+
+
+def _protocol(src: str, pos: int, end: int, pending_from: int) -> tuple[int, int] | None:
+    """The plugin's `_protocol_rule`: a scheme just before the colon, then `https://…` or an address."""
+    proto = next((p for p in PROTOCOLS if src.endswith(p, 0, pos)), None) if end - pos >= 4 else None
+    if proto is None:
+        return None
+    start = pos - len(proto)
+    if start < pending_from:
+        raise Decline  # the scheme is not all in the pending text
+    if start > 0 and src[start - 1] not in VALID_PREV:
+        return None
+    length = match_url(proto + src[pos:end], proto)
+    return None if length is None else (start, start + length)
+
+
+def _email(src: str, pos: int, end: int, pending_from: int) -> tuple[int, int] | None:
+    """The plugin's `_email_rule`: a name back in the pending text, a domain after the `@`."""
+    start = pos
+    while start > pending_from and src[start - 1] in LOCAL_CHARS:
+        start -= 1
+    if start == pos or pos + 1 >= end or (start > 0 and src[start - 1] not in VALID_PREV):
+        return None
+    domain = email_domain_length(src[pos + 1 : end])
+    return None if domain is None else (start, pos + 1 + domain)
+
+
+def _www(src: str, pos: int, end: int) -> tuple[int, int] | None:
+    """The plugin's `_www_inline_rule`: `www.` after a space, a bracket or a marker."""
+    if pos + 4 > end or not src.startswith("www.", pos) or (pos > 0 and src[pos - 1] not in VALID_PREV):
+        return None
+    length = match_www(src[pos:end])
+    return None if length is None else (pos, pos + length)
+
+
 def match_url(text: str, proto: str) -> int | None:
     """How many characters of `text` (starting with `proto` and its colon) the plugin links, or None."""
     found = matchers().match_any_email(text, len(proto) + 1, proto) if proto in ("mailto", "xmpp") else matchers().match_http(text)
