@@ -103,7 +103,7 @@ class _Blocks:
         if _marker(lines[i]) is not None:
             return self.items(lines, i)
         bare = lines[i].lstrip(" ")
-        if not _PARAGRAPH_START.match(bare) or bare.startswith(("```", "[^")) or _RULE.match(bare):
+        if not _PARAGRAPH_START.match(bare) or bare.startswith(("```", "[^")) or _ONLY_MARKS.match(bare) or _ANY_MARKER.match(bare):
             raise Decline  # another indented block: a fence, a quote, a heading, HTML ...
         return self.paragraph(lines, i)
 

@@ -6,15 +6,16 @@ position wins: code spans, `[[wikilinks]]` and `![[embeds]]`, `[label](url)`,
 `==highlights==` (Cairn's own rule in `obsidian_md`: its markers vanish, its inside is read as
 inline text), bare URLs and e-mail addresses (the GFM autolink plugin's rules, its matchers
 loaded by `core.vault.gfm_autolinks`: where a URL starts, what ends it, off inside links), and
-`*`/`_` emphasis whose every marker run can only open or only close (its
+`*`/`_` emphasis runs of one or two that pair as CommonMark pairs them (its
 markers vanish, as in display text). A bracket that opens none of these is text: the chunk defines no link
 references (`display_plain` declines any `]:`). Anything else an inline rule might read
-(escapes, entities, math, strike-through, a marker run that could both open and close) declines the chunk.
+(escapes, entities, strike-through, emphasis runs of three or of other sizes) declines the chunk.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 
 from core.vault.display_html import AUTOLINK, EMAIL, HTML_TAG
@@ -29,13 +30,8 @@ _LINK = re.compile(r"!?\[([^\[\]\n]*)\]\(([^\s()<>\\]*)\)")
 _BAD_SCHEME = re.compile(r"(?:javascript|vbscript|data):", re.IGNORECASE)
 _AUTOLINK = re.compile(r"<(https?://[^<>\x00-\x20\\%]*)>")
 _WIKI_LABEL_MARKUP = re.compile(r"[*_=~`<&$]")  # display_text parses such a label as markdown
-_CLOSE_NEXT = frozenset(" \n.,;:!?)]'\"=")
-_OPEN_PREV = frozenset(" \n([\"=")
-# ASCII punctuation beside a marker run on its inner side: with a space on the outer side the run
-# only opens (`**[link](u)**`) or only closes (`**Tip:**`), as CommonMark's flanking rules say.
-_INNER_PUNCT = frozenset("([\"'`.,;:!?)]=")
 _TRIGGERS = frozenset("`[!*_\n<=:@w$")
-# markdown-it's isWhiteSpace, which the dollar-math rule asks of a `$`'s inner neighbours.
+# markdown-it's isWhiteSpace: what a `$` or an emphasis run may not have beside it.
 _MD_WHITESPACE = frozenset("\t\n\x0b\x0c\r \xa0\u1680\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B))))
 _LINK_OPEN = re.compile(r"<a[>\s]", re.IGNORECASE)  # markdown-it's isLinkOpen / isLinkClose
 _LINK_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
@@ -328,7 +324,13 @@ class InlineScan:
         return close + 2
 
     def _emphasis(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
-        """A `*`/`_` run that can only open or only close (its markers vanish), or one that is text."""
+        """A `*`/`_` run as CommonMark pairs it (its markers vanish), or one that is text.
+
+        Its flanking as markdown-it's `scanDelims` judges it; a run that closes pairs with the
+        run of its marker and size left open last, one that can only close with none of its
+        marker open is text. Anything else CommonMark's pairing might do (a run of three, an
+        opener deeper down, sizes that differ) declines.
+        """
         src = self.src
         c = src[pos]
         if pos > 0 and src[pos - 1] == c:
@@ -338,34 +340,34 @@ class InlineScan:
             run_end += 1
         before = src[pos - 1] if pos > 0 else " "  # markdown-it's neighbours: the source's, a space past the end
         after = src[run_end] if run_end < end else " "
-        if c == "_" and before.isalnum() and after.isalnum():
-            return None  # `snake_case`: CommonMark's `_` neither opens nor closes inside a word
-        if before in " \n" and after in " \n":
-            return None  # between spaces: neither opens nor closes
+        can_open, can_close = _flanking(c, before, after)
+        if not (can_open or can_close):
+            return None  # `snake_case`, `a * b`: neither opens nor closes
         size = run_end - pos
         if size > 2:
             raise Decline
-        if (before in _OPEN_PREV and after.isalnum()) or (before in " \n" and after in _INNER_PUNCT):
-            opened.append((c, size))
-        elif ((before.isalnum() and after in _CLOSE_NEXT) or (before in _INNER_PUNCT and after in " \n")) and opened and opened[-1] == (c, size):
+        if can_close and opened and opened[-1] == (c, size):
             opened.pop()
-        elif opened and opened[-1] == (c, size) and _can_close(c, before, after):
-            opened.pop()  # a run that could also open (`**`tag`**.`) closes the opener it matches
+        elif any(marker == c for marker, _ in opened):
+            raise Decline  # it would pair with an opener under another, or of another size
+        elif can_open:
+            opened.append((c, size))
         else:
-            raise Decline
+            return None  # it can only close and nothing of its marker is open: text
         return run_end
 
 
-def _can_close(marker: str, before: str, after: str) -> bool:
-    """markdown-it's `scanDelims` verdict on closing for ASCII neighbours (False for others: unsure).
-
-    With an equal run open and nothing open after it, a run that can close closes it (the
-    rule of three never applies to runs of one or two).
-    """
-    if not (before.isascii() and after.isascii()):
-        return False
-    last_space, next_space = before in " \n", after in " \n"
-    last_punct, next_punct = before in _ASCII_PUNCT, after in _ASCII_PUNCT
+def _flanking(marker: str, before: str, after: str) -> tuple[bool, bool]:
+    """markdown-it's `scanDelims` verdict (can open, can close) on a run between `before` and `after`."""
+    last_space, next_space = before in _MD_WHITESPACE, after in _MD_WHITESPACE
+    last_punct, next_punct = before in _ASCII_PUNCT or _punct(before), after in _ASCII_PUNCT or _punct(after)
     left = not next_space and (not next_punct or last_space or last_punct)
     right = not last_space and (not last_punct or next_space or next_punct)
-    return right and (marker == "*" or not left or next_punct)
+    if marker == "*":
+        return left, right
+    return left and (not right or last_punct), right and (not left or next_punct)
+
+
+def _punct(ch: str) -> bool:
+    """markdown-it's isPunctChar: Unicode punctuation and symbols."""
+    return unicodedata.category(ch).startswith(("P", "S"))

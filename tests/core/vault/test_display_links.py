@@ -104,3 +104,11 @@ def test_generated_math_backtick_label_and_indent_mixes_read_alike() -> None:
             lines.append(rng.choice(heads) + rng.choice([" ", ""]).join(words))
         texts.append((str(n), rng.choice(["\n", "\n\n"]).join(lines)))
     assert assert_alike(texts) > 2000
+
+
+def test_generated_emphasis_mixes_read_alike() -> None:
+    """Runs of `*` and `_` beside letters, spaces, ASCII and Unicode punctuation and symbols: paired as markdown-it pairs them."""
+    atoms = ["*", "**", "_", "__", "***", "a", "é", "1", " ", " ", "—", "“", "»", ".", ",", "(", ")", "~/", "/", "-", "€", "`c`", "[[w]]", "==", "\n"]
+    rng = random.Random(32)
+    texts = [(str(n), "".join(rng.choice(atoms) for _ in range(rng.randint(2, 14)))) for n in range(20000)]
+    assert assert_alike(texts) > 5000
