@@ -84,7 +84,7 @@ class InlineScan:
         self.link_level = 0  # `<a …>` less `</a>` tags (may be negative); with a label's one, over 0 the GFM autolinks are off
         self.text_from = 0  # where the text since the last construct starts (markdown-it's `pending`)
         self.back = 0  # characters of that text a construct took back (a URL's scheme, an address's name)
-        self._rules: dict[str, Callable[[int, int, list[tuple[str, int]]], int | None]] = {
+        self._rules: dict[str, Callable[[int, int, list[PlainToken]], int | None]] = {
             "\n": self._softbreak, "`": self._code, "[": self._bracket, "!": self._bang,
             "*": self._emphasis, "_": self._emphasis, "<": self._autolink, "=": self._highlight,
             ":": self._bare_link, "@": self._bare_link, "w": self._bare_link, "$": self._dollar,
@@ -99,7 +99,7 @@ class InlineScan:
     def scan(self, pos: int, end: int) -> None:
         """`src[pos:end]` into `out`; its emphasis markers must pair up within it."""
         src = self.src
-        opened: list[tuple[str, int]] = []  # emphasis openers not closed yet: (marker, run length)
+        opened: list[PlainToken] = []  # emphasis openers not closed yet: their markers' tokens, hidden
         text_from = pos
         while pos < end:
             if src[pos] in _TRIGGERS:
@@ -113,8 +113,8 @@ class InlineScan:
                     continue
             pos += 1
         self._text(text_from, end, len(self.out))
-        if opened:
-            raise Decline
+        for tok in opened:
+            tok.type = "text"  # an opener nothing closed is text, as in CommonMark
 
     def _text(self, start: int, end: int, at: int) -> None:
         """The text between constructs, put before the tokens the construct after it added."""
@@ -124,11 +124,11 @@ class InlineScan:
                 raise Decline
             self.out.insert(at, PlainToken("text", piece))
 
-    def _softbreak(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int:
+    def _softbreak(self, pos: int, end: int, opened: list[PlainToken]) -> int:
         self.out.append(PlainToken("softbreak"))
         return pos + 1
 
-    def _code(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int:
+    def _code(self, pos: int, end: int, opened: list[PlainToken]) -> int:
         src = self.src
         run_end = pos
         while run_end < end and src[run_end] == "`":
@@ -146,14 +146,14 @@ class InlineScan:
         self.out.append(PlainToken("code_inline", content))
         return close + len(ticks)
 
-    def _bang(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+    def _bang(self, pos: int, end: int, opened: list[PlainToken]) -> int | None:
         if self.src.startswith("![[", pos):
             return self._wikilink(pos, end)
         if self.src.startswith("![", pos) and self._label_then_paren(pos + 1, end):
             return self._image(pos, end)
         return None  # a `!` as text
 
-    def _bracket(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+    def _bracket(self, pos: int, end: int, opened: list[PlainToken]) -> int | None:
         src = self.src
         if src.startswith("[[", pos):
             return self._wikilink(pos, end)
@@ -251,7 +251,7 @@ class InlineScan:
             self.out.append(PlainToken("wikilink", inner, meta={"embed": embed}))
         return found.end()
 
-    def _autolink(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+    def _autolink(self, pos: int, end: int, opened: list[PlainToken]) -> int | None:
         """`<https://…>` (its text as markdown-it shows it), inline HTML (shown as nothing), or a `<` that is text.
 
         An HTML link (`<a id="x"></a>`) turns the GFM autolinks off until it closes; text
@@ -273,7 +273,7 @@ class InlineScan:
         self.out.append(PlainToken("text", link_text(m.group(1))))
         return m.end()
 
-    def _bare_link(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+    def _bare_link(self, pos: int, end: int, opened: list[PlainToken]) -> int | None:
         """A bare URL or address at its `:`, `@` or `w` (`core.vault.gfm_autolinks`), or text.
 
         Off inside a link's label and between `<a …>` and `</a>`; what lies before the trigger
@@ -289,7 +289,7 @@ class InlineScan:
         self.back = pos - start
         return stop
 
-    def _dollar(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+    def _dollar(self, pos: int, end: int, opened: list[PlainToken]) -> int | None:
         """`$math$` as the dollar-math plugin reads it (no space inside, no digit outside), or a `$` as text.
 
         Shown as written, so only its extent matters: what it swallows is not syntax. The
@@ -308,7 +308,7 @@ class InlineScan:
         self.out.append(PlainToken("math_inline", src[pos + 1 : close]))
         return close + 1
 
-    def _highlight(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+    def _highlight(self, pos: int, end: int, opened: list[PlainToken]) -> int | None:
         """`==text==` as `obsidian_md`'s rule reads it: the inside up to the next `==`, or a `=` that is text.
 
         markdown-it gives the inside a delimiter scope of its own (`mark_open`), so its
@@ -323,13 +323,14 @@ class InlineScan:
         self.scan(pos + 2, close)
         return close + 2
 
-    def _emphasis(self, pos: int, end: int, opened: list[tuple[str, int]]) -> int | None:
+    def _emphasis(self, pos: int, end: int, opened: list[PlainToken]) -> int | None:
         """A `*`/`_` run as CommonMark pairs it (its markers vanish), or one that is text.
 
         Its flanking as markdown-it's `scanDelims` judges it; a run that closes pairs with the
         run of its marker and size left open last, one that can only close with none of its
-        marker open is text. Anything else CommonMark's pairing might do (a run of three, an
-        opener deeper down, sizes that differ) declines.
+        marker open is text, and so is an opener nothing closes (`scan` shows it at the end).
+        Anything else CommonMark's pairing might do (a run of three, an opener deeper down,
+        sizes that differ) declines.
         """
         src = self.src
         c = src[pos]
@@ -346,12 +347,13 @@ class InlineScan:
         size = run_end - pos
         if size > 2:
             raise Decline
-        if can_close and opened and opened[-1] == (c, size):
+        if can_close and opened and opened[-1].content == c * size:
             opened.pop()
-        elif any(marker == c for marker, _ in opened):
+        elif any(tok.content[0] == c for tok in opened):
             raise Decline  # it would pair with an opener under another, or of another size
         elif can_open:
-            opened.append((c, size))
+            opened.append(PlainToken("delim", c * size))  # shown only if nothing closes it
+            self.out.append(opened[-1])
         else:
             return None  # it can only close and nothing of its marker is open: text
         return run_end
