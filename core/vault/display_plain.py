@@ -20,14 +20,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from core.vault.display_html import BLOCK_TAG_KIND, COMMENT_KIND, HTML_SEQUENCES, LONE_TAG_KIND, html_kind
+from core.vault.display_html import HTML_SEQUENCES, READ_KINDS, html_kind, reference_key
 from core.vault.display_plain_inline import Footnotes, InlineScan
 from core.vault.display_tokens import Decline, PlainToken
 from core.vault.obsidian_md import CALLOUT_LINE, Callout, clean_source, matching_close
 from core.vault.simple_html_tables import delimiter_columns, split_row
+from core.vault.simple_lines import is_ref_def
 
-# markdown-it normalises CR and NUL; a reference definition (`[a]: url`) makes `[a]` elsewhere
-# a link. Only footnote definitions at a line's start are read (`_FOOTNOTE_DEF`).
+# markdown-it normalises CR and NUL; a reference definition (`[a]: url`) makes `[a]` elsewhere a link: only
+# footnote definitions and one-line reference definitions at a line's start are read (`_FOOTNOTE_DEF`, `is_ref_def`).
 _DECLINE = re.compile(r"[\r\x00]|(?<!\])\]:|\\\]\]:")
 # Outside a code block's inside: tabs and odd whitespace (markdown-it and str.split disagree on it).
 _LINE_DECLINE = re.compile(r"[\t\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
@@ -47,7 +48,10 @@ _CODE_INDENT = "    "  # four spaces past the container's text: indented code, o
 def plain_tokens(markdown: str) -> list[PlainToken] | None:
     """The tokens display text walks for `markdown` (prepared as `display_text` prepares it), or None."""
     src = clean_source(markdown)
-    if _DECLINE.search(_FOOTNOTE_DEF.sub("", src)):
+    checked = _FOOTNOTE_DEF.sub("", src)
+    if "]:" in checked:  # one-line reference definitions are read as blocks (`_Blocks.definition`)
+        checked = "\n".join(line for line in checked.split("\n") if not is_ref_def(line))
+    if _DECLINE.search(checked):
         return None
     if src.startswith("-") and "--" in src.partition("\n")[0]:
         return None  # mdit-py-plugins' front matter rule reads line 0 loosely ("- `--x`" can open front matter)
@@ -62,7 +66,7 @@ def plain_tokens(markdown: str) -> list[PlainToken] | None:
         notes = Footnotes(blocks.footnotes)
         for tok in tokens:
             if tok.type == "inline":
-                tok.children = InlineScan(tok.content, notes).run()
+                tok.children = InlineScan(tok.content, notes, frozenset(blocks.refs)).run()
     except Decline:
         return None
     return notes.tail(tokens)
@@ -74,6 +78,7 @@ class _Blocks:
     def __init__(self) -> None:
         self.out: list[PlainToken] = []
         self.footnotes: set[str] = set()
+        self.refs: set[str] = set()  # keys of the link reference definitions read
         self.depth = 0  # containers open: footnote definitions are read at the top only
 
     def run(self, lines: Sequence[str]) -> None:
@@ -126,7 +131,17 @@ class _Blocks:
             raise Decline  # math
         if line.startswith("[^"):
             return self.footnote(lines, i)
+        if line.startswith("[") and is_ref_def(line):
+            return self.definition(lines, i)
         return self.paragraph(lines, i)
+
+    def definition(self, lines: Sequence[str], i: int) -> int:
+        """A one-line reference definition at the top, alone or among others (shown as nothing)."""
+        label = reference_key(lines[i][1 : lines[i].index("]")])
+        if self.depth or label.startswith("^") or (i + 1 < len(lines) and lines[i + 1].strip(" ") and not is_ref_def(lines[i + 1])):
+            raise Decline  # in a container, a footnote's look-alike, a title or a paragraph under it
+        self.refs.add(label)
+        return i + 1
 
     def fence(self, lines: Sequence[str], i: int, m: re.Match[str]) -> int:
         """A fenced code block; unclosed, it runs to the end (markdown-it's rule)."""
@@ -156,7 +171,7 @@ class _Blocks:
 
     def html(self, lines: Sequence[str], i: int, kind: int) -> int:
         """A comment, a block-level tag or a lone tag up to markdown-it's end for its kind (shown by `strip_html`)."""
-        if kind not in (COMMENT_KIND, BLOCK_TAG_KIND, LONE_TAG_KIND):
+        if kind not in READ_KINDS:
             raise Decline  # script/pre/style/textarea, processing instructions, declarations, CDATA
         end_pattern = HTML_SEQUENCES[kind][1]
         end = i + 1

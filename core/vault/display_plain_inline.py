@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from core.vault.display_html import AUTOLINK, EMAIL, HTML_TAG
+from core.vault.display_html import AUTOLINK, EMAIL, HTML_TAG, reference_key
 from core.vault.display_tokens import Decline, PlainToken
 from core.vault.gfm_autolinks import find_bare_link, link_text
 from core.vault.links import split_wikilink
@@ -76,9 +76,10 @@ class Footnotes:
 class InlineScan:
     """One inline token's children, as far as display text reads them (emphasis markers vanish)."""
 
-    def __init__(self, src: str, notes: Footnotes) -> None:
+    def __init__(self, src: str, notes: Footnotes, refs: frozenset[str] = frozenset()) -> None:
         self.src = src
         self.notes = notes
+        self.refs = refs  # the keys of the chunk's link reference definitions
         self.out: list[PlainToken] = []
         self.in_label = False
         self.link_level = 0  # `<a …>` less `</a>` tags (may be negative); with a label's one, over 0 the GFM autolinks are off
@@ -151,6 +152,8 @@ class InlineScan:
             return self._wikilink(pos, end)
         if self.src.startswith("![", pos) and self._label_then_paren(pos + 1, end):
             return self._image(pos, end)
+        if self.refs and self.src.startswith("![", pos):
+            raise Decline  # maybe a reference image
         return None  # a `!` as text
 
     def _bracket(self, pos: int, end: int, opened: list[PlainToken]) -> int | None:
@@ -159,9 +162,27 @@ class InlineScan:
             return self._wikilink(pos, end)
         if self._label_then_paren(pos, end):
             return self._link(pos, end)
-        if src.startswith("[^", pos) and self.notes.labels:
+        taken = self._reference(pos, end) if self.refs else None
+        if taken is None and src.startswith("[^", pos) and self.notes.labels:
             return self._footnote_ref(pos, end)
-        return None  # no definitions in the chunk: the bracket is text
+        return taken  # None: a bracket that opens nothing is text
+
+    def _reference(self, pos: int, end: int) -> int | None:
+        """`[text][label]`, `[label][]` or `[label]` whose label the chunk defines (markdown-it's link rule), else None."""
+        src = self.src
+        close = self._label_end(pos, end)
+        if close < 0:
+            return None
+        label, stop = src[pos + 1 : close], close + 1
+        second = self._label_end(stop, end) if src.startswith("[", stop) else -1
+        if second >= 0:
+            label, stop = src[stop + 1 : second] or label, second + 1
+        if reference_key(label) not in self.refs:
+            return None
+        self.in_label = True
+        self.scan(pos + 1, close)
+        self.in_label = False
+        return stop
 
     def _closing_ticks(self, ticks: str, search: int, end: int) -> int:
         """Where the next run of exactly as many backticks starts (a code span's end), or -1."""

@@ -112,3 +112,35 @@ def test_generated_emphasis_mixes_read_alike() -> None:
     rng = random.Random(32)
     texts = [(str(n), "".join(rng.choice(atoms) for _ in range(rng.randint(2, 14)))) for n in range(20000)]
     assert assert_alike(texts) > 5000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "See [the tuple][tuples], [Tuples][], [tuples] and [TUPLES ][], not [other] or [x][other].\n\n"
+        "[tuples]: ch03-02-data-types.html#the-tuple-type\n[two words]: https://x.org",
+        "[two\nwords] and [*em* text][two words], ![not a ref](a.png)\n\n[Two  Words]: u\n\n[`code`][two words].",
+        "A paragraph\n[two words]: u-as-text\n\n[two words]: u",
+    ],
+)
+def test_reference_links_are_read_without_markdown_it(text: str) -> None:
+    plain = plain_text(text)
+    assert plain is not None
+    assert flat(plain) == flat(display_text(text))
+
+
+def test_generated_reference_mixes_read_alike() -> None:
+    """One-line reference definitions and the brackets that may use them: full, collapsed, shortcut, undefined."""
+    atoms = [
+        "[a]", "[A ]", "[a][]", "[x][a]", "[x][b]", "[*e*][a]", "[b]", "[a b]", "[a\nb]", "[^1]", "![a]", "![i](p.png)",
+        "[l](u)", "[[w]]", "[x] [a]", "[a]:", "text", "**b**", " ", " ", "(", ")", "`[a]`", "[x][]", "[x][a", "]",
+    ]  # fmt: skip
+    defs = ["[a]: /u", "[A]: https://x.org", "[a b]: u", "[b]: u 'title'", "[c]: <u>", "  [a]: u", "[^1]: note", "[a]: javascript:x"]
+    rng = random.Random(33)
+    texts = []
+    for n in range(12000):
+        body = ["".join(rng.choice(atoms) for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(1, 3))]
+        lines = body + [rng.choice(defs) for _ in range(rng.randint(0, 3))]
+        rng.shuffle(lines)
+        texts.append((str(n), rng.choice(["\n", "\n\n"]).join(lines)))
+    assert assert_alike(texts) > 2000

@@ -107,7 +107,9 @@ def test_the_usual_shapes_are_read_without_markdown_it(text: str) -> None:
         "- item\nlazy line",
         "> # heading\nlazy line",
         "> - item\nlazy line",
-        "[a]: /url\n\n[a]",
+        "[a]: /url 'title'\n\n[a]",
+        "- [a]: /url\n\n[a]",
+        "[a]: /url\ntext under it\n\n[a]",
         "<script>\nx\n</script>",
         "an \\*escape\\*",
         "an &amp; entity",
@@ -230,6 +232,7 @@ def test_the_html_patterns_are_markdown_its_own() -> None:
     import importlib
 
     from markdown_it.common import html_blocks, html_re
+    from markdown_it.common.utils import normalizeReference
     from markdown_it.rules_block.html_block import HTML_SEQUENCES
 
     from core.vault import display_html
@@ -241,3 +244,5 @@ def test_the_html_patterns_are_markdown_its_own() -> None:
     ours = [(a.pattern, a.flags, b.pattern, b.flags, c) for a, b, c in display_html.HTML_SEQUENCES]
     assert ours == [(a.pattern, a.flags, b.pattern, b.flags, c) for a, b, c in HTML_SEQUENCES]
     assert (display_html.AUTOLINK.pattern, display_html.EMAIL.pattern) == (autolink.AUTOLINK_RE.pattern, autolink.EMAIL_RE.pattern)
+    labels = ["a", " A  b\n", "Straße", "ẞ", "İ x", "ϴ", "\u2003a\u2028b\xa0", "K Å Ω", "ǅ"]
+    assert [display_html.reference_key(label) for label in labels] == [normalizeReference(label) for label in labels]
