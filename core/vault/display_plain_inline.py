@@ -19,23 +19,20 @@ import unicodedata
 from collections.abc import Callable
 
 from core.vault.display_html import AUTOLINK, EMAIL, HTML_TAG, reference_key
+from core.vault.display_plain_marks import ASCII_PUNCT, MARKS, MD_WHITESPACE
 from core.vault.display_tokens import Decline, PlainToken
 from core.vault.gfm_autolinks import find_bare_link, link_text
 from core.vault.links import split_wikilink
 
-# Text outside code that an inline rule could read (escape, HTML, entity, math, strike-through).
-_TEXT_DECLINE = re.compile(r"\\|&[A-Za-z0-9#]|~~")
+_TEXT_DECLINE = re.compile(r"~~")  # text an inline rule could read: strike-through
 _WIKI_STOP = re.compile(r"\]\]|[\[\n]")
 _LINK = re.compile(r"!?\[([^\[\]\n]*)\]\(([^\s()<>\\]*)\)")
 _BAD_SCHEME = re.compile(r"(?:javascript|vbscript|data):", re.IGNORECASE)
 _AUTOLINK = re.compile(r"<(https?://[^<>\x00-\x20\\%]*)>")
 _WIKI_LABEL_MARKUP = re.compile(r"[*_=~`<&$]")  # display_text parses such a label as markdown
-_TRIGGERS = frozenset("`[!*_\n<=:@w$")
-# markdown-it's isWhiteSpace: what a `$` or an emphasis run may not have beside it.
-_MD_WHITESPACE = frozenset("\t\n\x0b\x0c\r \xa0\u1680\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B))))
+_TRIGGERS = frozenset("`[!*_\n<=:@w$\\&")
 _LINK_OPEN = re.compile(r"<a[>\s]", re.IGNORECASE)  # markdown-it's isLinkOpen / isLinkClose
 _LINK_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
-_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # markdown-it's isMdAsciiPunct
 
 
 class Footnotes:
@@ -88,7 +85,7 @@ class InlineScan:
         self._rules: dict[str, Callable[[int, int, list[PlainToken]], int | None]] = {
             "\n": self._softbreak, "`": self._code, "[": self._bracket, "!": self._bang,
             "*": self._emphasis, "_": self._emphasis, "<": self._autolink, "=": self._highlight,
-            ":": self._bare_link, "@": self._bare_link, "w": self._bare_link, "$": self._dollar,
+            ":": self._bare_link, "@": self._bare_link, "w": self._bare_link, "$": self._mark, "\\": self._mark, "&": self._mark,
         }  # fmt: skip
 
     def run(self) -> list[PlainToken]:
@@ -310,24 +307,13 @@ class InlineScan:
         self.back = pos - start
         return stop
 
-    def _dollar(self, pos: int, end: int, opened: list[PlainToken]) -> int | None:
-        """`$math$` as the dollar-math plugin reads it (no space inside, no digit outside), or a `$` as text.
-
-        Shown as written, so only its extent matters: what it swallows is not syntax. The
-        plugin looks past a highlight's end and at `src[-1]` for a `$` first in the text.
-        """
-        src = self.src
-        if pos + 1 >= len(src) or src[pos + 1] in _MD_WHITESPACE or src[pos - 1].isdigit():
+    def _mark(self, pos: int, end: int, opened: list[PlainToken]) -> int | None:
+        """An escape, an entity or `$math$` (`core.vault.display_plain_marks`), or text."""
+        found = MARKS[self.src[pos]](self.src, pos, end)
+        if found is None:
             return None
-        close = src.find("$", pos + 1)
-        if close < 0:
-            return None
-        if src[pos - 1] == "\\" or src[close - 1] == "\\" or close >= end:
-            raise Decline  # escaped, or closed past the scanned span
-        if src[close - 1] in _MD_WHITESPACE or src[close + 1 : close + 2].isdigit() or close == pos + 1:
-            return None
-        self.out.append(PlainToken("math_inline", src[pos + 1 : close]))
-        return close + 1
+        self.out.append(found[0])
+        return found[1]
 
     def _highlight(self, pos: int, end: int, opened: list[PlainToken]) -> int | None:
         """`==text==` as `obsidian_md`'s rule reads it: the inside up to the next `==`, or a `=` that is text.
@@ -382,8 +368,8 @@ class InlineScan:
 
 def _flanking(marker: str, before: str, after: str) -> tuple[bool, bool]:
     """markdown-it's `scanDelims` verdict (can open, can close) on a run between `before` and `after`."""
-    last_space, next_space = before in _MD_WHITESPACE, after in _MD_WHITESPACE
-    last_punct, next_punct = before in _ASCII_PUNCT or _punct(before), after in _ASCII_PUNCT or _punct(after)
+    last_space, next_space = before in MD_WHITESPACE, after in MD_WHITESPACE
+    last_punct, next_punct = before in ASCII_PUNCT or _punct(before), after in ASCII_PUNCT or _punct(after)
     left = not next_space and (not next_punct or last_space or last_punct)
     right = not last_space and (not last_punct or next_space or next_punct)
     if marker == "*":
