@@ -5,12 +5,12 @@ Every `cairn search` is a new process, and each snippet is a chunk's display tex
 building its parser and parsing each chunk cost a cold keyword search ~50 ms of ~350.
 Most chunks, Obsidian's included, are written in a few shapes: paragraphs, ATX headings,
 `-`/`*`/`+` and `1.` items (nested by spaces, tasks `[ ]`/`[x]`), `>` quotes and callouts,
-fenced and indented code, rules, pipe tables, one-line `<!-- comments -->`, footnote definitions
-(a paragraph's lines may be indented, unless such a line could start a block); their inline
+fenced and indented code, rules, pipe tables, one-line `<!-- comments -->`, footnote definitions,
+one-line reference definitions (a paragraph's lines may be indented, unless such a line could start a block); their inline
 text is read by `core.vault.display_plain_inline`. For those, this module makes the tokens
 markdown-it makes, as far as the display walker reads them (same types, contents and
 metas, in the same order), so both paths give the same text by the same code. Anything
-else (tabs, other indented blocks, setext headings, lazy lines, other HTML, math blocks, reference
+else (tabs, other indented blocks, setext headings, lazy lines, other HTML, math blocks, other reference
 definitions, ...) declines to markdown-it. A test compares the two on real and generated chunks.
 """
 
