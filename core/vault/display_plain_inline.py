@@ -26,7 +26,9 @@ from core.vault.links import split_wikilink
 
 _TEXT_DECLINE = re.compile(r"~~")  # text an inline rule could read: strike-through
 _WIKI_STOP = re.compile(r"\]\]|[\[\n]")
-_LINK = re.compile(r"!?\[([^\[\]\n]*)\]\(([^\s()<>\\]*)\)")
+# `[label](dest "title")`: a label over lines, a destination with one level of balanced parentheses
+# (markdown-it allows 32), a quoted title after a space and a destination: shapes markdown-it surely reads as a link.
+_LINK = re.compile(r"""!?\[([^\[\]]*)\]\(((?:[^\s()<>\\]|\([^\s()<>\\]*\))*)(?:(?<!\()[ ]+"[^"\\\n]*"|(?<!\()[ ]+'[^'\\\n]*')?[ ]*\)""")
 _BAD_SCHEME = re.compile(r"(?:javascript|vbscript|data):", re.IGNORECASE)
 _AUTOLINK = re.compile(r"<(https?://[^<>\x00-\x20\\%]*)>")
 _WIKI_LABEL_MARKUP = re.compile(r"[*_=~`<&$]")  # display_text parses such a label as markdown

@@ -145,3 +145,19 @@ def test_generated_reference_mixes_read_alike() -> None:
         rng.shuffle(lines)
         texts.append((str(n), rng.choice(["\n", "\n\n"]).join(lines)))
     assert assert_alike(texts) > 2000
+
+
+def test_generated_inline_link_mixes_read_alike() -> None:
+    """Inline links and images: labels over lines, destinations with parentheses, titles, spaces before `)`."""
+    labels = ["a", "*e* b", "“q\nr”", "`c`", "a\nb\nc", "", "x_y", "[n]", "a ==h==", "https://x.org"]
+    dests = ["u", "#frag", "https://x.org/a_(b)", "a(b)c(d)", "u((x))", "u(", "u)", "", "<u v>", "u v", "javascript:x", "a\\)b", "ü/é"]
+    titles = ["", ' "t"', " 't'", ' "t)(x"', '  "t"  ', " ", ' "a\nb"', " (t)", '"t"', ' "t" x', " 'it''s'"]
+    rng = random.Random(34)
+    texts = []
+    for n in range(12000):
+        parts = []
+        for _ in range(rng.randint(1, 3)):
+            link = f"{rng.choice(['', '!'])}[{rng.choice(labels)}]({rng.choice(dests)}{rng.choice(titles)})"
+            parts.append(rng.choice(["", "see ", "**", "(", "a"]) + link + rng.choice(["", ".", "**", ")", " x", "\n"]))
+        texts.append((str(n), " ".join(parts)))
+    assert assert_alike(texts) > 1500

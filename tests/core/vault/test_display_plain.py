@@ -86,6 +86,7 @@ def assert_alike(texts: list[tuple[str, str]]) -> int:
         "  a paragraph two in\n\n1. item\n\n    ![image](a.png) and text one past the item's column\n\n   **Note**: three in",
         "a*b*c, x *y*—z, _~/projects/x_, _/_ then case-_insensitive_ and _dangling\npointer_—a, «*q*» stack_, * a",
         "an \\*escape\\*, \\a, a \\\n break, &amp; &lt;b&gt; &copy &nosuch; & x",
+        "![image](pic.png 'title'), [on Wikipedia](https://x.org/wiki/A_(b)) and [“a\nb”](#a-b \"t\")",
         "[[Status Types#ON_HOLD|ON_HOLD]], [[a|*em* `code` label]], [[Task Dependencies#`id`|allowed `id` characters]]",
     ],
 )
@@ -119,7 +120,6 @@ def test_the_usual_shapes_are_read_without_markdown_it(text: str) -> None:
         "[a `]` b](u)",
         "~~strike~~",
         "***both***",
-        "![image](pic.png 'title')",
         "an inline^[footnote]",
         "[link](<with space> 'title')",
         "an unmatched ```run of three",
