@@ -17,15 +17,14 @@ from typing import TYPE_CHECKING
 from core.base.config import EngineConfig, VaultConfig
 from core.base.errors import IndexBusyError, IndexNotBuiltError, SemanticUnavailableError
 from core.base.logs import logger
-from core.base.models import SearchMode, SearchResponse
+from core.base.models import SearchMode
 from core.base.paths import AppPaths
 from core.engine_vaults import VaultRegistry
 from core.index.indexer import Progress, SyncStats, VaultIndex
-from core.index.manifest import FileRecord, IndexInfo, load_info
+from core.index.manifest import IndexInfo, load_info
 from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S
 from core.ocr_stage import ocr_stage
 from core.search.admission import Admission
-from core.search.search import SearchRequest, VaultSearchSide, search
 from core.semantic import (
     SEMANTIC_OFF,
     EmbedderFactory,
@@ -37,12 +36,14 @@ from core.semantic import (
 )
 
 if TYPE_CHECKING:
-    # The semantic side (numpy, usearch, the embedding providers) is imported where it is
-    # used: a keyword search never loads it, which a keyword `cairn search` process feels.
-    from core.index.ocr_pass import OcrStats
+    # Imported where used: the semantic side never by a keyword search, the search stack never by `cairn index`.
+    from core.base.models import SearchResponse
+    from core.index.ocr_stats import OcrStats
     from core.index.vector_store import EmbedStats, VaultVectors
     from core.providers.embedding import Embedder
     from core.search.related import NoteLinks
+    from core.search.search import SearchRequest
+    from core.search.sides import VaultSearchSide
     from core.status import VaultStatus
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +147,7 @@ class Engine:
             # is searched without the manifest (~0.2 s of a cold hybrid `cairn search` at 10k notes);
             # the manifest is still read by whatever changes the vault, or filters by folder or tag.
             if not (vv.rows_from_file and vv.saved_chunks == vi.info.chunks):
-                vv.bind(self._embeddable_files(vc, vi.files))
+                vv.bind(embeddable_files(vc, vi.files))
             if (vi.recovery if vi.manifest_read else vi.recovery_found) is not None and vv.status == VectorStatus.OK:
                 vv.dirty = True  # the vector file may predate the crash: save after reconciling
             self._vectors[name] = vv
@@ -297,14 +298,12 @@ class Engine:
             self._embedders.failed(name, problem)
         return stats
 
-    def _embeddable_files(self, vc: VaultConfig, files: dict[str, FileRecord]) -> dict[str, FileRecord]:
-        return embeddable_files(vc, files)
-
     # -- search ----------------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> SearchResponse:
         """Search every vault. The one place that applies the user's ranking settings: a request's
         unset profile, per-note cap, top-N, RRF k and title boost come from the config."""
+        from core.search.search import search
         request = request.with_defaults(self.config.search_settings())
         with self._admission:
             # A keyword search never touches vectors: opening them (model check, key hashing, usearch)
@@ -337,6 +336,7 @@ class Engine:
         the model's session (docs/benchmarks.md has the figures). The app calls this on its
         query thread once the window is up; a failure here is the next search's to report.
         """
+        from core.search.search import SearchRequest
         if not any(self.index_for(v.name).is_built for v in self.config.vaults):
             return
         try:

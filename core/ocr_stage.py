@@ -17,7 +17,7 @@ from core.index.indexer import Progress, VaultIndex
 
 if TYPE_CHECKING:
     from core.index.indexer import SyncStats
-    from core.index.ocr_pass import OcrStats
+    from core.index.ocr_stats import OcrStats
     from core.index.vector_store import EmbedStats
 
 
@@ -48,11 +48,16 @@ def ocr_stage(
     path asked for is an image or a PDF. Returns the OCR stage's stats and the embedding's."""
     if kw.cancelled or (emb is not None and emb.cancelled):
         return None, emb
-    from core.index.ocr_pass import is_ocr_kind, run_ocr
+    from core.index.ocr_stats import OcrStats, is_ocr_kind
 
     if only is not None and not any(map(is_ocr_kind, only)):
         return None, emb
-    ocr = run_ocr(engine.index_for(name), progress, cancel, only, hold=lambda: engine.write_lock(name))
+    vi = engine.index_for(name)
+    if "image" in vi.kinds_off:  # OCR switched off (the default): `run_ocr`'s answer, without importing its side
+        return OcrStats(vi.vault.name), emb
+    from core.index.ocr_pass import run_ocr
+
+    ocr = run_ocr(vi, progress, cancel, only, hold=lambda: engine.write_lock(name))
     if embed and ocr.read and not ocr.cancelled:
         live = only is not None
         emb = engine.embed_vault(

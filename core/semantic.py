@@ -17,20 +17,21 @@ from core.base.confidentiality import may_send, sends_text_away
 from core.base.config import VaultConfig
 from core.base.errors import IndexBusyError
 from core.base.logs import logger
-from core.base.models import SearchFilters, chunk_id
+from core.base.models import chunk_id
 from core.index.embed_text import chunk_body, embedding_input
 from core.index.indexer import Progress, VaultIndex
 from core.index.keyword_schema import StoredChunk
 from core.index.manifest import FileRecord
 from core.index.note_vectors import note_headings, note_input
 from core.index.vault_lock import BUSY_STATE, SYNC_WAIT_S
-from core.search.search import VaultSearchSide
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from core.base.models import SearchFilters
     from core.index.vector_store import EmbedStats, VaultVectors
     from core.providers.embedding import Embedder, EmbedderUnavailable
+    from core.search.sides import VaultSearchSide
 
 # The vector store, numpy and the embedding providers are imported where they are used: a
 # keyword search (a keyword `cairn search` process above all) never loads any of them.
@@ -339,6 +340,8 @@ def vault_side(
     `embedding` is (done, total) while an embedding pass runs: a vault with no vectors
     yet is then "being embedded", never "unavailable".
     """
+    from core.search.sides import VaultSearchSide  # the search side: never imported by `cairn index`
+
     name = vc.name
     if not vi.is_built:
         return None

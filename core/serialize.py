@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from core.base.models import Hit, RankedScore, SearchResponse
-from core.search.profiles import fusion_text
-
 if TYPE_CHECKING:
+    from core.base.models import Hit, RankedScore, SearchResponse  # a search's: not made by `cairn index`
     from core.engine import SyncReport
     from core.search.related import NoteLinks  # numpy and the vector index: not for `cairn search --json`
     from core.status import VaultStatus  # a status's, not a search's
@@ -48,6 +46,8 @@ def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
 
 
 def search_json(resp: SearchResponse) -> dict[str, Any]:
+    from core.search.profiles import fusion_text  # a search's module: `cairn index` and `status` print no search
+
     return {
         "query": resp.query,
         "mode": resp.mode,

@@ -23,11 +23,13 @@ from typing import TYPE_CHECKING, Any
 from core.base.atomic import read_json, write_json_atomic
 from core.base.errors import ConfigError
 from core.base.logs import logger
-from core.base.models import Fusion, SearchSettings, Vault
+from core.base.models import Fusion, Vault
 from core.base.paths import AppPaths
 
 if TYPE_CHECKING:
     from filelock import FileLock  # imported by the writers only: reading the config (every search) never locks
+
+    from core.base.search_models import SearchSettings
 
 SCHEMA_VERSION = 1
 
@@ -71,6 +73,8 @@ class EngineConfig:
 
     def search_settings(self) -> SearchSettings:
         """The user's ranking settings, as every search applies them (see `Engine.search`)."""
+        from core.base.search_models import SearchSettings  # a search's: not made by `cairn index`
+
         return SearchSettings(
             self.profile, self.per_note_cap, self.top_n, self.rrf_k, self.title_boost, Fusion.parse(self.fusion), self.keyword_share
         )

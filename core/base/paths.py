@@ -6,8 +6,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 from core.base.atomic import make_private
 
 APP_NAME = "Cairn"
@@ -30,6 +28,8 @@ class AppPaths:
         home = env.get("CAIRN_HOME")
         if home:
             return cls(Path(home).expanduser().resolve())
+        import platformdirs  # only where no CAIRN_HOME says it (~3 ms of every `cairn` start)
+
         return cls(Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)))
 
     @property

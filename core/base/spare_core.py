@@ -17,17 +17,19 @@ from __future__ import annotations
 
 import gc
 import importlib
-import multiprocessing
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from core.base.lean_import import imports_no_stand_in
+
+if TYPE_CHECKING:  # multiprocessing (~15 ms) is imported by a process that starts a child, not by every `cairn index`
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 WINDOW_S = 0.05  # how long the machine is watched for a spare core
 # What indexing notes costs on one core (a 2-core AMD EPYC VM, bytecode cached), from cold indexes
@@ -114,6 +116,15 @@ def spare_core(*, own: bool = False) -> bool:
     return busy is None or busy < cores - 1
 
 
+def daemon_child() -> bool:
+    """Whether this process is a daemonic multiprocessing child (which may start none of its own).
+
+    Asked without importing multiprocessing: a process that never loaded it is no such child.
+    """
+    process = sys.modules.get("multiprocessing.process")
+    return process is not None and bool(process.current_process().daemon)
+
+
 @dataclass(frozen=True, slots=True)
 class Started:
     """A spawned child running `target` and this process's end of its pipe."""
@@ -134,6 +145,8 @@ def spawn(target: str, name: str) -> Started:
     Spawn, not fork: fork is unsafe beside Qt's and the watcher's threads. Raises what
     starting a process raises (no memory, too many processes).
     """
+    import multiprocessing
+
     ctx = multiprocessing.get_context("spawn")
     conn, child = ctx.Pipe()
     process = ctx.Process(target=run_target, args=(child, target), daemon=True, name=name)
@@ -173,13 +186,15 @@ _LOCK = threading.Lock()
 
 def prestart(target: str, name: str) -> None:
     """Spawn `target`'s child now, from a thread, if a core is spare; `take(target)` gets it."""
-    if (os.cpu_count() or 1) < 2 or multiprocessing.current_process().daemon:
+    if (os.cpu_count() or 1) < 2 or daemon_child():
         return
     with _LOCK:
         if target in _PENDING:
             return
 
         def start() -> None:
+            import multiprocessing  # noqa: F401 - `spawn`'s, imported before the window is watched, not after it
+
             if not spare_core(own=True):
                 return
             try:

@@ -6,28 +6,20 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.base.errors import UsageError
-from core.base.models import Document, SkippedFile
 from core.base.paths import AppPaths
 from core.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, cancel_on_sigint, print_json, resolve_path
 from core.cli.progress import ProgressLine
-from core.cli.search_cmd import cmd_search as cmd_search  # noqa: F401 - its home before the split
-from core.cli.search_cmd import filters_from_args as filters_from_args  # noqa: F401
 from core.engine import Engine
 from core.serialize import status_json, sync_json
-from core.vault.attachments import (
-    AttachmentSource,
-    attachment_kind,
-    describe_attachments,
-    file_version,
-    parse_attachment,
-)
-from core.vault.chunker import ChunkLimits
-from core.vault.extractor import PdfExtractor
-from core.vault.kinds import unit_label
-from core.vault.notes import parse_note
-from core.vault.scanner import as_utf8
+
+if TYPE_CHECKING:
+    from core.base.models import Document
+
+# `cairn chunk` imports the note parser and the PDF extractor where it runs: a cold `cairn index`
+# imports what indexing needs (issue #30), and no search (`core.cli.search_cmd`) either.
 
 
 def open_engine() -> Engine:
@@ -127,6 +119,12 @@ def cmd_similar(args: argparse.Namespace) -> int:
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
+    from core.vault.attachments import attachment_kind
+    from core.vault.chunker import ChunkLimits
+    from core.vault.kinds import unit_label
+    from core.vault.notes import parse_note
+    from core.vault.scanner import as_utf8
+
     path = Path(args.file)
     if attachment_kind(path.name) is not None:
         doc = _chunk_attachment(path)
@@ -176,6 +174,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from core.vault.attachments import describe_attachments
+
     engine = open_engine()
     statuses = engine.status()
     if args.json:
@@ -206,6 +206,10 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def _chunk_attachment(path: Path) -> Document:
     """An attachment chunked as the index would (extracted in a child process, time- and memory-limited)."""
+    from core.base.models import SkippedFile
+    from core.vault.attachments import AttachmentSource, file_version, parse_attachment
+    from core.vault.extractor import PdfExtractor
+
     try:
         st = path.stat()
         version = file_version(path)

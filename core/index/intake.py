@@ -27,8 +27,8 @@ from core.index.parallel_build import BuiltJob
 from core.index.records import record_for
 from core.index.sync_report import ProcessResult
 from core.vault.attachments import AttachmentReading, attachment_kind
-from core.vault.chunker import ChunkLimits, new_parser
-from core.vault.links import new_link_parser
+from core.vault.chunker import ChunkLimits
+from core.vault.lazy_parser import lazy_parsers
 from core.vault.notes import document_version, parse_note
 from core.vault.obsidian_settings import SETTINGS_RECHECK_S, VaultSettings, load_settings
 from core.vault.scanner import ScanEntry, read_note_bytes
@@ -171,7 +171,7 @@ class NoteIntake:
 
     def _parse(self, entry: ScanEntry, raw: bytes) -> Document:
         if self._parsers is None:
-            self._parsers = (new_parser(), new_link_parser())
+            self._parsers = lazy_parsers()
         parsers = self._parsers
         return parse_note(
             self.vault.name,

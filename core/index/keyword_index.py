@@ -20,7 +20,7 @@ from whoosh.scoring import BM25F
 
 from core.base.confidentiality import Confidentiality
 from core.base.gc_pause import gc_paused
-from core.base.models import Document, ParsedQuery, SearchFilters
+from core.base.models import Document
 from core.index.analysis import Stemmer, cjk_runs, is_cjk, language, stem_language
 from core.index.bm25_fast import FastBM25F
 from core.index.keyword_schema import INDEX_NAME, StoredChunk, build_schema, filter_query
@@ -31,6 +31,7 @@ from core.index.searchers import Searchers
 from core.index.whoosh_storage import MappedStorage
 
 if TYPE_CHECKING:
+    from core.base.models import ParsedQuery, SearchFilters  # a search's (core.base.search_models)
     from core.index.segment_worker import BuiltSegment  # the worker imports the markdown parser: not for a search
 
 SEARCH_FIELDS = ("title", "aliases", "names", "heading_path", "body", "tags")

@@ -13,17 +13,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from whoosh import query as wq
 from whoosh.analysis import Analyzer
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
-from core.base.models import Document, SearchFilters, chunk_id
+from core.base.models import Document, chunk_id
 from core.index.analysis import build_analyzer
 from core.index.manifest import task_row
 from core.index.property_terms import property_terms, whoosh_filter
 from core.vault.language import detect_language
+
+if TYPE_CHECKING:
+    from core.base.models import SearchFilters  # a search's (core.base.search_models)
 
 ANALYZER_VERSION = "a5"  # part of the index hash: a change here rebuilds the index. a4: typed properties, tasks; a5: names
 INDEX_NAME = "chunks"  # Whoosh's index name: its TOC and every segment file start with it

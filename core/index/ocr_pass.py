@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from core.base.models import Document, SkippedFile, SkipReason
 from core.index.file_errors import parse_error
 from core.index.manifest import save_manifest
+from core.index.ocr_stats import OcrStats, is_ocr_kind
 from core.index.ocr_store import OcrRecord, OcrStore
 from core.index.sync_report import ProcessResult
 from core.index.vault_lock import SYNC_WAIT_S
@@ -89,19 +90,6 @@ class VaultIndex(Protocol):
     def write_info(self, skipped: Iterable[SkippedFile], res: _Result) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class OcrStats:
-    """What one OCR stage did."""
-
-    vault: str
-    read: tuple[str, ...] = ()  # files whose text (or a further portion of it) went into the index
-    pages: int = 0  # pages read by OCR in this stage (an image is one)
-    skipped: int = 0  # files OCR could not read (the reason is in Index health)
-    remaining: int = 0  # files with pages still to read (the stage was cancelled)
-    cancelled: bool = False
-    seconds: float = 0.0
-
-
 @dataclass
 class _Run:
     """What the stage gathers while it runs."""
@@ -111,11 +99,6 @@ class _Run:
     pages: int = 0
     problems: dict[str, SkippedFile] = field(default_factory=dict)
     indexed: set[str] = field(default_factory=set)
-
-
-def is_ocr_kind(rel_path: str) -> bool:
-    """Images are read only by OCR; a PDF may be a scan."""
-    return attachment_kind(rel_path) in ("image", "pdf")
 
 
 def run_ocr(

@@ -26,7 +26,6 @@ machine with a spare core uses it: a worker is ready ~0.3 s after its start, so
 
 from __future__ import annotations
 
-import multiprocessing
 import queue
 import shutil
 import threading
@@ -39,7 +38,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from core.base.gc_pause import gc_paused
-from core.base.spare_core import PARALLEL_MIN_WORK_S, Started, spare_core, spawn, take, work_s
+from core.base.spare_core import PARALLEL_MIN_WORK_S, Started, daemon_child, spare_core, spawn, take, work_s
 from core.index.segment_worker import BuiltSegment, Job, Outcome
 from core.vault.chunker import ChunkLimits
 from core.vault.scanner import ScanEntry
@@ -221,7 +220,7 @@ class ParallelBuild:
         one; its verdict on the machine's load stands (None: no spare core then).
         """
         early = take(WORKER_TARGET)
-        if work_s(len(notes), sum(entry.size for entry, _ in notes)) < MIN_WORK_S or multiprocessing.current_process().daemon:
+        if work_s(len(notes), sum(entry.size for entry, _ in notes)) < MIN_WORK_S or daemon_child():
             if isinstance(early, Started):
                 early.stop()
             return None

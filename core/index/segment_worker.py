@@ -20,8 +20,8 @@ from core.base.models import Document, SkippedFile
 from core.index.embed_text import chunk_hash
 from core.index.file_errors import check_storable, parse_error
 from core.index.keyword_store import KeywordStore
-from core.vault.chunker import ChunkLimits, new_parser
-from core.vault.links import new_link_parser
+from core.vault.chunker import ChunkLimits
+from core.vault.lazy_parser import lazy_parsers
 from core.vault.notes import document_version, parse_note
 from core.vault.obsidian_settings import SETTINGS_RECHECK_S, VaultSettings, settings_for_note
 from core.vault.scanner import ScanEntry, read_note_bytes
@@ -56,7 +56,7 @@ class _Worker:
 def read_note(vault: str, entry: ScanEntry, known_version: str | None, limits: ChunkLimits, max_bytes: int) -> Outcome:
     """Read and parse one note inside the per-file error boundary (as `VaultIndex._read`)."""
     if _Worker.parsers is None:
-        _Worker.parsers = (new_parser(), new_link_parser())
+        _Worker.parsers = lazy_parsers()
     parser, link_parser = _Worker.parsers
     try:
         raw = read_note_bytes(entry, max_bytes)
@@ -92,9 +92,10 @@ def build_job(
 
 
 def warm_up() -> None:
-    """What every job needs, made while the worker waits for its jobs: the parsers (and their imports)."""
+    """What every job needs, made while the worker waits for its jobs: the parsers (markdown-it's, made
+    when a note first needs one: `core.vault.lazy_parser`)."""
     if _Worker.parsers is None:
-        _Worker.parsers = (new_parser(), new_link_parser())
+        _Worker.parsers = lazy_parsers()
 
 
 def serve(conn: Any) -> None:

@@ -34,6 +34,8 @@ _MOMENT = (
 )
 _TOKEN = re.compile(r"\[([^\]]*)\]|" + "|".join(t for t, _ in _MOMENT) + r"|.", re.DOTALL)
 _FOUR_DIGITS = re.compile(r"\d{4}")  # a year: what every daily note's name holds
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # what `date.fromisoformat` reads as `strptime("%Y-%m-%d")` does
+_MAYBE_DAY = re.compile(r"\d{4}-\d{1,2}-(?:\d{1,2}| \d)")  # all `strptime("%Y-%m-%d")` may read (its %Y, %m, %d)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +60,14 @@ class VaultSettings:
         pattern = strptime_format(self.daily_format.rsplit("/", 1)[-1])
         if pattern is None:
             return None
+        stem = PurePosixPath(rel_path).stem
+        default = pattern == "%Y-%m-%d"  # strptime's answers below, without its module for the usual names
+        if default and not _MAYBE_DAY.fullmatch(stem):
+            return None  # none that strptime reads: "limit 2000", "2026 plans"
         try:
-            return dt.datetime.strptime(PurePosixPath(rel_path).stem, pattern).date().isoformat()
+            if default and _ISO_DAY.fullmatch(stem):
+                return dt.date.fromisoformat(stem).isoformat()
+            return dt.datetime.strptime(stem, pattern).date().isoformat()
         except ValueError:
             return None
 

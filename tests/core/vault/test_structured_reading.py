@@ -99,6 +99,14 @@ def test_bad_task_dates_are_reported_and_code_blocks_hold_no_tasks() -> None:
         ("YYYY-MM-DD", "", "Ideas.md", None),
         ("YYYY-MM-DD", "", "2026 plans.md", None),  # a year but not the format
         ("DD.MM.YYYY", "", "2026-11/24.11.2026.md", "2026-11-24"),  # the name is read, not the folders
+        # The default format is read without strptime (issue #30): the same answers as strptime's.
+        ("YYYY-MM-DD", "", "2026-2-5.md", "2026-02-05"),  # strptime's one-digit month and day
+        ("YYYY-MM-DD", "", "2026-02-30.md", None),
+        ("YYYY-MM-DD", "", "0000-01-01.md", None),
+        ("YYYY-MM-DD", "", "20261124.md", None),  # fromisoformat would read it; the format does not
+        ("YYYY-MM-DD", "", "2026-W48-2.md", None),
+        ("YYYY-MM-DD", "", "Stress Test/limit 2000.md", None),
+        ("YYYY-MM-DD", "", "2026-11- 4.md", "2026-11-04"),  # strptime's %d reads " 4"
     ],
 )
 def test_daily_note_dates_come_from_the_vaults_format(fmt: str, folder: str, rel_path: str, expected: str | None) -> None:
