@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from core.base.models import Chunk
 from core.vault.chunk_limits import ChunkLimits
+from core.vault.plain_tags import TAG as _TAG
+from core.vault.plain_tags import plain_tags
 from core.vault.simple_blocks import simple_blocks
 from core.vault.simple_note import InlineText, SimpleBlock, parse_inline
 
@@ -149,7 +151,6 @@ def chunk_text(raw: bytes, start: int, end: int) -> str:
 
 
 _NEWLINE_TEXT = re.compile(r"\r\n?")
-_TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*)", re.UNICODE)
 
 
 def _blocks(tokens: list[Token], line_starts: list[int], size: int) -> tuple[list[Block], str | None, tuple[str, ...]]:
@@ -193,17 +194,31 @@ def _from_simple(
         for b in simple
     ]
     first_h1 = next((b.heading_text for b in blocks if b.heading_level == 1 and b.heading_text), None)
-    tags: dict[str, None] = {}
     maybe = [text for text in inline if _MAYBE_TAG.search(text.content) is not None]
     if not maybe:
         return blocks, first_h1, ()
-    md = parser or new_parser()
-    env: dict[str, object] = {}
-    if references:
-        md.parse("\n".join(references), env)
-    for tok in parse_inline(md, maybe, env):
-        _tags_of(tok.children or [], tags)
-    return blocks, first_h1, tuple(tags)
+    return blocks, first_h1, _inline_tags(maybe, references, parser)
+
+
+def _inline_tags(maybe: list[InlineText], references: list[str], parser: MarkdownIt | None) -> tuple[str, ...]:
+    """The tags of these inline texts, in order: read plainly where `plain_tags` can, else by markdown-it."""
+    found: list[list[str] | None] = [None] * len(maybe) if references else [plain_tags(text.content) for text in maybe]
+    hard = [text for text, got in zip(maybe, found, strict=True) if got is None]
+    parsed: list[Token] = []
+    if hard:
+        md = parser or new_parser()
+        env: dict[str, object] = {}
+        if references:
+            md.parse("\n".join(references), env)
+        parsed = parse_inline(md, hard, env)
+    tags: dict[str, None] = {}
+    next_parsed = iter(parsed)
+    for got in found:
+        if got is None:
+            _tags_of(next(next_parsed).children or [], tags)
+        else:
+            tags.update(dict.fromkeys(got))
+    return tuple(tags)
 
 
 def _tags_of(children: list[Token], tags: dict[str, None]) -> None:

@@ -10,6 +10,7 @@ import datetime as dt
 import functools
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.base.confidentiality import Confidentiality
@@ -51,18 +52,10 @@ def parse_front_matter(raw: bytes, offset: int = 0, types: Mapping[str, Property
     data = load_simple(yaml_text)
     if data is NOT_SIMPLE:
         data = _load_with_libyaml(yaml_text)
-    import yaml
-
-    try:
-        if data is _NOT_LOADED:
-            data = yaml.load(yaml_text, Loader=_loader())
-    except yaml.YAMLError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
-        return FrontMatter(end_byte=body_start, error=f"front matter is not valid YAML: {first}")
-    except RecursionError:
-        return FrontMatter(end_byte=body_start, error="front matter is nested too deeply to read; ignored")
-    except Exception as exc:  # noqa: BLE001 - PyYAML's constructors raise more than YAMLError (ValueError, OverflowError ...)
-        return FrontMatter(end_byte=body_start, error=f"front matter could not be read ({type(exc).__name__}: {exc}); ignored")
+    if data is _NOT_LOADED:
+        data = _load_with_pyyaml(yaml_text)
+        if isinstance(data, _Unreadable):
+            return FrontMatter(end_byte=body_start, error=data.error)
     if data is None:
         return FrontMatter(end_byte=body_start)
     if not isinstance(data, dict):
@@ -93,6 +86,31 @@ def parse_front_matter(raw: bytes, offset: int = 0, types: Mapping[str, Property
 
 
 _NOT_LOADED = object()
+
+
+@dataclass(frozen=True, slots=True)
+class _Unreadable:
+    """Front matter PyYAML refused, and why (as the note's error says it)."""
+
+    error: str
+
+
+def _load_with_pyyaml(yaml_text: str) -> Any:
+    """The front matter read by PyYAML's own parser, or `_Unreadable` with the reason.
+
+    Only here is `yaml` imported when the simple reader took the block (~20 ms of a cold index).
+    """
+    import yaml
+
+    try:
+        return yaml.load(yaml_text, Loader=_loader())
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
+        return _Unreadable(f"front matter is not valid YAML: {first}")
+    except RecursionError:
+        return _Unreadable("front matter is nested too deeply to read; ignored")
+    except Exception as exc:  # noqa: BLE001 - PyYAML's constructors raise more than YAMLError (ValueError, OverflowError ...)
+        return _Unreadable(f"front matter could not be read ({type(exc).__name__}: {exc}); ignored")
 
 
 def _load_with_libyaml(yaml_text: str) -> Any:

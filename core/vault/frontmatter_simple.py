@@ -25,8 +25,10 @@ NOT_SIMPLE = object()
 
 _KEY_LINE = re.compile(r"([^\s\-?:,\[\]{}#&*!|>'\"%@`][^:#]*?):(?: +(.*?))? *")
 _ITEM_LINE = re.compile(r"( *)- +(.*?) *")
-# Characters outside YAML's printable set, YAML 1.1's extra line breaks (NEL, LS, PS), BOM, CR, tab.
-_UNSAFE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# Characters outside YAML's printable set, YAML 1.1's extra line breaks (NEL, LS, PS), BOM, CR, tab:
+# everything but "\n", " "-"~", "\xa0"-"\u2027", "\u202a"-"\ud7ff", "\ue000"-"\ufefe", "\uff00"-"\ufffd" and
+# the astral planes, spelled out (as the negated class it was, it took ~5 ms to compile at import).
+_UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 _QUOTED = re.compile(r"\"([^\"\\]*)\"|'([^']*)'")
 _PLAIN = re.compile(r"[^\s\-?:,\[\]{}#&*!|>'\"%@`](?:[^:#]|:(?=[^\s]))*")
 _FLOW_ITEM = re.compile(r" *(?:\"([^\"\\]*)\"|'([^']*)'|([^\s\-?:,\[\]{}#&*!|>'\"%@`][^:#,\[\]{}\"']*?)) *(,|\]\Z)")
@@ -135,7 +137,7 @@ def _read_scalar(text: str) -> Any:
 
 def _typed(text: str) -> Any:
     """A plain scalar as PyYAML's SafeLoader builds it, for the types read here; others are not simple."""
-    tag = _resolver().resolve(_scalar_node(), text, (True, False))
+    tag = _tag(text)
     if tag == _TAG + "str":
         return text
     if tag == _TAG + "null":
@@ -155,6 +157,34 @@ def _typed(text: str) -> Any:
 
 
 _short_scalar = functools.lru_cache(maxsize=4096)(_read_scalar)
+
+# The first characters PyYAML's implicit resolvers are registered for (`Resolver.add_implicit_resolver`).
+_RESOLVED_FIRST = frozenset("yYnNtTfFoO-+0123456789.<~=!&*")
+_WORD_FIRST = frozenset("yYnNtTfFoO")  # only the bool resolver, and for "n"/"N" the null one, start so
+_BOOL_WORDS = frozenset("yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF".split())
+_NULL_WORDS = frozenset(("null", "Null", "NULL"))
+
+
+def _tag(text: str) -> str:
+    """The tag PyYAML's resolver gives a plain scalar, without importing `yaml` (~20 ms) for the
+    common values: text, YAML 1.1's bool and null words, dates, plain integers and decimals.
+
+    The resolver tries the resolvers registered for the value's first character, in order
+    (bool, float, int, merge, null, timestamp, value): a date or a plain integer matches no
+    float pattern (no "." or ":"), a date no integer pattern. Anything else asks the resolver.
+    """
+    first = text[:1]
+    if first not in _RESOLVED_FIRST:  # "" is in every set: the empty value asks the resolver
+        return _TAG + "str"
+    if first in _WORD_FIRST:
+        return _TAG + ("bool" if text in _BOOL_WORDS else "null" if text in _NULL_WORDS else "str")
+    if _DATE.fullmatch(text):
+        return _TAG + "timestamp"
+    if _INT.fullmatch(text):
+        return _TAG + "int"
+    if _FLOAT.fullmatch(text):
+        return _TAG + "float"
+    return str(_resolver().resolve(_scalar_node(), text, (True, False)))
 
 
 @functools.cache

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from core.base.char_ranges import CharRanges
 from core.base.lazy_re import LazyPattern
 
 SAMPLE_CHARS = 4000  # the first few thousand characters say as much as the whole note
@@ -28,11 +29,13 @@ _LATIN_WORD = re.compile(r"[a-zA-Z\u00c0-\u024f]+")
 _CYRILLIC_WORD = LazyPattern(r"[\u0400-\u04ff]+")
 _UKRAINIAN = LazyPattern(r"[іїєґІЇЄҐ]")
 # Any character `_HAN`, `_KANA`, `_HANGUL` or `_CYRILLIC_WORD` would count: one search instead of
-# their four passes over the Latin-script chunks that are not ASCII (curly quotes, dashes, é).
-_ANY_COUNTED = LazyPattern(
-    r"[\u0400-\u04ff\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
-    r"\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f]"
+# their four passes over the Latin-script chunks that are not ASCII (curly quotes, dashes, é),
+# without compiling a class over these blocks (core.base.char_ranges).
+COUNTED_CHARS = (
+    "\u0400-\u04ff\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f"
 )
+_ANY_COUNTED = CharRanges(COUNTED_CHARS)
 
 # The most frequent function words of each language, chosen to overlap little.
 _FUNCTION_WORDS: dict[str, frozenset[str]] = {
@@ -82,7 +85,7 @@ def detect_language(text: str, min_words: int = MIN_WORDS) -> str:
     """
     sample = prose(text)
     latin = _LATIN_WORD.findall(sample)
-    if sample.isascii() or _ANY_COUNTED.search(sample) is None:  # most notes: no CJK or Cyrillic to count
+    if sample.isascii() or not _ANY_COUNTED.found(sample):  # most notes: no CJK or Cyrillic to count
         han = kana = hangul = 0
         cyrillic: list[str] = []
     else:

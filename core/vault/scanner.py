@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.base.models import FileWarning, SkippedFile, SkipReason
+from core.vault.ignore_suffixes import normalize, suffix_matcher
 from core.vault.kinds import DEFAULT_KINDS_OFF, kind_of, kind_patterns
 
 NOTE_SUFFIXES = (".md", ".markdown")
@@ -74,13 +75,19 @@ class IgnoreRules:
 
     def __init__(self, root: Path, extra_patterns: tuple[str, ...] = ()) -> None:
         self.warnings: list[FileWarning] = []
-        lines = self._valid_lines("settings", extra_patterns)
+        files: list[tuple[str, list[str]]] = []
         for name in IGNORE_FILES:
             try:
-                text = (root / name).read_text("utf-8", "replace")
+                files.append((name, (root / name).read_text("utf-8", "replace").splitlines()))
             except (OSError, ValueError):
                 continue
-            lines.extend(self._valid_lines(name, text.splitlines()))
+        # Only `*.suffix` lines (the kinds switched off, most vaults' whole rules): no pathspec.
+        self._suffixes = suffix_matcher([*extra_patterns, *(line for _, lines in files for line in lines)])
+        if self._suffixes is not None:
+            return
+        lines = self._valid_lines("settings", extra_patterns)
+        for name, file_lines in files:
+            lines.extend(self._valid_lines(name, file_lines))
         import pathspec  # on first scan, not on import: a keyword search never scans (~60 ms)
 
         self._spec = pathspec.GitIgnoreSpec.from_lines(lines)
@@ -106,7 +113,10 @@ class IgnoreRules:
         parts = rel_path.split("/")
         if any(p in ALWAYS_IGNORED_DIRS for p in parts):
             return True
-        return self._spec.match_file(rel_path + "/" if is_dir else rel_path)
+        path = rel_path + "/" if is_dir else rel_path
+        if self._suffixes is not None:
+            return self._suffixes.match(normalize(path)) is not None
+        return bool(self._spec.match_file(path))
 
 
 class Scanner:

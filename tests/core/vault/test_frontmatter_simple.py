@@ -103,3 +103,29 @@ def test_every_real_note_front_matter_reads_exactly_as_the_loader_reads_it() -> 
             assert _same(text), path
             read += load_simple(text) is not NOT_SIMPLE
     assert read > 50
+
+
+def test_plain_scalar_tags_match_pyyaml_resolver_without_it() -> None:
+    """`_tag` answers most values without importing yaml: every answer is the resolver's."""
+    from yaml.nodes import ScalarNode
+    from yaml.resolver import Resolver
+
+    from core.vault.frontmatter_simple import _tag
+
+    resolver = Resolver()
+    rng = random.Random(27)
+    pieces = ["y", "Y", "es", "n", "o", "No", "ull", "NULL", "true", "off", "On", "t", "f", "0", "1", "7", "2023", "-", "+", ".", ":", "e", "_"]
+    pieces += ["x", "é", "~", "=", "<", "a b", "inf", "nan", "0x", "0b", "2024-01-31", "12:30"]
+    values = ["yes", "YeS", "null", "nUll", "Null", "2023-02-30", "1.50", "-0", "007", "1_0", "1e3", "~", "=", "<<"]
+    values += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 4))) for _ in range(20000)]
+    for value in values:
+        assert _tag(value) == resolver.resolve(ScalarNode, value, (True, False)), value
+
+
+def test_unsafe_characters_are_exactly_those_outside_yaml_printable_set() -> None:
+    import re
+
+    from core.vault.frontmatter_simple import _UNSAFE
+
+    printable = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+    assert [cp for cp in range(0x110000) if (_UNSAFE.match(chr(cp)) is None) != (printable.match(chr(cp)) is None)] == []

@@ -383,3 +383,52 @@ def test_pdf_size_limit_is_its_own(vault: Path) -> None:
     write(vault, "huge.pdf", b"%PDF" + b" " * 9000)
     assert rel_paths(vault, max_bytes=1000, max_attachment_bytes=5000) == ["big.pdf"]
     assert skipped(vault, max_bytes=1000, max_attachment_bytes=5000) == {"big.md": SkipReason.TOO_LARGE, "huge.pdf": SkipReason.TOO_LARGE}
+
+
+# -- `*.suffix` rules without pathspec (core.vault.ignore_suffixes) ----------------------------
+
+
+def test_suffix_rules_match_exactly_as_pathspec_does(vault: Path) -> None:
+    import random
+
+    import pathspec
+
+    from core.vault.scanner import IgnoreRules
+
+    rng = random.Random(27)
+    suffixes = ["*.png", "*.jpg", "*.JPG", "*.", "*..", "*-x", "*_", "*.tar.gz", "*md", "*.md", "", "# *.md", "#x"]
+    parts = ["a", "b.png", ".png", "x.PNG", "c.jpg", "d.tar.gz", "tar.gz", "e.md", "\n", "f\n.png", ".", "..", "g.png\n", " ", "-x", "_"]
+    for _ in range(300):
+        lines = rng.sample(suffixes, rng.randint(0, 4))
+        write(vault, ".cairnignore", "\n".join(lines) + "\n")
+        rules = IgnoreRules(vault)
+        assert rules._suffixes is not None
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        for _ in range(40):
+            rel = "/".join(rng.choice(parts) for _ in range(rng.randint(1, 4)))
+            for is_dir in (False, True):
+                want = spec.match_file(rel + "/" if is_dir else rel) or any(p in {".git", ".obsidian", ".trash"} for p in rel.split("/"))
+                assert rules.ignores(rel, is_dir) == want, (lines, rel, is_dir)
+
+
+def test_other_rules_still_go_to_pathspec(vault: Path) -> None:
+    from core.vault.scanner import IgnoreRules
+
+    write(vault, ".gitignore", "*.png\ndrafts/\n")
+    rules = IgnoreRules(vault, ("*.jpg",))
+    assert rules._suffixes is None
+    assert rules.ignores("a/drafts", is_dir=True) and rules.ignores("x.png") and rules.ignores("y.jpg") and not rules.ignores("z.md")
+
+
+def test_a_default_scan_does_not_import_pathspec(vault: Path) -> None:
+    import subprocess
+    import sys
+
+    write(vault, "a.md")
+    write(vault, "pic.png", b"\x89PNG")
+    code = (
+        "import sys; from pathlib import Path; from core.vault.scanner import Scanner; "
+        f"r = Scanner(Path({str(vault)!r})).scan(); print([e.rel_path for e in r.entries], 'pathspec' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert out.stdout.strip() == "['a.md'] False"
