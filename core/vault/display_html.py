@@ -1,9 +1,9 @@
-"""markdown-it's HTML patterns, copied so display text can find HTML without importing markdown-it.
+"""markdown-it's HTML patterns (and its reference-label key), copied so display text can do without markdown-it.
 
 `core.vault.display_plain` reads chunks without markdown-it (a cold `cairn search` never
 imports it for their snippets), but must find HTML blocks, inline tags and autolinks exactly
 where markdown-it finds them. These are markdown-it-py 4.3's own expressions (`common/html_re`,
-`common/html_blocks`, `rules_block/html_block`, `rules_inline/autolink`);
+`common/html_blocks`, `rules_block/html_block`, `rules_inline/autolink`, `normalizeReference`);
 `tests/core/vault/test_display_plain.py` holds them equal to the installed markdown-it's.
 """
 
@@ -51,7 +51,8 @@ HTML_SEQUENCES: list[tuple[re.Pattern[str], re.Pattern[str], bool]] = [
     (re.compile(OPEN_CLOSE_TAG + "\\s*$"), re.compile(r"^$"), False),
 ]
 
-COMMENT_KIND, BLOCK_TAG_KIND, LONE_TAG_KIND = 1, 5, 6
+#: The kinds display text reads as blocks: a comment, a block-level tag, a lone tag (not script/pre/style/textarea, ...).
+READ_KINDS = frozenset({1, 5, 6})
 
 
 def html_kind(line: str) -> int | None:
@@ -59,3 +60,12 @@ def html_kind(line: str) -> int | None:
     if not line.startswith("<"):
         return None
     return next((kind for kind, (start, _end, _) in enumerate(HTML_SEQUENCES) if start.search(line)), None)
+
+
+_MD_TRIM = "\t\n\x0b\x0c\r \xa0\u1680\u202f\u205f\u3000\u2028\u2029" + "".join(map(chr, range(0x2000, 0x200B)))
+_MD_TRIM_RUN = re.compile("[" + re.escape(_MD_TRIM) + "]+")
+
+
+def reference_key(label: str) -> str:
+    """markdown-it's `normalizeReference`: how a link reference's label finds its definition."""
+    return _MD_TRIM_RUN.sub(" ", label.strip(_MD_TRIM)).lower().upper()

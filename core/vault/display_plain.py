@@ -5,12 +5,12 @@ Every `cairn search` is a new process, and each snippet is a chunk's display tex
 building its parser and parsing each chunk cost a cold keyword search ~50 ms of ~350.
 Most chunks, Obsidian's included, are written in a few shapes: paragraphs, ATX headings,
 `-`/`*`/`+` and `1.` items (nested by spaces, tasks `[ ]`/`[x]`), `>` quotes and callouts,
-fenced and indented code, rules, pipe tables, one-line `<!-- comments -->`, footnote definitions
-(a paragraph's lines may be indented, unless such a line could start a block); their inline
+fenced and indented code, rules, pipe tables, one-line `<!-- comments -->`, footnote definitions,
+one-line reference definitions (a paragraph's lines may be indented, unless such a line could start a block); their inline
 text is read by `core.vault.display_plain_inline`. For those, this module makes the tokens
 markdown-it makes, as far as the display walker reads them (same types, contents and
 metas, in the same order), so both paths give the same text by the same code. Anything
-else (tabs, other indented blocks, setext headings, lazy lines, other HTML, math blocks, reference
+else (tabs, other indented blocks, setext headings, lazy lines, other HTML, math blocks, other reference
 definitions, ...) declines to markdown-it. A test compares the two on real and generated chunks.
 """
 
@@ -20,14 +20,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from core.vault.display_html import BLOCK_TAG_KIND, COMMENT_KIND, HTML_SEQUENCES, LONE_TAG_KIND, html_kind
+from core.vault.display_html import HTML_SEQUENCES, READ_KINDS, html_kind, reference_key
 from core.vault.display_plain_inline import Footnotes, InlineScan
 from core.vault.display_tokens import Decline, PlainToken
 from core.vault.obsidian_md import CALLOUT_LINE, Callout, clean_source, matching_close
-from core.vault.simple_html_tables import split_escaped
+from core.vault.simple_html_tables import delimiter_columns, split_row
+from core.vault.simple_lines import is_ref_def
 
-# markdown-it normalises CR and NUL; a reference definition (`[a]: url`) makes `[a]` elsewhere
-# a link. Only footnote definitions at a line's start are read (`_FOOTNOTE_DEF`).
+# markdown-it normalises CR and NUL; a reference definition (`[a]: url`) makes `[a]` elsewhere a link: only
+# footnote definitions and one-line reference definitions at a line's start are read (`_FOOTNOTE_DEF`, `is_ref_def`).
 _DECLINE = re.compile(r"[\r\x00]|(?<!\])\]:|\\\]\]:")
 # Outside a code block's inside: tabs and odd whitespace (markdown-it and str.split disagree on it).
 _LINE_DECLINE = re.compile(r"[\t\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
@@ -39,15 +40,18 @@ _BULLET = re.compile(r"([-*+]) (?! )(.+)\Z")
 _ORDERED = re.compile(r"(\d{1,9})([.)]) (?! )(.+)\Z")
 _ANY_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?: |\Z)")  # a list item, maybe empty or spaced out
 _ONLY_MARKS = re.compile(r"[-=*_|: ]+\Z")  # rules, setext underlines, table delimiter rows
-_DELIMITER_CELL = re.compile(r":?-+:?\Z")
 _RULE = re.compile(r"(?:(?:\*[ ]*){3,}|(?:-[ ]*){3,}|(?:_[ ]*){3,})\Z")  # markdown-it's hr, no indentation
+_PARAGRAPH_START = re.compile(r"[A-Za-z0-9(\"'!*_\[`]")  # a line 1-3 spaces in that can only begin a paragraph
 _CODE_INDENT = "    "  # four spaces past the container's text: indented code, or a paragraph's text
 
 
 def plain_tokens(markdown: str) -> list[PlainToken] | None:
     """The tokens display text walks for `markdown` (prepared as `display_text` prepares it), or None."""
     src = clean_source(markdown)
-    if _DECLINE.search(_FOOTNOTE_DEF.sub("", src)):
+    checked = _FOOTNOTE_DEF.sub("", src)
+    if "]:" in checked:  # one-line reference definitions are read as blocks (`_Blocks.definition`)
+        checked = "\n".join(line for line in checked.split("\n") if not is_ref_def(line))
+    if _DECLINE.search(checked):
         return None
     if src.startswith("-") and "--" in src.partition("\n")[0]:
         return None  # mdit-py-plugins' front matter rule reads line 0 loosely ("- `--x`" can open front matter)
@@ -62,7 +66,7 @@ def plain_tokens(markdown: str) -> list[PlainToken] | None:
         notes = Footnotes(blocks.footnotes)
         for tok in tokens:
             if tok.type == "inline":
-                tok.children = InlineScan(tok.content, notes).run()
+                tok.children = InlineScan(tok.content, notes, frozenset(blocks.refs)).run()
     except Decline:
         return None
     return notes.tail(tokens)
@@ -74,6 +78,7 @@ class _Blocks:
     def __init__(self) -> None:
         self.out: list[PlainToken] = []
         self.footnotes: set[str] = set()
+        self.refs: set[str] = set()  # keys of the link reference definitions read
         self.depth = 0  # containers open: footnote definitions are read at the top only
 
     def run(self, lines: Sequence[str]) -> None:
@@ -96,10 +101,16 @@ class _Blocks:
             else:
                 i = self.block(lines, i)
 
-    def indented_items(self, lines: Sequence[str], i: int) -> int:  # a sub-list written four spaces under `- `
-        if _marker(lines[i]) is None or (i + 1 < len(lines) and _ONLY_MARKS.match(lines[i + 1])):
-            raise Decline  # a lazy line, another indented block, a table's head
-        return self.items(lines, i)
+    def indented_items(self, lines: Sequence[str], i: int) -> int:
+        """A block one to three spaces in: a list (a sub-list written four spaces under `1. `) or a paragraph."""
+        if i + 1 < len(lines) and _ONLY_MARKS.match(lines[i + 1]):
+            raise Decline  # a table's head, a setext heading
+        if _marker(lines[i]) is not None:
+            return self.items(lines, i)
+        bare = lines[i].lstrip(" ")
+        if not _PARAGRAPH_START.match(bare) or bare.startswith(("```", "[^")) or _ONLY_MARKS.match(bare) or _ANY_MARKER.match(bare):
+            raise Decline  # another indented block: a fence, a quote, a heading, HTML ...
+        return self.paragraph(lines, i)
 
     def block(self, lines: Sequence[str], i: int) -> int:
         """The block starting at line `i`; the line after it (markdown-it's rules in its order: a table first)."""
@@ -120,7 +131,17 @@ class _Blocks:
             raise Decline  # math
         if line.startswith("[^"):
             return self.footnote(lines, i)
+        if line.startswith("[") and is_ref_def(line):
+            return self.definition(lines, i)
         return self.paragraph(lines, i)
+
+    def definition(self, lines: Sequence[str], i: int) -> int:
+        """A one-line reference definition at the top, alone or among others (shown as nothing)."""
+        label = reference_key(lines[i][1 : lines[i].index("]")])
+        if self.depth or label.startswith("^") or (i + 1 < len(lines) and lines[i + 1].strip(" ") and not is_ref_def(lines[i + 1])):
+            raise Decline  # in a container, a footnote's look-alike, a title or a paragraph under it
+        self.refs.add(label)
+        return i + 1
 
     def fence(self, lines: Sequence[str], i: int, m: re.Match[str]) -> int:
         """A fenced code block; unclosed, it runs to the end (markdown-it's rule)."""
@@ -150,7 +171,7 @@ class _Blocks:
 
     def html(self, lines: Sequence[str], i: int, kind: int) -> int:
         """A comment, a block-level tag or a lone tag up to markdown-it's end for its kind (shown by `strip_html`)."""
-        if kind not in (COMMENT_KIND, BLOCK_TAG_KIND, LONE_TAG_KIND):
+        if kind not in READ_KINDS:
             raise Decline  # script/pre/style/textarea, processing instructions, declarations, CDATA
         end_pattern = HTML_SEQUENCES[kind][1]
         end = i + 1
@@ -281,7 +302,7 @@ class _Blocks:
 
     def table(self, lines: Sequence[str], i: int) -> int:
         """A pipe table (markdown-it's rule): a row per line up to a blank line, each row's cells as inline tokens."""
-        aligns = _aligns(lines[i + 1])
+        aligns = delimiter_columns(lines[i + 1])
         head = _cells(lines[i])
         if aligns is None or len(head) != aligns:
             raise Decline
@@ -342,31 +363,9 @@ def _interrupts(line: str) -> bool:
     return m is not None and int(m.group(1)) == 1  # "01." starts at 1 too, as markdown-it reads it
 
 
-def _aligns(line: str) -> int | None:
-    """The column count of a table's delimiter row, or None when markdown-it would not read it as one."""
-    if len(line) < 2 or line[0] not in "|-:" or line[1] not in "|-: " or line[:2] == "- ":
-        return None
-    columns = [c.strip(" ") for c in line.split("|")]
-    count = 0
-    for n, cell in enumerate(columns):
-        if not cell:
-            if n in (0, len(columns) - 1):
-                continue
-            return None
-        if not _DELIMITER_CELL.match(cell):
-            return None
-        count += 1
-    return count
-
-
 def _cells(line: str) -> list[str]:
     """A row's cells as markdown-it splits them: `\\|` is a pipe inside a cell, outer pipes dropped."""
-    out = split_escaped(line.strip(" "))
-    if out and out[0] == "":
-        out.pop(0)
-    if out and out[-1] == "":
-        out.pop()
-    return [cell.strip(" ") for cell in out]
+    return [cell.strip(" ") for cell in split_row(line.strip(" "))]
 
 
 def _callouts(tokens: list[PlainToken]) -> None:

@@ -69,7 +69,7 @@ def interrupts_paragraph(line: str) -> bool:
     return kind is not None and _html_sequences()[kind][2]
 
 
-def _split_row(line: str) -> list[str]:
+def split_row(line: str) -> list[str]:
     """markdown-it's escapedSplit of a trimmed row, without the empty cells an outer pipe leaves."""
     if "\\" not in line:
         cells = line.split("|")
@@ -99,7 +99,7 @@ def split_escaped(line: str) -> list[str]:
     return cells
 
 
-def _delimiter_columns(line: str) -> int | None:
+def delimiter_columns(line: str) -> int | None:
     """How many columns a table's delimiter row declares, or None if `line` is no delimiter row."""
     if len(line) < 2 or line[0] not in "|-:" or (line[1] not in "|-: \t"):
         return None
@@ -127,10 +127,10 @@ def table_header(lines: list[str], start: int) -> list[str] | None:
         return None
     if lines[start + 1][:1] in (" ", "\t"):
         return None  # an indented delimiter row: left to markdown-it
-    count = _delimiter_columns(lines[start + 1])
+    count = delimiter_columns(lines[start + 1])
     if count is None:
         return None
-    header = _split_row(lines[start].strip(_MD_TRIM))
+    header = split_row(lines[start].strip(_MD_TRIM))
     return header if header and len(header) == count else None
 
 
@@ -151,7 +151,7 @@ def table_rows(
             break
         if not is_row(line):
             return None
-        cells = _split_row(line.strip(_MD_TRIM))
+        cells = split_row(line.strip(_MD_TRIM))
         filled_in += columns - len(cells)
         if filled_in > _MAX_FILLED_IN:
             return None
