@@ -38,7 +38,7 @@ from core.index.whoosh_pin import (
     md5_hash,
 )
 
-Rows = list[tuple[int, float, bytes | None]]  # (docnum, weight, value) in ascending docnum order
+Rows = list[Any]  # a term's postings flat, docnum, weight, value, docnum...: ascending docnums, no tuple per posting
 Posting = tuple[str, bytes, int, float, bytes | None]  # (field, term bytes, docnum, weight, value): Whoosh's pool item
 FLUSH_BYTES = 1 << 20  # buffered output written to the file past this size
 #: Pickle protocol of a block's (ids, weights, values) tuple. Whoosh uses 2, which in Python 3
@@ -106,7 +106,7 @@ def write_terms(
 
 def write_pool(fieldwriter: Any, schema: Any, postings: Iterator[Posting], lengths: dict[str, dict[int, int]], fallback: Any) -> None:
     """`write_terms` for postings that arrive one by one in (field, term, docnum) order: Whoosh's spilling pool."""
-    grouped = ((fieldname, tbytes, [(d, w, v) for _, _, d, w, v in group]) for (fieldname, tbytes), group in groupby(postings, key=itemgetter(0, 1)))
+    grouped = ((fieldname, tbytes, [x for item in group for x in item[2:]]) for (fieldname, tbytes), group in groupby(postings, key=itemgetter(0, 1)))
     write_stream(fieldwriter, schema, grouped, lengths, fallback)
 
 
@@ -143,9 +143,9 @@ def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes
             known_get = field_lengths.known.get if field_lengths is not None else None
             lastfield = fieldname
         start = base + len(out)
-        n = len(rows)
+        n = len(rows) // 3
         if n == 1:  # most terms: one posting, one block, no loops
-            docnum, weight, vbytes = rows[0]
+            docnum, weight, vbytes = rows
             rounded = f32.get(weight)
             if rounded is None:
                 rounded = f32[weight] = array("f", [weight])[0]
@@ -178,7 +178,7 @@ def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes
         if tkey <= lastkey:
             raise ValueError(f"Keys must increase: {lastkey!r}..{tkey!r}")
         lastkey = tkey
-        value = _TERMINFO.pack(0, total_weight, n, minbyte, maxbyte, term_maxweight, rows[0][0], rows[-1][0], start, base + len(out) - start)
+        value = _TERMINFO.pack(0, total_weight, n, minbyte, maxbyte, term_maxweight, rows[0], rows[-3], start, base + len(out) - start)
         pos = tbase + len(tout)
         index_append(pos)
         tout += _KEYVAL_LENGTHS.pack(len(tkey), len(value))
@@ -229,10 +229,12 @@ def _blocks(
     minlength: int | None = None
     maxlength = 0
     term_maxweight: float = 0
-    n = len(rows)
+    n = len(rows) // 3
     for first in range(0, n, limit):
-        block = rows[first : first + limit] if n > limit else rows
-        ids, raw_weights, raw_values = zip(*block)
+        end = min(first + limit, n) * 3
+        ids = tuple(rows[first * 3 : end : 3])
+        raw_weights = rows[first * 3 + 1 : end : 3]
+        raw_values = rows[first * 3 + 2 : end : 3]
         weights = array("f", raw_weights)
         raw_max = max(raw_weights)  # add_posting compares the weights before float32 rounding
         maxweight = raw_max if raw_max > 0 else 0
