@@ -125,7 +125,7 @@ def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes
     base = postfile.tell()
     tout = bytearray()
     tbase = tfile.tell()
-    to_byte: dict[int | None, int] = {}
+    to_byte = _ByteOf()
     f32: dict[float, float] = {}  # a weight as float32 holds it
     lastkey = b""
     fixed: int | None = None
@@ -152,9 +152,7 @@ def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes
             length = known_get(docnum) if known_get is not None else 0
             if length is None:
                 length = field_lengths.of(docnum)  # type: ignore[union-attr]
-            maxbyte = to_byte.get(length)
-            if maxbyte is None:
-                maxbyte = to_byte[length] = length_to_byte(length)
+            maxbyte = to_byte[length]
             minbyte = maxbyte if length else 0
             total_weight: float = rounded
             term_maxweight: float = weight if weight > 0 else 0
@@ -218,7 +216,7 @@ def _write_hashes(tindex: Any) -> None:
 
 
 def _blocks(
-    out: bytearray, rows: Rows, limit: int, comp: int, fixed: int | None, field_lengths: _Lengths | None, to_byte: dict[int | None, int]
+    out: bytearray, rows: Rows, limit: int, comp: int, fixed: int | None, field_lengths: _Lengths | None, to_byte: _ByteOf
 ) -> tuple[float, float, int, int]:
     """Append a term's blocks of `limit` postings to `out`, as W3PostingsWriter writes them.
 
@@ -239,7 +237,7 @@ def _blocks(
         raw_max = max(raw_weights)  # add_posting compares the weights before float32 rounding
         maxweight = raw_max if raw_max > 0 else 0
         if field_lengths is not None:
-            lens = [x for x in field_lengths.many(ids) if x]
+            lens = list(filter(None, field_lengths.many(ids)))
             bmin = min(lens) if lens else None
             bmax = max(lens) if lens else 0
         else:
@@ -260,32 +258,30 @@ def _blocks(
             mini_weights = w0
         else:
             mini_weights = tuple(weights)
-        values = [v for v in raw_values if v]
         if fixed is None or fixed < 0:
-            mini_values: Any = tuple(values)
+            mini_values: Any = tuple(filter(None, raw_values))
         elif fixed == 0:
             mini_values = None
         else:
-            mini_values = b"".join(values)
+            mini_values = b"".join(filter(None, raw_values))
         deltas = (ids[0], *map(sub, ids[1:], ids))
         data = dumps((deltas, mini_weights, mini_values), BLOCK_PROTOCOL)
         if comp:
             data = zlib.compress(data, comp)
-        info = dumps((len(ids), ids[-1], maxweight, comp, _byte(to_byte, bmin), _byte(to_byte, bmax)), 2)
+        info = dumps((len(ids), ids[-1], maxweight, comp, to_byte[bmin], to_byte[bmax]), 2)
         size = len(info) + len(data)
         out += INT.pack(-size if first + limit >= n else size)
         out += info
         out += data
-    return total_weight, term_maxweight, _byte(to_byte, minlength), _byte(to_byte, maxlength)
+    return total_weight, term_maxweight, to_byte[minlength], to_byte[maxlength]
 
 
-def _byte(cache: dict[int | None, int], length: int | None) -> int:
-    """length_to_byte, remembered (a bisect per call otherwise)."""
-    found = cache.get(length)
-    if found is None:
-        found = cache[length] = length_to_byte(length)
-    return found
+class _ByteOf(dict[int | None, int]):
+    """length_to_byte, remembered: a dict lookup in C per block instead of a bisect (or a call)."""
 
+    def __missing__(self, length: int | None) -> int:
+        found = self[length] = length_to_byte(length)
+        return found
 
 
 # -- reading --------------------------------------------------------------------------------
