@@ -282,3 +282,21 @@ def test_the_term_pool_files_postings_flat_and_gives_them_back_in_whooshs_order(
         ("body", b"b", 0, 1.0, b"x"),
         ("body", b"b", 2, 3.0, b"w"),
     ]
+
+
+def test_a_chunk_with_a_field_the_schema_lacks_is_refused_even_after_its_key_set_was_seen(tmp_path: Path) -> None:
+    from whoosh.fields import UnknownFieldError
+
+    fields = document_fields(_docs()[0])[0]
+    ix = windex.create_in(str(tmp_path), build_schema(), indexname=INDEX_NAME)
+    writer = FastSegmentWriter(ix, codec=W3Codec(compression=0))
+    writer.add_document(**fields, _lang=fields["lang"])
+    writer.add_document(**fields, _lang=fields["lang"])  # the same keys: their names are remembered
+    with pytest.raises(UnknownFieldError):
+        writer.add_document(**fields, no_such_field="x", _lang=fields["lang"])
+    with pytest.raises(UnknownFieldError):  # refused again: a refused key set is not remembered
+        writer.add_document(**fields, no_such_field="x", _lang=fields["lang"])
+    writer.add_document(**{k: v for k, v in fields.items() if k != "tags"}, _lang=fields["lang"])  # another key set
+    writer.commit()
+    with ix.searcher() as searcher:
+        assert searcher.doc_count() == 3
