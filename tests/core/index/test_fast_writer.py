@@ -267,17 +267,17 @@ def test_the_term_pool_files_postings_flat_and_gives_them_back_in_whooshs_order(
     from core.index.fast_writer import TermPool
 
     pool = TermPool()
-    pool.add_items("body", 0, ((b"b", b"a"), (1.0, 2.0), (b"x", None), 3))
+    pool.add_items("body", 0, ((b"b", b"a"), (1.0, 2.0), (b"x", b""), 3))
     pool.add_items("body", 1, ((b"a",), (1.5,), (b"y",), 1))
     pool.add_items("title", 1, ((), (), (), 0))  # no terms: the field stays out of the segment
     pool.add(("aliases", b"z", 2, 1.0, None))
     pool.add(("body", b"b", 2, 3.0, b"w"))
     assert pool.count == 5
     assert pool.fieldnames == {"body", "aliases"}
-    assert pool.postings["body"][b"a"] == [0, 2.0, None, 1, 1.5, b"y"]  # docnum, weight, value, ... (no tuples)
+    assert pool.postings["body"][b"a"] == [0, 2.0, b"", 1, 1.5, b"y"]  # docnum, weight, value, ... (no tuples)
     assert list(pool.iter_postings()) == [
         ("aliases", b"z", 2, 1.0, None),
-        ("body", b"a", 0, 2.0, None),
+        ("body", b"a", 0, 2.0, b""),
         ("body", b"a", 1, 1.5, b"y"),
         ("body", b"b", 0, 1.0, b"x"),
         ("body", b"b", 2, 3.0, b"w"),
