@@ -84,7 +84,7 @@ def text_items(value: str, lang: str, field_boost: float) -> FieldItems:
             vbytes = _encode_positions([plist[0], *map(sub, plist[1:], plist)])
         weights.append(float(n) * field_boost)
         values.append(vbytes)
-    return tuple(text.encode("utf-8") for text in poses), tuple(weights), tuple(values), kept
+    return tuple(map(str.encode, poses)), tuple(weights), tuple(values), kept  # str.encode: UTF-8
 
 
 _SINGLE: dict[int, bytes] = {}  # a lone position's encoding: most terms occur once in a chunk
