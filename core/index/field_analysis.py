@@ -9,6 +9,7 @@ test holds the result identical to Whoosh's own `field.index`.
 
 from __future__ import annotations
 
+from operator import sub
 from typing import Any
 
 from whoosh.analysis.analyzers import CompositeAnalyzer
@@ -76,11 +77,14 @@ def text_items(value: str, lang: str, field_boost: float) -> FieldItems:
             vbytes = single.get(p)
             if vbytes is None:
                 vbytes = single[p] = _encode_positions([p])
+        elif n == 2:  # the most common repeat, and the cheapest to write out
+            first, second = plist
+            vbytes = _encode_positions([first, second - first])
         else:
-            vbytes = _encode_positions([plist[0]] + [b - a for a, b in zip(plist, plist[1:], strict=False)])
+            vbytes = _encode_positions([plist[0], *map(sub, plist[1:], plist)])
         weights.append(float(n) * field_boost)
         values.append(vbytes)
-    return tuple(text.encode("utf-8") for text in poses), tuple(weights), tuple(values), kept
+    return tuple(map(str.encode, poses)), tuple(weights), tuple(values), kept  # str.encode: UTF-8
 
 
 _SINGLE: dict[int, bytes] = {}  # a lone position's encoding: most terms occur once in a chunk

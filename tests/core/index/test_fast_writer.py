@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,47 @@ def test_text_items_match_the_analyzer_in_every_language() -> None:
         terms, weights, values, length = text_items(text, lang, field.format.field_boost)
         assert sorted(zip(terms, weights, values, strict=True)) == sorted((t, w, v) for t, _, w, v in want)
         assert length == sum(freq for _, freq, _, _ in want)
+
+
+def _word_mixes() -> list[str]:
+    """Texts where the positions and the order of terms are easy to get wrong: stop words first (the
+    first kept token keeps its raw position), terms repeated, words the term memo has never seen, CJK."""
+    rng = random.Random(30)
+    stops = ["the", "and", "of", "a", "is", "die", "und", "le", "et", "x", "I"]
+    common = ["fox", "Foxes", "running", "über", "Häuser", "café", "os.path", "3.14", "snake_case", "naïve", "İstanbul"]
+    cjk = ["我的猫在压缩包里", "ねこ", "東京タワー", "한국어"]
+    mixes = ["", "the and of", "the fox", "fox the fox", "我的猫 the fox 我的猫"]
+    for _ in range(150):
+        fresh = ["".join(rng.choice("bcdfgklmnprstvwz") + rng.choice("aeiouäö") for _ in range(rng.randint(1, 4))) for _ in range(3)]
+        lead = rng.sample(stops, rng.randint(0, 4))
+        body = [rng.choice(rng.choice([stops, common, common, fresh, cjk])) for _ in range(rng.randint(0, 60))]
+        mixes.append(" ".join(lead + body))
+    return mixes
+
+
+@pytest.mark.parametrize("source", ["generated", "real"])
+def test_text_items_give_the_analyzers_terms_in_first_seen_order(source: str) -> None:
+    """Every term, weight, encoded position list and length is Whoosh's own, in the order the terms first occur."""
+    if source == "real":
+        if not (VAULTS / "tldr").is_dir():
+            pytest.skip("the shared real vaults are not beside this checkout")
+        texts = [(VAULTS / rel).read_text(encoding="utf-8") for rel in SAMPLES if (VAULTS / rel).is_file()]
+        texts += [chunk for text in texts for chunk in text.split("\n\n")]
+    else:
+        texts = _word_mixes()
+    field = build_schema()["body"]
+    for lang in ("en", "de", "fr", "ja", "zh"):
+        for text in texts:
+            # First, while the word -> term memo (shared with the analyzer) has not seen the fresh words.
+            terms, weights, values, got_length = text_items(text, lang, field.format.field_boost)
+            with language(lang):
+                want = {t: (w, v) for t, _, w, v in field.index(text)}
+                seen = [token.text.encode("utf-8") for token in field.analyzer(text)]
+                length = sum(freq for _, freq, _, _ in field.index(text))
+            order = list(dict.fromkeys(seen))
+            assert list(terms) == order, (lang, text)
+            assert list(zip(weights, values, strict=True)) == [want[t] for t in order], (lang, text)
+            assert got_length == length
 
 
 def test_a_field_with_another_analyzer_is_not_taken_for_ours() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -54,3 +56,50 @@ def test_the_one_search_for_counted_scripts_misses_no_character_they_count() -> 
     assert missed == []
     assert not language._ANY_COUNTED.found("It’s “quoted” — café, naïve")
     assert detect_language("Rust’s “ownership” — это не так, и это важно для нас всех здесь") == "ru"
+
+
+def _counts_word_by_word(latin: list[str]) -> Counter[str]:
+    """The loop `function_word_counts` replaced, over every word: the reference it must equal."""
+    from core.vault.language import _WORD_LANGS
+
+    counts: Counter[str] = Counter()
+    for word in latin:
+        for lang in _WORD_LANGS.get(word.lower(), ()):
+            counts[lang] += 1
+    return counts
+
+
+def _generated_samples() -> list[str]:
+    """Word mixes where order matters: ties between languages, shared function words, case, U+0130."""
+    from core.vault.language import _FUNCTION_WORDS
+
+    rng = random.Random(30)
+    stops = sorted({w for words in _FUNCTION_WORDS.values() for w in words})
+    shared = ["que", "en", "se", "is", "die", "et", "il", "e", "en", "al"]  # function words of several languages
+    filler = ["İstanbul", "Straße", "ownership", "borrow", "naïve", "ÀÉÎ", "x"]
+    samples = []
+    for _ in range(400):
+        pool = rng.choice([stops, shared + filler, stops + filler * 5])
+        words = [rng.choice(pool) for _ in range(rng.randint(0, 40))]
+        words = [w.upper() if rng.random() < 0.2 else w.capitalize() if rng.random() < 0.2 else w for w in words]
+        samples.append(" ".join(words))
+    return samples
+
+
+def test_function_words_are_counted_as_the_word_by_word_loop_counts_them_and_in_its_order() -> None:
+    """Same counts in the same insertion order (`most_common` breaks ties by it), so the same language."""
+    from core.vault.language import _LATIN_WORD, function_word_counts
+
+    samples = _generated_samples()
+    for folder in ("pages", "pages.de", "pages.fr", "pages.es"):  # real pages, where the vault is
+        samples += [p.read_text(encoding="utf-8") for p in sorted((TLDR / folder / "common").glob("*.md"))[:60]]
+    ties = 0
+    for text in samples:
+        latin = _LATIN_WORD.findall(prose(text))
+        want = _counts_word_by_word(latin)
+        got = function_word_counts(latin)
+        assert list(got.items()) == list(want.items()), text
+        assert got.most_common(1) == want.most_common(1)
+        ranked = want.most_common(2)
+        ties += len(ranked) == 2 and ranked[0][1] == ranked[1][1]
+    assert ties > 20  # the generated mixes do reach the ties the order decides
