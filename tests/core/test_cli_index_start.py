@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.core.cli_probe import probe_script
+
 REPO = Path(__file__).resolve().parents[2]
 NOT_FOR_INDEXING = (
     "core.cli.search_cmd", "core.search.search", "core.search.stages", "core.search.snippets", "core.vault.display_text",
@@ -28,20 +30,8 @@ NOT_FOR_INDEXING = (
     "onnxruntime", "httpx",
 )  # fmt: skip
 
-# As `test_cli_start.PROBE`: the real CLI's module run in a fresh interpreter, `os._exit` made to come back and report.
-INDEX_PROBE = f"""
-import json, os, runpy, sys
-sys.argv = ["cairn", *sys.argv[1:]]
-code = 0
-def _exit(status):
-    raise SystemExit(status)
-os._exit = _exit
-try:
-    runpy.run_module("core.cli.main", run_name="__main__")
-except SystemExit as exc:
-    code = exc.code
-print(json.dumps({{"code": code, "loaded": sorted(m for m in {NOT_FOR_INDEXING!r} if m in sys.modules)}}), file=sys.stderr)
-"""
+# The real CLI in a fresh interpreter (tests/core/cli_probe.py), as `test_cli_start` runs it.
+INDEX_PROBE = probe_script(NOT_FOR_INDEXING)
 
 # What the parallel build's worker does before its first job: multiprocessing's spawn runs the
 # parent's main module (`core.cli.main`) as __mp_main__, then `core.base.spare_core.run_target`.
@@ -72,14 +62,19 @@ def _plain_vault(root: Path) -> Path:
     return vault
 
 
-def test_a_cold_index_of_a_plain_vault_imports_only_what_indexing_needs(tmp_path: Path) -> None:
-    vault = _plain_vault(tmp_path)
-    env = {**os.environ, "CAIRN_HOME": str(tmp_path / "home")}
+def _index_cold(vault: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], dict[str, object]]:
+    """`cairn index --no-embed --json` of `vault` in a fresh interpreter, and the probe's report."""
     done = subprocess.run(
         [sys.executable, "-c", INDEX_PROBE, "index", "--vault", str(vault), "--no-embed", "--json"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
-    report = json.loads(done.stderr.strip().splitlines()[-1])
+    return done, json.loads(done.stderr.strip().splitlines()[-1])
+
+
+def test_a_cold_index_of_a_plain_vault_imports_only_what_indexing_needs(tmp_path: Path) -> None:
+    vault = _plain_vault(tmp_path)
+    env = {**os.environ, "CAIRN_HOME": str(tmp_path / "home")}
+    done, report = _index_cold(vault, env)
     assert report["code"] in (0, None), done.stderr
     assert json.loads(done.stdout)["vaults"][0]["documents"] == 3  # drafts/ left out by .cairnignore, the image by default
     assert report["loaded"] == []
@@ -97,11 +92,7 @@ def test_a_note_off_the_fast_path_still_gets_markdown_it(tmp_path: Path) -> None
     vault = _plain_vault(tmp_path)
     (vault / "Tagged.md").write_text("# Tagged\n\nA [note](Other.md) about #gardening.\n", encoding="utf-8")
     env = {**os.environ, "CAIRN_HOME": str(tmp_path / "home")}
-    done = subprocess.run(
-        [sys.executable, "-c", INDEX_PROBE, "index", "--vault", str(vault), "--no-embed", "--json"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    report = json.loads(done.stderr.strip().splitlines()[-1])
+    done, report = _index_cold(vault, env)
     assert report["code"] in (0, None) and report["loaded"] == ["markdown_it"]
     found = subprocess.run(
         [sys.executable, "-m", "core.cli.main", "search", "--mode", "keyword", "note", "--tag", "gardening", "--json"],

@@ -21,6 +21,8 @@ from typing import cast
 
 import pytest
 
+from tests.core.cli_probe import probe_script
+
 REPO = Path(__file__).resolve().parents[2]
 # shared/ sits beside the checkout (/work/main) or one level above it (a worktree).
 TIL = next((p for d in (REPO.parent, REPO.parent.parent) if (p := d / "shared" / "data" / "vaults" / "simonw-til").is_dir()), REPO / "missing")
@@ -35,22 +37,7 @@ WRITING_SIDE = (
     "core.index.file_errors", "core.index.intake", "core.vault.link_resolver", "logging", "rapidfuzz",
 )  # fmt: skip
 
-PROBE = """
-import json, os, runpy, sys
-sys.argv = ["cairn", *sys.argv[1:]]
-code = 0
-def _exit(status):  # `cairn index --no-embed` and `cairn search` end with os._exit: here they must come back to report
-    raise SystemExit(status)
-os._exit = _exit
-try:
-    runpy.run_module("core.cli.main", run_name="__main__")
-except SystemExit as exc:
-    code = exc.code
-heavy = HEAVY_NAMES
-import gc
-frozen = gc.get_freeze_count() > 0
-print(json.dumps({"code": code, "loaded": sorted(m for m in heavy if m in sys.modules), "frozen": frozen}), file=sys.stderr)
-""".replace("HEAVY_NAMES", repr(HEAVY + WRITING_SIDE))
+PROBE = probe_script(HEAVY + WRITING_SIDE)
 
 
 def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
