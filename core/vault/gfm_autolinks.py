@@ -31,15 +31,27 @@ PROTOCOLS = ("https", "http", "mailto", "xmpp")  # longest first: "https" before
 _RECODE_HOSTNAME_FOR = ("http:", "https:", "mailto:")  # markdown-it's `normalize_url.RECODE_HOSTNAME_FOR`
 
 
-@cache
 def matchers() -> ModuleType:
-    """The installed plugin's `_match` module, loaded by path (its package would import markdown-it)."""
+    """The installed plugin's `_match` module, loaded by path (its package would import markdown-it).
+
+    Raises Decline where there is no such file (a frozen build keeps the plugin in its archive):
+    the snippet goes to markdown-it.
+    """
+    module = _loaded_matchers()
+    if module is None:
+        raise Decline
+    return module
+
+
+@cache
+def _loaded_matchers() -> ModuleType | None:
+    """The `_match` module, or None: looked for once a process, found or not (snippets ask per bare link)."""
     spec = importlib.util.find_spec("mdit_py_plugins")
     places = list(spec.submodule_search_locations or []) if spec is not None else []
     path = Path(places[0]) / "gfm_autolink" / "_match.py" if places else None
     file_spec = importlib.util.spec_from_file_location("core.vault._gfm_autolink_match", path) if path and path.is_file() else None
     if file_spec is None or file_spec.loader is None:
-        raise Decline
+        return None
     module = importlib.util.module_from_spec(file_spec)
     file_spec.loader.exec_module(module)
     return module

@@ -76,6 +76,28 @@ def test_the_rules_restated_are_the_plugins() -> None:
     assert sorted(gfm_autolinks.PROTOCOLS) == sorted(["https", "http", "mailto", "xmpp"])
 
 
+def test_without_the_plugins_matcher_file_links_go_to_markdown_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frozen build keeps the plugin in its archive, where there is no `_match.py` to load: a text
+    with a bare link is then left to markdown-it, and the process looks for the file only once."""
+    looked: list[str] = []
+    real_find_spec = gfm_autolinks.importlib.util.find_spec
+
+    def no_plugin_file(name: str, package: str | None = None) -> object:
+        looked.append(name)
+        return None if name == "mdit_py_plugins" else real_find_spec(name, package)
+
+    monkeypatch.setattr(gfm_autolinks.importlib.util, "find_spec", no_plugin_file)
+    gfm_autolinks._loaded_matchers.cache_clear()
+    try:
+        assert plain_text("see https://x.org and www.y.org") is None
+        assert plain_text("and then https://z.org/a") is None  # asked again: the answer was kept
+        assert plain_text("no link here") is not None
+        assert looked.count("mdit_py_plugins") == 1
+        assert "x.org" in flat(display_text("see https://x.org and www.y.org"))
+    finally:
+        gfm_autolinks._loaded_matchers.cache_clear()
+
+
 def test_a_snippet_with_links_does_not_import_markdown_it() -> None:
     code = (
         "import sys; from core.vault.display_text import one_line; "
