@@ -11,9 +11,9 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn, TypeAlias
 
+from core.base import dataclass_code
 from core.base.errors import CairnError, UsageError
 from core.base.gc_pause import gc_paused
-from core.base.models import SearchMode
 from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
 from core.cli.process_exit import ends_at_once, exit_now, quiet_collector, skip_final_collections
 from core.cli.structured_args import WHERE_HELP, add_structured_commands
@@ -86,6 +86,9 @@ def _add_index(sub: Commands) -> None:
 
 
 def _add_search(sub: Commands) -> None:
+    # Imported by the commands that use it: the dataclasses come after `entry` has started.
+    from core.base.model_basics import SearchMode
+
     s = sub.add_parser("search", help="search the indexed vaults")
     s.add_argument("query", help='what to look for; a query may start with "-" (cairn search -budget)')
     _add_filter_args(s)
@@ -173,6 +176,8 @@ def _add_status(sub: Commands) -> None:
 
 
 def _add_eval(sub: Commands) -> None:
+    from core.base.model_basics import SearchMode
+
     ev = sub.add_parser("eval", help="evaluate retrieval on a golden file or a BEIR dataset")
     ev.add_argument("golden", nargs="?", help="golden file (.yaml or .json)")
     ev.add_argument("--beir", metavar="DIR", help="a BEIR dataset folder instead of a golden file")
@@ -209,8 +214,12 @@ def _add_filter_args(p: argparse.ArgumentParser) -> None:
 
 
 def entry() -> NoReturn:
-    """The `cairn` command: `main`, then an exit, at once after a search or a keyword-only index (core.cli.process_exit)."""
+    """The `cairn` command: `main`, then an exit, at once after a search or a keyword-only index (core.cli.process_exit).
+
+    Its dataclasses are made from the compiled methods earlier runs kept (`core.base.dataclass_code`)."""
+    dataclass_code.install()
     code = main(own_process=True)
+    dataclass_code.save()
     if len(_ran) == 1 and ends_at_once(_ran[0]):
         exit_now(code)
     sys.exit(code)
