@@ -20,7 +20,6 @@ unchanged (the same code object `exec` would have compiled from the same text).
 from __future__ import annotations
 
 import builtins
-import dataclasses
 import importlib.util
 import marshal
 import os
@@ -107,6 +106,8 @@ def install(path: Path | None = None) -> MethodCache:
     """Make dataclasses in this process from the table in `path` (`default_path()`); idempotent."""
     if _INSTALLED:
         return _INSTALLED[0]
+    import dataclasses  # here, not at the top: the CLI imports this module before it pauses the collector
+
     cache = MethodCache(default_path() if path is None else path)
     dataclasses.exec = cache.exec  # type: ignore[attr-defined]  # the module's global `exec`, found before the builtin
     _INSTALLED.append(cache)

@@ -216,8 +216,10 @@ def _add_filter_args(p: argparse.ArgumentParser) -> None:
 def entry() -> NoReturn:
     """The `cairn` command: `main`, then an exit, at once after a search or a keyword-only index (core.cli.process_exit).
 
-    Its dataclasses are made from the compiled methods earlier runs kept (`core.base.dataclass_code`)."""
-    dataclass_code.install()
+    Its dataclasses are made from the compiled methods earlier runs kept (`core.base.dataclass_code`),
+    loaded with the cyclic collector paused (~350 code objects, no garbage)."""
+    with gc_paused():
+        dataclass_code.install()
     code = main(own_process=True)
     dataclass_code.save()
     if len(_ran) == 1 and ends_at_once(_ran[0]):
@@ -342,12 +344,13 @@ def _dispatch(args: argparse.Namespace, *, own_process: bool = False) -> int:
 
 def _index(args: argparse.Namespace, *, own_process: bool = False) -> int:
     """`own_process`: the imports run with the cyclic collector paused (~25k objects, no garbage: its
-    passes were ~7 ms of them) and what they made is frozen out of the index run's full passes."""
+    passes were ~7 ms of them), from the early worker's start on (it reads the configuration), and
+    what they made is frozen out of the index run's full passes."""
     from core.cli import early_worker
 
-    early_worker.start_early(args.vault)  # its start overlaps the imports below
     try:
         with gc_paused(own_process):
+            early_worker.start_early(args.vault)  # its start overlaps the imports below
             from core.cli import commands
         if own_process:
             skip_final_collections()  # gc.freeze(): also after the run, should the process exit the usual way
