@@ -3,15 +3,15 @@
 `@dataclass` writes the source of each class's `__init__`, `__repr__`, `__eq__` (and, frozen,
 `__setattr__`, `__delattr__`, `__hash__`) and compiles it with `exec` when the class is made:
 ~0.15 ms a method, ~0.8 ms a frozen slotted class on a 2-core VM. A cold `cairn index` makes ~60
-of them (Cairn's own, filelock's, markdown-it's) and the parallel build's worker as many again:
-parsing and compiling that source was 8 % of a whole cold index of obsidian-tasks-demo (callgrind:
-~220 M of 2,720 M instructions), the largest fixed cost after the imports' own bytecode.
+of them (Cairn's own, filelock's, markdown-it's) and the parallel build's worker ~30: parsing and
+compiling that source was 8 % of a whole cold index of obsidian-tasks-demo (callgrind: ~220 M of
+2,720 M instructions), paid again by every process.
 
 The compiled code depends on the source text alone (the class's globals and defaults are passed
 when it runs), so `install` gives the `dataclasses` module an `exec` of its own that looks the text
 up in a table of code objects, compiling (and remembering) only texts it has not seen, and `save`
-writes the table with `marshal` beside Cairn's bytecode, named for the interpreter's bytecode magic
-number, as Python writes `.pyc` files: not where `sys.dont_write_bytecode` says not to, nor where the
+writes the table with `marshal` beside Cairn's bytecode, named for the interpreter's release, as
+Python writes `.pyc` files: not where `sys.dont_write_bytecode` says not to, nor where the
 folder is read-only (a frozen build, a system install): there every process compiles as before.
 Only a Cairn process installs it (the `cairn` command, the build's worker); what a class does is
 unchanged (the same code object `exec` would have compiled from the same text).
@@ -20,7 +20,6 @@ unchanged (the same code object `exec` would have compiled from the same text).
 from __future__ import annotations
 
 import builtins
-import importlib.util
 import marshal
 import os
 import sys
@@ -34,9 +33,10 @@ MAX_ENTRIES = 2048
 
 
 def default_path() -> Path:
-    """The table's file: in Cairn's own `__pycache__`, named for this interpreter's bytecode format."""
-    tag = importlib.util.MAGIC_NUMBER.hex()
-    return Path(__file__).resolve().parent.parent / "__pycache__" / f"dataclass-methods.{sys.implementation.cache_tag}.{tag}.o{sys.flags.optimize}.marshal"
+    """The table's file: in Cairn's own `__pycache__`, named for this interpreter's release (code objects
+    are marshalled in its bytecode format; a patch release rebuilds the table once) and optimize level."""
+    name = f"dataclass-methods.{sys.implementation.cache_tag}.{sys.hexversion:x}.o{sys.flags.optimize}.marshal"
+    return Path(__file__).resolve().parent.parent / "__pycache__" / name
 
 
 class MethodCache:
