@@ -167,9 +167,9 @@ def run_target(conn: Connection, target: str) -> None:
     (`core.base.dataclass_code`), as the `cairn` command's are.
     """
     module, _, function = target.partition(":")
-    dataclass_code.install()
     gc.disable()
     try:
+        dataclass_code.install()
         entry = getattr(importlib.import_module(module), function)
     finally:
         gc.enable()
