@@ -66,7 +66,7 @@ class MethodCache:
         What another process wrote meanwhile (the build's worker, another command) is kept: the
         file is read again and merged. The file is replaced whole, never written in place.
         """
-        if not self.compiled or sys.dont_write_bytecode:
+        if not self.compiled or sys.dont_write_bytecode or getattr(sys, "frozen", False):  # frozen: the bundle's folder, often unpacked anew per run
             return False
         table = {**_load(self.path), **self.known}
         if len(table) > MAX_ENTRIES:
