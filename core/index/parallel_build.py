@@ -38,7 +38,17 @@ from pathlib import Path
 from typing import Any, cast
 
 from core.base.gc_pause import gc_paused
-from core.base.spare_core import PARALLEL_MIN_WORK_S, Started, daemon_child, spare_core, spawn, take, work_s
+from core.base.spare_core import (
+    FORK_MIN_WORK_S,
+    PARALLEL_MIN_WORK_S,
+    ForkLater,
+    Started,
+    daemon_child,
+    spare_core,
+    start_child,
+    take,
+    work_s,
+)
 from core.index.segment_worker import BuiltSegment, Job, Outcome
 from core.vault.chunker import ChunkLimits
 from core.vault.scanner import ScanEntry
@@ -217,10 +227,13 @@ class ParallelBuild:
         """A running build, or None where a worker is not worth it or cannot start.
 
         The worker the CLI started early (`core.base.spare_core.prestart`) is used when there is
-        one; its verdict on the machine's load stands (None: no spare core then).
+        one; its verdict on the machine's load stands (None: no spare core then). Where the CLI
+        asked for a fork instead (`ForkLater`: Linux), the worker is forked now, ready at once,
+        unless a thread has started meanwhile (then it is spawned).
         """
         early = take(WORKER_TARGET)
-        if work_s(len(notes), sum(entry.size for entry, _ in notes)) < MIN_WORK_S or daemon_child():
+        min_work_s = FORK_MIN_WORK_S if isinstance(early, ForkLater) else MIN_WORK_S
+        if work_s(len(notes), sum(entry.size for entry, _ in notes)) < min_work_s or daemon_child():
             if isinstance(early, Started):
                 early.stop()
             return None
@@ -230,7 +243,11 @@ class ParallelBuild:
         jobs = cut_jobs(notes)
         try:
             scratch.mkdir(parents=True, exist_ok=True)
-            started = early if isinstance(early, Started) else spawn(WORKER_TARGET, WORKER_NAME)
+            started = (
+                early
+                if isinstance(early, Started)
+                else start_child(WORKER_TARGET, WORKER_NAME, forked=isinstance(early, ForkLater))
+            )
         except Exception:  # noqa: BLE001 - no worker: the caller indexes in-process
             if isinstance(early, Started):
                 early.stop()
