@@ -43,8 +43,12 @@ MIB_COST_S = 1.0
 # obsidian-tasks-docs (~0.73 s of work) 1.16 vs 1.14 s, rust-book (112 notes, 1.2 MiB: ~1.2 s)
 # 1.69 vs 1.26 s (docs/benchmarks.md, "Round 4, fourth session").
 PARALLEL_MIN_WORK_S = 0.9
-# The same for a worker forked once the imports are done (`fork`): it starts in milliseconds.
-FORK_MIN_WORK_S = 0.9
+# The same for a worker forked once the imports are done (`fork`): it is ready in milliseconds, and what
+# is left to pay is each process's first notes (lazy imports, regexes: both make them), the hand-over
+# and a commit per job. Medians of 13-15 interleaved cold indexes, one process vs a forked worker, at
+# load 5-8 on the 2-core VM: obsidian-tasks-demo (~0.19 s by `work_s`) 0.596 vs 0.612 s, 75 TIL notes
+# (~0.37) 0.550 vs 0.602, 110 (~0.53) 0.821 vs 0.713, obsidian-tasks-docs (~0.73) 1.059 vs 0.865.
+FORK_MIN_WORK_S = 0.5
 
 
 def work_s(notes: int, note_bytes: int) -> float:
@@ -281,11 +285,14 @@ def prestart(target: str, name: str, *, fork_later: bool = False) -> None:
             return
 
         def start() -> None:
-            if fork_later:
+            import multiprocessing  # noqa: F401 - the child's start's, imported before the window is watched, not after it
+
+            if fork_later:  # what `fork` imports (~10 ms), here beside the caller's imports rather than after them
+                import multiprocessing.connection  # noqa: F401
+                import multiprocessing.popen_fork  # noqa: F401
+
                 pending.started = ForkLater(target, name) if spare_core(own=True) else None
                 return
-            import multiprocessing  # noqa: F401 - `spawn`'s, imported before the window is watched, not after it
-
             if not spare_core(own=True):
                 return
             try:

@@ -23,6 +23,8 @@ import core.base.spare_core as sc
 import core.index.parallel_build as pb
 from core.cli import early_worker
 from core.cli.main import main
+from core.vault.chunker import ChunkLimits
+from core.vault.scanner import ScanEntry
 from tests.core.index.test_parallel_build import Spy, _assert_same_index, _index, _with_bad_files
 from tests.fixture_notes import write_vault
 
@@ -200,3 +202,38 @@ def test_cairn_index_forks_its_worker_and_leaves_nothing_running(
     assert len(workers) == 1 and isinstance(workers[0], ForkProcess)
     assert not [p for p in multiprocessing.active_children() if p.name == pb.WORKER_NAME]
     assert pb.WORKER_TARGET not in sc._PENDING
+
+
+def test_a_forked_build_cuts_fewer_jobs(tmp_path: Path) -> None:
+    """Equal notes: 6 jobs weighted 3:2:1:1:2:3 for a spawned worker, 4 weighted 2:1:1:2 for a forked one."""
+    notes: list[Any] = [(ScanEntry(f"n{i}.md", tmp_path / f"n{i}.md", 10_000, 0), None) for i in range(120)]
+    for count, lengths in ((pb.JOBS, [30, 20, 10, 10, 20, 30]), (pb.FORK_JOBS, [40, 20, 20, 40])):
+        jobs = pb.cut_jobs(notes, count)
+        assert [n for job in jobs for n in job] == notes
+        assert [len(job) for job in jobs] == pytest.approx(lengths, abs=1)
+
+
+@pytest.mark.parametrize(("threads", "expected"), [(1, True), (2, False)])
+def test_less_work_is_worth_a_forked_worker_than_a_spawned_one(
+    threads: int, expected: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Work between the two thresholds gets a worker only where it would be forked."""
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setattr(threading, "active_count", lambda: threads)
+    monkeypatch.setattr(sc, "spare_core", lambda **_: True)
+    monkeypatch.setattr(pb, "FORK_MIN_WORK_S", 1.0)
+    monkeypatch.setattr(pb, "MIN_WORK_S", 3.0)
+    monkeypatch.setattr(pb, "work_s", lambda notes, size: 2.0)
+    started: list[bool] = []
+
+    def start_child(target: str, name: str, *, forked: bool) -> object:
+        started.append(forked)
+        return object()
+
+    monkeypatch.setattr(pb, "start_child", start_child)
+    monkeypatch.setattr(pb, "WorkerProcess", lambda started, setup: None)
+    monkeypatch.setattr(pb.ParallelBuild, "__init__", lambda self, *a: None)
+    sc.prestart(pb.WORKER_TARGET, pb.WORKER_NAME, fork_later=True)
+    notes: list[Any] = [(ScanEntry("n.md", tmp_path / "n.md", 10, 0), None)]
+    build = pb.ParallelBuild.start("v", notes, ChunkLimits(), 1000, tmp_path / "scratch")
+    assert (build is not None) == expected and started == ([True] if expected else [])
