@@ -23,6 +23,7 @@ import core.base.spare_core as sc
 import core.index.parallel_build as pb
 from core.cli import early_worker
 from core.cli.main import main
+from core.index.indexer import SCRATCH
 from core.vault.chunker import ChunkLimits
 from core.vault.scanner import ScanEntry
 from tests.core.index.test_parallel_build import Spy, _assert_same_index, _index, _with_bad_files
@@ -237,3 +238,47 @@ def test_less_work_is_worth_a_forked_worker_than_a_spawned_one(
     notes: list[Any] = [(ScanEntry("n.md", tmp_path / "n.md", 10, 0), None)]
     build = pb.ParallelBuild.start("v", notes, ChunkLimits(), 1000, tmp_path / "scratch")
     assert (build is not None) == expected and started == ([True] if expected else [])
+
+
+@linux_only
+def test_a_cancelled_sync_stops_the_forked_worker(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_other_thread: None
+) -> None:
+    spy = Spy(monkeypatch, worker=True)
+    monkeypatch.setattr(sc, "spare_core", lambda **_: True)
+    sc.prestart(pb.WORKER_TARGET, pb.WORKER_NAME, fork_later=True)
+    index = _index(vault, tmp_path)
+    cancel = threading.Event()
+    stats = index.sync(progress=lambda done, total, phase: cancel.set() if done >= 10 else None, cancel=cancel)
+    worker = _worker_of(spy)
+    assert stats.cancelled and 0 < stats.documents < 61
+    assert isinstance(worker, ForkProcess) and not worker.is_alive()
+    assert not (index.dir / SCRATCH).exists()
+    assert index.keyword.doc_count() == sum(len(r.chunks) for r in index.files.values())
+
+
+@linux_only
+def test_a_killed_forked_worker_gives_its_jobs_back(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_other_thread: None
+) -> None:
+    Spy(monkeypatch, worker=False)
+    plain = _index(vault, tmp_path / "a")
+    plain.sync()
+    spy = Spy(monkeypatch, worker=True)
+    monkeypatch.setattr(sc, "spare_core", lambda **_: True)
+    counting = pb.ParallelBuild.__iter__
+
+    def killing(build: Any) -> Any:
+        for n, unit in enumerate(counting(build)):
+            if n == 0:  # the worker holds a job now: killed as the system would (out of memory)
+                os.kill(build._worker._process.pid, signal.SIGKILL)
+            yield unit
+
+    monkeypatch.setattr(pb.ParallelBuild, "__iter__", killing)
+    sc.prestart(pb.WORKER_TARGET, pb.WORKER_NAME, fork_later=True)
+    fast = _index(vault, tmp_path / "b")
+    stats = fast.sync()
+    assert isinstance(_worker_of(spy), ForkProcess)
+    assert spy.local >= 2 and stats.documents == 61
+    assert fast.files == plain.files
+    _assert_same_index(plain.keyword._ix, fast.keyword._ix)
