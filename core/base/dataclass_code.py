@@ -106,9 +106,12 @@ def install(path: Path | None = None) -> MethodCache:
     """Make dataclasses in this process from the table in `path` (`default_path()`); idempotent."""
     if _INSTALLED:
         return _INSTALLED[0]
-    import dataclasses  # here, not at the top: the CLI imports this module before it pauses the collector
+    from core.base.gc_pause import gc_paused
 
-    cache = MethodCache(default_path() if path is None else path)
+    with gc_paused():  # dataclasses' own imports (inspect, ast, dis) and ~350 code objects: no garbage to look for
+        import dataclasses  # here, not at the top: the CLI imports this module first thing
+
+        cache = MethodCache(default_path() if path is None else path)
     dataclasses.exec = cache.exec  # type: ignore[attr-defined]  # the module's global `exec`, found before the builtin
     _INSTALLED.append(cache)
     return cache

@@ -86,8 +86,7 @@ def _add_index(sub: Commands) -> None:
 
 
 def _add_search(sub: Commands) -> None:
-    # Imported by the commands that use it: the dataclasses come after `entry` has started.
-    from core.base.model_basics import SearchMode
+    from core.base.model_basics import SearchMode  # here: no dataclass is made before `entry` starts
 
     s = sub.add_parser("search", help="search the indexed vaults")
     s.add_argument("query", help='what to look for; a query may start with "-" (cairn search -budget)')
@@ -214,12 +213,9 @@ def _add_filter_args(p: argparse.ArgumentParser) -> None:
 
 
 def entry() -> NoReturn:
-    """The `cairn` command: `main`, then an exit, at once after a search or a keyword-only index (core.cli.process_exit).
-
-    Its dataclasses are made from the compiled methods earlier runs kept (`core.base.dataclass_code`),
-    loaded with the cyclic collector paused (~350 code objects, no garbage)."""
-    with gc_paused():
-        dataclass_code.install()
+    """The `cairn` command: `main` (its dataclasses made from methods earlier runs compiled: `core.base.dataclass_code`),
+    then an exit, at once after a search or a keyword-only index (core.cli.process_exit)."""
+    dataclass_code.install()
     code = main(own_process=True)
     dataclass_code.save()
     if len(_ran) == 1 and ends_at_once(_ran[0]):
@@ -343,9 +339,8 @@ def _dispatch(args: argparse.Namespace, *, own_process: bool = False) -> int:
 
 
 def _index(args: argparse.Namespace, *, own_process: bool = False) -> int:
-    """`own_process`: the imports run with the cyclic collector paused (~25k objects, no garbage: its
-    passes were ~7 ms of them), from the early worker's start on (it reads the configuration), and
-    what they made is frozen out of the index run's full passes."""
+    """`own_process`: the imports (and the early worker's start, which reads the configuration) run with the cyclic
+    collector paused (~25k objects, no garbage: its passes were ~7 ms) and what they made is frozen after."""
     from core.cli import early_worker
 
     try:
@@ -361,49 +356,41 @@ def _index(args: argparse.Namespace, *, own_process: bool = False) -> int:
 
 def _ask(args: argparse.Namespace) -> int:
     from core.cli import ask_cmd
-
     return ask_cmd.cmd_ask(args)
 
 
 def _watch(args: argparse.Namespace) -> int:
     from core.cli import watch_cmd
-
     return watch_cmd.cmd_watch(args)
 
 
 def _eval(args: argparse.Namespace) -> int:
     from core.cli import eval_cmd
-
     return eval_cmd.cmd_eval(args)
 
 
 def _links(args: argparse.Namespace) -> int:
     from core.cli import links_cmd
-
     return links_cmd.cmd_links(args)
 
 
 def _fetch(args: argparse.Namespace) -> int:
     from core.cli import mcp_cmd
-
     return mcp_cmd.cmd_fetch(args)
 
 
 def _structured(args: argparse.Namespace) -> int:
     from core.cli import structured_cmd
-
     return structured_cmd.run(args)
 
 
 def _agents(args: argparse.Namespace) -> int:
     from core.cli import agents_cmd
-
     return agents_cmd.cmd_serve(args) if args.command == "serve" else agents_cmd.cmd_agents(args)
 
 
 def _mcp(args: argparse.Namespace) -> int:
     from core.cli import mcp_cmd
-
     return mcp_cmd.cmd_mcp(args)
 
 
