@@ -88,6 +88,7 @@ _LETTERS = bytes(0x61 if 0x41 <= i <= 0x5A or 0x61 <= i <= 0x7A else 0x20 for i 
 _RUNS = bytes(0x20 if i in b" \t\n\r\x0b\x0c" else 0x78 for i in range(256))
 _RUN_40 = b"x" * 40
 _RUN_80 = b"x" * 80
+_LETTERS_40 = b"a" * 40  # in `_LETTERS`' copy: a word of 40 ASCII letters or more
 _ASCII = bytes(range(128))
 _WORD_CHAR = re.compile(r"\w")
 
@@ -111,6 +112,7 @@ def _letters(text: str, raw: bytes, long_runs: bool) -> int:
         runs = marks.count(b" a") + (marks[:1] == b"a")
         longer_runs = marks.count(b" aa") + (marks[:2] == b"aa")
         letters = marks.count(b"a") - (runs - longer_runs)
+        long_runs = long_runs and _LETTERS_40 in marks  # a code line or URL of 40 characters is rarely one word
     if long_runs:  # a 40-letter word needs 40 characters without a space
         letters -= sum(len(w) for w in word.findall(text) if len(w) >= 40)
     return letters
