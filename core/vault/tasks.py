@@ -20,6 +20,7 @@ from core.base.structured import Task, TaskStatus
 MAX_TASKS = 5_000  # per note
 _TASK = re.compile(r"^[ \t>]*(?:[-*+]|\d+[.)])[ \t]+\[(.)\][ \t]+(.*)$")
 _ANY_TASK = re.compile(r"^[ \t>]*(?:[-*+]|\d+[.)])[ \t]+\[.\][ \t]", re.MULTILINE)  # most notes have none: one scan says so
+_CHECKBOX = re.compile(r"\[.\][ \t]")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _FENCE = re.compile(r"^[ \t>]*(```|~~~)")
 _LINE_STARTS = frozenset("`~#-*+")
@@ -54,7 +55,7 @@ class TaskRead:
 
 def read_tasks(text: str, first_line: int = 1) -> TaskRead:
     """The tasks of a note's body `text`, whose first line is line `first_line` of the file."""
-    if _ANY_TASK.search(text) is None:
+    if not _has_task(text):
         return TaskRead((), ())
     tasks: list[Task] = []
     problems: list[str] = []
@@ -86,6 +87,18 @@ def read_tasks(text: str, first_line: int = 1) -> TaskRead:
         if bad:
             problems.extend(f"task on line {n}: {b}" for b in bad)
     return TaskRead(tuple(tasks), tuple(problems))
+
+
+def _has_task(text: str) -> bool:
+    """Whether a task line is anywhere: `_ANY_TASK.search(text)`, but stepping only to each `[x] `.
+
+    The anchored expression was tried at every line start and every character of a note
+    (~7 ms over rust-book, ~16 ms over simonw-til, which hold almost no tasks); a one-character
+    bracket pair before a space is rare outside tasks, and `re` finds it by its "[" in C."""
+    for m in _CHECKBOX.finditer(text):
+        if _ANY_TASK.match(text, text.rfind("\n", 0, m.start()) + 1) is not None:
+            return True
+    return False
 
 
 def parse_task(symbol: str, rest: str, line: int, heading: str) -> tuple[Task, list[str]]:

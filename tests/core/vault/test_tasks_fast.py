@@ -8,6 +8,7 @@ import re
 
 from core.base.structured import Task
 from core.vault.tasks import (
+    _ANY_TASK,
     _DATAVIEW,
     _DATAVIEW_KEYS,
     _DATE_SIGNS,
@@ -17,6 +18,7 @@ from core.vault.tasks import (
     _SIGN_DATE,
     _SIGN_PRIORITY,
     _TASK,
+    _has_task,
     read_tasks,
     task_status,
 )
@@ -103,3 +105,15 @@ def test_generated_notes_read_as_the_plain_loop_read_them() -> None:
         assert (list(got.tasks), list(got.problems)) == want, repr(text)
         seen += len(got.tasks)
     assert seen > 500
+
+
+def test_a_task_line_is_found_where_the_anchored_search_finds_one() -> None:
+    rng = random.Random(12)
+    pieces = ["- ", "* ", "1. ", "> ", " ", "\t", "[x]", "[ ]", "[]", "[[]", "[ab]", "text", "\n", "\r", "-", "2)", "[x]\t", "- [ ] "]
+    found = 0
+    for _ in range(6000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        want = _ANY_TASK.search(text) is not None
+        assert _has_task(text) == want, repr(text)
+        found += want
+    assert found > 500
