@@ -19,8 +19,11 @@ from core.index.analysis import ScriptTokenizer, TermFilter, has_cjk, language, 
 from core.index.whoosh_pin import dumps, formats, pack_uint
 
 #: A field's analysed value: its terms, their weights and encoded values (parallel tuples: ~3x cheaper to
-#: unpickle than a tuple per term), and its scorable length.
-FieldItems = tuple[tuple[bytes, ...], tuple[float, ...], tuple[bytes, ...], int]
+#: unpickle than a tuple per term), and its scorable length. A text field's terms are the analyser's own
+#: `str` objects (hashed once, shared by every chunk: filing them by term costs ~40 % less than fresh UTF-8
+#: bytes each chunk), encoded once per distinct term at commit; other fields' terms are Whoosh's bytes.
+Term = str | bytes
+FieldItems = tuple[tuple[Term, ...], tuple[float, ...], tuple[bytes, ...], int]
 NOTE_FIELDS = frozenset({"title", "aliases", "names", "folders", "tags"})  # the same for every chunk of a note
 MEMO_LIMIT = 4096  # note-level values remembered; a note's chunks arrive together, so this is plenty
 
@@ -38,7 +41,8 @@ def is_fast_text(field: Any) -> bool:
 
 
 def text_items(value: str, lang: str, field_boost: float) -> FieldItems:
-    """What `field.index(value)` yields for a positions field with Cairn's analyzer, in `lang`.
+    """What `field.index(value)` yields for a positions field with Cairn's analyzer, in `lang`, each
+    term as text (its UTF-8 bytes are Whoosh's term).
 
     Mirrors ScriptTokenizer | TermFilter | Positions.word_values: a term's positions count
     kept tokens, except that the first kept token keeps its raw position (TermFilter's
@@ -84,7 +88,7 @@ def text_items(value: str, lang: str, field_boost: float) -> FieldItems:
             vbytes = _encode_positions([plist[0], *map(sub, plist[1:], plist)])
         weights.append(float(n) * field_boost)
         values.append(vbytes)
-    return tuple(map(str.encode, poses)), tuple(weights), tuple(values), kept  # str.encode: UTF-8
+    return tuple(poses), tuple(weights), tuple(values), kept  # the terms as text: see `FieldItems`
 
 
 _SINGLE: dict[int, bytes] = {}  # a lone position's encoding: most terms occur once in a chunk
