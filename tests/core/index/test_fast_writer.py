@@ -203,14 +203,14 @@ def test_the_fast_writer_writes_whooshs_term_table_and_postings_byte_for_byte(tm
     import core.index.field_analysis as field_analysis
     import core.index.w3_postings as w3_postings
 
-    # A note's title items are shared by its chunks, and a lone position's encoding by every
+    # A note's title items (and a heading path's) are shared by its chunks, and a lone position's encoding by every
     # term holding it: pickle then writes a repeated value as a back-reference (the same
     # postings in fewer bytes). Unshared, the bytes must be Whoosh's own.
     class Forget(dict[int, bytes]):
         def get(self, key: int, default: Any = None) -> Any:
             return default
 
-    monkeypatch.setattr(field_analysis, "NOTE_FIELDS", frozenset())
+    monkeypatch.setattr(field_analysis, "MEMO_FIELDS", frozenset())
     monkeypatch.setattr(field_analysis, "_SINGLE", Forget())
     monkeypatch.setattr(w3_postings, "BLOCK_PROTOCOL", 2)  # Whoosh's (see BLOCK_PROTOCOL for why not ours)
     monkeypatch.setattr(w3_postings, "FLUSH_BYTES", 4096)  # many flushes of both buffers
