@@ -95,6 +95,10 @@ class TermPool:
         terms = self._terms(fieldname, text)
         if text and fieldname not in self.text_fields:  # text for a field filed by bytes
             terms_ = tuple(map(str.encode, terms_))  # type: ignore[arg-type]
+        if len(terms_) == 1:  # an id, a path, a date: ~10 of a chunk's 15 fields, not worth the C-level pass's set-up
+            terms[terms_[0]].extend((docnum, weights[0], values[0]))
+            self.count += 1
+            return
         _consume(map(list.extend, map(terms.__getitem__, terms_), zip(repeat(docnum), weights, values, strict=True)))
         self.count += len(terms_)
 
