@@ -121,6 +121,7 @@ class FieldAnalyser:
 
     def __init__(self, schema: Any) -> None:
         self.schema = schema
+        self.fields: dict[str, Any] = dict(schema.items())  # Schema.__getitem__ is a Python call: ~15 lookups a chunk
         self.fast = {name: is_fast_text(field) for name, field in schema.items()}
         self.plain_id = {name: is_plain_id(field) for name, field in schema.items()}
         self.indexed = frozenset(name for name, field in schema.items() if field.indexed)
@@ -132,7 +133,7 @@ class FieldAnalyser:
 
     def items(self, fieldname: str, value: Any, lang: str) -> FieldItems:
         """One field value's terms, weights, values and scorable length, remembered for a note's own fields."""
-        field = self.schema[fieldname]
+        field = self.fields[fieldname]
         fast = self.fast[fieldname] and isinstance(value, str)
         if self.plain_id[fieldname] and isinstance(value, str):  # the value is the term (a path, an id)
             return (value.encode("utf-8"),), (field.format.field_boost,), (b"",), 0
