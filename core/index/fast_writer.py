@@ -125,6 +125,19 @@ class TermPool:
         self.count = 0
 
 
+class _Quantise(dict[int, tuple[int, int]]):
+    """A field length -> (its length byte, the length that byte stands for): two Python calls of
+    Whoosh's, remembered (a chunk has ~4 scorable fields, and lengths recur)."""
+
+    def __missing__(self, length: int) -> tuple[int, int]:
+        lb = length_to_byte(length)
+        found = self[length] = (lb, byte_to_length(lb))
+        return found
+
+
+_QUANTISED = _Quantise()
+
+
 class _Lengths:
     """Field lengths as the segment stores them, remembered on the way in (falls back to the column)."""
 
@@ -196,6 +209,7 @@ class FastSegmentWriter(SegmentWriter):
     def _add_w3_fields(self, perdocwriter: Any, fields: dict[str, Any], names: list[str], analysed: Analysed, docnum: int) -> None:
         """W3PerDocWriter.add_field, inlined (17 calls a chunk): the stored value, the length byte."""
         stored = perdocwriter._storedfields
+        colwriters = perdocwriter._colwriters
         plan = self._plan
         pool = self.pool
         file_items = pool.add_items if isinstance(pool, TermPool) else None  # `_pool_field`, inlined: 15 indexed fields a chunk
@@ -215,10 +229,14 @@ class FastSegmentWriter(SegmentWriter):
             if is_stored:
                 stored[fieldname] = value
             if length:
-                lb = length_to_byte(length)
-                perdocwriter.add_column_value(lenfield, LENGTHS_COLUMN, lb)
+                lb, quantised = _QUANTISED[length]
+                lengths_column = colwriters.get(lenfield)
+                if lengths_column is None:  # the field's first length: Whoosh makes the column
+                    perdocwriter.add_column_value(lenfield, LENGTHS_COLUMN, lb)
+                else:  # what add_column_value does then, without its two lookups
+                    lengths_column.add(docnum, lb)
                 perdocwriter._fieldlengths[fieldname] += length
-                self._lengths[fieldname][docnum] = byte_to_length(lb)
+                self._lengths[fieldname][docnum] = quantised
             if column:
                 perdocwriter.add_column_value(fieldname, column, field.to_column_value(value))
 

@@ -126,3 +126,11 @@ def test_a_block_skips_a_zero_length_as_whoosh_does() -> None:
     assert stats[2:] == (_ByteOf()[4], _ByteOf()[9])
     zero = _Lengths("body", {5: 0}, None)
     assert _blocks(bytearray(), [5, 1.0, b"a"], 128, 0, None, zero, _ByteOf())[2:] == (0, 0)
+
+
+def test_a_remembered_length_byte_and_quantised_length_are_whooshs() -> None:
+    from core.index.fast_writer import _QUANTISED
+    from core.index.whoosh_pin import byte_to_length, length_to_byte
+
+    for length in [*range(1, 3_000), *range(3_000, 2_000_000, 997), 2**31 - 1]:
+        assert _QUANTISED[length] == (length_to_byte(length), byte_to_length(length_to_byte(length))), length
