@@ -57,23 +57,34 @@ def text_items(value: str, lang: str, field_boost: float) -> FieldItems:
     words = words_of(value)
     poses: dict[str, list[int]] = {}
     get = poses.get
-    offset = -1  # raw position of the first kept word
-    kept = 0
+    missing = _MISSING  # not in the memo yet (the memo holds None for a stop word): told apart by identity
+    # The first kept word keeps its raw position and the others count on from it (TermFilter's
+    # renumbering), so it is found first and the main loop needs no branch for it (~4 % fewer
+    # instructions in this function on rust-book, callgrind).
     for raw_pos, word in enumerate(words):
-        text = cache.get(word, "")
-        if text == "":
+        text = cache.get(word, missing)
+        if text is missing:
+            text = term(word)
+        if text is not None:
+            poses[text] = [raw_pos]
+            pos = raw_pos + 1
+            kept = 1
+            break
+    else:  # nothing but stop words
+        return (), (), (), 0
+    for word in words[pos:]:
+        text = cache.get(word, missing)
+        if text is missing:
             text = term(word)
         if text is None:
             continue
-        if offset < 0:
-            offset = raw_pos
-        pos = offset + kept
-        kept += 1
         found = get(text)
         if found is None:
             poses[text] = [pos]
         else:
             found.append(pos)
+        pos += 1
+        kept += 1
     single = _SINGLE
     weights = []
     values = []
@@ -94,6 +105,7 @@ def text_items(value: str, lang: str, field_boost: float) -> FieldItems:
     return tuple(poses), tuple(weights), tuple(values), kept  # the terms as text: see `FieldItems`
 
 
+_MISSING: Any = object()
 _SINGLE: dict[int, bytes] = {}  # a lone position's encoding: most terms occur once in a chunk
 
 
