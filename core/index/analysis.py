@@ -19,7 +19,9 @@ Two things make it work for every language:
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -34,6 +36,7 @@ from whoosh.support.charset import accent_map
 
 from core.base.char_ranges import CharRanges
 from core.base.lazy_re import LazyPattern
+from core.base.lean_import import import_lean
 
 # Han (with 々 and 〇), Hiragana, Katakana (with half-width forms) and Hangul.
 CJK_CHARS = (
@@ -114,11 +117,40 @@ def is_cjk(term: str) -> bool:
     return not term.isascii() and _IS_CJK.holds(term[0])
 
 
+# The module and class of each Snowball stemmer in `whoosh.lang.snowball` (its `classes`).
+_SNOWBALL_MODULES = {
+    "da": ("danish", "DanishStemmer"), "nl": ("dutch", "DutchStemmer"), "en": ("english", "EnglishStemmer"),
+    "fi": ("finnish", "FinnishStemmer"), "fr": ("french", "FrenchStemmer"), "de": ("german", "GermanStemmer"),
+    "hu": ("hungarian", "HungarianStemmer"), "it": ("italian", "ItalianStemmer"), "no": ("norwegian", "NorwegianStemmer"),
+    "pt": ("portugese", "PortugueseStemmer"), "ro": ("romanian", "RomanianStemmer"), "ru": ("russian", "RussianStemmer"),
+    "es": ("spanish", "SpanishStemmer"), "sv": ("swedish", "SwedishStemmer"),
+}  # fmt: skip
+
+
+def stemmer(lang: str) -> Callable[[str], str]:
+    """`whoosh.lang.stemmer_for_language(lang)`, loading only that language's Snowball module.
+
+    Whoosh's `whoosh.lang.snowball` package imports all fourteen stemmers (~2.5 ms) to give
+    one; a vault with one German note needs the German one. Its module is imported while a
+    stand-in package (the real folder, without the package's imports) takes the package's place:
+    the same class, so the same stems. Any other language goes to Whoosh as before.
+    """
+    found = _SNOWBALL_MODULES.get(lang)
+    spec = importlib.util.find_spec("whoosh.lang.snowball") if found else None
+    if found is None or spec is None or spec.submodule_search_locations is None:
+        return stemmer_for_language(lang)
+    module_name, class_name = found
+    name = f"whoosh.lang.snowball.{module_name}"
+    package: dict[str, Any] = {"__path__": list(spec.submodule_search_locations)}
+    import_lean({"whoosh.lang.snowball": package}, name)
+    return getattr(sys.modules[name], class_name)().stem
+
+
 class _Terms:
     """Word → term for one stemming language, memoised (the same word recurs a lot)."""
 
     def __init__(self, lang: str) -> None:
-        self.stem: Callable[[str], str] = porter_stem if lang == DEFAULT_LANGUAGE else stemmer_for_language(lang)
+        self.stem: Callable[[str], str] = porter_stem if lang == DEFAULT_LANGUAGE else stemmer(lang)
         stops = set(STOP_WORDS)
         if lang != DEFAULT_LANGUAGE:
             stops |= set(stopwords_for_language(lang))

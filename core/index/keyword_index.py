@@ -14,24 +14,24 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from whoosh import query as wq
 from whoosh.fields import Schema
-from whoosh.scoring import BM25F
 
 from core.base.confidentiality import Confidentiality
 from core.base.gc_pause import gc_paused
 from core.base.models import Document
 from core.index.analysis import Stemmer, cjk_runs, is_cjk, language, stem_language
-from core.index.bm25_fast import FastBM25F
 from core.index.keyword_schema import INDEX_NAME, StoredChunk, build_schema, filter_query
 from core.index.keyword_store import KeywordStore
 from core.index.merge_policy import LIVE_MERGE_DOCS, MAX_SEGMENTS, settling, tiered
-from core.index.phrase_match import phrase_checks, scan, verified
 from core.index.searchers import Searchers
+from core.index.whoosh_pin import lean_query
 from core.index.whoosh_storage import MappedStorage
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the search side (queries, scorers, phrases) is imported by the first search, not by `cairn index`
+    from whoosh import query as wq
+
     from core.base.models import ParsedQuery, SearchFilters  # a search's (core.base.search_models)
+    from core.index.bm25_fast import FastBM25F
     from core.index.segment_worker import BuiltSegment  # the worker imports the markdown parser: not for a search
 
 SEARCH_FIELDS = ("title", "aliases", "names", "heading_path", "body", "tags")
@@ -88,17 +88,35 @@ class KeywordIndex:
         else:
             self._ix = storage.create_index(build_schema(), indexname=INDEX_NAME)
         self._store = KeywordStore(self._ix)
-        self._weighting = BM25F(B=b, K1=k1)
-        self._fast = FastBM25F(b=b, k1=k1)
+        self._b, self._k1 = b, k1
+        self._weighting: Any = None  # Whoosh's BM25F and Cairn's, made by the first search
+        self._fast_scorer: FastBM25F | None = None
         self._schema = self._ix.schema
         self.stemmer = Stemmer()  # the analyzer's terms for scanned text (snippets)
         self._languages: tuple[Any, tuple[str, ...]] = (None, ())
         self._bigram_cache: tuple[Any, dict[str, list[str]]] = (None, {})
         self._cid_cache: tuple[Any, dict[int, str]] = (None, {})
         self._write_lock = threading.Lock()
-        self._searchers = Searchers(lambda: self._ix.searcher(weighting=self._weighting))
+        self._searchers = Searchers(self._open_searcher)
         self.reading = self._searchers.reading  # `with index.reading() as searcher:` this thread's, kept open
         self.open_searchers = self._searchers.open_searchers
+
+    def _open_searcher(self) -> Any:
+        """A new Whoosh searcher, scoring with BM25F (imported here: writing the index needs no searcher)."""
+        lean_query()
+        from whoosh.scoring import BM25F
+
+        if self._weighting is None:
+            self._weighting = BM25F(B=self._b, K1=self._k1)
+        return self._ix.searcher(weighting=self._weighting)
+
+    def _fast(self) -> FastBM25F:
+        """Cairn's BM25F over Whoosh's postings, made at the first search that scores."""
+        if self._fast_scorer is None:
+            from core.index.bm25_fast import FastBM25F
+
+            self._fast_scorer = FastBM25F(b=self._b, k1=self._k1)
+        return self._fast_scorer
 
     def close(self) -> None:
         """Release the index's files; a search running meanwhile finishes, and the next one reopens."""
@@ -121,12 +139,8 @@ class KeywordIndex:
         bulk = len(added) >= BULK_NOTES
         with self._write_lock, gc_paused(bulk):
             with self._store.writing() as writer:
-                # A note not in the index has nothing to delete: asking the reader whether the
-                # term exists is ~10x cheaper than Whoosh's delete query (a first index deletes nothing).
-                reader = writer.searcher().reader()
-                for rel in [*removed, *(doc.rel_path for doc in added)]:
-                    if ("rel_path", rel) in reader:
-                        writer.delete_by_term("rel_path", rel)
+                if writer.segments:  # an index without segments (a first index) has nothing to delete
+                    _delete_notes(writer, [*removed, *(doc.rel_path for doc in added)])
                 self._store.add(writer, added)
             # Size tiers (core.index.merge_policy): small segments only, a bulk batch too; see settle().
             writer.commit(mergetype=tiered(LIVE_MERGE_DOCS))
@@ -141,8 +155,8 @@ class KeywordIndex:
         """
         with self._write_lock:
             with self._store.writing() as writer:
-                for rel in replaced:
-                    writer.delete_by_term("rel_path", rel)
+                if writer.segments:
+                    _delete_notes(writer, replaced)
                 self._store.take_files(built.files, built.folder, self.directory)
             writer.commit(mergetype=tiered(LIVE_MERGE_DOCS), extra_segments=[built.segment])
         self._searchers.forget_mine()
@@ -181,6 +195,9 @@ class KeywordIndex:
     def _search(
         self, searcher: Any, parsed: ParsedQuery, filters: SearchFilters, limit: int, expansion: Mapping[str, float] | None
     ) -> list[KeywordHit]:
+        lean_query()
+        from whoosh import query as wq
+
         flt = filter_query(filters)
         mask = None if filters.allow_restricted else wq.Term("confidentiality", Confidentiality.RESTRICTED.value)
         if parsed.phrases:
@@ -200,7 +217,7 @@ class KeywordIndex:
                 extra = [("body", term) for term in expansion if ("body", term) not in clauses]
                 weights = [1.0] * len(clauses) + [expansion[t] for _, t in extra]
                 clauses = clauses + extra
-            top = self._fast.top(
+            top = self._fast().top(
                 searcher, clauses, limit, field_weights=FIELD_WEIGHTS, exclude=exclude, include=include, clause_weights=weights
             )
             grams = _trigrams(parsed)
@@ -212,6 +229,8 @@ class KeywordIndex:
 
     def _phrase_search(self, searcher: Any, parsed: ParsedQuery, flt: wq.Query | None, mask: wq.Query | None, limit: int) -> list[KeywordHit]:
         """Chunks holding every quoted phrase word for word (see `core.index.phrase_match`)."""
+        from core.index.phrase_match import phrase_checks, scan, verified
+
         checks = phrase_checks(parsed.phrases, self.languages())
         if not checks:
             return []
@@ -297,6 +316,9 @@ class KeywordIndex:
             return found
 
     def build_query(self, parsed: ParsedQuery) -> wq.Query | None:
+        lean_query()
+        from whoosh import query as wq
+
         schema = self._schema
         clauses: list[wq.Query] = [wq.Term(f, t, boost=FIELD_WEIGHTS.get(f, 1.0)) for f, t in self._clauses(parsed)]
         required: list[wq.Query] = []
@@ -319,7 +341,9 @@ class KeywordIndex:
 
     def restricted_chunk_ids(self) -> list[str]:
         """Chunks of notes marked confidentiality: restricted (usually none), for the vector side's mask."""
-        with self.reading() as searcher:
+        with self.reading() as searcher:  # the searcher imported Whoosh's query package
+            from whoosh import query as wq
+
             return [self._chunk_id(searcher, d) for d in searcher.docs_for_query(wq.Term("confidentiality", Confidentiality.RESTRICTED.value))]
 
     def stored(self, chunk_ids: Iterable[str]) -> dict[str, StoredChunk]:
@@ -344,6 +368,19 @@ class KeywordIndex:
     def optimize(self) -> None:
         with self._write_lock:
             self._ix.optimize()
+
+
+def _delete_notes(writer: Any, rel_paths: Iterable[str]) -> None:
+    """Delete every chunk of these notes from the index `writer` writes to.
+
+    A note not in the index has nothing to delete: asking the reader whether the term exists
+    is ~10x cheaper than Whoosh's delete query (a re-index of a few notes deletes few).
+    """
+    lean_query()  # the writer's searcher, and its delete query, import Whoosh's searching side
+    reader = writer.searcher().reader()
+    for rel in rel_paths:
+        if ("rel_path", rel) in reader:
+            writer.delete_by_term("rel_path", rel)
 
 
 def _trigrams(parsed: ParsedQuery) -> frozenset[str]:

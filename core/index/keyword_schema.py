@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from whoosh import query as wq
 from whoosh.analysis import Analyzer
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
@@ -23,9 +22,12 @@ from core.base.models import Document, chunk_id
 from core.index.analysis import build_analyzer
 from core.index.manifest import task_row
 from core.index.property_terms import property_terms, whoosh_filter
+from core.index.whoosh_pin import lean_query
 from core.vault.language import detect_language
 
 if TYPE_CHECKING:
+    from whoosh import query as wq  # a search's: imported by `filter_query`, not by `cairn index`
+
     from core.base.models import SearchFilters  # a search's (core.base.search_models)
 
 ANALYZER_VERSION = "a5"  # part of the index hash: a change here rebuilds the index. a4: typed properties, tasks; a5: names
@@ -185,6 +187,9 @@ def document_fields(doc: Document) -> list[dict[str, Any]]:
 
 def filter_query(filters: SearchFilters) -> wq.Query | None:
     """Whoosh form of the filters (vault choice happens a level up: one index per vault)."""
+    lean_query()
+    from whoosh import query as wq
+
     parts: list[wq.Query] = []
     if filters.folders:
         # spelled as `folder_ancestors` indexed it (a comma would split the KEYWORD field)

@@ -13,10 +13,13 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Iterable
-
-from whoosh import query as wq
+from typing import TYPE_CHECKING
 
 from core.base.structured import Op, Property, PropertyFilter, PropertyType, Task
+from core.index.whoosh_pin import lean_query
+
+if TYPE_CHECKING:
+    from whoosh import query as wq  # a search's: imported by `whoosh_filter`, not by `cairn index`
 
 FIELD = "props"
 TASK_KEY = "@task"
@@ -151,11 +154,16 @@ def _positive_match(terms: frozenset[str] | set[str], flt: PropertyFilter) -> bo
 
 def whoosh_filter(flt: PropertyFilter) -> wq.Query:
     """The keyword index's form of the same test (`terms_match` is its twin)."""
+    lean_query()
+    from whoosh import query as wq
+
     query = _positive_query(flt)
     return wq.Not(query) if flt.negate else query
 
 
 def _positive_query(flt: PropertyFilter) -> wq.Query:
+    from whoosh import query as wq  # imported lean by `whoosh_filter`
+
     if flt.op is Op.HAS:
         return wq.Term(FIELD, flt.key)
     if flt.op in (Op.EQ, Op.NE):

@@ -28,6 +28,9 @@ NOT_FOR_INDEXING = (
     "core.cli.agents_cmd", "markdown_it", "yaml", "multiprocessing", "_strptime", "core.vault.pdf",
     "core.vault.extractor", "core.index.ocr_pass", "core.base.search_models", "platformdirs", "numpy", "usearch",
     "onnxruntime", "httpx",
+    # The search side of Whoosh and Cairn: a write builds no query and opens no searcher on a first index.
+    "whoosh.query", "whoosh.scoring", "whoosh.searching", "core.index.bm25_fast", "core.index.bm25_python",
+    "core.index.phrase_match", "whoosh.lang.snowball",  # the vault is English: no Snowball stemmer at all
 )  # fmt: skip
 
 # The real CLI in a fresh interpreter (tests/core/cli_probe.py), as `test_cli_start` runs it.

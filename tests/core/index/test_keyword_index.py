@@ -292,6 +292,25 @@ def test_apply_replaces_a_notes_chunks_and_removes_deleted_notes(tmp_path: Path)
         ix.close()
 
 
+def test_a_reopened_index_deletes_replaced_and_removed_notes(tmp_path: Path) -> None:
+    """A first index skips the delete check (no segments); a later one, in a new process, still deletes."""
+    ix = KeywordIndex(tmp_path / "ix")
+    notes = {n: parse_note("v", n, f"# {n}\n\nwalrus {n}\n\n## more\n\nmore walrus\n".encode(), size=1, mtime_ns=1) for n in ("a.md", "b.md", "c.md")}
+    ix.apply([], list(notes.values()))
+    ix.close()
+    again = KeywordIndex(tmp_path / "ix")
+    try:
+        assert again.doc_count() == 6
+        again.apply(["a.md"], [parse_note("v", "b.md", b"only otter now\n", size=1, mtime_ns=2)])
+        assert again.doc_count() == 3
+        assert [d.body for d in again.stored_for_note("b.md")] == ["only otter now"]
+        assert again.stored_for_note("a.md") == []
+        q = parse_query("walrus").query
+        assert {h.chunk_id for h in again.search(q, q.filters, 10)} == {chunk_id("v", "c.md", 0), chunk_id("v", "c.md", 1)}
+    finally:
+        again.close()
+
+
 def test_index_persists_and_reopens(tmp_path: Path) -> None:
     ix = KeywordIndex(tmp_path / "ix")
     ix.apply([], [parse_note("v", "n.md", b"persistent words\n", size=1, mtime_ns=1)])

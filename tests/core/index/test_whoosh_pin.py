@@ -74,6 +74,8 @@ def test_whoosh_is_imported_without_the_network_and_asyncio_modules_it_never_use
 MORPH = """
 import sys
 import core.index.keyword_index, core.search.search
+from core.index.whoosh_pin import lean_query
+lean_query()  # what a search does before its first query (a cold `cairn index` imports no query package)
 compiled = "whoosh.lang.morph_en" in sys.modules
 from whoosh.query import Variations
 from whoosh.query.terms import variations
