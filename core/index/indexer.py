@@ -131,9 +131,12 @@ class VaultIndex:
         return self._lock
 
     def mark_dirty(self) -> None:
-        """Memory or the keyword index is about to move ahead of the manifest on disk."""
+        """Memory or the keyword index is about to move ahead of the manifest on disk.
+
+        Only the flag's presence is ever read (`is_dirty`, `IndexOpening`), never its bytes, so
+        they are not fsynced: an fsync of a file's bytes does not make its name durable either."""
         if not self.dirty_path.exists():
-            write_bytes_atomic(self.dirty_path, b"memory is ahead of disk; reconcile on start\n")
+            write_bytes_atomic(self.dirty_path, b"memory is ahead of disk; reconcile on start\n", durable=False)
 
     def write_info(self, skipped: Iterable[SkippedFile], res: ProcessResult) -> None:
         """Save the health record (Index health) after a pass."""
