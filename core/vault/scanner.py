@@ -55,6 +55,8 @@ def printable_name(rel: str) -> str:
 
 
 def _has_surrogates(text: str) -> bool:
+    if text.isascii():  # nearly every name: no encoding to try
+        return False
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -209,7 +211,7 @@ class Scanner:
                 continue
             rel = normalise_rel_path(f"{rel_folder}/{child.name}" if rel_folder else child.name)
             try:
-                yield from self._child(child, rel, seen, skipped, linked)
+                yield from self._child(folder, child, rel, seen, skipped, linked)
             except Exception as exc:  # noqa: BLE001 - one odd file or folder never stops the walk
                 skipped.append(SkippedFile(printable_name(rel), SkipReason.UNREADABLE, f"cannot scan: {type(exc).__name__}: {exc}"))
 
@@ -226,7 +228,13 @@ class Scanner:
             skipped.append(SkippedFile(printable_name(rel), SkipReason.BAD_NAME, why))
 
     def _child(
-        self, child: os.DirEntry[str], rel: str, seen: set[str], skipped: list[SkippedFile], linked: list[tuple[Path, str]]
+        self,
+        folder: Path,
+        child: os.DirEntry[str],
+        rel: str,
+        seen: set[str],
+        skipped: list[SkippedFile],
+        linked: list[tuple[Path, str]],
     ) -> Iterator[ScanEntry]:
         try:
             is_link = child.is_symlink()
@@ -258,7 +266,7 @@ class Scanner:
             seen.add(real)
             yield from self._walk(Path(child.path), rel, seen, skipped, linked)
             return
-        entry = self._entry(Path(child.path), rel)
+        entry = self._entry(folder / child.name, rel)  # as Path(child.path), without parsing the whole path
         if isinstance(entry, SkippedFile):
             skipped.append(entry)
         elif entry is not None:  # None: deleted since the folder was listed
@@ -366,7 +374,9 @@ def _unique_names(entries: list[ScanEntry], skipped: list[SkippedFile]) -> list[
     macOS, Windows and Linux; two files whose names differ only by normalisation (`café.md`
     as NFC and as NFD, possible on Linux) would collide. The first (by name on disk) is
     kept; the other is reported, never silently merged into it."""
-    entries.sort(key=lambda e: (e.rel_path, unicodedata.is_normalized("NFC", e.path.name) is False, os.fsencode(e.path.name)))
+    entries.sort(key=_rel_path)
+    if any(a.rel_path == b.rel_path for a, b in zip(entries, entries[1:])):  # rare: only then the names on disk
+        entries.sort(key=lambda e: (e.rel_path, unicodedata.is_normalized("NFC", e.path.name) is False, os.fsencode(e.path.name)))
     unique: list[ScanEntry] = []
     for entry in entries:
         if unique and unique[-1].rel_path == entry.rel_path:
@@ -381,6 +391,10 @@ def _unique_names(entries: list[ScanEntry], skipped: list[SkippedFile]) -> list[
             continue
         unique.append(entry)
     return unique
+
+
+def _rel_path(entry: ScanEntry) -> str:
+    return entry.rel_path
 
 
 def _has_link_parent(path: Path, root: Path) -> bool:
