@@ -140,12 +140,14 @@ class Scanner:
         self.rules = IgnoreRules(self.root, extra_ignores + kind_patterns(kinds_off))
         self.max_bytes = max_bytes
         self.max_attachment_bytes = max_attachment_bytes
+        self._reals: dict[str, str] = {}  # during a scan: a walked folder's path -> its real path
 
     def scan(self) -> ScanResult:
         entries: list[ScanEntry] = []
         skipped: list[SkippedFile] = []
         seen_dirs: set[str] = {str(self.real_root)}
         linked: list[tuple[Path, str]] = []
+        self._reals = {os.fspath(self.root): str(self.real_root)}
         entries.extend(self._walk(self.root, "", seen_dirs, skipped, linked))
         # Folder links are followed only after every real folder was walked, so a real folder
         # is never reported as a loop just because a link to it sorted first.
@@ -156,6 +158,7 @@ class Scanner:
                 skipped.append(SkippedFile(rel, SkipReason.SYMLINK_LOOP, "folder link points back to a folder already walked"))
                 continue
             seen_dirs.add(real)
+            self._reals[os.fspath(path)] = real
             entries.extend(self._walk(path, rel, seen_dirs, skipped, linked))
         entries = _unique_names(entries, skipped)
         skipped.sort(key=lambda s: s.rel_path)
@@ -259,7 +262,7 @@ class Scanner:
             linked.append((Path(child.path), rel))
             return
         if is_dir:
-            real = os.path.realpath(child.path)
+            real = self._real_folder(child)
             if real in seen:
                 skipped.append(SkippedFile(rel, SkipReason.SYMLINK_LOOP, "folder link points back to a folder already walked"))
                 return
@@ -271,6 +274,16 @@ class Scanner:
             skipped.append(entry)
         elif entry is not None:  # None: deleted since the folder was listed
             yield entry
+
+    def _real_folder(self, child: os.DirEntry[str]) -> str:
+        """`os.path.realpath` of a folder that is no link: on POSIX its folder's real path and its
+        name, without an `lstat` of every part of the path (~6 a folder, ~20 % of a scan of
+        simonw-til's 123 folders). Where the folder's own is not known, and on Windows (whose
+        `realpath` asks the system for the final name), `realpath` itself."""
+        parent = self._reals.get(os.path.dirname(child.path)) if os.name != "nt" else None
+        real = os.path.realpath(child.path) if parent is None else os.path.join(parent, child.name)
+        self._reals[child.path] = real
+        return real
 
     def _symlink_problem(self, path: Path, rel: str) -> SkippedFile | None:
         try:

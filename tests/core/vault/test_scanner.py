@@ -372,6 +372,30 @@ def test_folder_symlink_to_a_folder_not_otherwise_walked_is_followed(vault: Path
 
 
 @needs_symlinks
+def test_a_folder_below_a_folder_link_is_known_by_its_real_path(vault: Path) -> None:
+    """A walked folder's real path is its folder's real path and its name: below a followed link
+    that is the link's target, so a second link to the same folder is still a loop."""
+    write(vault, ".cairnignore", "store/\n")
+    write(vault, "store/sub/n.md")
+    (vault / "store" / "again").symlink_to(Path("sub"), target_is_directory=True)
+    (vault / "view").symlink_to(Path("store"), target_is_directory=True)
+    result = Scanner(vault).scan()
+    assert [e.rel_path for e in result.entries] == ["view/sub/n.md"]
+    assert [(s.rel_path, s.reason) for s in result.skipped] == [("view/again", SkipReason.SYMLINK_LOOP)]
+
+
+@needs_symlinks
+def test_a_vault_given_through_a_link_still_sees_a_loop_in_a_subfolder(vault: Path, tmp_path: Path) -> None:
+    write(vault, "sub/n.md")
+    (vault / "sub" / "here").symlink_to(Path("."), target_is_directory=True)
+    link = tmp_path / "vault-link"
+    link.symlink_to(vault, target_is_directory=True)
+    result = Scanner(link).scan()
+    assert [e.rel_path for e in result.entries] == ["sub/n.md"]
+    assert [(s.rel_path, s.reason) for s in result.skipped] == [("sub/here", SkipReason.SYMLINK_LOOP)]
+
+
+@needs_symlinks
 def test_dangling_symlink_is_reported_not_fatal(vault: Path) -> None:
     (vault / "dangling.md").symlink_to("missing.md")
     write(vault, "ok.md")
