@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import importlib
 import os
+import signal
 import sys
 import threading
 import time
@@ -42,6 +43,12 @@ MIB_COST_S = 1.0
 # obsidian-tasks-docs (~0.73 s of work) 1.16 vs 1.14 s, rust-book (112 notes, 1.2 MiB: ~1.2 s)
 # 1.69 vs 1.26 s (docs/benchmarks.md, "Round 4, fourth session").
 PARALLEL_MIN_WORK_S = 0.9
+# The same for a worker forked once the imports are done (`fork`): it is ready in milliseconds, and what
+# is left to pay is each process's first notes (lazy imports, regexes: both make them), the hand-over
+# and a commit per job. Medians of 13-15 interleaved cold indexes, one process vs a forked worker, at
+# load 5-8 on the 2-core VM: obsidian-tasks-demo (~0.19 s by `work_s`) 0.596 vs 0.612 s, 75 TIL notes
+# (~0.37) 0.550 vs 0.602, 110 (~0.53) 0.821 vs 0.713, obsidian-tasks-docs (~0.73) 1.059 vs 0.865.
+FORK_MIN_WORK_S = 0.5
 
 
 def work_s(notes: int, note_bytes: int) -> float:
@@ -174,18 +181,103 @@ def run_target(conn: Connection, target: str) -> None:
     entry(conn)
 
 
+@dataclass(frozen=True, slots=True)
+class ForkLater:
+    """`prestart`'s verdict where the child is to be forked when its work is known: a core is spare."""
+
+    target: str
+    name: str
+
+
+def fork_safe() -> bool:
+    """Whether a child may be forked from this process now: Linux, and no other thread alive.
+
+    A forked child inherits every imported module (it is ready in milliseconds, where a spawned
+    one imports for ~0.3 s) but only the forking thread: a lock another thread held (an import's,
+    logging's, a C library's) stays held in the child forever. macOS forbids fork beside its
+    frameworks, Windows has none; the app, the MCP server and the watcher run threads.
+    """
+    if not sys.platform.startswith("linux") or threading.active_count() != 1 or daemon_child():
+        return False
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def fork(target: str, name: str) -> Started:
+    """Start a daemonic forked child that calls `target` ("module:function") with its end of a pipe.
+
+    Only where `fork_safe()` says so. What the child must not share is handled in the child
+    (`run_forked`); what it would repeat is emptied here: text this process buffered for its
+    standard streams, which the child's exit would write a second time.
+    """
+    import multiprocessing
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # closed or gone: nothing the child could repeat either
+            pass
+    ctx = multiprocessing.get_context("fork")
+    conn, child = ctx.Pipe()
+    process = ctx.Process(target=run_forked, args=(child, conn, target), daemon=True, name=name)
+    try:
+        process.start()
+    finally:
+        child.close()
+    return Started(process, conn)
+
+
+def start_child(target: str, name: str, *, forked: bool) -> Started:
+    """`fork` when asked for and safe now (no thread has started since it was asked for), else `spawn`."""
+    return fork(target, name) if forked and fork_safe() else spawn(target, name)
+
+
+def run_forked(conn: Connection, parent_end: Connection, target: str) -> None:
+    """The forked child's entry: let go of what was the parent's, then hand `target` the pipe.
+
+    - The parent's end of the pipe is closed, or the child would never see it end (EOF) when
+      the parent is gone.
+    - Ctrl-C reaches the whole process group: the parent's handler (`cancel_on_sigint`) would
+      run here too; the parent decides (it stops this child when it cancels), so the child ignores
+      it, and any other handler the parent set is reset to the default.
+    - Everything inherited is frozen out of the cyclic collector (`gc.freeze`): it is never walked
+      (each page it would touch is a copy) nor collected here (a finaliser of the parent's, such as
+      a temporary folder's, never runs in the child); the parent's gc callbacks are dropped.
+    - Files and locks the parent holds (the vault lock, Whoosh's write lock, open index files)
+      stay open here untouched: the child never writes the parent's index, manifest or config,
+      and multiprocessing ends it with `os._exit` (no atexit handler, no finaliser runs; the
+      parent's multiprocessing finalisers are cleared at the fork).
+    """
+    parent_end.close()
+    for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
+        if callable(signal.getsignal(number)):
+            signal.signal(number, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.callbacks.clear()
+    gc.freeze()
+    gc.enable()
+    module, _, function = target.partition(":")
+    getattr(importlib.import_module(module), function)(conn)
+
+
 @dataclass(slots=True)
 class _Pending:
     thread: threading.Thread
-    started: Started | None = None
+    started: Started | ForkLater | None = None
 
 
 _PENDING: dict[str, _Pending] = {}
 _LOCK = threading.Lock()
 
 
-def prestart(target: str, name: str) -> None:
-    """Spawn `target`'s child now, from a thread, if a core is spare; `take(target)` gets it."""
+def prestart(target: str, name: str, *, fork_later: bool = False) -> None:
+    """Spawn `target`'s child now, from a thread, if a core is spare; `take(target)` gets it.
+
+    With `fork_later` the thread only looks for a spare core and `take` gives `ForkLater`: the
+    caller forks the child itself once its imports are done (`start_child`).
+    """
     if (os.cpu_count() or 1) < 2 or daemon_child():
         return
     with _LOCK:
@@ -193,8 +285,14 @@ def prestart(target: str, name: str) -> None:
             return
 
         def start() -> None:
-            import multiprocessing  # noqa: F401 - `spawn`'s, imported before the window is watched, not after it
+            import multiprocessing  # noqa: F401 - the child's start's, imported before the window is watched, not after it
 
+            if fork_later:  # what `fork` imports (~10 ms), here beside the caller's imports rather than after them
+                import multiprocessing.connection  # noqa: F401
+                import multiprocessing.popen_fork  # noqa: F401
+
+                pending.started = ForkLater(target, name) if spare_core(own=True) else None
+                return
             if not spare_core(own=True):
                 return
             try:
@@ -208,9 +306,10 @@ def prestart(target: str, name: str) -> None:
         pending.thread.start()
 
 
-def take(target: str) -> Started | None | Literal[False]:
-    """The child `prestart` started for `target`; False when none was asked for (start one yourself
-    if you want one), None when it was asked for but no core was spare."""
+def take(target: str) -> Started | ForkLater | None | Literal[False]:
+    """The child `prestart` started for `target` (or the word to fork it); False when none was asked
+    for (start one yourself if you want one), None when it was asked for but no core was spare.
+    Its thread is over when this returns: a fork may follow."""
     with _LOCK:
         pending = _PENDING.pop(target, None)
     if pending is None:

@@ -11,9 +11,10 @@ own notes, and stops a worker it does not use.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 
-from core.base.spare_core import PARALLEL_MIN_WORK_S, discard, prestart, work_s
+from core.base.spare_core import FORK_MIN_WORK_S, PARALLEL_MIN_WORK_S, discard, prestart, work_s
 
 TARGET = "core.index.segment_worker:serve"  # core.index.parallel_build.WORKER_TARGET (importing it costs Whoosh)
 NAME = "cairn-segment-worker"
@@ -58,11 +59,19 @@ def indexed_already(folder: str) -> bool:
     return False
 
 
+def forks() -> bool:
+    """Whether the worker is forked when the jobs are known rather than spawned now: on Linux, where
+    a fork after the imports is ready in milliseconds (`core.base.spare_core.fork`)."""
+    return sys.platform.startswith("linux")
+
+
 def start_early(folders: Iterable[str]) -> None:
-    """Start the worker now if the folders may need one (not indexed yet, enough work) and a core is spare."""
+    """Start the worker now (or, where it is forked later, look for a spare core now) if the folders
+    may need one (not indexed yet, enough work) and a core is spare."""
     new = [folder for folder in folders if os.path.isdir(folder) and not indexed_already(folder)]
-    if enough_work(new, PARALLEL_MIN_WORK_S):
-        prestart(TARGET, NAME)
+    fork_later = forks()
+    if enough_work(new, FORK_MIN_WORK_S if fork_later else PARALLEL_MIN_WORK_S):
+        prestart(TARGET, NAME, fork_later=fork_later)
 
 
 def stop_unused() -> None:

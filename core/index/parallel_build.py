@@ -38,7 +38,18 @@ from pathlib import Path
 from typing import Any, cast
 
 from core.base.gc_pause import gc_paused
-from core.base.spare_core import PARALLEL_MIN_WORK_S, Started, daemon_child, spare_core, spawn, take, work_s
+from core.base.spare_core import (
+    FORK_MIN_WORK_S,
+    PARALLEL_MIN_WORK_S,
+    ForkLater,
+    Started,
+    daemon_child,
+    fork_safe,
+    spare_core,
+    start_child,
+    take,
+    work_s,
+)
 from core.index.segment_worker import BuiltSegment, Job, Outcome
 from core.vault.chunker import ChunkLimits
 from core.vault.scanner import ScanEntry
@@ -51,6 +62,11 @@ WORKER_NAME = "cairn-segment-worker"
 # 6 or 12 jobs), few enough segments that searches do not slow down (4,000 notes in 12 segments:
 # keyword p50 13.6 ms against 11.5 in 4; in 6: 12.0) and Whoosh's merge policy leaves them alone.
 JOBS = 6
+# A forked worker (`core.base.spare_core.fork`: the CLI on Linux) starts with the build, so both processes
+# start their jobs together and fewer, larger jobs meet as evenly in the middle; each job costs a segment,
+# its hand-over and a commit (~0.02 CPU-s). Medians of 13-15 interleaved cold indexes at load 5-8, 6
+# jobs against 4: rust-book 1.049 vs 0.982 s, obsidian-tasks-docs 0.914 vs 0.865 s (docs/benchmarks.md).
+FORK_JOBS = 4
 # A job's least notes: 20 kept rust-book (112 chapters) to 5 jobs of unequal work, and whichever process
 # finished first waited ~0.15 s for the other's last job; at 8 its jobs are the 6 of `cut_jobs`'s V.
 MIN_JOB_NOTES = 8
@@ -144,8 +160,8 @@ class WorkerProcess:
         self._started.stop()
 
 
-def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]]) -> list[Job]:
-    """The notes, in order, in about `JOBS` runs of work (`work_s`: a note's bytes weigh most), each of
+def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]], count: int = JOBS) -> list[Job]:
+    """The notes, in order, in about `count` runs of work (`work_s`: a note's bytes weigh most), each of
     `MIN_JOB_NOTES` to `MAX_JOB_NOTES` notes; largest at the ends, smallest in the middle.
 
     The worker takes jobs from the front and this process from the back, so the middle ones are
@@ -154,10 +170,10 @@ def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]]) -> list[Job]:
     work: rust-book's chapters run from 1 to 90 KB. Where the biggest job would pass
     `MAX_JOB_NOTES` (more than ~1,500 notes) they are equal runs of notes instead.
     """
-    if len(notes) * 4 > MAX_JOB_NOTES * JOBS:
-        size = max(MIN_JOB_NOTES, min(MAX_JOB_NOTES, -(-len(notes) // JOBS)))
+    if len(notes) * 4 > MAX_JOB_NOTES * count:
+        size = max(MIN_JOB_NOTES, min(MAX_JOB_NOTES, -(-len(notes) // count)))
         return [list(notes[i : i + size]) for i in range(0, len(notes), size)]
-    weights = [(JOBS + 1) // 2 - min(i, JOBS - 1 - i) for i in range(JOBS)]
+    weights = [(count + 1) // 2 - min(i, count - 1 - i) for i in range(count)]
     total = work_s(len(notes), sum(entry.size for entry, _ in notes))
     bounds = list(accumulate(w / sum(weights) * total for w in weights))
     jobs: list[Job] = []
@@ -217,20 +233,26 @@ class ParallelBuild:
         """A running build, or None where a worker is not worth it or cannot start.
 
         The worker the CLI started early (`core.base.spare_core.prestart`) is used when there is
-        one; its verdict on the machine's load stands (None: no spare core then).
+        one; its verdict on the machine's load stands (None: no spare core then). Where the CLI
+        asked for a fork instead (`ForkLater`: Linux), the worker is forked now, ready at once,
+        unless a thread has started meanwhile (then it is spawned).
         """
         early = take(WORKER_TARGET)
-        if work_s(len(notes), sum(entry.size for entry, _ in notes)) < MIN_WORK_S or daemon_child():
+        forked = isinstance(early, ForkLater) and fork_safe()  # else a worker is spawned, and worth it on more work
+        if (
+            work_s(len(notes), sum(entry.size for entry, _ in notes)) < (FORK_MIN_WORK_S if forked else MIN_WORK_S)
+            or daemon_child()
+        ):
             if isinstance(early, Started):
                 early.stop()
             return None
         if early is None or (early is False and not spare_core()):
             return None
         shutil.rmtree(scratch, ignore_errors=True)  # a crashed build's leftovers
-        jobs = cut_jobs(notes)
+        jobs = cut_jobs(notes, FORK_JOBS if forked else JOBS)
         try:
             scratch.mkdir(parents=True, exist_ok=True)
-            started = early if isinstance(early, Started) else spawn(WORKER_TARGET, WORKER_NAME)
+            started = early if isinstance(early, Started) else start_child(WORKER_TARGET, WORKER_NAME, forked=forked)
         except Exception:  # noqa: BLE001 - no worker: the caller indexes in-process
             if isinstance(early, Started):
                 early.stop()

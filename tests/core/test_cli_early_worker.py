@@ -37,8 +37,10 @@ def test_the_work_is_estimated_up_to_the_limit_without_hidden_folders(tmp_path: 
 
 
 def test_cairn_index_uses_the_early_worker_and_stops_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Where the worker is spawned early (not Linux): `tests/core/index/test_parallel_fork.py` has the forked one."""
     vault = write_vault(tmp_path / "vault", 40)
     monkeypatch.setenv("CAIRN_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(early_worker, "forks", lambda: False)
     monkeypatch.setattr(early_worker, "PARALLEL_MIN_WORK_S", 0.001)
     monkeypatch.setattr(pb, "MIN_WORK_S", 0.001)
     monkeypatch.setattr(pb, "MIN_JOB_NOTES", 5)
@@ -99,8 +101,9 @@ def test_a_vault_indexed_already_gets_no_early_worker(tmp_path: Path, monkeypatc
     vault = write_vault(tmp_path / "vault", 20)
     monkeypatch.setenv("CAIRN_HOME", str(tmp_path / "home"))
     monkeypatch.setattr(early_worker, "PARALLEL_MIN_WORK_S", 0.001)
+    monkeypatch.setattr(early_worker, "FORK_MIN_WORK_S", 0.001)
     asked: list[str] = []
-    monkeypatch.setattr(early_worker, "prestart", lambda target, name: asked.append(target))
+    monkeypatch.setattr(early_worker, "prestart", lambda target, name, **_: asked.append(target))
     assert not early_worker.indexed_already(str(vault))
     early_worker.start_early([str(vault)])
     assert asked == [early_worker.TARGET]  # new: worth a worker

@@ -63,6 +63,7 @@ class Spy:
         self.local = 0
         self.builds: list[Any] = []
         monkeypatch.setattr(pb, "MIN_WORK_S", 0.0 if worker else float("inf"))
+        monkeypatch.setattr(pb, "FORK_MIN_WORK_S", 0.0 if worker else float("inf"))
         monkeypatch.setattr(pb, "MIN_JOB_NOTES", 7)  # several jobs, so both processes get some
         monkeypatch.setattr(pb, "MAX_JOB_NOTES", 7)
         monkeypatch.setattr(pb, "spare_core", lambda: True)  # whatever else runs on this machine
