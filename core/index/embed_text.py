@@ -24,13 +24,18 @@ MIN_SPACE_SHARE = 0.06  # prose has ~15 % spaces, code ~10-20 %, minified JavaSc
 
 def embedding_input(title: str, heading_path: str, text: str) -> str:
     """Where the chunk sits (title, headings), then the chunk, without repeating its heading line."""
+    return _with_context(title, heading_path, chunk_body(heading_path, text))
+
+
+def _with_context(title: str, heading_path: str, body: str) -> str:
     context = heading_path if heading_path.startswith(title) else " > ".join(p for p in (title, heading_path) if p)
-    body = chunk_body(heading_path, text)
     return f"{context}\n{body}" if context else body
 
 
 def chunk_body(heading_path: str, text: str) -> str:
     """The chunk's text without its own heading line (the context line above says it)."""
+    if not heading_path or not text.startswith("#"):
+        return text  # no heading line to drop (and no copy of the text made to look for one)
     first, _, rest = text.partition("\n")
     if first.startswith("#") and heading_path and first.lstrip("#").strip() == heading_path.split(" > ")[-1]:
         return rest.lstrip("\n")
@@ -43,8 +48,9 @@ def input_hash(text: str) -> str:
 
 def chunk_hash(title: str, heading_path: str, text: str) -> str:
     """The manifest's hash of a chunk: its embedding input's, marked when it gets no vector."""
-    digest = input_hash(embedding_input(title, heading_path, text))
-    return digest if vector_worthy(chunk_body(heading_path, text)) else NO_VECTOR + digest
+    body = chunk_body(heading_path, text)  # once for both (every chunk of a first index)
+    digest = input_hash(_with_context(title, heading_path, body))
+    return digest if vector_worthy(body) else NO_VECTOR + digest
 
 
 def vector_worthy(body: str) -> bool:
@@ -88,6 +94,7 @@ _LETTERS = bytes(0x61 if 0x41 <= i <= 0x5A or 0x61 <= i <= 0x7A else 0x20 for i 
 _RUNS = bytes(0x20 if i in b" \t\n\r\x0b\x0c" else 0x78 for i in range(256))
 _RUN_40 = b"x" * 40
 _RUN_80 = b"x" * 80
+_LETTERS_40 = b"a" * 40  # in `_LETTERS`' copy: a word of 40 ASCII letters or more
 _ASCII = bytes(range(128))
 _WORD_CHAR = re.compile(r"\w")
 
@@ -111,6 +118,7 @@ def _letters(text: str, raw: bytes, long_runs: bool) -> int:
         runs = marks.count(b" a") + (marks[:1] == b"a")
         longer_runs = marks.count(b" aa") + (marks[:2] == b"aa")
         letters = marks.count(b"a") - (runs - longer_runs)
+        long_runs = long_runs and _LETTERS_40 in marks  # a code line or URL of 40 characters is rarely one word
     if long_runs:  # a 40-letter word needs 40 characters without a space
         letters -= sum(len(w) for w in word.findall(text) if len(w) >= 40)
     return letters

@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
 from typing import Any
 
-from core.index.field_analysis import Analysed, FieldAnalyser, FieldItems
+from core.index.field_analysis import Analysed, FieldAnalyser, FieldItems, Term
 from core.index.segment_merge import segment_postings, write_per_doc
-from core.index.w3_postings import Rows, supported, write_pool, write_terms
+from core.index.w3_postings import Rows, supported, write_pool, write_stream
 from core.index.whoosh_pin import (
     LENGTHS_COLUMN,
     PostingPool,
@@ -54,28 +54,36 @@ class TermPool:
     """Whoosh's posting pool, as dicts of posting lists instead of one big list to sort.
 
     Postings arrive in ascending docnum order (new documents, then merged segments
-    after them), so each list is already sorted; `iter_postings` sorts the keys only.
+    after them), so each list is already sorted; `ordered` sorts the keys only.
     A term's postings are one flat list, docnum, weight, value, docnum... (`Rows`): no
     tuple per posting to make, track and free (on rust-book, 127k postings, filing them
     took 50 ms with a tuple each and 20 ms flat, and freeing the pool 17 ms against 2 ms).
+    A text field's terms are filed as the analyser's `str` objects (`FieldItems`) and
+    encoded once each on the way out; a field that is given bytes too is filed by bytes.
     """
 
     def __init__(self) -> None:
-        self.postings: dict[str, defaultdict[bytes, Rows]] = {}  # field -> term bytes -> flat postings
+        self.postings: dict[str, defaultdict[Term, Rows]] = {}  # field -> term -> flat postings
         self.fieldnames: set[str] = set()
+        self.text_fields: set[str] = set()  # fields whose terms are all `str` (the others': all bytes)
         self.count = 0
 
-    def _terms(self, fieldname: str) -> defaultdict[bytes, Rows]:
+    def _terms(self, fieldname: str, text: bool) -> defaultdict[Term, Rows]:
         terms = self.postings.get(fieldname)
         if terms is None:
             terms = self.postings[fieldname] = defaultdict(list)
             self.fieldnames.add(fieldname)
+            if text:
+                self.text_fields.add(fieldname)
+        elif not text and fieldname in self.text_fields:  # bytes for a field filed by text: all by bytes now
+            terms = self.postings[fieldname] = defaultdict(list, zip(map(str.encode, terms), terms.values()))  # type: ignore[arg-type]
+            self.text_fields.discard(fieldname)
         return terms
 
     def add(self, item: Posting) -> None:
         fieldname, tbytes, docnum, weight, vbytes = item
         self.count += 1
-        self._terms(fieldname)[tbytes] += (docnum, weight, vbytes)
+        self._terms(fieldname, False)[tbytes] += (docnum, weight, vbytes)
 
     def add_items(self, fieldname: str, docnum: int, items: FieldItems) -> None:
         """A document's analysed items of one field, filed by term in C (`map` over the term
@@ -83,20 +91,51 @@ class TermPool:
         terms_, weights, values, _ = items
         if not terms_:  # a field without terms must not reach the segment's field map
             return
-        terms = self._terms(fieldname)
+        text = type(terms_[0]) is str
+        terms = self._terms(fieldname, text)
+        if text and fieldname not in self.text_fields:  # text for a field filed by bytes
+            terms_ = tuple(map(str.encode, terms_))  # type: ignore[arg-type]
+        if len(terms_) == 1:  # an id, a path, a date: ~10 of a chunk's 15 fields, not worth the C-level pass's set-up
+            terms[terms_[0]].extend((docnum, weights[0], values[0]))
+            self.count += 1
+            return
         _consume(map(list.extend, map(terms.__getitem__, terms_), zip(repeat(docnum), weights, values, strict=True)))
         self.count += len(terms_)
 
-    def iter_postings(self) -> Iterator[Posting]:
+    def ordered(self) -> Iterator[tuple[str, bytes, Rows]]:
+        """(field, term bytes, postings) in Whoosh's order: by field, then by term's bytes. A text
+        field's terms sort as text, the same order (UTF-8 keeps code point order), then are encoded."""
+        text_fields = self.text_fields
         for fieldname, terms in sorted(self.postings.items()):
-            for tbytes in sorted(terms):
-                rows = terms[tbytes]
-                for i in range(0, len(rows), 3):
-                    yield fieldname, tbytes, rows[i], rows[i + 1], rows[i + 2]
+            if fieldname in text_fields:
+                for text in sorted(terms):
+                    yield fieldname, text.encode(), terms[text]  # type: ignore[union-attr]  # str keys
+            else:
+                for tbytes in sorted(terms):
+                    yield fieldname, tbytes, terms[tbytes]  # type: ignore[misc]  # bytes keys
+
+    def iter_postings(self) -> Iterator[Posting]:
+        for fieldname, tbytes, rows in self.ordered():
+            for i in range(0, len(rows), 3):
+                yield fieldname, tbytes, rows[i], rows[i + 1], rows[i + 2]
 
     def cleanup(self) -> None:
         self.postings = {}
+        self.text_fields = set()
         self.count = 0
+
+
+class _Quantise(dict[int, tuple[int, int]]):
+    """A field length -> (its length byte, the length that byte stands for): two Python calls of
+    Whoosh's, remembered (a chunk has ~4 scorable fields, and lengths recur)."""
+
+    def __missing__(self, length: int) -> tuple[int, int]:
+        lb = length_to_byte(length)
+        found = self[length] = (lb, byte_to_length(lb))
+        return found
+
+
+_QUANTISED = _Quantise()
 
 
 class _Lengths:
@@ -170,6 +209,7 @@ class FastSegmentWriter(SegmentWriter):
     def _add_w3_fields(self, perdocwriter: Any, fields: dict[str, Any], names: list[str], analysed: Analysed, docnum: int) -> None:
         """W3PerDocWriter.add_field, inlined (17 calls a chunk): the stored value, the length byte."""
         stored = perdocwriter._storedfields
+        colwriters = perdocwriter._colwriters
         plan = self._plan
         pool = self.pool
         file_items = pool.add_items if isinstance(pool, TermPool) else None  # `_pool_field`, inlined: 15 indexed fields a chunk
@@ -189,10 +229,14 @@ class FastSegmentWriter(SegmentWriter):
             if is_stored:
                 stored[fieldname] = value
             if length:
-                lb = length_to_byte(length)
-                perdocwriter.add_column_value(lenfield, LENGTHS_COLUMN, lb)
+                lb, quantised = _QUANTISED[length]
+                lengths_column = colwriters.get(lenfield)
+                if lengths_column is None:  # the field's first length: Whoosh makes the column
+                    perdocwriter.add_column_value(lenfield, LENGTHS_COLUMN, lb)
+                else:  # what add_column_value does then, without its two lookups
+                    lengths_column.add(docnum, lb)
                 perdocwriter._fieldlengths[fieldname] += length
-                self._lengths[fieldname][docnum] = byte_to_length(lb)
+                self._lengths[fieldname][docnum] = quantised
             if column:
                 perdocwriter.add_column_value(fieldname, column, field.to_column_value(value))
 
@@ -217,8 +261,8 @@ class FastSegmentWriter(SegmentWriter):
         if isinstance(pool, TermPool):
             pool.add_items(fieldname, docnum, items)
         else:
-            for tbytes, weight, vbytes in zip(*items[:3], strict=True):
-                pool.add((fieldname, tbytes, docnum, weight, vbytes))
+            for term, weight, vbytes in zip(*items[:3], strict=True):
+                pool.add((fieldname, term.encode() if isinstance(term, str) else term, docnum, weight, vbytes))
         return int(items[3])
 
     def add_postings_to_pool(self, reader: Any, startdoc: int, docmap: Any) -> None:
@@ -300,7 +344,7 @@ class FastSegmentWriter(SegmentWriter):
             for reader in readers:
                 reader.close()
         elif fallback is not None and isinstance(self.pool, TermPool):
-            write_terms(fieldwriter, self.schema, self.pool.postings, self._lengths, fallback)
+            write_stream(fieldwriter, self.schema, self.pool.ordered(), self._lengths, fallback)
         elif fallback is not None and isinstance(self.pool, PostingPool):  # a big merge spilled: its sorted runs, a term at a time
             write_pool(fieldwriter, self.schema, self.pool.iter_postings(), self._lengths, fallback)
         else:  # another codec: Whoosh's own loop

@@ -20,7 +20,7 @@ import io
 import pickle
 import zlib
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from hashlib import md5
 from itertools import accumulate, groupby, starmap
 from operator import itemgetter, sub
@@ -55,7 +55,7 @@ _FIELD_ID = Struct("!H")  # pack_ushort: the field's number, before the term's b
 
 
 def supported(fieldwriter: Any) -> bool:
-    """Whether `write_terms` knows this field writer's layout (W3, docnum ids, no inlining)."""
+    """Whether `write_stream` knows this field writer's layout (W3, docnum ids, no inlining)."""
     codec = fieldwriter._codec
     tindex = fieldwriter._tindex
     return (
@@ -81,37 +81,26 @@ class _Lengths:
             found = self.known[docnum] = self.fallback(docnum, self.fieldname)
         return found
 
-    def many(self, docnums: tuple[int, ...]) -> list[int]:
-        found = list(map(self.known.get, docnums))
-        if None in found:  # a merged segment's documents
-            return [x if x is not None else self.of(d) for d, x in zip(docnums, found, strict=True)]
-        return found  # type: ignore[return-value]  # no None left
-
-
-def write_terms(
-    fieldwriter: Any,
-    schema: Any,
-    postings: Mapping[str, Mapping[bytes, Rows]],
-    lengths: dict[str, dict[int, int]],
-    fallback: Any,
-) -> None:
-    """Write every (field, term)'s postings and term info, as `FieldWriter.add_postings` would.
-
-    `lengths` holds, by field, the quantised length of each new document's field (absent
-    fields have none); `fallback(docnum, fieldname)` answers for documents merged in.
-    """
-    ordered = ((fieldname, tbytes, terms[tbytes]) for fieldname, terms in sorted(postings.items()) for tbytes in sorted(terms))
-    write_stream(fieldwriter, schema, ordered, lengths, fallback)
+    def many(self, docnums: Sequence[int]) -> list[int]:
+        try:  # every new document's length is known: one C-level pass, no test per length
+            return list(map(self.known.__getitem__, docnums))
+        except KeyError:  # a merged segment's documents
+            return [self.of(d) for d in docnums]
 
 
 def write_pool(fieldwriter: Any, schema: Any, postings: Iterator[Posting], lengths: dict[str, dict[int, int]], fallback: Any) -> None:
-    """`write_terms` for postings that arrive one by one in (field, term, docnum) order: Whoosh's spilling pool."""
+    """`write_stream` for postings that arrive one by one in (field, term, docnum) order: Whoosh's spilling pool."""
     grouped = ((fieldname, tbytes, [x for item in group for x in item[2:]]) for (fieldname, tbytes), group in groupby(postings, key=itemgetter(0, 1)))
     write_stream(fieldwriter, schema, grouped, lengths, fallback)
 
 
 def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes, Rows]], lengths: dict[str, dict[int, int]], fallback: Any) -> None:  # noqa: PLR0915 - the per-term hot loop of a build: kept in one function so its state stays in locals
-    """The loop of `write_terms`, over (field, term bytes, postings) in that order."""
+    """Write every (field, term)'s postings and term info, as `FieldWriter.add_postings` would, over
+    (field, term bytes, postings) in that order.
+
+    `lengths` holds, by field, the quantised length of each new document's field (absent
+    fields have none); `fallback(docnum, fieldname)` answers for documents merged in.
+    """
     codec = fieldwriter._codec
     limit: int = codec._blocklimit
     comp: int = codec._compression
@@ -229,20 +218,24 @@ def _blocks(
     term_maxweight: float = 0
     n = len(rows) // 3
     for first in range(0, n, limit):
+        start = first * 3
         end = min(first + limit, n) * 3
-        ids = tuple(rows[first * 3 : end : 3])
-        raw_weights = rows[first * 3 + 1 : end : 3]
-        raw_values = rows[first * 3 + 2 : end : 3]
-        weights = array("f", raw_weights)
-        raw_max = max(raw_weights)  # add_posting compares the weights before float32 rounding
-        maxweight = raw_max if raw_max > 0 else 0
+        ids = rows[start:end:3]
+        raw_weights = rows[start + 1 : end : 3]
+        raw_values = rows[start + 2 : end : 3]
+        count = len(ids)
+        block_weight, maxweight, mini_weights = _block_weights(raw_weights, count)
+        bmin: int | None
         if field_lengths is not None:
-            lens = list(filter(None, field_lengths.many(ids)))
-            bmin = min(lens) if lens else None
-            bmax = max(lens) if lens else 0
+            lens = field_lengths.many(ids)
+            bmin = min(lens)
+            bmax = max(lens)
+            if not bmin:  # a length of 0 (a merged document's, read back) is not a length: Whoosh skips it
+                lens = list(filter(None, lens))
+                bmin = min(lens) if lens else None
         else:
             bmin, bmax = None, 0
-        total_weight += sum(weights)
+        total_weight += block_weight
         if minlength is None:
             minlength = bmin
         elif bmin is not None:
@@ -250,14 +243,6 @@ def _blocks(
         maxlength = max(maxlength, bmax)
         term_maxweight = max(term_maxweight, maxweight)
         # _mini_ids, _mini_weights and _mini_values, pickled as _write_block does.
-        count = len(ids)
-        w0 = weights[0]
-        if weights.count(1.0) == count:
-            mini_weights: Any = None
-        elif weights.count(w0) == count:
-            mini_weights = w0
-        else:
-            mini_weights = tuple(weights)
         if fixed is None or fixed < 0:
             mini_values: Any = tuple(filter(None, raw_values))
         elif fixed == 0:
@@ -274,6 +259,29 @@ def _blocks(
         out += info
         out += data
     return total_weight, term_maxweight, to_byte[minlength], to_byte[maxlength]
+
+
+def _block_weights(raw_weights: Rows, count: int) -> tuple[float, float, Any]:
+    """A block's summed float32 weights, its maximum weight and its weights as `_write_block` pickles them.
+
+    Most blocks hold one weight (a term once in each chunk): rounded once, and summed as a product,
+    which equals the float32 values added one by one (j times a float32 value, j <= 128 postings, fits
+    a double's 53-bit significand exactly, so no partial sum rounds).
+    """
+    w = raw_weights[0]
+    if raw_weights.count(w) == count:
+        rounded = array("f", (w,))[0]
+        return rounded * count, (w if w > 0 else 0), (None if rounded == 1.0 else rounded)
+    weights = array("f", raw_weights)
+    raw_max = max(raw_weights)  # add_posting compares the weights before float32 rounding
+    w0 = weights[0]
+    if weights.count(1.0) == count:
+        mini_weights: Any = None
+    elif weights.count(w0) == count:
+        mini_weights = w0
+    else:
+        mini_weights = tuple(weights)
+    return sum(weights), (raw_max if raw_max > 0 else 0), mini_weights
 
 
 class _ByteOf(dict[int | None, int]):

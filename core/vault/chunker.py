@@ -147,7 +147,8 @@ def chunk_markdown(
 
 def chunk_text(raw: bytes, start: int, end: int) -> str:
     """The text of a byte range exactly as a chunk carries it (line endings normalised)."""
-    return _NEWLINE_TEXT.sub("\n", raw[start:end].decode("utf-8", "replace"))
+    text = raw[start:end].decode("utf-8", "replace")
+    return _NEWLINE_TEXT.sub("\n", text) if "\r" in text else text
 
 
 _NEWLINE_TEXT = re.compile(r"\r\n?")

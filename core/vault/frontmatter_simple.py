@@ -3,11 +3,13 @@
 Obsidian writes properties as `key: value` lines, `key: [a, b]` and `key:` followed by
 `- item` lines. Loading those with libyaml still cost ~a quarter of parsing such a note: the
 C parser is quick, but PyYAML builds every value in Python. This reader takes a block only
-when every line is one of those shapes and every value is a quoted string without escapes, or
-a plain scalar that PyYAML's own resolver types as text, null, a boolean, a plain decimal
-integer or float, or a `YYYY-MM-DD` date; anything else (comments, anchors, tags, block
-scalars, multi-line scalars, escapes, CR, tabs, characters YAML treats specially) gives None
-and the YAML loader reads the block as it always did. Compared with the loader on every real
+when every line is one of those shapes and every value is a quoted string without escapes, a
+literal block scalar in its plainest form (`key: |`, `|-` or `|+` above lines indented by
+spaces: Obsidian's multi-line text, the Tasks plugin's query properties), or a plain scalar
+that PyYAML's own resolver types as text, null, a boolean, a plain decimal integer or float,
+a `YYYY-MM-DD` date or Obsidian's `YYYY-MM-DDTHH:MM:SS` date & time; anything else
+(comments, anchors, tags, folded or indicated block scalars, multi-line plain scalars,
+escapes, CR, tabs, characters YAML treats specially) gives None and the YAML loader reads the block as it always did. Compared with the loader on every real
 note's front matter and on generated blocks in the tests.
 """
 
@@ -33,6 +35,7 @@ _QUOTED = re.compile(r"\"([^\"\\]*)\"|'([^']*)'")
 _PLAIN = re.compile(r"[^\s\-?:,\[\]{}#&*!|>'\"%@`](?:[^:#]|:(?=[^\s]))*")
 _FLOW_ITEM = re.compile(r" *(?:\"([^\"\\]*)\"|'([^']*)'|([^\s\-?:,\[\]{}#&*!|>'\"%@`][^:#,\[\]{}\"']*?)) *(,|\]\Z)")
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+_DATETIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})")  # Obsidian's "Date & time"
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
 _BOOLS = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}
@@ -47,7 +50,11 @@ def load_simple(text: str) -> Any:
     key: Any = NOT_SIMPLE  # the key whose value is still open (a `key:` line with nothing after it)
     items: list[Any] | None = None
     item_indent = -1
-    for line in text.split("\n"):
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
         if not line.strip():
             continue
         m = None if line[0] != " " and line[0] != "-" else _ITEM_LINE.fullmatch(line)
@@ -66,18 +73,61 @@ def load_simple(text: str) -> Any:
         if m is None:
             return NOT_SIMPLE
         key = _scalar(m.group(1)) if len(m.group(1)) < 1000 else NOT_SIMPLE  # YAML's simple-key limit
-        if key is NOT_SIMPLE or isinstance(key, (list, float)) or key is None:
+        if key is NOT_SIMPLE or isinstance(key, (list, float, dt.datetime)) or key is None:
             return NOT_SIMPLE
         items = None
+        value, i = _after_key(m.group(2), lines, i)
+        if value is NOT_SIMPLE:
+            return NOT_SIMPLE
+        data[key] = value
         if m.group(2):
-            value = _value(m.group(2))
-            if value is NOT_SIMPLE:
-                return NOT_SIMPLE
-            data[key] = value
-            key = NOT_SIMPLE
-        else:
-            data[key] = None
+            key = NOT_SIMPLE  # a `key:` line alone stays open for the `- item` lines below it
     return data or None
+
+
+def _after_key(text: str | None, lines: list[str], i: int) -> tuple[Any, int]:
+    """The value after `key:` (None if nothing follows it) and the line after it: a literal block
+    scalar's text runs over the lines from `i`, any other value is on the key's line."""
+    if not text:
+        return None, i
+    if text in _LITERAL_CHOMPING:
+        return _literal(lines, i, _LITERAL_CHOMPING[text])
+    return _value(text), i
+
+
+# A literal block scalar's header (`key: |`) and its chomping: clip, strip or keep the final line breaks.
+_LITERAL_CHOMPING = {"|": "clip", "|-": "strip", "|+": "keep"}
+
+
+def _literal(lines: list[str], i: int, chomping: str) -> tuple[Any, int]:
+    """The text of a literal block scalar whose lines start at `i`, and the line after it.
+
+    Read only in its plainest form: its first line holds text, indented by spaces, and sets the
+    block's indentation; the block runs over the lines indented at least that far and blank
+    lines, each losing that indentation (a longer run of spaces stays, as YAML keeps it). A
+    header with an indentation indicator or a comment, or a block starting with a blank line, is
+    not simple (its indentation is YAML's to work out).
+    """
+    first = lines[i] if i < len(lines) else ""
+    indent = len(first) - len(first.lstrip(" "))
+    if indent == 0 or not first.strip(" "):
+        return NOT_SIMPLE, i
+    body: list[str] = []
+    end = i
+    while end < len(lines) and (lines[end].startswith(" " * indent) or not lines[end].strip(" ")):
+        body.append(lines[end][indent:])
+        end += 1
+    if end == len(lines):  # the front matter's text ends with a line break: no line after it
+        body.pop()
+    while body and not body[-1]:
+        body.pop()
+    trailing = end - i - len(body) - (end == len(lines))  # blank lines after the last text line
+    text = "\n".join(body)
+    if chomping == "clip":
+        text += "\n"
+    elif chomping == "keep":
+        text += "\n" * (1 + trailing)
+    return text, end
 
 
 def _value(text: str) -> Any:
@@ -153,6 +203,12 @@ def _typed(text: str) -> Any:
             return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         except ValueError:
             return text  # as the loader's timestamp constructor keeps an impossible date: text
+    if tag == _TAG + "timestamp" and (m := _DATETIME.fullmatch(text)):
+        try:
+            year, month, day, hour, minute, second = map(int, m.groups())
+            return dt.datetime(year, month, day, hour, minute, second)  # noqa: DTZ001 - naive, as PyYAML builds it
+        except ValueError:
+            return NOT_SIMPLE  # the loader's constructor raises: its error is the note's
     return NOT_SIMPLE
 
 
@@ -178,7 +234,7 @@ def _tag(text: str) -> str:
         return _TAG + "str"
     if first in _WORD_FIRST:
         return _TAG + ("bool" if text in _BOOL_WORDS else "null" if text in _NULL_WORDS else "str")
-    if _DATE.fullmatch(text):
+    if _DATE.fullmatch(text) or _DATETIME.fullmatch(text):
         return _TAG + "timestamp"
     if _INT.fullmatch(text):
         return _TAG + "int"

@@ -23,7 +23,7 @@ from urllib.parse import unquote, urlsplit
 
 from core.base.models import Link, LinkKind
 from core.vault.simple_note import InlineText, parse_inline
-from core.vault.wikilinks_plain import plain_wikilinks
+from core.vault.wikilinks_plain import LinkChild, PlainInline, PlainLink, plain_links
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser: a keyword search never parses markdown
     from markdown_it import MarkdownIt
@@ -39,7 +39,22 @@ NOTE_EXTS = (".md", ".markdown")
 MAX_CONTEXT = 240
 MAX_LINK_BRACKETS = 20_000  # "[" read for links in one note (~0.7 s of markdown-it at worst)
 _WIKI_STOP = re.compile(r"\]\]|[\[\n]")
-_MAYBE_LINK = re.compile(r"\[\[|\]\((?!\s*<?[A-Za-z][A-Za-z0-9+.\-]*:)")
+_WEB_DESTINATION = re.compile(r"\s*<?[A-Za-z][A-Za-z0-9+.\-]*:")  # after "](": a URL, not a note
+
+
+def _may_link(text: str) -> bool:
+    """Whether `text` may hold a link to a note: a "[[", or a "](" not followed by a URL's scheme.
+
+    Found by `str.find`: the regular expression it replaces stepped through every character of
+    a whole note (~10 ms over a 1 MB book); `find` skips to each "](" in C."""
+    if "[[" in text:
+        return True
+    k = text.find("](")
+    while k != -1:
+        if _WEB_DESTINATION.match(text, k + 2) is None:
+            return True
+        k = text.find("](", k + 2)
+    return False
 
 
 def key(name: str) -> str:
@@ -181,7 +196,7 @@ def _nth_bracket(text: str, n: int) -> int:
 def _extract(
     text: str, first_line: int, parser: MarkdownIt | None, inline: Sequence[InlineText] | None, references: Sequence[str]
 ) -> tuple[Link, ...]:
-    if not _MAYBE_LINK.search(text):
+    if not _may_link(text):
         return ()  # most notes of a code-heavy vault link only to the web: skip the second parse
     md = parser or new_link_parser()
     lines = text.splitlines()
@@ -196,22 +211,24 @@ def _extract(
         md.parse("\n".join(references), env)  # markdown-it reads the definitions: the lines alone
     # With definitions, `[text][label]` and `[label]` are links too: every text with a "[" is read.
     for part in inline:
-        if "[" not in part.content or not (references or _MAYBE_LINK.search(part.content)):
+        if "[" not in part.content or not (references or _may_link(part.content)):
             continue
-        found = plain_wikilinks(part.content, references=bool(env.get("references")))
+        found = plain_links(part.content, references=bool(env.get("references")))
         if found is None:
             for tok in parse_inline(md, [part], env):
                 if tok.children:
                     _token_links(tok, lines, first_line, out)
+        elif any(link.destination is not None for link in found):
+            _token_links(PlainInline(part, found), lines, first_line, out)
         else:
             _plain_links(part, found, lines, first_line, out)
     return tuple(out)
 
 
-def _plain_links(part: InlineText, found: list[tuple[bool, str, int]], lines: list[str], first_line: int, out: list[Link]) -> None:
-    """The links `plain_wikilinks` read in a text, made directly: no tokens (a third of reading an Obsidian note's links)."""
+def _plain_links(part: InlineText, found: list[PlainLink], lines: list[str], first_line: int, out: list[Link]) -> None:
+    """The wikilinks `plain_links` read in a text, made directly: no tokens (a third of reading an Obsidian note's links)."""
     row, context = -1, ""
-    for embed, inner, pos in found:
+    for embed, inner, pos, _ in found:
         target, anchor, label = split_wikilink(inner)
         if not target and not anchor:
             continue
@@ -221,9 +238,10 @@ def _plain_links(part: InlineText, found: list[tuple[bool, str, int]], lines: li
         out.append(Link(LinkKind.EMBED if embed else LinkKind.WIKI, target, anchor, label, first_line + row, context))
 
 
-def _token_links(tok: Token, lines: list[str], first_line: int, out: list[Link]) -> None:
+def _token_links(tok: Token | PlainInline, lines: list[str], first_line: int, out: list[Link]) -> None:
     """The links of one parsed inline token, with the line each is on."""
-    children, start = tok.children or [], tok.map[0] if tok.map else 0
+    children: Sequence[Token | LinkChild] = tok.children or []
+    start = tok.map[0] if tok.map else 0
     cursor = 0  # search position in tok.content, for links the parser gives no position
     for i, child in enumerate(children):
         link, cursor = _link_from(child, tok.content, cursor)
@@ -236,7 +254,7 @@ def _token_links(tok: Token, lines: list[str], first_line: int, out: list[Link])
         out.append(Link(link.kind, link.target, link.anchor, link.label, first_line + row, _trim(context)))
 
 
-def _link_from(child: Token, content: str, cursor: int) -> tuple[Link | None, int]:
+def _link_from(child: Token | LinkChild, content: str, cursor: int) -> tuple[Link | None, int]:
     if child.type == "wikilink":
         target, anchor, label = split_wikilink(child.content)
         pos = int(child.meta.get("pos", cursor))
@@ -264,7 +282,7 @@ def _link_from(child: Token, content: str, cursor: int) -> tuple[Link | None, in
     return None, cursor
 
 
-def _text_until_close(children: list[Token], start: int) -> str:
+def _text_until_close(children: Sequence[Token | LinkChild], start: int) -> str:
     parts: list[str] = []
     for child in children[start:]:
         if child.type == "link_close":

@@ -34,6 +34,7 @@ TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*)", re.UNICODE)
 
 _DECLINE = re.compile(r"\]\(|[\\&]")  # an inline link or image, an escape, an entity
 _SPECIAL = re.compile(r"`+|<")
+_BACKTICKS = re.compile(r"`+")
 _UNDERSCORES = re.compile(r"_+")
 _TAG_START = frozenset("!?/abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # html_inline's quick check
 _MAX_SPANS = 64  # more backtick runs than this: markdown-it's own pass (matching them here is quadratic)
@@ -64,7 +65,9 @@ def _spans(content: str) -> list[tuple[int, int]] | None:
     on, whatever code spans the rest of the text holds, as the backtick rule reads past any `<`.
     """
     spans: list[tuple[int, int]] = []
-    runs = [(m.start(), m.end()) for m in re.finditer(r"`+", content)]
+    if "`" not in content and "<" not in content:
+        return spans  # most texts (a Tasks line, a sentence): nothing to look for
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(content)]
     if len(runs) > _MAX_SPANS:
         return None
     pos = 0
@@ -105,6 +108,8 @@ def _tag_end(content: str, start: int) -> int:
 
 def _underscores_inert(content: str, spans: list[tuple[int, int]]) -> bool:
     """Whether every `_` run outside code spans and tags sits between letters or digits (so it is text)."""
+    if "_" not in content:
+        return True
     for m in _UNDERSCORES.finditer(content):
         start, end = m.span()
         if any(s <= start < e for s, e in spans):

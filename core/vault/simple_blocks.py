@@ -1,24 +1,22 @@
 """The top-level blocks of a plainly written note, without markdown-it's block pass.
 
-Most notes are written in a handful of shapes: ATX headings, paragraphs, `- ` items
-and `> ` quotes set apart by blank lines (every tldr page is exactly that); a book's
-chapters add items running over several lines and one-line link reference definitions
-(`[label]: url`, read by markdown-it itself for the inline pass).
-For such a note the CommonMark blocks follow from each line's first characters, and
-finding them here is ~10x cheaper than markdown-it's block pass, which tries a dozen
-rules at every line and was the largest cost of parsing a note.
+Most notes are written in a handful of shapes: ATX headings, paragraphs, `- ` items and `> `
+quotes set apart by blank lines (every tldr page is exactly that); a book's chapters add items
+running over several lines and one-line link reference definitions (`[label]: url`, read by
+markdown-it itself for the inline pass). For such a note the CommonMark blocks follow from each
+line's first characters, and finding them here is ~10x cheaper than markdown-it's block pass,
+which tries a dozen rules at every line and was the largest cost of parsing a note.
 
-Obsidian notes add callouts, tables, HTML comments, footnotes (`[^1]: text`, which
-CommonMark reads as a paragraph), `==highlights==` and `:emoji:` codes at a line's start,
-and text indented by a space or two; the scanner reads those too.
+Obsidian notes add callouts, tables, HTML comments, footnotes (`[^1]: text`, which CommonMark
+reads as a paragraph), `==highlights==` and `:emoji:` codes at a line's start, and text indented
+by a space or two; the scanner reads those too.
 
-`simple_blocks` accepts a note only when every line is one of those shapes in an
-arrangement where CommonMark leaves no choice (a construct that could begin a setext
-heading, a table or a reference definition where the scanner cannot tell, a list item
-holding more than text, or a tab where columns matter, is declined); anything else
-returns None and the chunker parses with markdown-it as before. The line numbers and
-inline texts it returns are exactly those markdown-it's tokens carry: a test compares
-the two on every note of the real vaults and on generated notes.
+`simple_blocks` accepts a note only when every line is one of those shapes in an arrangement
+where CommonMark leaves no choice (a construct that could begin a setext heading, a table or a
+reference definition where the scanner cannot tell, a list item holding more than text, or a
+tab where columns matter, is declined); anything else returns None and the chunker parses with
+markdown-it as before. The line numbers and inline texts it returns are exactly those
+markdown-it's tokens carry: a test compares the two on every real vault's note and generated ones.
 """
 
 from __future__ import annotations
@@ -28,6 +26,7 @@ import re
 from core.vault.simple_html_tables import html_end, html_kind, interrupts_paragraph, table_header, table_rows
 from core.vault.simple_items import continues, item_lines
 from core.vault.simple_lines import FENCE_OPEN, HEADING, ends_paragraph, is_heading, is_ref_def, plain_text, spaced_item
+from core.vault.simple_lines import LETTER as _LETTER
 from core.vault.simple_lines import dash_text as _dash_text
 from core.vault.simple_lines import fence_end as _fence_end
 from core.vault.simple_lines import heading_content as _heading_content
@@ -198,6 +197,8 @@ class _Scan:
     def _goes_on(self, line: str) -> bool:
         """Whether `line` continues a paragraph: text, up to 3 spaces in, that begins no block that may
         interrupt one; 4 or more spaces in, anything (markdown-it's "lazy" code is the paragraph's)."""
+        if line[:1] in _LETTER:  # most lines of prose: `plain_text` would say yes
+            return not self._odd(line)
         rest = line.lstrip(" ")
         if not rest:
             return False
@@ -362,18 +363,20 @@ class _Scan:
     def _continued(self, j: int) -> int:
         """Past the lines from `j` that continue an item's one-paragraph text.
 
-        A line indented by spaces (or lazily not at all) whose text can only be paragraph text
-        and is no list marker continues it, as markdown-it's paragraph rule reads it: only a
-        fence, quote, rule, list, HTML block, heading or table ends a paragraph, and none of
-        those is plain text. Tabs are left to markdown-it (it counts them by columns).
+        A line indented by spaces (or lazily not at all) whose text can only be paragraph text and is
+        no list marker continues it, as markdown-it's paragraph rule reads it: only a fence, quote, rule,
+        list, HTML block, heading or table ends a paragraph, none of them plain text. Tabs: markdown-it's.
         """
         lines, n = self.lines, len(self.lines)
         while j < n:
             line = lines[j]
             rest = line.lstrip(" ")
-            if not rest or rest[0] == "\t" or _item(rest) is not None:
+            if rest[:1] in _LETTER:  # text, as `_text` says, unless odd: no list marker starts with a letter
+                if self._odd(rest):
+                    return j
+            elif not rest or rest[0] == "\t" or _item(rest) is not None:
                 return j
-            if not (self._text(rest, inside=True) or self._html_text(rest, first=False)):
+            elif not (self._text(rest, inside=True) or self._html_text(rest, first=False)):
                 return j
             j += 1
         return j

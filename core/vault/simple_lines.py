@@ -21,6 +21,7 @@ _LIST_OR_RULE = re.compile(r"[*+](?: |\Z)|\d{1,9}[.)](?: |\Z)|(?:\*[ ]*){3,}\Z|(
 # A line starting with "=" or ":" is text unless a paragraph's line before it could make it a setext
 # underline (`===`) or a table's delimiter row (`:--|--:`): Obsidian's `==highlight==`, `:emoji:`.
 _UNDERLINE_OR_DELIMITER = re.compile(r"=+[ \t]*\Z|[-|: \t]*\Z")
+LETTER = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # `plain_text` says yes to a line starting so
 HEADING = re.compile(r"(#{1,6})(?: (.*))?\Z")
 FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)\Z", re.DOTALL)  # at the first column only
 _ITEM = re.compile(r"([-*+]|\d{1,9}[.)]) (?! )")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import base64
+import random
 from pathlib import Path
 
 import pytest
 
 from core.base.paths import AppPaths
 from core.engine import Engine
-from core.index.embed_text import NO_VECTOR, chunk_hash, embedding_input, input_hash, vector_worthy
+from core.index.embed_text import NO_VECTOR, chunk_body, chunk_hash, embedding_input, input_hash, vector_worthy
 from core.search.search import SearchRequest
 from tests.helpers import BagOfWordsEmbedder
 
@@ -94,3 +95,21 @@ def test_the_fast_rule_decides_as_the_plain_one() -> None:
     for _ in range(6000):
         body = "".join(rng.choice(pieces) + rng.choice([" ", "", "\n"]) for _ in range(rng.randint(0, 30)))
         assert vector_worthy(body) == _reference_vector_worthy(body), repr(body)
+
+
+def test_chunk_body_drops_exactly_its_own_heading_line() -> None:
+    """`chunk_body` returns the text untouched without looking when no heading line can be dropped."""
+
+    def reference(heading_path: str, text: str) -> str:
+        first, _, rest = text.partition("\n")
+        if first.startswith("#") and heading_path and first.lstrip("#").strip() == heading_path.split(" > ")[-1]:
+            return rest.lstrip("\n")
+        return text
+
+    rng = random.Random(8)
+    paths = ["", "A", "A > B", "B", " > "]
+    pieces = ["#", "# ", "A", "B", "\n", "\n\n", " ", "text", "##", " > "]
+    for _ in range(4000):
+        path = rng.choice(paths)
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+        assert chunk_body(path, text) == reference(path, text), (path, text)

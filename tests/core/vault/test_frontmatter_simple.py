@@ -70,6 +70,26 @@ def test_yaml_11_booleans_and_nulls_are_typed_as_pyyaml_types_them() -> None:
         assert _same(f"k: {word}\n{word}: v\n"), word
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q: |-\n  not done\n  # sort by due\n\n  limit 20\nshort: false\n",  # the Tasks plugin's query property
+        "a: |\n  one\n\n\nb: 1\n",
+        "a: |+\n  one\n   \n\nb: 2\n",
+        "a: |\n    deep\n     deeper\n    back\n",
+        "a: |+\n  end\n\n",
+        "created: 2024-07-21T12:37:00\ndue: 2024-07-22\n",
+    ],
+)
+def test_literal_blocks_and_date_times_are_read_as_the_loader_reads_them(text: str) -> None:
+    assert load_simple(text) is not NOT_SIMPLE
+    assert _same(text)
+
+
+def test_an_impossible_date_time_is_left_to_the_loader_which_reports_it() -> None:
+    assert load_simple("d: 2024-13-21T12:37:00\n") is NOT_SIMPLE
+
+
 _KEYS = ["title", "tags", "a b", "créé", "yes", "1", "on", "null", "2023-01-01", "x-y", "'q'", '"dq"', "k" * 1100, "a#b", "?x"]
 _VALUES = [
     "", " T", " [a, b]", " [ a ,b ]", " []", " [ ]", ' ["x", \'y\']', " [1, 2.5, yes, ~]", " [a b, c]", " [a,]", " [a", " 2023-05-09",
@@ -78,6 +98,11 @@ _VALUES = [
     " #tag", " 中文", " \xa0nbsp", " \u2028ls", " \ufeffbom", " \x1besc", " trailing  ", " (paren)", " {a}", " x]", " x}",
     "\n  - a\n  - b", "\n- a\n- b", "\n  - a\n    - b", "\n  - a\n  b", "\n- 1\n- yes\n- 2023-01-01", "\n  - [a]", "\n  -", "\n\n  - a",
     " multi\n  line", " =", " <<", " !x", " &a x", " *a", " |\n  t", " 1:2", " 0o7", " +1", " 1e3", " .5", " 1_0",
+    # literal block scalars (Obsidian's multi-line text, the Tasks plugin's query properties) and Obsidian's date & time
+    " |-\n  a\n  # b\n\n  c: d", " |+\n  a\n\n", " |\n  a\n   \n", " |\n\n  a", " |2\n  a", " | # c\n  a", " >\n  a", " >-\n  a",
+    " |\n    a\n  b", " |-\n  a\n- b", " |\n  a\n    b\n  c\n", " |+\n  a\n \n  \n", " |\n  - a", " |-  \n  'q'\n  [x]",
+    " |\n  a\n...", " |\n  a\n ---", " 2024-07-21T12:37:00", " 2024-02-30T10:00:00", " 2024-07-21t12:37:00",
+    " 2024-07-21T12:37", " 2024-07-21T25:00:00", " 2024-07-21 12:37:00", " 2024-07-21T12:37:00Z", " [2024-07-21T12:37:00]",
 ]
 
 
@@ -115,7 +140,7 @@ def test_plain_scalar_tags_match_pyyaml_resolver_without_it() -> None:
     resolver = Resolver()
     rng = random.Random(27)
     pieces = ["y", "Y", "es", "n", "o", "No", "ull", "NULL", "true", "off", "On", "t", "f", "0", "1", "7", "2023", "-", "+", ".", ":", "e", "_"]
-    pieces += ["x", "é", "~", "=", "<", "a b", "inf", "nan", "0x", "0b", "2024-01-31", "12:30"]
+    pieces += ["x", "é", "~", "=", "<", "a b", "inf", "nan", "0x", "0b", "2024-01-31", "12:30", "T", "2024-01-31T10:00:00", ":00"]
     values = ["yes", "YeS", "null", "nUll", "Null", "2023-02-30", "1.50", "-0", "007", "1_0", "1e3", "~", "=", "<<"]
     values += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 4))) for _ in range(20000)]
     for value in values:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import re
 from pathlib import Path
 
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from core.base.models import Link
 from core.vault.chunker import ChunkLimits, chunk_markdown, new_parser
 from core.vault.frontmatter import parse_front_matter
-from core.vault.links import extract_links
+from core.vault.links import _may_link, extract_links
 
 VAULTS = next((p / "shared/data/vaults" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults").is_dir()), Path("/nonexistent"))
 
@@ -40,7 +42,7 @@ def test_every_real_note_gives_the_same_links_as_a_whole_parse() -> None:
     for path in sorted(VAULTS.rglob("*.md")):
         raw = path.read_bytes()
         text = raw[parse_front_matter(raw).end_byte :].decode("utf-8", "replace")
-        if "[[" not in text or text.count("[") > 20_000:
+        if ("[[" not in text and "](" not in text) or text.count("[") > 20_000:
             continue
         both = _both(text)
         if both is not None:
@@ -48,3 +50,12 @@ def test_every_real_note_gives_the_same_links_as_a_whole_parse() -> None:
             compared += 1
             linked += bool(both[0])
     assert compared > 50 and linked > 50
+
+
+def test_may_link_finds_what_the_expression_it_replaces_found() -> None:
+    expression = re.compile(r"\[\[|\]\((?!\s*<?[A-Za-z][A-Za-z0-9+.\-]*:)")
+    rng = random.Random(3)
+    parts = ["[[", "](", "]", "(", "[", " ", "\n", "<", "http", "s:", "x.md", ":", "9", "a+b:", "](<", "](\n"]
+    for _ in range(5000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randint(0, 8)))
+        assert _may_link(text) == (expression.search(text) is not None), repr(text)

@@ -1,4 +1,4 @@
-"""Wikilinks read without the inline parser are exactly those the parser reads, or left to it."""
+"""Links read without the inline parser are exactly those the parser reads, or left to it."""
 
 from __future__ import annotations
 
@@ -7,12 +7,42 @@ import random
 import pytest
 
 from core.vault.links import new_link_parser
-from core.vault.wikilinks_plain import plain_wikilinks
+from core.vault.wikilinks_plain import PlainLink, plain_links
+
+_MD = new_link_parser()
 
 
-def _by_parser(text: str) -> list[tuple[bool, str, int]]:
-    tokens = new_link_parser().parseInline(text)
-    return [(bool(c.meta["embed"]), c.content, int(c.meta["pos"])) for t in tokens for c in t.children or [] if c.type == "wikilink"]
+def _by_parser(text: str, references: str = "") -> list[tuple[object, ...]]:
+    """The link tokens markdown-it makes of `text`: wikilinks with where they start, links with their
+    label's text and href, images with their label and src (in `plain_links`' terms)."""
+    env: dict[str, object] = {}
+    if references:
+        _MD.parse(references, env)
+    children = [c for t in _MD.parseInline(text, env) for c in t.children or []]
+    out: list[tuple[object, ...]] = []
+    for i, c in enumerate(children):
+        if c.type == "wikilink":
+            out.append(("wiki", bool(c.meta["embed"]), c.content, int(c.meta["pos"])))
+        elif c.type == "image":
+            out.append(("image", c.content, c.attrs["src"]))
+        elif c.type == "link_open":
+            label = ""
+            for d in children[i + 1 :]:
+                if d.type == "link_close":
+                    break
+                label += d.content
+            out.append(("link", label, c.attrs["href"]))
+    return out
+
+
+def _plain(found: list[PlainLink]) -> list[tuple[object, ...]]:
+    out: list[tuple[object, ...]] = []
+    for link in found:
+        if link.destination is None:
+            out.append(("wiki", link.embed, link.inner, link.pos))
+        else:
+            out.append(("image" if link.embed else "link", link.inner, link.destination))
+    return out
 
 
 @pytest.mark.parametrize(
@@ -28,18 +58,25 @@ def _by_parser(text: str) -> list[tuple[bool, str, int]]:
         "Text.[^1] and [[y]], [plain] and ![alt] text, [] [ ]",
         "[a] [[b]] [c] [[d|e]]",
         "[x]: [[w]] (inline, a colon is text)",
+        "[[a]] [b](c.md)",
+        "![alt](pic.png) [[n]]",
+        "[Getting Started](ch01-00-getting-started.md)",
+        "see [the book](https://doc.rust-lang.org/book/) and [ch](ch03-02-data-types.html#the-tuple-type)",
+        "[ spaced label ](Test%20Data/x.md#h) [e]() !![i](a.png)",
+        "[a!b $c~d](x.md?q=1) text & more",
+        "[[w]](x.md) then [l](y.md)\n[m](z.md)",
+        "[x]\n(y.md)",  # no link: nothing may come between "]" and "("
     ],
 )
 def test_plain_texts_are_read_as_the_parser_reads_them(text: str) -> None:
-    found = plain_wikilinks(text)
+    found = plain_links(text)
     assert found is not None
-    assert found == _by_parser(text)
+    assert _plain(found) == _by_parser(text)
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "[[a]] [b](c.md)",  # a markdown link
         "[[x]] `[[code]]`",  # a code span
         "\\[[escaped]]",
         "<b>[[h]]</b>",
@@ -47,29 +84,50 @@ def test_plain_texts_are_read_as_the_parser_reads_them(text: str) -> None:
         "[[one [[two]]",
         "[[a]]]",
         "[[split\nline]]",
-        "![alt](pic.png) [[n]]",
         "[x][[w]]",  # a full reference's label
         "[a [[w]] b]",
         "[x][y] [[w]]",
+        "[*em*](x.md)",  # markup in a label
+        "[a&amp;b](x.md)",  # an entity in a label
+        "[t](x.md \"title\")",
+        "[p](a(b).md)",
+        "[s](a b.md)",
+        "[x](a%zz.md)",  # a percent sign markdown-it encodes
+        "[x](café.md)",  # a destination markdown-it encodes
+        "[j](javascript:alert(1)) [[w]]",
+        "[j](JavaScript:x)",
+        "[l](<x y.md>)",
     ],
 )
 def test_anything_else_is_left_to_the_parser(text: str) -> None:
-    assert plain_wikilinks(text) is None
+    assert plain_links(text) is None
 
 
 def test_with_reference_definitions_any_bracket_pair_is_left_to_the_parser() -> None:
-    assert plain_wikilinks("[!info] [[x]]", references=True) is None
-    assert plain_wikilinks("[[x]] and [[y]]", references=True) == [(False, "x", 0), (False, "y", 10)]
+    assert plain_links("[!info] [[x]]", references=True) is None
+    assert plain_links("[a][b] [[x]]", references=True) is None
+    assert plain_links("[[x]] and [[y]]", references=True) == [PlainLink(False, "x", 0), PlainLink(False, "y", 10)]
+    found = plain_links("[a](b.md) [[y]]", references=True)
+    assert found is not None and _plain(found) == _by_parser("[a](b.md) [[y]]", "[a]: c.md")
 
 
-def test_generated_texts_agree_with_the_parser() -> None:
+_PARTS = [
+    "[[a]]", "![[b.png]]", "[[c|d]]", "[!note]", "[^1]", "[x]", "[]", "[x](y.md)", "[x][y]", "]", "[", "text", " ",
+    "\n", "!", "*e*", "(p)", ":", "[l](a%20b.md#h)", "[e]()", "[u](https://e.com/a?b=c)", "[j](javascript:x)", "[s](a b)",
+    "[p](a(b))", "[m](x%zz)", "[*e*](x.md)", "[a&amp;b](c.md)", "&amp;", "&", "%", "_u_", "[t](x.md \"t\")", "![i](p.png)",
+    "[sp ](./n.md)", "[q](data:x)", "[r](9A:b)", "[v](#h)", "[w](a/b:c)", "(", ")", "~~", "$",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("references", ["", "[y]: z.md"])
+def test_generated_texts_agree_with_the_parser(references: str) -> None:
     rng = random.Random(5)
-    parts = ["[[a]]", "![[b.png]]", "[[c|d]]", "[!note]", "[^1]", "[x]", "[]", "[x](y.md)", "[x][y]", "]", "[", "text", " ", "\n", "!", "*e*", "(p)", ":"]
-    taken = 0
-    for _ in range(5000):
-        text = "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
-        found = plain_wikilinks(text)
+    taken = links = 0
+    for _ in range(6000):
+        text = "".join(rng.choice(_PARTS) for _ in range(rng.randint(1, 8)))
+        found = plain_links(text, references=bool(references))
         if found is not None:
             taken += 1
-            assert found == _by_parser(text), repr(text)
-    assert taken > 1000
+            links += any(link.destination is not None for link in found)
+            assert _plain(found) == _by_parser(text, references), repr(text)
+    assert taken > 800 and links > 300
