@@ -11,9 +11,9 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn, TypeAlias
 
+from core.base import dataclass_code
 from core.base.errors import CairnError, UsageError
 from core.base.gc_pause import gc_paused
-from core.base.models import SearchMode
 from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
 from core.cli.process_exit import ends_at_once, exit_now, quiet_collector, skip_final_collections
 from core.cli.structured_args import WHERE_HELP, add_structured_commands
@@ -86,6 +86,8 @@ def _add_index(sub: Commands) -> None:
 
 
 def _add_search(sub: Commands) -> None:
+    from core.base.model_basics import SearchMode  # here: no dataclass is made before `entry` starts
+
     s = sub.add_parser("search", help="search the indexed vaults")
     s.add_argument("query", help='what to look for; a query may start with "-" (cairn search -budget)')
     _add_filter_args(s)
@@ -173,6 +175,8 @@ def _add_status(sub: Commands) -> None:
 
 
 def _add_eval(sub: Commands) -> None:
+    from core.base.model_basics import SearchMode
+
     ev = sub.add_parser("eval", help="evaluate retrieval on a golden file or a BEIR dataset")
     ev.add_argument("golden", nargs="?", help="golden file (.yaml or .json)")
     ev.add_argument("--beir", metavar="DIR", help="a BEIR dataset folder instead of a golden file")
@@ -209,8 +213,11 @@ def _add_filter_args(p: argparse.ArgumentParser) -> None:
 
 
 def entry() -> NoReturn:
-    """The `cairn` command: `main`, then an exit, at once after a search or a keyword-only index (core.cli.process_exit)."""
+    """The `cairn` command: `main` (its dataclasses made from methods earlier runs compiled: `core.base.dataclass_code`),
+    then an exit, at once after a search or a keyword-only index (core.cli.process_exit)."""
+    dataclass_code.install()
     code = main(own_process=True)
+    dataclass_code.save()
     if len(_ran) == 1 and ends_at_once(_ran[0]):
         exit_now(code)
     sys.exit(code)
@@ -332,13 +339,13 @@ def _dispatch(args: argparse.Namespace, *, own_process: bool = False) -> int:
 
 
 def _index(args: argparse.Namespace, *, own_process: bool = False) -> int:
-    """`own_process`: the imports run with the cyclic collector paused (~25k objects, no garbage: its
-    passes were ~7 ms of them) and what they made is frozen out of the index run's full passes."""
+    """`own_process`: the imports (and the early worker's start, which reads the configuration) run with the cyclic
+    collector paused (~25k objects, no garbage: its passes were ~7 ms) and what they made is frozen after."""
     from core.cli import early_worker
 
-    early_worker.start_early(args.vault)  # its start overlaps the imports below
     try:
         with gc_paused(own_process):
+            early_worker.start_early(args.vault)  # its start overlaps the imports below
             from core.cli import commands
         if own_process:
             skip_final_collections()  # gc.freeze(): also after the run, should the process exit the usual way
@@ -349,49 +356,41 @@ def _index(args: argparse.Namespace, *, own_process: bool = False) -> int:
 
 def _ask(args: argparse.Namespace) -> int:
     from core.cli import ask_cmd
-
     return ask_cmd.cmd_ask(args)
 
 
 def _watch(args: argparse.Namespace) -> int:
     from core.cli import watch_cmd
-
     return watch_cmd.cmd_watch(args)
 
 
 def _eval(args: argparse.Namespace) -> int:
     from core.cli import eval_cmd
-
     return eval_cmd.cmd_eval(args)
 
 
 def _links(args: argparse.Namespace) -> int:
     from core.cli import links_cmd
-
     return links_cmd.cmd_links(args)
 
 
 def _fetch(args: argparse.Namespace) -> int:
     from core.cli import mcp_cmd
-
     return mcp_cmd.cmd_fetch(args)
 
 
 def _structured(args: argparse.Namespace) -> int:
     from core.cli import structured_cmd
-
     return structured_cmd.run(args)
 
 
 def _agents(args: argparse.Namespace) -> int:
     from core.cli import agents_cmd
-
     return agents_cmd.cmd_serve(args) if args.command == "serve" else agents_cmd.cmd_agents(args)
 
 
 def _mcp(args: argparse.Namespace) -> int:
     from core.cli import mcp_cmd
-
     return mcp_cmd.cmd_mcp(args)
 
 

@@ -10,10 +10,11 @@ scanner's differential tests hold them to markdown-it on real and generated note
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from core.vault.display_html import HTML_SEQUENCES
 
 if TYPE_CHECKING:
     from re import Pattern
@@ -23,11 +24,11 @@ _MD_TRIM = " \t\n\r\x0b\x0c"  # markdown-it's mdTrim set as far as a scanned lin
 _MAX_FILLED_IN = 0x10000  # markdown-it's MAX_AUTOCOMPLETED_CELLS
 
 
-@functools.cache
 def _html_sequences() -> list[tuple[Pattern[str], Pattern[str], bool]]:
-    """markdown-it's own start/end patterns for HTML blocks (loaded with the first HTML line)."""
-    from markdown_it.rules_block.html_block import HTML_SEQUENCES
-
+    """markdown-it's own start/end patterns for HTML blocks: `core.vault.display_html`'s copy, held to
+    the installed release by its test. Importing them from markdown-it (`rules_block.html_block`)
+    ran the package's `__init__`, the whole parser: ~12 ms of a cold `cairn index` of notes the
+    scanner reads all by itself, paid at the first note with an HTML line."""
     return HTML_SEQUENCES
 
 

@@ -46,7 +46,7 @@ print(json.dumps(sorted(m for m in {NOT_FOR_INDEXING!r} if m in sys.modules)))
 
 
 def _plain_vault(root: Path) -> Path:
-    """Notes as the line scanners read them: headings, lists, wikilinks, a web link, a task, a daily note.
+    """Notes as the line scanners read them: headings, lists, wikilinks, a web link, a task, HTML blocks, a daily note.
 
     No front matter: reading one types its keys with PyYAML's resolver (`core.vault.frontmatter_simple`)."""
     vault = root / "notes"
@@ -55,6 +55,9 @@ def _plain_vault(root: Path) -> Path:
     (vault / "pics").mkdir()
     (vault / "Home.md").write_text("# Home\n\nSee [[Plan]] first.\n\nThe [site](https://example.org) has more.\n", encoding="utf-8")
     (vault / "Plan.md").write_text("# Plan\n\n- [ ] write the plan\n- read [[Home]]\n\n## Later\n\nA paragraph of text.\n", encoding="utf-8")
+    (vault / "Clip.md").write_text(
+        '<!-- saved by the web clipper -->\n# Clip\n\n<div class="boxed">\nA boxed remark.\n</div>\n\nText after the box.\n', encoding="utf-8"
+    )  # HTML blocks: the scanner finds them with markdown-it's patterns, without markdown-it
     (vault / "Daily" / "2026-11-24.md").write_text("# Tuesday\n\nMet the team about the plan.\n", encoding="utf-8")
     (vault / "drafts" / "Draft.md").write_text("# Draft\n", encoding="utf-8")
     (vault / "pics" / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
@@ -76,7 +79,7 @@ def test_a_cold_index_of_a_plain_vault_imports_only_what_indexing_needs(tmp_path
     env = {**os.environ, "CAIRN_HOME": str(tmp_path / "home")}
     done, report = _index_cold(vault, env)
     assert report["code"] in (0, None), done.stderr
-    assert json.loads(done.stdout)["vaults"][0]["documents"] == 3  # drafts/ left out by .cairnignore, the image by default
+    assert json.loads(done.stdout)["vaults"][0]["documents"] == 4  # drafts/ left out by .cairnignore, the image by default
     assert report["loaded"] == []
     # The index it built answers as any other: the daily note's date, the links, the task.
     found = subprocess.run(
