@@ -101,30 +101,6 @@ def test_it_is_reentrant_and_not_per_thread(tmp_path: Path) -> None:
     filelock.FileLock(str(path)).acquire(timeout=0)
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="a forked child shares the lock's open file")
-def test_a_forked_child_holding_the_inherited_file_does_not_keep_the_lock_after_release(tmp_path: Path) -> None:
-    """The parallel build forks its worker while the vault's lock is held: the child shares the
-    lock's open file, so the release must unlock it (LOCK_UN), not only close this process's copy."""
-    path = tmp_path / "write.lock"
-    lock = FileLock(path)
-    lock.acquire(timeout=0)
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: keeps every inherited descriptor open until the parent says so
-        os.close(write_end)
-        os.read(read_end, 1)
-        os._exit(0)
-    os.close(read_end)
-    try:
-        lock.release()
-        other = filelock.FileLock(str(path))
-        other.acquire(timeout=0)  # free although the child still holds the inherited file open
-        other.release()
-    finally:
-        os.close(write_end)
-        os.waitpid(pid, 0)
-
-
 def test_the_lock_files_folder_is_made_when_missing(tmp_path: Path) -> None:
     path = tmp_path / "indexes" / "notes" / "write.lock"
     with FileLock(path, timeout=0):
