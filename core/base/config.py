@@ -22,12 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from core.base.atomic import read_json, write_json_atomic
 from core.base.errors import ConfigError
-from core.base.file_lock import FileLock, LockTimeout
 from core.base.logs import logger
 from core.base.models import Fusion, Vault
 from core.base.paths import AppPaths
 
 if TYPE_CHECKING:
+    from filelock import FileLock  # imported by the writers only: reading the config (every search) never locks
+
     from core.base.search_models import SearchSettings
 
 SCHEMA_VERSION = 1
@@ -101,9 +102,11 @@ class LoadedConfig:
 
 
 def config_lock(paths: AppPaths) -> FileLock:
-    """The cross-process lock every config writer holds around its read-modify-write (reading never locks)."""
+    """The cross-process lock every config writer holds around its read-modify-write."""
+    from filelock import FileLock
+
     paths.data_dir.mkdir(parents=True, exist_ok=True)
-    return FileLock(paths.config_file.with_name(paths.config_file.name + ".lock"), timeout=LOCK_TIMEOUT_S)
+    return FileLock(str(paths.config_file.with_name(paths.config_file.name + ".lock")), timeout=LOCK_TIMEOUT_S)
 
 
 def load_config(paths: AppPaths) -> EngineConfig:
@@ -124,6 +127,8 @@ def read_config(paths: AppPaths) -> LoadedConfig:
     try:
         return LoadedConfig(_parse(paths))
     except _Damaged as first:
+        from filelock import Timeout
+
         try:
             with config_lock(paths):
                 try:
@@ -131,7 +136,7 @@ def read_config(paths: AppPaths) -> LoadedConfig:
                 except _Damaged:
                     pass
                 aside = _set_aside(paths)
-        except LockTimeout as exc:
+        except Timeout as exc:
             raise ConfigError(f"{paths.config_file} is damaged ({first}) and locked by another process") from exc
         return LoadedConfig(EngineConfig(), f"{paths.config_file} could not be read ({first}); it was kept as {aside.name} and Cairn started with no vaults")
 
@@ -142,6 +147,8 @@ def modify_config(paths: AppPaths, change: Callable[[EngineConfig], EngineConfig
     Raises:
         ConfigError: Another process held the lock for `LOCK_TIMEOUT_S`.
     """
+    from filelock import Timeout
+
     try:
         with config_lock(paths):
             current = read_config(paths)
@@ -151,7 +158,7 @@ def modify_config(paths: AppPaths, change: Callable[[EngineConfig], EngineConfig
             if new != current.config or not paths.config_file.exists():
                 save_config(paths, new)
             return new
-    except LockTimeout as exc:
+    except Timeout as exc:
         raise ConfigError(f"{paths.config_file} is locked by another Cairn process; try again") from exc
 
 
