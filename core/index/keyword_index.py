@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,9 +89,7 @@ class KeywordIndex:
         else:
             self._ix = storage.create_index(build_schema(), indexname=INDEX_NAME)
         self._store = KeywordStore(self._ix)
-        self._b, self._k1 = b, k1
-        self._weighting: Any = None  # Whoosh's BM25F and Cairn's, made by the first search
-        self._fast_scorer: FastBM25F | None = None
+        self._b, self._k1 = b, k1  # for the scorers, made by the first search (`_weighting`, `_fast`)
         self._schema = self._ix.schema
         self.stemmer = Stemmer()  # the analyzer's terms for scanned text (snippets)
         self._languages: tuple[Any, tuple[str, ...]] = (None, ())
@@ -101,22 +100,24 @@ class KeywordIndex:
         self.reading = self._searchers.reading  # `with index.reading() as searcher:` this thread's, kept open
         self.open_searchers = self._searchers.open_searchers
 
-    def _open_searcher(self) -> Any:
-        """A new Whoosh searcher, scoring with BM25F (imported here: writing the index needs no searcher)."""
+    @cached_property
+    def _weighting(self) -> Any:
+        """Whoosh's BM25F, imported by the first search: writing the index opens no searcher."""
         lean_query()
         from whoosh.scoring import BM25F
 
-        if self._weighting is None:
-            self._weighting = BM25F(B=self._b, K1=self._k1)
-        return self._ix.searcher(weighting=self._weighting)
+        return BM25F(B=self._b, K1=self._k1)
 
+    @cached_property
     def _fast(self) -> FastBM25F:
         """Cairn's BM25F over Whoosh's postings, made at the first search that scores."""
-        if self._fast_scorer is None:
-            from core.index.bm25_fast import FastBM25F
+        from core.index.bm25_fast import FastBM25F
 
-            self._fast_scorer = FastBM25F(b=self._b, k1=self._k1)
-        return self._fast_scorer
+        return FastBM25F(b=self._b, k1=self._k1)
+
+    def _open_searcher(self) -> Any:
+        """A new Whoosh searcher, scoring with BM25F."""
+        return self._ix.searcher(weighting=self._weighting)
 
     def close(self) -> None:
         """Release the index's files; a search running meanwhile finishes, and the next one reopens."""
@@ -217,7 +218,7 @@ class KeywordIndex:
                 extra = [("body", term) for term in expansion if ("body", term) not in clauses]
                 weights = [1.0] * len(clauses) + [expansion[t] for _, t in extra]
                 clauses = clauses + extra
-            top = self._fast().top(
+            top = self._fast.top(
                 searcher, clauses, limit, field_weights=FIELD_WEIGHTS, exclude=exclude, include=include, clause_weights=weights
             )
             grams = _trigrams(parsed)
