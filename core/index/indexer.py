@@ -27,12 +27,7 @@ from core.index.index_open import IndexOpening, Recovery
 from core.index.keyword_index import KeywordIndex
 from core.index.keyword_schema import ANALYZER_VERSION
 from core.index.link_graph import LinkGraph
-from core.index.manifest import (
-    FileRecord,
-    IndexInfo,
-    save_info,
-    save_manifest,
-)
+from core.index.manifest import FileRecord, IndexInfo, save_info, save_manifest
 from core.index.sync_report import IGNORE_WARNING, ProcessResult, SyncStats, sync_stats, updated_info
 from core.index.vault_lock import LIVE_WAIT_S, SYNC_WAIT_S, VaultLock
 from core.vault.chunk_limits import ChunkLimits
@@ -131,9 +126,10 @@ class VaultIndex:
         return self._lock
 
     def mark_dirty(self) -> None:
-        """Memory or the keyword index is about to move ahead of the manifest on disk."""
+        """Memory or the keyword index is about to move ahead of the manifest on disk. Only the flag's
+        presence is ever read, so its bytes are not fsynced (that would not make its name durable)."""
         if not self.dirty_path.exists():
-            write_bytes_atomic(self.dirty_path, b"memory is ahead of disk; reconcile on start\n")
+            write_bytes_atomic(self.dirty_path, b"memory is ahead of disk; reconcile on start\n", durable=False)
 
     def write_info(self, skipped: Iterable[SkippedFile], res: ProcessResult) -> None:
         """Save the health record (Index health) after a pass."""

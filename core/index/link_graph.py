@@ -70,6 +70,7 @@ class LinkGraph:
         self._resolved: dict[str, tuple[ResolvedLink, ...]] | None = None
         self._backlinks: dict[str, tuple[ResolvedLink, ...]] | None = None
         self._resolver: Resolver | None = None
+        self._aliases_from: tuple[int, int] | None = None  # the `links.json` stamp this process wrote `aliases.json` for
         self.dirty = False
 
     # -- persistence -----------------------------------------------------------------------
@@ -121,7 +122,7 @@ class LinkGraph:
     def save(self) -> None:
         with self._lock:
             if not self.dirty and self.path.exists():
-                if not self._unread and _read_aliases(self.aliases_path, _stamp(self.path)) is None:
+                if not self._unread and not self._aliases_in_step():
                     self._save_aliases()  # an index from before `aliases.json`, or a crash between the two
                 return
             notes = {
@@ -154,16 +155,30 @@ class LinkGraph:
             if names:
                 named[rel] = names
         try:
-            write_json_atomic(self.aliases_path, {"format": ALIASES_FORMAT, "links": list(stamp), "aliases": named}, compact=True)
+            payload = {"format": ALIASES_FORMAT, "links": list(stamp), "aliases": named}
+            write_json_atomic(self.aliases_path, payload, compact=True, durable=False)  # a cache: see `_save_aliases`
         except OSError:
-            pass
+            return
+        self._aliases_from = stamp
 
     def _save_aliases(self) -> None:
-        """After `links.json`: a crash in between leaves a stamp that no longer matches it."""
+        """After `links.json`: a crash in between leaves a stamp that no longer matches it.
+
+        Not fsynced: every reader checks the file (format, types, the stamp of the `links.json`
+        it was taken from) and reads `links.json` instead when it does not match, and the next
+        search or save writes it again. An empty, torn or old copy after a power cut costs one
+        read of the graph, never a wrong alias."""
         stamp = _stamp(self.path)
         if stamp is not None:
             named = {rel: list(rec.aliases) for rel, rec in sorted(self._notes.items()) if rec.aliases}
-            write_json_atomic(self.aliases_path, {"format": ALIASES_FORMAT, "links": list(stamp), "aliases": named}, compact=True)
+            payload = {"format": ALIASES_FORMAT, "links": list(stamp), "aliases": named}
+            write_json_atomic(self.aliases_path, payload, compact=True, durable=False)
+            self._aliases_from = stamp
+
+    def _aliases_in_step(self) -> bool:
+        """`aliases.json` was taken from `links.json` as it is now (this process wrote it so, or it says so)."""
+        stamp = _stamp(self.path)
+        return stamp is not None and (stamp == self._aliases_from or _read_aliases(self.aliases_path, stamp) is not None)
 
     # -- updates ---------------------------------------------------------------------------
 

@@ -189,10 +189,16 @@ def manifest_chunking_hash(path: Path) -> str | None:
 
 
 def save_manifest(path: Path, chunking_hash: str, files: dict[str, FileRecord]) -> None:
-    rows = [json.dumps({"manifest": MANIFEST_FORMAT, "chunking_hash": chunking_hash, "count": len(files)})]
-    rows.extend(json.dumps({"rel_path": rel, "record": files[rel].to_json()}, ensure_ascii=False, separators=(",", ":")) for rel in sorted(files))
-    rows.append(json.dumps({"end": len(files)}))
-    write_bytes_atomic(path, ("\n".join(rows) + "\n").encode("utf-8"))
+    # Each row encoded on its own: one string of the whole file (UCS-4 as soon as one note holds
+    # an emoji) cost ~1 ms to build and encode on a 200-note vault full of tasks.
+    rows = [json.dumps({"manifest": MANIFEST_FORMAT, "chunking_hash": chunking_hash, "count": len(files)}).encode()]
+    rows.extend(_ROW({"rel_path": rel, "record": files[rel].to_json()}).encode("utf-8") for rel in sorted(files))
+    rows.append(json.dumps({"end": len(files)}).encode())
+    rows.append(b"")
+    write_bytes_atomic(path, b"\n".join(rows))
+
+
+_ROW = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # as `json.dumps` with these options
 
 
 def load_info(path: Path) -> IndexInfo | None:

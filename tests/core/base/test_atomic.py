@@ -1,14 +1,15 @@
-"""`make_private`: owner-only folders and files below an index, symbolic links left alone."""
+"""`make_private`: owner-only folders and files below an index, symbolic links left alone; atomic writes."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
 
 import pytest
 
-from core.base.atomic import make_private
+from core.base.atomic import make_private, write_bytes_atomic, write_json_atomic
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX modes")
 
@@ -53,3 +54,18 @@ def test_without_tree_only_the_path_changes(tmp_path: Path) -> None:
 
 def test_a_missing_path_is_no_error(tmp_path: Path) -> None:
     make_private(tmp_path / "gone", tree=True)
+
+
+def test_a_write_replaces_the_file_durably_unless_asked_not_to(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import core.base.atomic as atomic
+
+    synced: list[int] = []
+    monkeypatch.setattr(atomic.os, "fsync", synced.append)
+    path = tmp_path / "sub" / "f.json"
+    write_json_atomic(path, {"a": 1})
+    assert len(synced) == 1 and json.loads(path.read_text()) == {"a": 1}
+    write_json_atomic(path, {"a": 2}, compact=True, durable=False)
+    assert len(synced) == 1 and path.read_text() == '{"a":2}\n'
+    write_bytes_atomic(path, b"x", durable=False)
+    assert len(synced) == 1 and path.read_bytes() == b"x"
+    assert [p.name for p in path.parent.iterdir()] == ["f.json"]  # no temp file left

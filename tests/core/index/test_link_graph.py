@@ -181,3 +181,84 @@ def test_the_first_search_to_find_the_aliases_stale_writes_them_for_the_next(
     assert read == ["aliases.json"] and second._unread
     assert second.aliases("Projects/My Notes.md") == ("MN", "Notebook")
     assert path.read_bytes() == before  # only aliases.json was written
+
+
+@pytest.mark.parametrize("left", [b"", b'{"format":"aliases-1","links":[1,', b"\x00" * 64])
+def test_aliases_left_empty_or_torn_by_a_power_cut_are_read_from_the_graph_and_written_again(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, left: bytes
+) -> None:
+    """`aliases.json` is written without an fsync (a cache of `links.json`): what a power cut may
+    leave of it instead is never trusted, and the next search writes it again."""
+    import core.index.link_graph as link_graph
+
+    vi = engine.index_for(V)
+    (vi.dir / "aliases.json").write_bytes(left)
+    read = _count_reads(monkeypatch)
+    graph = link_graph.LinkGraph.load(vi.dir / "links.json")
+    assert graph.aliases("Projects/My Notes.md") == ("MN", "Notebook")
+    assert read == ["aliases.json", "links.json"]
+    read.clear()
+    assert link_graph.LinkGraph.load(vi.dir / "links.json").aliases("Projects/My Notes.md") == ("MN", "Notebook")
+    assert read == ["aliases.json"]
+
+
+def test_a_sync_fsyncs_the_graph_but_not_its_aliases_nor_the_dirty_flag(
+    engine: Engine, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The graph, manifest and health record are replaced durably; the aliases (a checked cache)
+    and the dirty flag (only its presence is read) need no fsync."""
+    import core.base.atomic as atomic
+
+    made: list[str] = []
+    open_now: dict[int, str] = {}  # descriptors are reused from one file to the next
+    synced: list[str] = []
+    real_mkstemp = atomic.tempfile.mkstemp
+
+    def mkstemp(prefix: str, suffix: str, dir: Path) -> tuple[int, str]:  # noqa: A002 - mkstemp's own name
+        fd, name = real_mkstemp(prefix=prefix, suffix=suffix, dir=dir)
+        made.append(Path(name).name.split(".")[1])  # .NAME.json.XXXX.tmp
+        open_now[fd] = made[-1]
+        return fd, name
+
+    def fsync(fd: int) -> None:
+        synced.append(open_now[fd])
+
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(atomic.os, "fsync", fsync)
+    (vault / "Home.md").write_text("# Home\n\nNow with [[Recipes]] only.\n", encoding="utf-8")
+    engine.sync(embed=False)
+    assert sorted(made) == ["aliases", "dirty", "info", "links", "manifest"]
+    assert sorted(synced) == ["info", "links", "manifest"]
+
+
+def test_a_second_save_of_an_unchanged_graph_reads_nothing_back(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sync saves the graph after its commits and again after healing it: the second save knows
+    the aliases it wrote are in step, unless `links.json` changed since (another process)."""
+    import os
+
+
+    graph = engine.index_for(V).links
+    graph.dirty = True
+    graph.save()
+    read = _count_reads(monkeypatch)
+    graph.save()
+    assert read == []
+    st = graph.path.stat()
+    os.utime(graph.path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))  # rewritten elsewhere
+    graph.save()
+    assert read == ["aliases.json"]
+
+
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files the link graph reads from here on, in order."""
+    import core.index.link_graph as link_graph
+
+    read: list[str] = []
+    real = link_graph.read_json
+
+    def read_json(path: Path) -> object:
+        read.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(link_graph, "read_json", read_json)
+    return read

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from core.index.manifest import ChunkRecord, FileRecord, load_manifest, save_manifest
+from core.index.manifest import MANIFEST_FORMAT, ChunkRecord, FileRecord, load_manifest, save_manifest
 
 
 def _record(n: int) -> FileRecord:
@@ -19,6 +20,20 @@ def test_round_trip_keeps_every_record(tmp_path: Path) -> None:
     path = tmp_path / "manifest.json"
     save_manifest(path, "hash-1", files)
     assert load_manifest(path) == ("hash-1", files)
+
+
+def test_the_file_is_one_json_line_a_note_between_header_and_trailer(tmp_path: Path) -> None:
+    """The bytes as `json.dumps` writes each line (rows are encoded one by one, not as one string
+    of the whole file), notes in name order, non-ASCII kept as UTF-8."""
+    files = {"ünï/cödé 🌱.md": _record(7), "a.md": _record(1)}
+    path = tmp_path / "manifest.json"
+    save_manifest(path, "hash-1", files)
+    rows = [json.dumps({"rel_path": rel, "record": files[rel].to_json()}, ensure_ascii=False, separators=(",", ":")) for rel in sorted(files)]
+    header = json.dumps({"manifest": MANIFEST_FORMAT, "chunking_hash": "hash-1", "count": 2})
+    assert path.read_bytes() == "\n".join([header, *rows, json.dumps({"end": 2}), ""]).encode("utf-8")
+    save_manifest(path, "hash-1", {})
+    assert path.read_bytes() == b'{"manifest": "jsonl-1", "chunking_hash": "hash-1", "count": 0}\n{"end": 0}\n'
+    assert load_manifest(path) == ("hash-1", {})
 
 
 @pytest.mark.parametrize(

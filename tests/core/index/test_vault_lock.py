@@ -236,3 +236,27 @@ def test_a_live_update_defers_while_another_process_writes(tmp_path: Path) -> No
     engine.update_notes("vault", ["topic-03/note-0003.md"])
     assert keyword_hits(engine, "zanzibar") == {"topic-03/note-0003.md"}
     engine.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="a forked child shares the lock's open file")
+def test_a_forked_child_holding_the_inherited_lock_file_does_not_keep_the_vault_locked(tmp_path: Path) -> None:
+    """The parallel build forks its worker (Linux) while the vault's lock is held: the child shares
+    the lock's open file, so releasing must unlock it, not only close this process's copy."""
+    lock = VaultLock(tmp_path)
+    read_end, write_end = os.pipe()
+    with lock.held(timeout=0):
+        pid = os.fork()
+        if pid == 0:  # the child: keeps every inherited descriptor open until the parent says so
+            os.close(write_end)
+            os.read(read_end, 1)
+            os._exit(0)
+        os.close(read_end)
+    try:
+        assert not lock.is_held
+        other = FileLock(str(lock.path))
+        other.acquire(timeout=0)  # free although the child still holds the inherited file open
+        other.release()
+        assert VaultLock(tmp_path).free()
+    finally:
+        os.close(write_end)
+        os.waitpid(pid, 0)

@@ -198,6 +198,37 @@ def test_file_that_grew_past_the_limit_after_the_scan_is_too_large(vault: Path) 
     assert isinstance(result, SkippedFile) and result.reason is SkipReason.TOO_LARGE
 
 
+def _stat_saying(size: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`os.fstat` reports `size` bytes: the file changed between the reader's `fstat` and its reads."""
+    real = os.fstat
+
+    def fstat(fd: int) -> os.stat_result:
+        st = real(fd)
+        return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, size, *st[7:10]))
+
+    monkeypatch.setattr(os, "fstat", fstat)
+
+
+@pytest.mark.parametrize("said", [0, 3, 70_000, 10 * 1024 * 1024])
+def test_a_note_is_read_whole_whatever_size_fstat_said(vault: Path, monkeypatch: pytest.MonkeyPatch, said: int) -> None:
+    """The reader asks for the size `fstat` gives (a 10 MB buffer a note was most of reading short
+    notes); a note that grew or shrank since is still read to its end, as one read of the limit did."""
+    body = bytes(range(1, 256)) * 1200  # ~300 KB, over the 64 KiB later reads ask for
+    write(vault, "n.md", body)
+    (entry,) = Scanner(vault).scan().entries
+    _stat_saying(said, monkeypatch)
+    assert read_note_bytes(entry) == body
+    result = read_note_bytes(entry, max_bytes=len(body) - 1)
+    assert isinstance(result, SkippedFile) and result.reason is SkipReason.TOO_LARGE
+    assert read_note_bytes(entry, max_bytes=len(body)) == body
+
+
+def test_an_empty_note_reads_as_no_bytes(vault: Path) -> None:
+    write(vault, "empty.md", b"")
+    (entry,) = Scanner(vault).scan().entries
+    assert read_note_bytes(entry) == b""
+
+
 def test_file_that_vanished_before_it_was_read_is_unreadable(vault: Path) -> None:
     path = write(vault, "gone.md")
     (entry,) = Scanner(vault).scan().entries
@@ -338,6 +369,30 @@ def test_folder_symlink_to_a_folder_not_otherwise_walked_is_followed(vault: Path
     write(vault, "store/kept.md")
     (vault / "view").symlink_to(Path("store"), target_is_directory=True)
     assert rel_paths(vault) == ["view/kept.md"]
+
+
+@needs_symlinks
+def test_a_folder_below_a_folder_link_is_known_by_its_real_path(vault: Path) -> None:
+    """A walked folder's real path is its folder's real path and its name: below a followed link
+    that is the link's target, so a second link to the same folder is still a loop."""
+    write(vault, ".cairnignore", "store/\n")
+    write(vault, "store/sub/n.md")
+    (vault / "store" / "again").symlink_to(Path("sub"), target_is_directory=True)
+    (vault / "view").symlink_to(Path("store"), target_is_directory=True)
+    result = Scanner(vault).scan()
+    assert [e.rel_path for e in result.entries] == ["view/sub/n.md"]
+    assert [(s.rel_path, s.reason) for s in result.skipped] == [("view/again", SkipReason.SYMLINK_LOOP)]
+
+
+@needs_symlinks
+def test_a_vault_given_through_a_link_still_sees_a_loop_in_a_subfolder(vault: Path, tmp_path: Path) -> None:
+    write(vault, "sub/n.md")
+    (vault / "sub" / "here").symlink_to(Path("."), target_is_directory=True)
+    link = tmp_path / "vault-link"
+    link.symlink_to(vault, target_is_directory=True)
+    result = Scanner(link).scan()
+    assert [e.rel_path for e in result.entries] == ["sub/n.md"]
+    assert [(s.rel_path, s.reason) for s in result.skipped] == [("sub/here", SkipReason.SYMLINK_LOOP)]
 
 
 @needs_symlinks
