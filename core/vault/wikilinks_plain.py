@@ -24,6 +24,7 @@ import re
 import unicodedata
 from typing import Any, NamedTuple
 
+from core.vault.inline_spans import inline_spans
 from core.vault.simple_note import InlineText
 
 _WIKI = r"!?\[\[([^\[\n]+?)\]\]"
@@ -33,11 +34,7 @@ _WIKILINK = re.compile(_WIKI)
 # without a reference definition.
 _PIECE = re.compile(_WIKI + "|" + _MARKDOWN + r"|(\[[^\[\]\n]*\](?![(\[]))")
 _WITH_REFERENCES = re.compile(_WIKI + "|" + _MARKDOWN)
-_NEEDS_PARSER = re.compile(r"[`\\<]")
-_NEEDS_PARSER_OUTSIDE = re.compile(r"[\\<]")  # outside code spans: an escape, HTML or an autolink
-_RUNS = re.compile(r"`+")
 _UNDERSCORES = re.compile(r"_+")
-_MAX_RUNS = 64
 # markdown-it's `validateLink`: a link to such a scheme is no link at all (its brackets are text).
 _REFUSED = re.compile(r"\]\((?:vbscript|javascript|file|data):", re.IGNORECASE)
 
@@ -58,10 +55,10 @@ def plain_links(content: str, *, references: bool = False) -> list[PlainLink] | 
     """
     if _REFUSED.search(content):
         return None
-    if "`" in content:
-        return _around_code_spans(content, references)
-    if _NEEDS_PARSER.search(content):
-        return None
+    if "`" in content or "<" in content:
+        return _around_spans(content, references)
+    if "\\" in content:
+        return None  # an escape: the parser's
     found: list[PlainLink] = []
     return found if _read(content, 0, references, found) else None
 
@@ -91,46 +88,26 @@ def _read(content: str, offset: int, references: bool, found: list[PlainLink]) -
     return not outside
 
 
-def _around_code_spans(content: str, references: bool) -> list[PlainLink] | None:
-    """The links of a text with backticks: those between its code spans (a span's inside is code).
+def _around_spans(content: str, references: bool) -> list[PlainLink] | None:
+    """The links of a text with backticks or a "<": those between its code spans and inline HTML
+    (`<br>`, `<!-- … -->`), whose insides hold no link; an autolink declines the text.
 
     A link or bracket pair that holds a backtick, or a bracket no link between two spans takes
     (a label reaching over a span), declines the text: markdown-it's link rule reads a label
     past code spans, and a span may close inside what looked like a link."""
-    spans = _code_spans(content)
+    spans = inline_spans(content)
     if spans is None:
         return None
     found: list[PlainLink] = []
     pos = 0
     for start, end in [*spans, (len(content), len(content))]:
         gap = content[pos:start]
-        if _NEEDS_PARSER_OUTSIDE.search(gap) or not _read(gap, pos, references, found):
+        if "\\" in gap or not _read(gap, pos, references, found):
             return None
         pos = end
     if any("`" in link.inner for link in found):
         return None  # a wikilink's or pair's inside holding a backtick: which rule reads it first is the parser's
     return found
-
-
-def _code_spans(content: str) -> list[tuple[int, int]] | None:
-    """The code spans of `content` as (start, end), as CommonMark (and markdown-it) finds them:
-    a backtick run opens one that the next run of the same length closes; a run no later run
-    matches is text. None for more runs than `_MAX_RUNS` (matching them here is quadratic)."""
-    runs = [m.span() for m in _RUNS.finditer(content)]
-    if len(runs) > _MAX_RUNS:
-        return None
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    for i, (start, end) in enumerate(runs):
-        if start < pos:
-            continue  # inside a span found already
-        closer = next((e for s, e in runs[i + 1 :] if e - s == end - start), None)
-        if closer is None:
-            pos = end  # a run nothing closes is text
-        else:
-            spans.append((start, closer))
-            pos = closer
-    return spans
 
 
 def _underscores_inert(label: str) -> bool:

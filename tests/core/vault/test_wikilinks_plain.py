@@ -73,6 +73,9 @@ def _plain(found: list[PlainLink]) -> list[tuple[object, ...]]:
         "![[p.png]]`code`[[n]]`![[q.png]]`",
         "`[x](y.md)` [l](z.md) `](javascript` [[w]]",
         "`x\n[[y]]` [[z]]",  # a span across a line break
+        "<b>[[h]]</b> `<b>` <i>[[w]]</i>",  # inline HTML: its inside is no link
+        "[ ] #task<br>[[#Header Links]] then<br>[[Other File#H]] <!-- [[commented]] --> a < b > c [[d]]",
+        "<a href='[[x]]'>[l](y.md)</a>",
         "[link_in_task_markdown_link](link_in_task_markdown_link.md) [a_b](c.md#^block)",
     ],
 )
@@ -90,11 +93,11 @@ def test_plain_texts_are_read_as_the_parser_reads_them(text: str) -> None:
         "`a [[b` c]]",  # a span closing inside what looks like a wikilink
         "[a`b](x.md)",  # a backtick in a label
         "[[w]] \\`x` [[v]]",  # an escaped backtick
-        "`<b>` <i>[[w]]</i>",  # HTML outside the span
         "[_a_](x.md)",  # emphasis in a label
         "[a_](x.md)",
         "\\[[escaped]]",
-        "<b>[[h]]</b>",
+        "<http://a.b/[[x]]> [[h]]",  # an autolink
+        "[[a <b> c]]",  # a tag inside a wikilink
         "[[]]",
         "[[one [[two]]",
         "[[a]]]",
@@ -132,14 +135,15 @@ _PARTS = [
     "[p](a(b))", "[m](x%zz)", "[*e*](x.md)", "[a&amp;b](c.md)", "&amp;", "&", "%", "_u_", "[t](x.md \"t\")", "![i](p.png)",
     "[sp ](./n.md)", "[q](data:x)", "[r](9A:b)", "[v](#h)", "[w](a/b:c)", "(", ")", "~~", "$",
     "`", "``", "```", "`[[s]]`", "``[[t]] ` u``", "`[k](m.md)`", "`<`", "`\\`", "\\", "<b>", "[a_b](c.md)",
-    "[_a](c.md)", "[x](a.md#^b)", "[a`b](c.md)", "[[a`b]]",
+    "[_a](c.md)", "[x](a.md#^b)", "[a`b](c.md)", "[[a`b]]", "<br>", "<!-- [[c]] -->", "<http://a.b>", "<", ">",
+    "<a href='[[x]]'>", "</i>", "<x@y.z>", "< b>",
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize("references", ["", "[y]: z.md"])
 def test_generated_texts_agree_with_the_parser(references: str) -> None:
     rng = random.Random(5)
-    taken = links = coded = 0
+    taken = links = coded = html = 0
     for _ in range(6000):
         text = "".join(rng.choice(_PARTS) for _ in range(rng.randint(1, 8)))
         found = plain_links(text, references=bool(references))
@@ -147,5 +151,6 @@ def test_generated_texts_agree_with_the_parser(references: str) -> None:
             taken += 1
             links += any(link.destination is not None for link in found)
             coded += "`" in text and bool(found)
+            html += "<" in text and bool(found)
             assert _plain(found) == _by_parser(text, references), repr(text)
-    assert taken > 800 and links > 300 and coded > 150
+    assert taken > 800 and links > 300 and coded > 150 and html > 150
