@@ -21,7 +21,7 @@ of a text, read left to right as its inline rules do:
 - inline links and images that `core.vault.wikilinks_plain.plain_links` is sure of: a link's label is
   text, its brackets and destination are not; an image is no text at all.
 
-Anything else (an escape, an entity, an autolink, another link, an emphasis `_` run) declines the text:
+Anything else (an escape, an entity or what may be one, an autolink, another link, an emphasis `_` run) declines the text:
 `plain_tags` returns None and the caller parses it with markdown-it. The differential tests
 (`tests/core/vault/test_plain_tags.py`) hold it to markdown-it's result on every real note.
 """
@@ -36,7 +36,7 @@ from core.vault.wikilinks_plain import plain_links
 
 TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*)", re.UNICODE)
 
-_DECLINE = re.compile(r"[\\&]")  # an escape, an entity
+_DECLINE = re.compile(r"\\|&[A-Za-z#]")  # an escape, what may be an entity (a lone `&` is text)
 _UNDERSCORES = re.compile(r"_+")
 
 

@@ -55,6 +55,8 @@ def _agrees(content: str) -> bool:
         ("[a](javascript:x) #t", None),
         ("\\#escaped #t", None),
         ("&#35;entity #t", None),
+        ("&amp; #t", None),
+        ("[&] #task `&` Symbolism & more &1 #x&", ["task", "x"]),
     ],
 )
 def test_plain_tags_reads_or_declines(content: str, tags: list[str] | None) -> None:
@@ -71,7 +73,7 @@ def test_random_texts_agree_with_markdown_it() -> None:
     pieces = ["#", "#a", "#tag", "a", "é", "1", " ", "\n", "`", "``", "*", "**", "_", "__", "[", "]", "(", ")"]
     pieces += ["<", ">", "!", "/", "-", "[[x]]", "📅", "\t", "~", "=", ":", "<a", "<-", "&", "\\", "x_y", "_x", "#a_"]
     pieces += ["<br>", "</b>", "<!--", "-->", "<a b='`'>", "<x@y.z>", "<http:a>", "<?", "?>", "'", '"']
-    pieces += ["[l](x.md#h)", "![i](p.png)", "[#a](b.md)", "](", "[a_b](c.md)", "[x](#t)", "[]()", "[x]"]
+    pieces += ["&amp;", "&#35;", "&x", "& ", "&#", "&1", "[l](x.md#h)", "![i](p.png)", "[#a](b.md)", "](", "[a_b](c.md)", "[x](#t)", "[]()", "[x]"]
     linked = 0
     for _ in range(6000):
         content = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14))).strip()
