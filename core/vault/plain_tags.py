@@ -18,7 +18,10 @@ of a text, read left to right as its inline rules do:
   nor an autolink is text. An autolink declines the text (its address is a text token).
 - line breaks: text on either side, separated as the raw text's newline separates it.
 
-Anything else (an escape, an entity, an autolink, a link, an emphasis `_` run) declines the text:
+- inline links and images that `core.vault.wikilinks_plain.plain_links` is sure of: a link's label is
+  text, its brackets and destination are not; an image is no text at all.
+
+Anything else (an escape, an entity or what may be one, an autolink, another link, an emphasis `_` run) declines the text:
 `plain_tags` returns None and the caller parses it with markdown-it. The differential tests
 (`tests/core/vault/test_plain_tags.py`) hold it to markdown-it's result on every real note.
 """
@@ -28,16 +31,13 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from core.vault.display_html import AUTOLINK, EMAIL, HTML_TAG
+from core.vault.inline_spans import inline_spans
+from core.vault.wikilinks_plain import plain_links
 
 TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*)", re.UNICODE)
 
-_DECLINE = re.compile(r"\]\(|[\\&]")  # an inline link or image, an escape, an entity
-_SPECIAL = re.compile(r"`+|<")
-_BACKTICKS = re.compile(r"`+")
+_DECLINE = re.compile(r"\\|&[A-Za-z#]")  # an escape, what may be an entity (a lone `&` is text)
 _UNDERSCORES = re.compile(r"_+")
-_TAG_START = frozenset("!?/abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # html_inline's quick check
-_MAX_SPANS = 64  # more backtick runs than this: markdown-it's own pass (matching them here is quadratic)
 
 
 def plain_tags(content: str) -> list[str] | None:
@@ -45,7 +45,12 @@ def plain_tags(content: str) -> list[str] | None:
     tokens; None when an inline rule might read more of it than code spans and `*` emphasis."""
     if _DECLINE.search(content) is not None:
         return None
-    spans = _spans(content)
+    if "](" in content:
+        blanked = _links_blanked(content)
+        if blanked is None:
+            return None
+        content = blanked
+    spans = inline_spans(content)
     if spans is None or not _underscores_inert(content, spans):
         return None
     if spans:
@@ -58,52 +63,32 @@ def plain_tags(content: str) -> list[str] | None:
     return [m.group(1).lower() for m in TAG.finditer(content)]
 
 
-def _spans(content: str) -> list[tuple[int, int]] | None:
-    """The code spans and inline HTML, as (start, end) offsets, in order; None for an autolink.
+def _links_blanked(content: str) -> str | None:
+    """`content` with its inline links' brackets and destinations, and its images whole, as spaces;
+    None unless `wikilinks_plain.plain_links` is sure of them.
 
-    markdown-it tries its autolink rule at a `<` before its HTML one; either reads from the `<`
-    on, whatever code spans the rest of the text holds, as the backtick rule reads past any `<`.
-    """
-    spans: list[tuple[int, int]] = []
-    if "`" not in content and "<" not in content:
-        return spans  # most texts (a Tasks line, a sentence): nothing to look for
-    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(content)]
-    if len(runs) > _MAX_SPANS:
+    A link's label is text children of the inline token (its tags count); its destination is
+    no text, and an image's label is its own token's. A space ends a tag and lets one start after
+    it, as the link's tokens end a text token. With a `[[` the chunker's parser (no wikilink
+    rule) may pair brackets otherwise than `plain_links` does: declined."""
+    if "[[" in content:
         return None
+    found = plain_links(content)
+    if found is None:
+        return None
+    out: list[str] = []
     pos = 0
-    for m in _SPECIAL.finditer(content):
-        start = m.start()
-        if start < pos:  # inside a code span or a tag found already
-            continue
-        if m.group() == "<":
-            end = _tag_end(content, start)
-            if end < 0:
-                return None
-            if end > start:
-                spans.append((start, end))
-                pos = end
-            continue
-        end = m.end()
-        closer = next((e for s, e in runs if s >= end and e - s == end - start), None)
-        if closer is not None:  # a run of the same length closes it; else the run is text
-            spans.append((start, closer))
-            pos = closer
+    for link in found:
+        label = link.pos + (2 if link.embed else 1)
+        close = content.index(")", label + len(link.inner) + 2) + 1  # a destination holds no ")"
+        out.append(content[pos : link.pos])
+        if link.embed:
+            out.append(" " * (close - link.pos))
         else:
-            pos = end
-    return spans
-
-
-def _tag_end(content: str, start: int) -> int:
-    """Where inline HTML opened by the `<` at `start` ends; `start` when the `<` is text, -1 for an autolink."""
-    close = content.find(">", start + 1)
-    if close >= 0 and "<" not in content[start + 1 : close]:
-        url = content[start + 1 : close]
-        if AUTOLINK.search(url) is not None or EMAIL.search(url) is not None:
-            return -1  # its text is a text token of its own (the address): markdown-it's to read
-    if content[start + 1 : start + 2] not in _TAG_START:
-        return start
-    m = HTML_TAG.match(content, start)
-    return start if m is None else m.end()
+            out += [" " * (label - link.pos), link.inner, " " * (close - label - len(link.inner))]
+        pos = close
+    out.append(content[pos:])
+    return "".join(out)
 
 
 def _underscores_inert(content: str, spans: list[tuple[int, int]]) -> bool:

@@ -21,18 +21,20 @@ chapter list and its cross-references are mostly this shape.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any, NamedTuple
 
+from core.vault.inline_spans import inline_spans
 from core.vault.simple_note import InlineText
 
 _WIKI = r"!?\[\[([^\[\n]+?)\]\]"
-_MARKDOWN = r"(!?)\[([^\[\]\n*_&]*)\]\(((?:[A-Za-z0-9\-._~/#?:@!$'*+,;=]|%[0-9A-Fa-f]{2})*)\)"
+_MARKDOWN = r"(!?)\[([^\[\]\n*&`]*)\]\(((?:[A-Za-z0-9\-._~/#?:@!$'*+,;=^]|%[0-9A-Fa-f]{2})*)\)"
 _WIKILINK = re.compile(_WIKI)
 # A wikilink, a markdown link (groups 2-4), or (group 5) a bracket pair no link rule can take
 # without a reference definition.
 _PIECE = re.compile(_WIKI + "|" + _MARKDOWN + r"|(\[[^\[\]\n]*\](?![(\[]))")
 _WITH_REFERENCES = re.compile(_WIKI + "|" + _MARKDOWN)
-_NEEDS_PARSER = re.compile(r"[`\\<]")
+_UNDERSCORES = re.compile(r"_+")
 # markdown-it's `validateLink`: a link to such a scheme is no link at all (its brackets are text).
 _REFUSED = re.compile(r"\]\((?:vbscript|javascript|file|data):", re.IGNORECASE)
 
@@ -51,27 +53,76 @@ def plain_links(content: str, *, references: bool = False) -> list[PlainLink] | 
 
     `references`: the note defines link references, so any other bracket pair may be a link.
     """
-    if _NEEDS_PARSER.search(content) or _REFUSED.search(content):
+    if _REFUSED.search(content):
         return None
+    if "`" in content or "<" in content:
+        return _around_spans(content, references)
+    if "\\" in content:
+        return None  # an escape: the parser's
+    found: list[PlainLink] = []
+    return found if _read(content, 0, references, found) else None
+
+
+def _read(content: str, offset: int, references: bool, found: list[PlainLink]) -> bool:
+    """Add the links of `content` (a text, or the part of one between code spans, at `offset`) to
+    `found`; False when a bracket belongs to no link or pair this reader is sure of."""
     pattern = _WITH_REFERENCES if references else _PIECE
     # Every bracket must belong to a match: the brackets outside them are all those in the
     # text less those the matches hold (one pass, instead of removing the matches to look).
     outside = content.count("[") + content.count("]")
-    found: list[PlainLink] = []
     for m in pattern.finditer(content):
         inner = m.group(1)
         start = m.start()
         if inner is not None:
             outside -= 4 + inner.count("]")
-            found.append(PlainLink(content.startswith("!", start), inner, start))
+            found.append(PlainLink(content.startswith("!", start), inner, offset + start))
         elif m.group(4) is not None:
             outside -= 2  # a label and destination hold no bracket
-            found.append(PlainLink(bool(m.group(2)), m.group(3), start, m.group(4)))
+            label = m.group(3)
+            if "_" in label and not _underscores_inert(label):
+                return False  # an emphasis `_` in a label: its text is the parser's to say
+            found.append(PlainLink(bool(m.group(2)), label, offset + start, m.group(4).replace("^", "%5E")))
         else:
             outside -= 2  # `[text]`: no bracket inside
-    if outside:
-        return None  # another link, an image's label with brackets, an unclosed or empty wikilink: the parser decides
+    # Another link, an image's label with brackets, an unclosed or empty wikilink: the parser decides.
+    return not outside
+
+
+def _around_spans(content: str, references: bool) -> list[PlainLink] | None:
+    """The links of a text with backticks or a "<": those between its code spans and inline HTML
+    (`<br>`, `<!-- … -->`), whose insides hold no link; an autolink declines the text.
+
+    A link or bracket pair that holds a backtick, or a bracket no link between two spans takes
+    (a label reaching over a span), declines the text: markdown-it's link rule reads a label
+    past code spans, and a span may close inside what looked like a link."""
+    spans = inline_spans(content)
+    if spans is None:
+        return None
+    found: list[PlainLink] = []
+    pos = 0
+    for start, end in [*spans, (len(content), len(content))]:
+        gap = content[pos:start]
+        if "\\" in gap or not _read(gap, pos, references, found):
+            return None
+        pos = end
+    if any("`" in link.inner for link in found):
+        return None  # a wikilink's or pair's inside holding a backtick: which rule reads it first is the parser's
     return found
+
+
+def _underscores_inert(label: str) -> bool:
+    """Whether every `_` run of `label` sits between two letters or digits, where it can neither
+    open nor close emphasis (CommonMark's flanking rules): it is text, as the label keeps it."""
+    for m in _UNDERSCORES.finditer(label):
+        start, end = m.span()
+        if start == 0 or end == len(label) or not (_word(label[start - 1]) and _word(label[end])):
+            return False
+    return True
+
+
+def _word(ch: str) -> bool:
+    """A letter or digit: neither space nor punctuation to CommonMark's flanking rules."""
+    return unicodedata.category(ch)[0] in "LN"
 
 
 class LinkChild(NamedTuple):

@@ -94,9 +94,9 @@ def test_a_cold_index_of_a_plain_vault_imports_only_what_indexing_needs(tmp_path
 
 def test_a_note_off_the_fast_path_still_gets_markdown_it(tmp_path: Path) -> None:
     """The other side: markdown-it is made when a note needs it (here for the #tag in a text with a
-    markdown link, which `plain_tags` leaves to it), not never."""
+    backslash escape, which `plain_tags` leaves to it), not never."""
     vault = _plain_vault(tmp_path)
-    (vault / "Tagged.md").write_text("# Tagged\n\nA [note](Other.md) about #gardening.\n", encoding="utf-8")
+    (vault / "Tagged.md").write_text("# Tagged\n\nA [note](Other.md) about #gardening, \\*not\\* emphasis.\n", encoding="utf-8")
     env = {**os.environ, "CAIRN_HOME": str(tmp_path / "home")}
     done, report = _index_cold(vault, env)
     assert report["code"] in (0, None) and report["loaded"] == ["markdown_it"]

@@ -47,9 +47,16 @@ def _agrees(content: str) -> bool:
         ("<a title='`#a`'> `<b>` #c <!-- `#d` -->", ["c"]),
         ("a <!-- unclosed #x", ["x"]),
         ("_#em_ #t", None),
-        ("[a](#b) #t", None),
+        ("[a](#b) #t", ["t"]),
+        ("[ ] #task Link [link_in_task_markdown_link](Test%20Data/x.md#heading) x[#in](y.md)#after", ["task", "in", "after"]),
+        ("![#alt](p.png) [`#c`](d.md) #t []() [a]()", None),  # a code span in a label: the parser's
+        ("![#alt](p.png) #t []() [a]() `[x](#no)`", ["t"]),
+        ("[[w]] [a](b.md) #t", None),
+        ("[a](javascript:x) #t", None),
         ("\\#escaped #t", None),
         ("&#35;entity #t", None),
+        ("&amp; #t", None),
+        ("[&] #task `&` Symbolism & more &1 #x&", ["task", "x"]),
     ],
 )
 def test_plain_tags_reads_or_declines(content: str, tags: list[str] | None) -> None:
@@ -66,9 +73,13 @@ def test_random_texts_agree_with_markdown_it() -> None:
     pieces = ["#", "#a", "#tag", "a", "é", "1", " ", "\n", "`", "``", "*", "**", "_", "__", "[", "]", "(", ")"]
     pieces += ["<", ">", "!", "/", "-", "[[x]]", "📅", "\t", "~", "=", ":", "<a", "<-", "&", "\\", "x_y", "_x", "#a_"]
     pieces += ["<br>", "</b>", "<!--", "-->", "<a b='`'>", "<x@y.z>", "<http:a>", "<?", "?>", "'", '"']
+    pieces += ["&amp;", "&#35;", "&x", "& ", "&#", "&1", "[l](x.md#h)", "![i](p.png)", "[#a](b.md)", "](", "[a_b](c.md)", "[x](#t)", "[]()", "[x]"]
+    linked = 0
     for _ in range(6000):
         content = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14))).strip()
         assert _agrees(content), content
+        linked += "](" in content and plain_tags(content) is not None
+    assert linked > 200  # texts with inline links are read too, not only declined
 
 
 @pytest.mark.skipif(not VAULTS.is_dir(), reason="the real vaults are not here")

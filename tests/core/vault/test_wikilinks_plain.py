@@ -66,6 +66,17 @@ def _plain(found: list[PlainLink]) -> list[tuple[object, ...]]:
         "[a!b $c~d](x.md?q=1) text & more",
         "[[w]](x.md) then [l](y.md)\n[m](z.md)",
         "[x]\n(y.md)",  # no link: nothing may come between "]" and "("
+        "[[x]] `[[code]]`",  # a code span's inside is code
+        "[ ] #task with `[[#Links In Code Blocks]]` code block and [[real]]",
+        "`a` [[b]] ``c ` d`` [[e]] ``` unmatched [[f]]",  # a span closes at a run of its own length only
+        "`<T>` and `\\n` inside spans, [Vec](ch08-01-vectors.md) outside",
+        "![[p.png]]`code`[[n]]`![[q.png]]`",
+        "`[x](y.md)` [l](z.md) `](javascript` [[w]]",
+        "`x\n[[y]]` [[z]]",  # a span across a line break
+        "<b>[[h]]</b> `<b>` <i>[[w]]</i>",  # inline HTML: its inside is no link
+        "[ ] #task<br>[[#Header Links]] then<br>[[Other File#H]] <!-- [[commented]] --> a < b > c [[d]]",
+        "<a href='[[x]]'>[l](y.md)</a>",
+        "[link_in_task_markdown_link](link_in_task_markdown_link.md) [a_b](c.md#^block)",
     ],
 )
 def test_plain_texts_are_read_as_the_parser_reads_them(text: str) -> None:
@@ -77,9 +88,16 @@ def test_plain_texts_are_read_as_the_parser_reads_them(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "[[x]] `[[code]]`",  # a code span
+        "[a `]` b](x.md) [[w]]",  # a label reaching over a code span
+        "[[a`b]] `c`",  # a span opened inside a wikilink, closed after it
+        "`a [[b` c]]",  # a span closing inside what looks like a wikilink
+        "[a`b](x.md)",  # a backtick in a label
+        "[[w]] \\`x` [[v]]",  # an escaped backtick
+        "[_a_](x.md)",  # emphasis in a label
+        "[a_](x.md)",
         "\\[[escaped]]",
-        "<b>[[h]]</b>",
+        "<http://a.b/[[x]]> [[h]]",  # an autolink
+        "[[a <b> c]]",  # a tag inside a wikilink
         "[[]]",
         "[[one [[two]]",
         "[[a]]]",
@@ -116,18 +134,23 @@ _PARTS = [
     "\n", "!", "*e*", "(p)", ":", "[l](a%20b.md#h)", "[e]()", "[u](https://e.com/a?b=c)", "[j](javascript:x)", "[s](a b)",
     "[p](a(b))", "[m](x%zz)", "[*e*](x.md)", "[a&amp;b](c.md)", "&amp;", "&", "%", "_u_", "[t](x.md \"t\")", "![i](p.png)",
     "[sp ](./n.md)", "[q](data:x)", "[r](9A:b)", "[v](#h)", "[w](a/b:c)", "(", ")", "~~", "$",
+    "`", "``", "```", "`[[s]]`", "``[[t]] ` u``", "`[k](m.md)`", "`<`", "`\\`", "\\", "<b>", "[a_b](c.md)",
+    "[_a](c.md)", "[x](a.md#^b)", "[a`b](c.md)", "[[a`b]]", "<br>", "<!-- [[c]] -->", "<http://a.b>", "<", ">",
+    "<a href='[[x]]'>", "</i>", "<x@y.z>", "< b>",
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize("references", ["", "[y]: z.md"])
 def test_generated_texts_agree_with_the_parser(references: str) -> None:
     rng = random.Random(5)
-    taken = links = 0
+    taken = links = coded = html = 0
     for _ in range(6000):
         text = "".join(rng.choice(_PARTS) for _ in range(rng.randint(1, 8)))
         found = plain_links(text, references=bool(references))
         if found is not None:
             taken += 1
             links += any(link.destination is not None for link in found)
+            coded += "`" in text and bool(found)
+            html += "<" in text and bool(found)
             assert _plain(found) == _by_parser(text, references), repr(text)
-    assert taken > 800 and links > 300
+    assert taken > 800 and links > 300 and coded > 150 and html > 150
