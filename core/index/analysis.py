@@ -22,10 +22,10 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from whoosh.analysis import Analyzer, Filter, Tokenizer
 from whoosh.analysis.acore import Token
@@ -37,6 +37,9 @@ from whoosh.support.charset import accent_map
 from core.base.char_ranges import CharRanges
 from core.base.lazy_re import LazyPattern
 from core.base.lean_import import import_lean
+
+if TYPE_CHECKING:
+    from whoosh.fields import Schema
 
 # Han (with 々 and 〇), Hiragana, Katakana (with half-width forms) and Hangul.
 CJK_CHARS = (
@@ -306,3 +309,19 @@ def phrase_spans(text: str, phrase: str, lang: str = DEFAULT_LANGUAGE) -> list[t
         for i in range(len(seq) - n + 1)
         if seq[i] == first and seq[i : i + n] == keys
     ]
+
+
+def analysed_terms(schema: Schema, field: str, text: str, langs: Sequence[str] = ("en",)) -> list[str]:
+    """The distinct terms of `text` in `field`, analysed in each of `langs` in turn."""
+    if not text.strip():
+        return []
+    fld = schema[field]
+    if field == "tags":
+        return [t.lstrip("#").lower() for t in text.split() if t.strip("#")]
+    seen: list[str] = []
+    for lang in langs:
+        with language(lang):
+            for tok in fld.analyzer(text):
+                if tok.text not in seen:
+                    seen.append(tok.text)
+    return seen

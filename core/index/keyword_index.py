@@ -15,12 +15,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from whoosh.fields import Schema
-
 from core.base.confidentiality import Confidentiality
 from core.base.gc_pause import gc_paused
 from core.base.models import Document
-from core.index.analysis import Stemmer, cjk_runs, is_cjk, language, stem_language
+from core.index.analysis import Stemmer, analysed_terms, cjk_runs, is_cjk, stem_language
 from core.index.keyword_schema import INDEX_NAME, StoredChunk, build_schema, filter_query
 from core.index.keyword_store import KeywordStore
 from core.index.merge_policy import LIVE_MERGE_DOCS, MAX_SEGMENTS, settling, tiered
@@ -141,7 +139,7 @@ class KeywordIndex:
         with self._write_lock, gc_paused(bulk):
             with self._store.writing() as writer:
                 if writer.segments:  # an index without segments (a first index) has nothing to delete
-                    _delete_notes(writer, [*removed, *(doc.rel_path for doc in added)])
+                    self._store.delete_notes(writer, [*removed, *(doc.rel_path for doc in added)])
                 self._store.add(writer, added)
             # Size tiers (core.index.merge_policy): small segments only, a bulk batch too; see settle().
             writer.commit(mergetype=tiered(LIVE_MERGE_DOCS))
@@ -157,7 +155,7 @@ class KeywordIndex:
         with self._write_lock:
             with self._store.writing() as writer:
                 if writer.segments:
-                    _delete_notes(writer, replaced)
+                    self._store.delete_notes(writer, replaced)
                 self._store.take_files(built.files, built.folder, self.directory)
             writer.commit(mergetype=tiered(LIVE_MERGE_DOCS), extra_segments=[built.segment])
         self._searchers.forget_mine()
@@ -284,14 +282,14 @@ class KeywordIndex:
 
     def query_terms(self, text: str) -> list[str]:
         """The index terms `text` can match, analysed in every language of the vault."""
-        return _analyse(self._schema, "body", text, self.languages())
+        return analysed_terms(self._schema, "body", text, self.languages())
 
     def _clauses(self, parsed: ParsedQuery) -> list[tuple[str, str]]:
         schema = self._schema
         words = [w for w in parsed.terms if w.lower() not in QUESTION_WORDS]
         text = " ".join(words or parsed.terms)  # "how long does the dough rest" → "long dough rest"
         langs = self.languages()
-        out = [(field, token) for field in SEARCH_FIELDS for token in _analyse(schema, field, text, langs)]
+        out = [(field, token) for field in SEARCH_FIELDS for token in analysed_terms(schema, field, text, langs)]
         body = [t for f, t in out if f == "body" and is_cjk(t)]
         if body and all(len(t) == 1 for t in body):
             # A query whose only CJK is lone characters (猫): those are indexed inside bigrams
@@ -326,7 +324,7 @@ class KeywordIndex:
         for phrase in parsed.phrases:
             options = []
             for lang in self.languages():  # a phrase in each language's stems; any may match
-                tokens = _analyse(schema, "body", phrase, (lang,))
+                tokens = analysed_terms(schema, "body", phrase, (lang,))
                 if len(tokens) == 1:
                     options += [wq.Term(f, tokens[0]) for f in ("title", "heading_path", "body")]
                 elif tokens:
@@ -371,19 +369,6 @@ class KeywordIndex:
             self._ix.optimize()
 
 
-def _delete_notes(writer: Any, rel_paths: Iterable[str]) -> None:
-    """Delete every chunk of these notes from the index `writer` writes to.
-
-    A note not in the index has nothing to delete: asking the reader whether the term exists
-    is ~10x cheaper than Whoosh's delete query (a re-index of a few notes deletes few).
-    """
-    lean_query()  # the writer's searcher, and its delete query, import Whoosh's searching side
-    reader = writer.searcher().reader()
-    for rel in rel_paths:
-        if ("rel_path", rel) in reader:
-            writer.delete_by_term("rel_path", rel)
-
-
 def _trigrams(parsed: ParsedQuery) -> frozenset[str]:
     """Every three-character window of the query's CJK runs: two adjacent bigrams."""
     text = " ".join(parsed.terms)
@@ -405,19 +390,3 @@ def _phrase_rerank(searcher: Any, top: list[tuple[int, float]], grams: frozenset
         hits.append(KeywordHit(fields["chunk_id"], score + PHRASE_WEIGHT * best * found / len(grams), StoredChunk.from_fields(fields)))
     hits.sort(key=lambda h: -h.score)
     return hits
-
-
-def _analyse(schema: Schema, field: str, text: str, langs: Sequence[str] = ("en",)) -> list[str]:
-    """The distinct terms of `text` in `field`, analysed in each of `langs` in turn."""
-    if not text.strip():
-        return []
-    fld = schema[field]
-    if field == "tags":
-        return [t.lstrip("#").lower() for t in text.split() if t.strip("#")]
-    seen: list[str] = []
-    for lang in langs:
-        with language(lang):
-            for tok in fld.analyzer(text):
-                if tok.text not in seen:
-                    seen.append(tok.text)
-    return seen
