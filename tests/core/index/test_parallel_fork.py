@@ -65,16 +65,22 @@ def _worker_of(spy: Spy) -> Any:
     return spy.builds[0]._worker._process
 
 
-@linux_only
-def test_a_forked_worker_builds_the_same_index(
-    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_other_thread: None
-) -> None:
+def _plain_then_fork_asked(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Spy]:
+    """The vault indexed in one process (the reference), then a fork asked for as the CLI asks on Linux."""
     Spy(monkeypatch, worker=False)
     plain = _index(vault, tmp_path / "a")
     plain.sync()
     spy = Spy(monkeypatch, worker=True)
     monkeypatch.setattr(sc, "spare_core", lambda **_: True)
     sc.prestart(pb.WORKER_TARGET, pb.WORKER_NAME, fork_later=True)
+    return plain, spy
+
+
+@linux_only
+def test_a_forked_worker_builds_the_same_index(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_other_thread: None
+) -> None:
+    plain, spy = _plain_then_fork_asked(vault, tmp_path, monkeypatch)
     fast = _index(vault, tmp_path / "b")
     fast.sync()
     worker = _worker_of(spy)
@@ -90,12 +96,7 @@ def test_a_process_with_another_thread_spawns_the_worker(
     vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_other_thread: None
 ) -> None:
     """A thread started after the CLI asked for a fork (as the app's or the watcher's would be): spawn."""
-    Spy(monkeypatch, worker=False)
-    plain = _index(vault, tmp_path / "a")
-    plain.sync()
-    spy = Spy(monkeypatch, worker=True)
-    monkeypatch.setattr(sc, "spare_core", lambda **_: True)
-    sc.prestart(pb.WORKER_TARGET, pb.WORKER_NAME, fork_later=True)
+    plain, spy = _plain_then_fork_asked(vault, tmp_path, monkeypatch)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
