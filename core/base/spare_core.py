@@ -24,12 +24,13 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.base import dataclass_code
 from core.base.lean_import import imports_no_stand_in
 
 if TYPE_CHECKING:  # multiprocessing (~15 ms) is imported by a process that starts a child, not by every `cairn index`
+    from collections.abc import Callable
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
@@ -153,11 +154,19 @@ def spawn(target: str, name: str) -> Started:
     Spawn, not fork: fork is unsafe beside Qt's and the watcher's threads. Raises what
     starting a process raises (no memory, too many processes).
     """
+    return _start("spawn", name, lambda child, _: (run_target, (child, target)))
+
+
+def _start(
+    method: str, name: str, entry: Callable[[Connection, Connection], tuple[Callable[..., None], tuple[Any, ...]]]
+) -> Started:
+    """A daemonic child started by `method` with a pipe; `entry(child_end, parent_end)` gives its function and arguments."""
     import multiprocessing
 
-    ctx = multiprocessing.get_context("spawn")
+    ctx: Any = multiprocessing.get_context(method)  # "spawn" or "fork": typeshed types only literal names
     conn, child = ctx.Pipe()
-    process = ctx.Process(target=run_target, args=(child, target), daemon=True, name=name)
+    function, args = entry(child, conn)
+    process = ctx.Process(target=function, args=args, daemon=True, name=name)
     try:
         process.start()
     finally:
@@ -215,22 +224,13 @@ def fork(target: str, name: str) -> Started:
     (`run_forked`); what it would repeat is emptied here: text this process buffered for its
     standard streams, which the child's exit would write a second time.
     """
-    import multiprocessing
-
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:
                 stream.flush()
         except (OSError, ValueError):  # closed or gone: nothing the child could repeat either
             pass
-    ctx = multiprocessing.get_context("fork")
-    conn, child = ctx.Pipe()
-    process = ctx.Process(target=run_forked, args=(child, conn, target), daemon=True, name=name)
-    try:
-        process.start()
-    finally:
-        child.close()
-    return Started(process, conn)
+    return _start("fork", name, lambda child, conn: (run_forked, (child, conn, target)))
 
 
 def start_child(target: str, name: str, *, forked: bool) -> Started:
