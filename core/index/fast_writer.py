@@ -9,7 +9,8 @@ read back from the length column just written. None of that is needed here:
 - text fields are analysed in one pass over the words through the analyzer's own
   word -> term memo, a note's title, aliases, folders and tags once per note and
   language (`core.index.field_analysis`; a test holds the postings identical to
-  Whoosh's own `field.index`);
+  Whoosh's own `field.index`), and filed once for all the note's chunks
+  (`add_note`, `core.index.note_filing`);
 - postings go into dicts by field and term, so commit sorts the distinct terms
   only (docnums arrive ascending), and `w3_postings` writes blocks, term infos and
   the term table in one loop, the same bytes as Whoosh's W3 codec;
@@ -23,14 +24,14 @@ own code, so the index Whoosh reads is the index Whoosh would write.
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import repeat
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
 
-from core.index.field_analysis import Analysed, FieldAnalyser, FieldItems, Term
+from core.index.field_analysis import Analysed, FieldAnalyser
+from core.index.note_filing import QUANTISED, file_note
 from core.index.segment_merge import segment_postings, write_per_doc
-from core.index.w3_postings import Rows, supported, write_pool, write_stream
+from core.index.term_pool import Posting, TermPool
+from core.index.w3_postings import supported, write_pool, write_stream
 from core.index.whoosh_pin import (
     LENGTHS_COLUMN,
     PostingPool,
@@ -43,99 +44,17 @@ from core.index.whoosh_pin import (
     length_to_byte,
 )
 
-Posting = tuple[str, bytes, int, float, bytes | None]  # (field, term bytes, docnum, weight, value): Whoosh's pool item
 #: Rough bytes one posting costs in a `TermPool` (a 3-tuple in a list, its value bytes, the float).
 POSTING_BYTES = 128
-NAMES_MEMO = 64  # key tuples remembered by `_field_names`: chunks have a handful
-_consume: Callable[[Iterable[Any]], None] = deque[Any](maxlen=0).extend  # runs an iterator to its end in C, keeping nothing
+NAMES_MEMO = 64  # key tuples remembered by `layout`: chunks have a handful
 
 
-class TermPool:
-    """Whoosh's posting pool, as dicts of posting lists instead of one big list to sort.
+class Layout(NamedTuple):
+    """A chunk key set's fields: all in Whoosh's order (sorted), and those stored and with a column."""
 
-    Postings arrive in ascending docnum order (new documents, then merged segments
-    after them), so each list is already sorted; `ordered` sorts the keys only.
-    A term's postings are one flat list, docnum, weight, value, docnum... (`Rows`): no
-    tuple per posting to make, track and free (on rust-book, 127k postings, filing them
-    took 50 ms with a tuple each and 20 ms flat, and freeing the pool 17 ms against 2 ms).
-    A text field's terms are filed as the analyser's `str` objects (`FieldItems`) and
-    encoded once each on the way out; a field that is given bytes too is filed by bytes.
-    """
-
-    def __init__(self) -> None:
-        self.postings: dict[str, defaultdict[Term, Rows]] = {}  # field -> term -> flat postings
-        self.fieldnames: set[str] = set()
-        self.text_fields: set[str] = set()  # fields whose terms are all `str` (the others': all bytes)
-        self.count = 0
-
-    def _terms(self, fieldname: str, text: bool) -> defaultdict[Term, Rows]:
-        terms = self.postings.get(fieldname)
-        if terms is None:
-            terms = self.postings[fieldname] = defaultdict(list)
-            self.fieldnames.add(fieldname)
-            if text:
-                self.text_fields.add(fieldname)
-        elif not text and fieldname in self.text_fields:  # bytes for a field filed by text: all by bytes now
-            terms = self.postings[fieldname] = defaultdict(list, zip(map(str.encode, terms), terms.values()))  # type: ignore[arg-type]
-            self.text_fields.discard(fieldname)
-        return terms
-
-    def add(self, item: Posting) -> None:
-        fieldname, tbytes, docnum, weight, vbytes = item
-        self.count += 1
-        self._terms(fieldname, False)[tbytes] += (docnum, weight, vbytes)
-
-    def add_items(self, fieldname: str, docnum: int, items: FieldItems) -> None:
-        """A document's analysed items of one field, filed by term in C (`map` over the term
-        dict's `__getitem__`, which makes a new term's list, and `list.extend`)."""
-        terms_, weights, values, _ = items
-        if not terms_:  # a field without terms must not reach the segment's field map
-            return
-        text = type(terms_[0]) is str
-        terms = self._terms(fieldname, text)
-        if text and fieldname not in self.text_fields:  # text for a field filed by bytes
-            terms_ = tuple(map(str.encode, terms_))  # type: ignore[arg-type]
-        if len(terms_) == 1:  # an id, a path, a date: ~10 of a chunk's 15 fields, not worth the C-level pass's set-up
-            terms[terms_[0]].extend((docnum, weights[0], values[0]))
-            self.count += 1
-            return
-        _consume(map(list.extend, map(terms.__getitem__, terms_), zip(repeat(docnum), weights, values, strict=True)))
-        self.count += len(terms_)
-
-    def ordered(self) -> Iterator[tuple[str, bytes, Rows]]:
-        """(field, term bytes, postings) in Whoosh's order: by field, then by term's bytes. A text
-        field's terms sort as text, the same order (UTF-8 keeps code point order), then are encoded."""
-        text_fields = self.text_fields
-        for fieldname, terms in sorted(self.postings.items()):
-            if fieldname in text_fields:
-                for text in sorted(terms):
-                    yield fieldname, text.encode(), terms[text]  # type: ignore[union-attr]  # str keys
-            else:
-                for tbytes in sorted(terms):
-                    yield fieldname, tbytes, terms[tbytes]  # type: ignore[misc]  # bytes keys
-
-    def iter_postings(self) -> Iterator[Posting]:
-        for fieldname, tbytes, rows in self.ordered():
-            for i in range(0, len(rows), 3):
-                yield fieldname, tbytes, rows[i], rows[i + 1], rows[i + 2]
-
-    def cleanup(self) -> None:
-        self.postings = {}
-        self.text_fields = set()
-        self.count = 0
-
-
-class _Quantise(dict[int, tuple[int, int]]):
-    """A field length -> (its length byte, the length that byte stands for): two Python calls of
-    Whoosh's, remembered (a chunk has ~4 scorable fields, and lengths recur)."""
-
-    def __missing__(self, length: int) -> tuple[int, int]:
-        lb = length_to_byte(length)
-        found = self[length] = (lb, byte_to_length(lb))
-        return found
-
-
-_QUANTISED = _Quantise()
+    names: list[str]
+    stored: tuple[str, ...]
+    columns: tuple[str, ...]
 
 
 class _Lengths:
@@ -169,7 +88,7 @@ class FastSegmentWriter(SegmentWriter):
         self._merged: list[tuple[Any, int, Any]] = []  # (segment, first docnum here, docnum map) merged in at flush
         self._lengths: dict[str, dict[int, int]] = {name: {} for name, field in self.schema.items() if field.scorable}
         self._analyser = FieldAnalyser(self.schema)
-        self._names: dict[tuple[str, ...], list[str]] = {}  # a chunk's keys -> its field names (`_field_names`)
+        self._layouts: dict[tuple[str, ...], Layout] = {}  # a chunk's keys -> its field names (`layout`)
         #: field -> (field, indexed, stored, column type, length column name), looked up once per chunk field
         self._plan = {
             name: (field, field.indexed, field.stored, field.column_type, length_field(name)) for name, field in self.schema.items()
@@ -181,7 +100,7 @@ class FastSegmentWriter(SegmentWriter):
         docnum = self.docnum
         lang = str(fields.get("_lang") or "en")
         analysed: Analysed = fields.get("_analysed") or self._analyser.analyse(fields, lang)
-        names = self._names.get(tuple(fields)) or self._field_names(fields)
+        names = (self._layouts.get(tuple(fields)) or self.layout(fields)).names
         perdocwriter.start_doc(docnum)
         try:
             if type(perdocwriter) is W3PerDocWriter:
@@ -195,16 +114,35 @@ class FastSegmentWriter(SegmentWriter):
         self._added = True
         self.docnum += 1
 
-    def _field_names(self, fields: dict[str, Any]) -> list[str]:
-        """A chunk's field names in Whoosh's order, checked against the schema; remembered by the
-        chunk's keys (every chunk has the same few key tuples: a lookup instead of a sort and a set)."""
+    def add_note(self, rows: Sequence[dict[str, Any]], langs: Sequence[str]) -> None:
+        """A note's chunks as consecutive documents (`langs`: each one's language): the segment
+        `add_document` per chunk writes, with a value the chunks share filed once for them all
+        (`core.index.note_filing`). If it raises, the writer is to be cancelled (a note may be
+        half filed), as `KeywordStore.writing` does."""
+        if type(self.perdocwriter) is W3PerDocWriter and isinstance(self.pool, TermPool):
+            self._check_state()
+            file_note(self, rows, langs)
+            return
+        for fields, lang in zip(rows, langs, strict=True):
+            self.add_document(**fields, _lang=lang)
+
+    def layout(self, fields: dict[str, Any]) -> Layout:
+        """A chunk's field names in Whoosh's order, checked against the schema, and those stored and
+        with a column; remembered by the chunk's keys (every chunk has the same few key tuples: a
+        lookup instead of a sort and a set)."""
+        found = self._layouts.get(tuple(fields))
+        if found is not None:
+            return found
         names = sorted(name for name in fields if not name.startswith("_"))
         if not self._plan.keys() >= set(names):
             self._check_fields(self.schema, names)  # raises Whoosh's UnknownFieldError
-        if len(self._names) >= NAMES_MEMO:
-            self._names.clear()
-        self._names[tuple(fields)] = names
-        return names
+        if len(self._layouts) >= NAMES_MEMO:
+            self._layouts.clear()
+        plan = self._plan
+        found = self._layouts[tuple(fields)] = Layout(
+            names, tuple(n for n in names if plan[n][2]), tuple(n for n in names if plan[n][3])
+        )
+        return found
 
     def _add_w3_fields(self, perdocwriter: Any, fields: dict[str, Any], names: list[str], analysed: Analysed, docnum: int) -> None:
         """W3PerDocWriter.add_field, inlined (17 calls a chunk): the stored value, the length byte."""
@@ -229,7 +167,7 @@ class FastSegmentWriter(SegmentWriter):
             if is_stored:
                 stored[fieldname] = value
             if length:
-                lb, quantised = _QUANTISED[length]
+                lb, quantised = QUANTISED[length]
                 lengths_column = colwriters.get(lenfield)
                 if lengths_column is None:  # the field's first length: Whoosh makes the column
                     perdocwriter.add_column_value(lenfield, LENGTHS_COLUMN, lb)

@@ -136,12 +136,20 @@ class FieldAnalyser:
         self.fields: dict[str, Any] = dict(schema.items())  # Schema.__getitem__ is a Python call: ~15 lookups a chunk
         self.fast = {name: is_fast_text(field) for name, field in schema.items()}
         self.plain_id = {name: is_plain_id(field) for name, field in schema.items()}
+        self.by_language = {name: reads_language(field) for name, field in schema.items()}
         self.indexed = frozenset(name for name, field in schema.items() if field.indexed)
         self.memo: dict[tuple[str, Any, str], FieldItems] = {}
 
     def analyse(self, fields: dict[str, Any], lang: str) -> Analysed:
         indexed = self.indexed
         return {name: self.items(name, value, lang) for name, value in fields.items() if name in indexed and value is not None}
+
+    def shares(self, fieldname: str, value: Any) -> bool:
+        """Whether `items` gives equal values of this field one remembered object (or objects that pickle
+        alike: an ID's lone term), so documents sharing the value may share its items (`note_filing`)."""
+        if isinstance(value, str) and (self.plain_id[fieldname] or self.fast[fieldname]):
+            return self.plain_id[fieldname] or fieldname in MEMO_FIELDS
+        return isinstance(value, (str, int))
 
     def items(self, fieldname: str, value: Any, lang: str) -> FieldItems:
         """One field value's terms, weights, values and scorable length, remembered for a note's own fields."""
@@ -177,6 +185,13 @@ class FieldAnalyser:
                 self.memo.clear()
             self.memo[key] = items
         return items
+
+
+def reads_language(field: Any) -> bool:
+    """Whether a field's terms depend on the language its text is analysed in (our `TermFilter` stems)."""
+    ana = getattr(field, "analyzer", None)
+    parts = ana.items if isinstance(ana, CompositeAnalyzer) else [ana]
+    return any(isinstance(part, TermFilter) for part in parts)
 
 
 def is_plain_id(field: Any) -> bool:

@@ -65,10 +65,11 @@ class KeywordStore:
 
     @staticmethod
     def add(writer: FastSegmentWriter, docs: Iterable[Document]) -> None:
-        """Every chunk of `docs` as a row; each chunk is stemmed in its own language."""
+        """Every chunk of `docs` as a row; each chunk is stemmed in its own language. A note's rows go
+        in together, so what its chunks share is analysed and filed once (`FastSegmentWriter.add_note`)."""
         for doc in docs:
-            for fields in document_fields(doc):
-                writer.add_document(**fields, _lang=fields["lang"])
+            rows = document_fields(doc)
+            writer.add_note(rows, [fields["lang"] for fields in rows])
 
     def build_segment(self, docs: Iterable[Document], folder: str) -> tuple[Any, tuple[str, ...]]:
         """Write `docs` as one finished segment without listing it in a table of contents.

@@ -61,10 +61,15 @@ def _docs(source: str = "generated") -> list[Any]:
     return docs
 
 
-def _add_all(writer: Any, docs: list[Any], fast: bool) -> None:
-    """Every chunk of `docs`, through our writer (language passed) or Whoosh's (language set around it)."""
+def _add_all(writer: Any, docs: list[Any], fast: bool, *, per_chunk: bool = False) -> None:
+    """Every chunk of `docs`, through our writer (a note at a time, or `per_chunk`, language passed)
+    or Whoosh's (language set around it)."""
     for doc in docs:
-        for fields in document_fields(doc):
+        rows = document_fields(doc)
+        if fast and not per_chunk:
+            writer.add_note(rows, [fields["lang"] for fields in rows])
+            continue
+        for fields in rows:
             if fast:
                 writer.add_document(**fields, _lang=fields["lang"])
             else:
@@ -72,24 +77,28 @@ def _add_all(writer: Any, docs: list[Any], fast: bool) -> None:
                     writer.add_document(**fields)
 
 
-def _write(directory: Path, docs: list[Any], fast: bool, *, twice: bool = False, optimize: bool = False) -> Any:
+def _write(directory: Path, docs: list[Any], fast: bool, *, twice: bool = False, optimize: bool = False, per_chunk: bool = False) -> Any:
     ix = windex.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
     rounds = [docs[: len(docs) // 2], docs[len(docs) // 2 :]] if twice else [docs]
     for batch in rounds:
         writer = FastSegmentWriter(ix, codec=W3Codec(compression=0)) if fast else ix.writer(codec=W3Codec(compression=0))
-        _add_all(writer, batch, fast)
+        _add_all(writer, batch, fast, per_chunk=per_chunk)
         writer.commit(merge=True, optimize=optimize)
     return ix
 
 
-@pytest.mark.parametrize("twice,copies", [(False, 1), (True, 1), (True, 12)], ids=["one-commit", "merged", "long-lists-merged"])
-def test_the_fast_writer_writes_what_whoosh_writes(tmp_path: Path, twice: bool, copies: int, source: str) -> None:
-    # 12 copies: common terms get several 128-posting blocks
+@pytest.mark.parametrize(
+    "twice,copies,per_chunk",
+    [(False, 1, False), (False, 1, True), (True, 1, False), (True, 12, False)],
+    ids=["one-commit", "one-commit-per-chunk", "merged", "long-lists-merged"],
+)
+def test_the_fast_writer_writes_what_whoosh_writes(tmp_path: Path, twice: bool, copies: int, per_chunk: bool, source: str) -> None:
+    # 12 copies: common terms get several 128-posting blocks; `per_chunk`: `add_document` a chunk at a time, not `add_note`
     docs = [replace(d, rel_path=f"c{i}/{d.rel_path}") for i in range(copies) for d in _docs(source)]
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     slow = index_dump(_write(tmp_path / "a", docs, fast=False, twice=twice))
-    fast = index_dump(_write(tmp_path / "b", docs, fast=True, twice=twice))
+    fast = index_dump(_write(tmp_path / "b", docs, fast=True, twice=twice, per_chunk=per_chunk))
     assert len(slow) > 500
     if copies > 1:
         assert max(len(v[0]) for k, v in slow.items() if not k.startswith(("doc", "lengths")) and ":" in k) > 2 * 128
@@ -261,13 +270,13 @@ def test_a_bulk_batch_is_written_with_the_collector_paused_and_it_runs_again_aft
     from core.index.keyword_index import BULK_NOTES, KeywordIndex
 
     seen: list[bool] = []
-    original = FastSegmentWriter.add_document
+    original = FastSegmentWriter.add_note
 
-    def spy(self: FastSegmentWriter, **fields: Any) -> None:
+    def spy(self: FastSegmentWriter, rows: Any, langs: Any) -> None:
         seen.append(gc.isenabled())
-        original(self, **fields)
+        original(self, rows, langs)
 
-    monkeypatch.setattr(FastSegmentWriter, "add_document", spy)
+    monkeypatch.setattr(FastSegmentWriter, "add_note", spy)
     docs = _docs()
     bulk = [replace(docs[i % len(docs)], rel_path=f"c{i}/{docs[i % len(docs)].rel_path}") for i in range(BULK_NOTES)]
     index = KeywordIndex(tmp_path / "ix")
@@ -277,7 +286,7 @@ def test_a_bulk_batch_is_written_with_the_collector_paused_and_it_runs_again_aft
     index.apply([], bulk)
     assert seen and not any(seen)
     assert gc.isenabled()
-    monkeypatch.setattr(FastSegmentWriter, "add_document", lambda self, **fields: 1 / 0)
+    monkeypatch.setattr(FastSegmentWriter, "add_note", lambda self, rows, langs: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         index.apply([], bulk)
     assert gc.isenabled()  # also after a failed batch
@@ -312,7 +321,7 @@ def test_a_merge_of_segments_writes_what_whoosh_writes(tmp_path: Path, changed_n
 
 
 def test_the_term_pool_files_postings_flat_and_gives_them_back_in_whooshs_order() -> None:
-    from core.index.fast_writer import TermPool
+    from core.index.term_pool import TermPool
 
     pool = TermPool()
     pool.add_items("body", 0, ((b"b", b"a"), (1.0, 2.0), (b"x", b""), 3))

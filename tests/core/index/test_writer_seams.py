@@ -13,7 +13,7 @@ from array import array
 from typing import Any
 
 from core.index.analysis import plain_words
-from core.index.fast_writer import TermPool
+from core.index.term_pool import TermPool
 from core.index.w3_postings import _block_weights, _blocks, _ByteOf, _Lengths
 from tests.fixture_notes import note_texts
 
@@ -129,7 +129,7 @@ def test_a_block_skips_a_zero_length_as_whoosh_does() -> None:
 
 
 def test_a_remembered_length_byte_and_quantised_length_are_whooshs() -> None:
-    from core.index.fast_writer import _QUANTISED
+    from core.index.note_filing import QUANTISED as _QUANTISED
     from core.index.whoosh_pin import byte_to_length, length_to_byte
 
     for length in [*range(1, 3_000), *range(3_000, 2_000_000, 997), 2**31 - 1]:

@@ -1,0 +1,180 @@
+"""A note's chunks filed into a segment together: the segment one `add_document` per chunk writes.
+
+Split from `core.index.fast_writer`, whose `add_note` this is. Most of a chunk's indexed
+fields are its note's: title, path, folders, tags, aliases, names, dates, type, version,
+language, the same value in every chunk. Filed a chunk at a time, each of them cost a memo
+lookup, a filing call and a length byte per chunk (about 12 of a chunk's 15 indexed fields).
+Here each run of consecutive chunks that share a field's value (in the same language, where
+the field's terms depend on it) is analysed once, its postings are filed for the whole run
+in one `extend` per term (`TermPool.add_run`), and its length bytes go in one loop. A long
+section's chunks share their heading path the same way.
+
+Only the order of the work changes, not what is written: each term's postings still arrive in
+ascending document order (runs are consecutive documents, fields are filed apart), each length
+column gets its documents in order, and each document's stored fields are put in Whoosh's
+field order before `finish_doc` pickles them. A run is made only of values whose analysed
+items the analyser remembers anyway (`FieldAnalyser.shares`): the postings then hold the very
+objects a chunk-at-a-time writer files, and the pickled blocks keep their bytes.
+`tests/core/index/test_fast_writer.py` holds the segment equal to Whoosh's own writer's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
+
+from core.index.field_analysis import FieldItems
+from core.index.term_pool import TermPool
+from core.index.whoosh_pin import LENGTHS_COLUMN, byte_to_length, columns, length_to_byte
+
+if TYPE_CHECKING:
+    from core.index.fast_writer import FastSegmentWriter
+
+Run = tuple[str, int, int, FieldItems]  # (field, first docnum, documents, the analysed value they share)
+
+
+class _Quantise(dict[int, tuple[int, int]]):
+    """A field length -> (its length byte, the length that byte stands for): two Python calls of
+    Whoosh's, remembered (a chunk has ~4 scorable fields, and lengths recur)."""
+
+    def __missing__(self, length: int) -> tuple[int, int]:
+        lb = length_to_byte(length)
+        found = self[length] = (lb, byte_to_length(lb))
+        return found
+
+
+QUANTISED = _Quantise()
+NUMERIC_WRITER = columns.NumericColumn.Writer  # a length column's writer (`LENGTHS_COLUMN`: one byte, default 0)
+
+
+def value_runs(values: Sequence[Any], langs: Sequence[str], by_language: bool, shares: Callable[[Any], bool]) -> list[tuple[int, int]]:
+    """(first row, rows) of each run of consecutive rows with an equal value (and, when `by_language`,
+    the same language) that `shares` lets be one analysed value for all (equal values are one to the
+    analyser's memo too); a row without the field (None) is in no run."""
+    found: list[tuple[int, int]] = []
+    end = len(values)
+    i = 0
+    while i < end:
+        value = values[i]
+        if value is None:
+            i += 1
+            continue
+        j = i + 1
+        if j < end and values[j] == value and shares(value):
+            lang = langs[i]
+            while j < end and values[j] == value and (not by_language or langs[j] == lang):
+                j += 1
+        found.append((i, j - i))
+        i = j
+    return found
+
+
+def file_note(writer: FastSegmentWriter, rows: Sequence[dict[str, Any]], langs: Sequence[str]) -> None:
+    """`rows` (a note's chunks' fields) as the writer's next documents; see the module docstring.
+
+    Every row is checked and every value analysed before anything is filed, so a bad value
+    leaves the segment as it was; a failure while filing leaves the writer to be cancelled.
+    """
+    if len(rows) <= 1:  # nothing to share
+        for fields in rows:
+            writer.add_document(**fields, _lang=langs[0])
+        return
+    first = writer.docnum
+    layouts = [writer.layout(fields) for fields in rows]
+    names = layouts[0].names if all(lay is layouts[0] for lay in layouts) else sorted({n for lay in layouts for n in lay.names})
+    runs = _analysed_runs(writer, rows, langs, names, first)
+    _file_runs(writer, runs, first, len(rows))
+    perdocwriter = writer.perdocwriter
+    plan = writer._plan
+    for docnum, fields, layout in zip(range(first, first + len(rows)), rows, layouts, strict=True):
+        perdocwriter.start_doc(docnum)
+        try:
+            stored = perdocwriter._storedfields
+            for name in layout.stored:
+                value = fields[name]
+                if value is not None:
+                    stored[name] = value
+            for name in layout.columns:
+                value = fields[name]
+                if value is not None:
+                    field, _, _, column, _ = plan[name]
+                    perdocwriter.add_column_value(name, column, field.to_column_value(value))
+        except Exception:
+            perdocwriter.cancel_doc()
+            raise
+        perdocwriter.finish_doc()
+        writer.docnum += 1
+    writer._added = True
+
+
+def _analysed_runs(writer: FastSegmentWriter, rows: Sequence[dict[str, Any]], langs: Sequence[str], names: list[str], first: int) -> list[Run]:
+    """Each indexed field's runs of a shared value, analysed (`FieldAnalyser.items`, with its memo)."""
+    analyser = writer._analyser
+    items_of = analyser.items
+    by_language = analyser.by_language
+    plan = writer._plan
+    end = len(rows)
+    one_language = langs.count(langs[0]) == end
+    runs: list[Run] = []
+    for name in names:
+        if not plan[name][1]:  # not indexed
+            continue
+        values = list(map(dict.get, rows, repeat(name)))
+        value = values[0]
+        # Most fields: one value in every chunk (the note's own), so one run, found with a count in C.
+        if value is not None and values.count(value) == end and (one_language or not by_language[name]) and analyser.shares(name, value):
+            runs.append((name, first, end, items_of(name, value, langs[0])))
+            continue
+        for start, count in value_runs(values, langs, by_language[name], partial(analyser.shares, name)):
+            runs.append((name, first + start, count, items_of(name, values[start], langs[start])))
+    return runs
+
+
+def _file_runs(writer: FastSegmentWriter, runs: list[Run], first: int, end: int) -> None:
+    """The runs' postings into the pool, and their length bytes into the length columns, a field at a time."""
+    pool = writer.pool
+    assert isinstance(pool, TermPool)  # `add_note` checked
+    add_run = pool.add_run
+    field_lengths = writer.perdocwriter._fieldlengths
+    known = writer._lengths
+    codes: dict[str, bytearray] = {}  # field -> the note's length bytes, 0 where a chunk has none
+    for name, start, count, items in runs:
+        add_run(name, start, count, items)
+        length = items[3]
+        if not length:
+            continue
+        lb, quantised = QUANTISED[length]
+        found = codes.get(name)
+        if found is None:
+            found = codes[name] = bytearray(end)
+        row = start - first
+        found[row : row + count] = _BYTES[lb] * count
+        field_lengths[name] += length * count
+        known[name].update(zip(range(start, start + count), repeat(quantised)))
+    plan = writer._plan
+    for name, found in codes.items():
+        write_lengths(writer.perdocwriter, plan[name][4], first, found)
+
+
+_BYTES = [bytes((i,)) for i in range(256)]
+
+
+def write_lengths(perdocwriter: Any, lenfield: str, first: int, codes: bytearray) -> None:
+    """Length bytes of documents `first`, `first + 1`... into their column (made if new), as a
+    `NumericColumn` writer's `add` per document (skipping 0, its default) writes them: in one write."""
+    colwriters = perdocwriter._colwriters
+    column = colwriters.get(lenfield)
+    if column is None:  # the field's first length: the column Whoosh's `add_column_value` would make
+        perdocwriter._create_column(lenfield, LENGTHS_COLUMN)
+        column = colwriters[lenfield]
+    data = codes.rstrip(b"\0")  # a missing length after the last is written by the column's `fill`, as before
+    if type(column) is not NUMERIC_WRITER or column._defaultbytes != b"\0":  # not the column 2.7.5 makes
+        for docnum, lb in enumerate(data, first):
+            column.add(docnum, lb)
+        return
+    if first > column._count:
+        column.fill(first)
+    column._dbfile.write(bytes(data))  # a 0 inside is the default byte `fill` would write before the next
+    column._count = first + len(data)
