@@ -22,15 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from itertools import repeat
+from itertools import accumulate, repeat
 from typing import TYPE_CHECKING, Any
 
 from core.index.field_analysis import FieldItems
 from core.index.term_pool import TermPool
-from core.index.whoosh_pin import LENGTHS_COLUMN, byte_to_length, columns, length_to_byte
+from core.index.whoosh_pin import LENGTHS_COLUMN, byte_to_length, columns, dumps, length_to_byte
 
 if TYPE_CHECKING:
-    from core.index.fast_writer import FastSegmentWriter
+    from core.index.fast_writer import FastSegmentWriter, Layout
 
 Run = tuple[str, int, int, FieldItems]  # (field, first docnum, documents, the analysed value they share)
 
@@ -47,6 +47,8 @@ class _Quantise(dict[int, tuple[int, int]]):
 
 QUANTISED = _Quantise()
 NUMERIC_WRITER = columns.NumericColumn.Writer  # a length column's writer (`LENGTHS_COLUMN`: one byte, default 0)
+PICKLE_WRITER = columns.PickleColumn.Writer  # the stored fields' column writer, over a `COMPRESSED_WRITER`
+COMPRESSED_WRITER = columns.CompressedBytesColumn.Writer
 
 
 def value_runs(values: Sequence[Any], langs: Sequence[str], by_language: bool, shares: Callable[[Any], bool]) -> list[tuple[int, int]]:
@@ -86,16 +88,31 @@ def file_note(writer: FastSegmentWriter, rows: Sequence[dict[str, Any]], langs: 
     names = layouts[0].names if all(lay is layouts[0] for lay in layouts) else sorted({n for lay in layouts for n in lay.names})
     runs = _analysed_runs(writer, rows, langs, names, first)
     _file_runs(writer, runs, first, len(rows))
+    stored = [_stored(fields, layout.stored) for fields, layout in zip(rows, layouts, strict=True)]
+    if any(layout.columns for layout in layouts) or not store_at_once(writer.perdocwriter, first, stored):
+        _store_one_by_one(writer, rows, layouts, stored, first)
+    writer.docnum = first + len(rows)
+    writer._added = True
+
+
+def _stored(fields: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """A chunk's stored fields in Whoosh's order (its pickle's bytes follow the dict's order)."""
+    found = {}
+    for name in names:
+        value = fields[name]
+        if value is not None:
+            found[name] = value
+    return found
+
+
+def _store_one_by_one(writer: FastSegmentWriter, rows: Sequence[dict[str, Any]], layouts: list[Layout], stored: list[dict[str, Any]], first: int) -> None:
+    """Each chunk's stored fields and columns through Whoosh's `start_doc` ... `finish_doc`."""
     perdocwriter = writer.perdocwriter
     plan = writer._plan
-    for docnum, fields, layout in zip(range(first, first + len(rows)), rows, layouts, strict=True):
+    for docnum, fields, layout, values in zip(range(first, first + len(rows)), rows, layouts, stored, strict=True):
         perdocwriter.start_doc(docnum)
         try:
-            stored = perdocwriter._storedfields
-            for name in layout.stored:
-                value = fields[name]
-                if value is not None:
-                    stored[name] = value
+            perdocwriter._storedfields.update(values)
             for name in layout.columns:
                 value = fields[name]
                 if value is not None:
@@ -105,8 +122,43 @@ def file_note(writer: FastSegmentWriter, rows: Sequence[dict[str, Any]], langs: 
             perdocwriter.cancel_doc()
             raise
         perdocwriter.finish_doc()
-        writer.docnum += 1
-    writer._added = True
+
+
+def store_at_once(perdocwriter: Any, first: int, stored: list[dict[str, Any]]) -> bool:
+    """Documents `first`, `first + 1`... with these stored fields, as one `start_doc` ... `finish_doc` each
+    would write them into the stored column (`PickleColumn` over `CompressedBytesColumn`): each pickled
+    and compressed alone as before, but through one `map` and one write. False (nothing done) where
+    the column is not the one 2.7.5 makes or a document stores nothing (Whoosh then writes no value)."""
+    column = perdocwriter._colwriters.get("_stored")
+    inner: Any = getattr(column, "_child", None)
+    if type(column) is not PICKLE_WRITER or type(inner) is not COMPRESSED_WRITER or not all(stored):
+        return False
+    if perdocwriter._indoc or perdocwriter._doccount != first:
+        return False
+    blobs = list(map(inner._compress, map(dumps, stored, repeat(2)), repeat(inner._level)))
+    sizes = list(map(len, blobs))
+    inner.fill(first)
+    inner._dbfile.write(b"".join(blobs))
+    _extend(inner._lengths, sizes)
+    offsets = list(accumulate(sizes, initial=inner._offset_base))
+    inner._offset_base = offsets.pop()
+    _extend(inner._offsets, offsets)
+    inner._count = first + len(blobs)
+    perdocwriter._docnum = first + len(blobs) - 1  # as after the last `finish_doc`
+    perdocwriter._doccount = first + len(blobs)
+    perdocwriter._storedfields = {}
+    return True
+
+
+def _extend(numbers: Any, values: list[int]) -> None:
+    """`GrowableArray.extend` (an `append` per value, widening the array when one overflows it), in one pass."""
+    array_ = numbers.array
+    size = len(array_)
+    try:
+        array_.extend(values)
+    except OverflowError:  # a value too wide for the array's type: Whoosh's own path widens it
+        del array_[size:]
+        numbers.extend(values)
 
 
 def _analysed_runs(writer: FastSegmentWriter, rows: Sequence[dict[str, Any]], langs: Sequence[str], names: list[str], first: int) -> list[Run]:

@@ -107,7 +107,7 @@ def _mixed_notes() -> list[Any]:
     mixed = []
     for i, doc in enumerate(docs):
         chunks = [replace(c, page=(j + 1 if j % 3 else None), heading_path=(c.heading_path if j % 4 else "Same > Path")) for j, c in enumerate(doc.chunks)]
-        mixed.append(replace(doc, rel_path=f"mixed{i}/{doc.rel_path}", chunks=chunks))
+        mixed.append(replace(doc, rel_path=f"mixed{i}/{doc.rel_path}", chunks=tuple(chunks)))
     return docs + mixed
 
 
@@ -124,7 +124,8 @@ def _segment(directory: Path, docs: list[Any], per_note: bool) -> dict[str, byte
             for fields, lang in zip(rows, langs, strict=True):
                 writer.add_document(**fields, _lang=lang)
     writer.commit(merge=False)
-    return {p.name.split(".", 1)[1]: p.read_bytes() for p in directory.iterdir() if p.name.startswith(f"{INDEX_NAME}_") and "." in p.name and p.suffix != ".seg"}
+    files = [p for p in directory.iterdir() if p.name.startswith(f"{INDEX_NAME}_") and "." in p.name and p.suffix != ".seg"]
+    return {p.name.split(".", 1)[1]: p.read_bytes() for p in files}
 
 
 def test_a_note_at_a_time_writes_the_segment_a_chunk_at_a_time_writes_byte_for_byte(tmp_path: Path) -> None:
@@ -136,3 +137,31 @@ def test_a_note_at_a_time_writes_the_segment_a_chunk_at_a_time_writes_byte_for_b
     assert by_note.keys() == by_chunk.keys()
     for name in by_chunk:
         assert by_note[name] == by_chunk[name], name
+
+
+def test_offsets_and_lengths_grow_as_whooshs_array_grows() -> None:
+    from whoosh.util.numlists import GrowableArray
+
+    from core.index.note_filing import _extend
+
+    rng = random.Random(5)
+    ours, whooshs = GrowableArray(allow_longs=False), GrowableArray(allow_longs=False)
+    for _ in range(40):  # values past each width: the array is widened as Whoosh widens it
+        values = [rng.choice((0, 7, 255, 256, 70_000, 2**31 - 1)) for _ in range(rng.randint(1, 6))]
+        _extend(ours, values)
+        whooshs.extend(values)
+    assert ours.typecode == whooshs.typecode == "i"
+    assert list(ours.array) == list(whooshs.array)
+
+
+def test_a_document_storing_nothing_is_left_to_whooshs_own_path(tmp_path: Path) -> None:
+    from core.index.note_filing import store_at_once
+
+    ix = windex.create_in(str(tmp_path), build_schema(), indexname=INDEX_NAME)
+    writer = FastSegmentWriter(ix, codec=W3Codec(compression=0))
+    column = writer.perdocwriter._colwriters["_stored"]._child
+    assert not store_at_once(writer.perdocwriter, 0, [{"title": "a"}, {}])
+    assert column._count == 0 and writer.perdocwriter._doccount == 0  # nothing written
+    assert store_at_once(writer.perdocwriter, 0, [{"title": "a"}, {"title": "b"}])
+    assert column._count == 2 and writer.perdocwriter._doccount == 2
+    writer.cancel()
