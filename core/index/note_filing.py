@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from itertools import accumulate, repeat
+from itertools import accumulate, islice, repeat
+from operator import eq
 from typing import TYPE_CHECKING, Any
 
 from core.index.field_analysis import FieldItems
@@ -46,6 +47,9 @@ class _Quantise(dict[int, tuple[int, int]]):
 
 
 QUANTISED = _Quantise()
+#: Fewer chunks than this go in one `add_document` each: a run's set-up costs more than it saves on two
+#: (callgrind over obsidian-tasks-demo's notes: 1,511 M instructions filing 2-chunk notes together, 1,507 M apart).
+SHARED_ROWS = 3
 NUMERIC_WRITER = columns.NumericColumn.Writer  # a length column's writer (`LENGTHS_COLUMN`: one byte, default 0)
 PICKLE_WRITER = columns.PickleColumn.Writer  # the stored fields' column writer, over a `COMPRESSED_WRITER`
 COMPRESSED_WRITER = columns.CompressedBytesColumn.Writer
@@ -79,13 +83,14 @@ def file_note(writer: FastSegmentWriter, rows: Sequence[dict[str, Any]], langs: 
     Every row is checked and every value analysed before anything is filed, so a bad value
     leaves the segment as it was; a failure while filing leaves the writer to be cancelled.
     """
-    if len(rows) <= 1:  # nothing to share
-        for fields in rows:
-            writer.add_document(**fields, _lang=langs[0])
+    if len(rows) < SHARED_ROWS:
+        for fields, lang in zip(rows, langs, strict=True):
+            writer.add_document(**fields, _lang=lang)
         return
     first = writer.docnum
-    layouts = [writer.layout(fields) for fields in rows]
-    names = layouts[0].names if all(lay is layouts[0] for lay in layouts) else sorted({n for lay in layouts for n in lay.names})
+    layouts = list(map(writer.layout, rows))
+    distinct = {id(layout): layout.names for layout in layouts}  # a note's first chunk may have more fields (its `meta`)
+    names = layouts[0].names if len(distinct) == 1 else sorted(set().union(*distinct.values()))
     runs = _analysed_runs(writer, rows, langs, names, first)
     _file_runs(writer, runs, first, len(rows))
     stored = [_stored(fields, layout.stored) for fields, layout in zip(rows, layouts, strict=True)]
@@ -179,6 +184,9 @@ def _analysed_runs(writer: FastSegmentWriter, rows: Sequence[dict[str, Any]], la
         if value is not None and values.count(value) == end and (one_language or not by_language[name]) and analyser.shares(name, value):
             runs.append((name, first, end, items_of(name, value, langs[0])))
             continue
+        if not any(map(eq, values, islice(values, 1, None))):  # no two neighbours equal (a chunk's own id, body): a run each
+            runs += [(name, first + i, 1, items_of(name, value, langs[i])) for i, value in enumerate(values) if value is not None]
+            continue
         for start, count in value_runs(values, langs, by_language[name], partial(analyser.shares, name)):
             runs.append((name, first + start, count, items_of(name, values[start], langs[start])))
     return runs
@@ -189,11 +197,15 @@ def _file_runs(writer: FastSegmentWriter, runs: list[Run], first: int, end: int)
     pool = writer.pool
     assert isinstance(pool, TermPool)  # `add_note` checked
     add_run = pool.add_run
+    add_items = pool.add_items
     field_lengths = writer.perdocwriter._fieldlengths
     known = writer._lengths
     codes: dict[str, bytearray] = {}  # field -> the note's length bytes, 0 where a chunk has none
     for name, start, count, items in runs:
-        add_run(name, start, count, items)
+        if count == 1:  # a chunk's own value (its id, its text)
+            add_items(name, start, items)
+        else:
+            add_run(name, start, count, items)
         length = items[3]
         if not length:
             continue
@@ -201,6 +213,11 @@ def _file_runs(writer: FastSegmentWriter, runs: list[Run], first: int, end: int)
         found = codes.get(name)
         if found is None:
             found = codes[name] = bytearray(end)
+        if count == 1:
+            found[start - first] = lb
+            known[name][start] = quantised
+            field_lengths[name] += length
+            continue
         row = start - first
         found[row : row + count] = _BYTES[lb] * count
         field_lengths[name] += length * count

@@ -14,12 +14,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from whoosh import index as windex
 from whoosh.codec.whoosh3 import W3Codec
 
 from core.index.fast_writer import FastSegmentWriter
 from core.index.keyword_schema import INDEX_NAME, build_schema, document_fields
-from core.index.note_filing import value_runs, write_lengths
+from core.index.note_filing import SHARED_ROWS, value_runs, write_lengths
 from core.index.term_pool import TermPool
 from core.index.whoosh_pin import LENGTHS_COLUMN, StructFile
 from core.vault.chunker import ChunkLimits, new_parser
@@ -128,9 +129,13 @@ def _segment(directory: Path, docs: list[Any], per_note: bool) -> dict[str, byte
     return {p.name.split(".", 1)[1]: p.read_bytes() for p in files}
 
 
-def test_a_note_at_a_time_writes_the_segment_a_chunk_at_a_time_writes_byte_for_byte(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shared_rows", [2, SHARED_ROWS])
+def test_a_note_at_a_time_writes_the_segment_a_chunk_at_a_time_writes_byte_for_byte(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_rows: int) -> None:
+    import core.index.note_filing as note_filing
+
+    monkeypatch.setattr(note_filing, "SHARED_ROWS", shared_rows)  # notes of fewer chunks go in a chunk at a time
     docs = _mixed_notes()
-    assert max(len(d.chunks) for d in docs) >= 4
+    assert sum(len(d.chunks) >= shared_rows for d in docs) >= 10
     by_note = _segment(tmp_path / "note", docs, per_note=True)
     by_chunk = _segment(tmp_path / "chunk", docs, per_note=False)
     assert {"pst", "trm", "_stored.col", "_body_len.col", "_title_len.col", "_heading_path_len.col"} <= by_chunk.keys()
