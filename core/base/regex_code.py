@@ -1,0 +1,183 @@
+"""Regular expressions compiled once per install, not once per process: a cache like Python's own bytecode.
+
+Every Cairn process compiles ~210 regular expressions (Cairn's own, Whoosh's, markdown-it's,
+PyYAML's, filelock's): 32-37 ms of a cold `cairn index` of obsidian-tasks-demo (~6 % of the run),
+and again in the parallel build's worker. `re` keeps what it compiled for one process only.
+
+Compiling a pattern is parsing its text (`re._parser.parse`), generating the matcher's program
+(`re._compiler._code`) and handing both to `_sre.compile`; everything but the pattern object it
+returns is plain data (the flags, a list of ints, the group count, the name -> group map and its
+inverse) that depends on the text, the flags and the interpreter alone. `install` gives
+`re._compiler` a `compile` that looks (type, text, flags) up in a table of those arguments,
+seeded from a `marshal` file beside Cairn's bytecode (`core.base.compiled_table`, shared with
+`core.base.dataclass_code`), and calls `_sre.compile` with them; a text it has not seen is
+compiled as Python compiles it and remembered. The file is named for the interpreter's release and
+`_sre`'s own version (a program from another one is never read), and written only where Python
+would write bytecode. What a pattern does is unchanged: `_sre.compile` gets the very arguments
+Python's own path would give it (`_sre` validates the program too).
+
+Left to Python's own path, every time: a `re.DEBUG` compilation (it prints the program), an
+already parsed pattern (`re.Scanner`), a text of a `str` or `bytes` subclass (parsed here but not
+kept), and a text the parser might warn about (a possible nested set or set operation, a
+conditional group's reference, a `bytes` group name beyond ASCII): it is never kept, so its warning
+is still given by every process, pointing at the caller as before. Only the releases whose
+`re._compiler.compile` this follows (3.11-3.13) install it.
+"""
+
+from __future__ import annotations
+
+import _sre
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from re import Pattern, _compiler, _parser  # type: ignore[attr-defined]  # the modules `re` compiles with
+
+from core.base.compiled_table import CompiledTable, pycache_path
+
+# (is bytes, text, flags) -> `_sre.compile`'s arguments after the pattern: flags with the inline ones,
+# the program, the group count, the name -> group map and group -> name tuple.
+Key = tuple[bool, str | bytes, int]
+Arguments = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
+
+# More patterns than this (older releases' piling up): the file is rewritten with this process's only.
+# One command's are ~220 (~0.5 ms to load); all of Cairn's commands together well under this.
+MAX_ENTRIES = 2048
+RELEASES = ((3, 11), (3, 12), (3, 13))  # whose `re._compiler.compile` this follows (the same body in each)
+_DEBUG = 128  # re.DEBUG
+_VERBOSE = 64  # re.VERBOSE
+_INLINE_FLAGS = frozenset("aiLmsux-")  # what may follow `(?` in a group of inline flags (`(?x)`, `(?i-s:...)`)
+_SET_WARNINGS = ("[[", "--", "&&", "~~", "||")  # the parser's "possible nested set / set operation" (FutureWarning)
+_TABLE_FAILS = (TypeError, ValueError, RuntimeError, OverflowError)  # what `_sre.compile` raises on arguments it refuses
+
+
+def default_path() -> Path:
+    """The table's file: in Cairn's own `__pycache__`, named for this interpreter's release and `_sre`'s
+    program format (its version, code word size and unbounded repeat)."""
+    sre = f"sre{_sre.MAGIC}-{_sre.CODESIZE}-{_sre.MAXREPEAT:x}"
+    return pycache_path("regex-code", sys.implementation.cache_tag, f"{sys.hexversion:x}", sre)
+
+
+def may_warn(text: str | bytes, flags: int) -> bool:
+    """Whether parsing `text` could make the parser warn (3.11-3.13): such a text is never kept in the table.
+
+    Told from the text, erring towards yes: a character set that opens with `[` or holds a doubled
+    set operator (`--`, `&&`, `~~`, `||`: "possible nested set / set difference ..."), a conditional
+    group `(?(` (its reference's name), a `bytes` text beyond ASCII (a group name that is not ASCII).
+    Where a `#` may open a comment (verbose, inline flags, `(?#`) the sets are not told apart: any
+    of those marks after the first `[` counts.
+    """
+    if isinstance(text, bytes):
+        if not text.isascii():
+            return True
+        text = text.decode("ascii")
+    if "(?(" in text:
+        return True
+    if "#" in text and (flags & _VERBOSE or "(?#" in text or any(part[:1] in _INLINE_FLAGS for part in text.split("(?")[1:])):
+        start = text.find("[")
+        return start >= 0 and any(text.find(mark, start) >= 0 for mark in _SET_WARNINGS)
+    return any(body.startswith("[") or any(mark in body for mark in _SET_WARNINGS) for body in set_bodies(text))
+
+
+def set_bodies(text: str) -> Iterator[str]:
+    """The text between the brackets of each character set in `text`, read as the parser reads them:
+    a backslash and the character after it are one item, a `]` first (after an optional `^`) is a member."""
+    at, size = 0, len(text)
+    while at < size:
+        char = text[at]
+        if char != "[":
+            at += 2 if char == "\\" else 1
+            continue
+        end = at + 1
+        end += text.startswith("^", end)
+        end += text.startswith("]", end)
+        while end < size and text[end] != "]":
+            end += 2 if text[end] == "\\" else 1
+        yield text[at + 1 : end]
+        at = end + 1
+
+
+def arguments(parsed: _parser.SubPattern, flags: int) -> Arguments:
+    """`_sre.compile`'s arguments after the pattern for a parsed text, as `re._compiler.compile` makes them,
+    in plain ints (the program's opcodes are an int subclass `marshal` refuses)."""
+    state = parsed.state
+    indexgroup: list[str | None] = [None] * state.groups
+    for name, group in state.groupdict.items():
+        indexgroup[group] = name
+    program = [int(word) for word in _compiler._code(parsed, flags)]
+    return int(flags | state.flags), program, state.groups - 1, state.groupdict, tuple(indexgroup)
+
+
+class PatternCache(CompiledTable[Key, Arguments]):
+    """(type, text, flags) -> the compiled pattern's arguments to `_sre.compile`, seeded from a file."""
+
+    def __init__(self, path: Path, original: Callable[..., Pattern[str] | Pattern[bytes]]) -> None:
+        super().__init__(path)
+        self.original = original  # `re._compiler.compile` as it was
+
+    def accepts(self, key: object, value: object) -> bool:
+        """A (bool, text, int) key and a 5-tuple of the types `_sre.compile` takes (it checks the rest)."""
+        return (
+            type(key) is tuple
+            and len(key) == 3
+            and type(key[1]) is (bytes if key[0] else str)
+            and type(key[2]) is int
+            and type(value) is tuple
+            and len(value) == 5
+            and [type(part) for part in value] == [int, list, int, dict, tuple]
+        )
+
+    def max_entries(self) -> int:
+        """`MAX_ENTRIES`."""
+        return MAX_ENTRIES
+
+    def compile(self, p: object, flags: int = 0) -> Pattern[str] | Pattern[bytes]:
+        """`re._compiler.compile` as `re` calls it, with the pattern's arguments from the table when they are there."""
+        if not isinstance(p, (str, bytes)) or not isinstance(flags, int) or flags & _DEBUG:
+            return self.original(p, flags)
+        kept = type(p) is str or type(p) is bytes
+        key = (type(p) is bytes, p, int(flags))
+        if kept and (known := self.known.get(key)) is not None:
+            pattern = self.from_table(key, known)
+            if pattern is not None:
+                return pattern
+        parsed = _parser.parse(p, flags)  # in this frame, as in the original's: the parser's warnings name re.compile's caller
+        found = arguments(parsed, flags)
+        pattern = _sre.compile(p, *found)
+        if kept and not may_warn(p, flags):
+            self.remember(key, found)
+        return pattern
+
+    def from_table(self, key: Key, known: Arguments) -> Pattern[str] | Pattern[bytes] | None:
+        """The pattern made from the table's arguments; None (and the entry dropped) where `_sre` refuses them."""
+        try:
+            pattern = _sre.compile(key[1], *known)
+        except _TABLE_FAILS:  # a damaged file that still unmarshals: compiled anew
+            self.known.pop(key, None)
+            return None
+        self.used[key] = known
+        return pattern
+
+
+_INSTALLED: list[PatternCache] = []
+
+
+def install(path: Path | None = None) -> PatternCache | None:
+    """Compile regular expressions in this process from the table in `path` (`default_path()`); idempotent.
+    None (nothing installed) on a release whose compiler this does not follow."""
+    if _INSTALLED:
+        return _INSTALLED[0]
+    if sys.version_info[:2] not in RELEASES:
+        return None
+    from core.base.gc_pause import gc_paused
+
+    with gc_paused():  # ~220 tuples, lists and dicts: no garbage to look for
+        cache = PatternCache(default_path() if path is None else path, _compiler.compile)
+    _compiler.compile = cache.compile
+    _INSTALLED.append(cache)
+    return cache
+
+
+def save() -> None:
+    """Write what this process compiled to the table, if anything is new and it may be written."""
+    for cache in _INSTALLED:
+        cache.save()
