@@ -11,7 +11,10 @@ inverse) that depends on the text, the flags and the interpreter alone. `install
 `re._compiler` a `compile` that looks (type, text, flags) up in a table of those arguments,
 seeded from a `marshal` file beside Cairn's bytecode (`core.base.compiled_table`, shared with
 `core.base.dataclass_code`), and calls `_sre.compile` with them; a text it has not seen is
-compiled as Python compiles it and remembered. The file is named for the interpreter's release and
+compiled as Python compiles it and remembered — kept in the file once a second process compiled
+it too (the first keeps its digest only), so a text each process builds anew (markdown-it's set of
+terminators joined in hash order, a search's words) is never written out, nor rewrites the file
+each run. The file is named for the interpreter's release and
 `_sre`'s own version (a program from another one is never read), and written only where Python
 would write bytecode. What a pattern does is unchanged: `_sre.compile` gets the very arguments
 Python's own path would give it (`_sre` validates the program too).
@@ -27,10 +30,13 @@ is still given by every process, pointing at the caller as before. Only the rele
 from __future__ import annotations
 
 import _sre
+import marshal
 import sys
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from re import Pattern, _compiler, _parser  # type: ignore[attr-defined]  # the modules `re` compiles with
+from typing import Any
 
 from core.base.compiled_table import CompiledTable, pycache_path
 
@@ -39,9 +45,12 @@ from core.base.compiled_table import CompiledTable, pycache_path
 Key = tuple[bool, str | bytes, int]
 Arguments = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 
-# More patterns than this (older releases' piling up): the file is rewritten with this process's only.
-# One command's are ~220 (~0.5 ms to load); all of Cairn's commands together well under this.
+# More entries than this (older releases' piling up): the file is rewritten with this process's only.
+# One command's patterns are ~220 (~0.5 ms to load); all of Cairn's commands together well under this.
 MAX_ENTRIES = 2048
+# A process that met fewer new texts than this leaves the file as it is: a text made anew by each process
+# (markdown-it's terminator set joined in hash order, a search's words) would otherwise rewrite it every run.
+MIN_NEW = 8
 RELEASES = ((3, 11), (3, 12), (3, 13))  # whose `re._compiler.compile` this follows (the same body in each)
 _DEBUG = 128  # re.DEBUG
 _VERBOSE = 64  # re.VERBOSE
@@ -107,15 +116,22 @@ def arguments(parsed: _parser.SubPattern, flags: int) -> Arguments:
     return int(flags | state.flags), program, state.groups - 1, state.groupdict, tuple(indexgroup)
 
 
-class PatternCache(CompiledTable[Key, Arguments]):
-    """(type, text, flags) -> the compiled pattern's arguments to `_sre.compile`, seeded from a file."""
+class PatternCache(CompiledTable[Key | int, Arguments | None]):
+    """(type, text, flags) -> the compiled pattern's arguments to `_sre.compile`, seeded from a file.
 
-    def __init__(self, path: Path, original: Callable[..., Pattern[str] | Pattern[bytes]]) -> None:
+    A text is kept once two processes compiled it: the first keeps only its digest (an int key
+    without arguments), the next one, finding the digest, its arguments. A text each process makes
+    anew (a set's members in hash order, a search's words) is never written out as such.
+    """
+
+    def __init__(self, path: Path, original: Callable[..., Pattern[Any]]) -> None:
         super().__init__(path)
         self.original = original  # `re._compiler.compile` as it was
 
     def accepts(self, key: object, value: object) -> bool:
-        """A (bool, text, int) key and a 5-tuple of the types `_sre.compile` takes (it checks the rest)."""
+        """A (bool, text, int) key and a 5-tuple of the types `_sre.compile` takes (it checks the rest), or a digest."""
+        if type(key) is int:
+            return value is None
         return (
             type(key) is tuple
             and len(key) == 3
@@ -130,7 +146,11 @@ class PatternCache(CompiledTable[Key, Arguments]):
         """`MAX_ENTRIES`."""
         return MAX_ENTRIES
 
-    def compile(self, p: object, flags: int = 0) -> Pattern[str] | Pattern[bytes]:
+    def min_new(self) -> int:
+        """`MIN_NEW`."""
+        return MIN_NEW
+
+    def compile(self, p: object, flags: int = 0) -> Pattern[Any]:
         """`re._compiler.compile` as `re` calls it, with the pattern's arguments from the table when they are there."""
         if not isinstance(p, (str, bytes)) or not isinstance(flags, int) or flags & _DEBUG:
             return self.original(p, flags)
@@ -144,10 +164,20 @@ class PatternCache(CompiledTable[Key, Arguments]):
         found = arguments(parsed, flags)
         pattern = _sre.compile(p, *found)
         if kept and not may_warn(p, flags):
-            self.remember(key, found)
+            self.keep(key, found)
         return pattern
 
-    def from_table(self, key: Key, known: Arguments) -> Pattern[str] | Pattern[bytes] | None:
+    def keep(self, key: Key, found: Arguments) -> None:
+        """Remember a text's arguments if an earlier process compiled it too (its digest is known), else its digest."""
+        digest = zlib.crc32(marshal.dumps(key))
+        if digest in self.used:  # met already by this process (`re`'s own cache let it go)
+            return
+        if digest in self.known:
+            self.remember(key, found)
+        else:
+            self.remember(digest, None)
+
+    def from_table(self, key: Key, known: Arguments) -> Pattern[Any] | None:
         """The pattern made from the table's arguments; None (and the entry dropped) where `_sre` refuses them."""
         try:
             pattern = _sre.compile(key[1], *known)
