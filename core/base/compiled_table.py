@@ -29,12 +29,18 @@ def pycache_path(*name: str) -> Path:
     return PYCACHE / (".".join(name) + ".marshal")
 
 
+def may_write() -> bool:
+    """Whether this process may write beside Cairn's bytecode: not where Python writes no `.pyc` files
+    (`sys.dont_write_bytecode`), nor in a frozen build (the bundle's folder, often unpacked anew per run)."""
+    return not sys.dont_write_bytecode and not getattr(sys, "frozen", False)
+
+
 class CompiledTable(ABC, Generic[K, V]):
     """Key -> compiled value this process used, seeded from the file at `path`.
 
-    A subclass says which loaded entries are well formed (`accepts`), how many the file may hold
-    (`max_entries`) and how many new ones make it worth writing (`min_new`); it looks keys up in
-    `known` and records its own compilations with `remember`.
+    A subclass says which loaded entries are well formed (`accepts`) and how many the file may
+    hold (`max_entries`); it looks keys up in `known` and records its own compilations with
+    `remember`.
     """
 
     def __init__(self, path: Path) -> None:
@@ -50,10 +56,6 @@ class CompiledTable(ABC, Generic[K, V]):
     @abstractmethod
     def max_entries(self) -> int:
         """Past this many entries (older releases' piling up) the file keeps this process's entries only."""
-
-    def min_new(self) -> int:
-        """How many entries this process must have added before the file is written again."""
-        return 1
 
     def remember(self, key: K, value: V) -> None:
         """Keep what this process compiled, for itself and for the file."""
@@ -71,14 +73,12 @@ class CompiledTable(ABC, Generic[K, V]):
         return {key: value for key, value in table.items() if self.accepts(key, value)}
 
     def save(self) -> bool:
-        """Write the table if this process compiled (`min_new`) entries the file lacked; False where it may not (or need not) be written.
+        """Write the table if this process compiled entries the file lacked; False where it may not (or need not) be written.
 
         What another process wrote meanwhile (the build's worker, another command) is kept: the
         file is read again and merged. The file is replaced whole, never written in place.
         """
-        if self.compiled < max(1, self.min_new()) or sys.dont_write_bytecode:
-            return False
-        if getattr(sys, "frozen", False):  # a frozen build: the bundle's folder, often unpacked anew per run
+        if not self.compiled or not may_write():
             return False
         table = {**self.load(), **self.known}
         if len(table) > self.max_entries():

@@ -11,10 +11,10 @@ inverse) that depends on the text, the flags and the interpreter alone. `install
 `re._compiler` a `compile` that looks (type, text, flags) up in a table of those arguments,
 seeded from a `marshal` file beside Cairn's bytecode (`core.base.compiled_table`, shared with
 `core.base.dataclass_code`), and calls `_sre.compile` with them; a text it has not seen is
-compiled as Python compiles it and remembered — kept in the file once a second process compiled
-it too (the first keeps its digest only), so a text each process builds anew (markdown-it's set of
-terminators joined in hash order, a search's words) is never written out, nor rewrites the file
-each run. The file is named for the interpreter's release and
+compiled as Python compiles it and remembered — kept in the table once a second process compiled
+it too (the first appends its digest to a log beside the table), so a text each process builds
+anew (markdown-it's set of terminators joined in hash order, a search's words) is never written
+out, nor rewrites the table each run. The file is named for the interpreter's release and
 `_sre`'s own version (a program from another one is never read), and written only where Python
 would write bytecode. What a pattern does is unchanged: `_sre.compile` gets the very arguments
 Python's own path would give it (`_sre` validates the program too).
@@ -31,14 +31,16 @@ from __future__ import annotations
 
 import _sre
 import marshal
+import os
 import sys
 import zlib
+from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from re import Pattern, _compiler, _parser  # type: ignore[attr-defined]  # the modules `re` compiles with
 from typing import Any
 
-from core.base.compiled_table import CompiledTable, pycache_path
+from core.base.compiled_table import CompiledTable, may_write, pycache_path
 
 # (is bytes, text, flags) -> `_sre.compile`'s arguments after the pattern: flags with the inline ones,
 # the program, the group count, the name -> group map and group -> name tuple.
@@ -48,9 +50,9 @@ Arguments = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 # More entries than this (older releases' piling up): the file is rewritten with this process's only.
 # One command's patterns are ~220 (~0.5 ms to load); all of Cairn's commands together well under this.
 MAX_ENTRIES = 2048
-# A process that met fewer new texts than this leaves the file as it is: a text made anew by each process
-# (markdown-it's terminator set joined in hash order, a search's words) would otherwise rewrite it every run.
-MIN_NEW = 8
+# Digests in the log of texts met once past this (~1 a run from texts made anew by each process): it starts over.
+MAX_SEEN = 4096
+_DIGESTS = "I"  # the log's array type: a CRC-32 a C unsigned int (4 bytes where Cairn runs), in this machine's byte order
 RELEASES = ((3, 11), (3, 12), (3, 13))  # whose `re._compiler.compile` this follows (the same body in each)
 _DEBUG = 128  # re.DEBUG
 _VERBOSE = 64  # re.VERBOSE
@@ -116,22 +118,26 @@ def arguments(parsed: _parser.SubPattern, flags: int) -> Arguments:
     return int(flags | state.flags), program, state.groups - 1, state.groupdict, tuple(indexgroup)
 
 
-class PatternCache(CompiledTable[Key | int, Arguments | None]):
+class PatternCache(CompiledTable[Key, Arguments]):
     """(type, text, flags) -> the compiled pattern's arguments to `_sre.compile`, seeded from a file.
 
-    A text is kept once two processes compiled it: the first keeps only its digest (an int key
-    without arguments), the next one, finding the digest, its arguments. A text each process makes
-    anew (a set's members in hash order, a search's words) is never written out as such.
+    A text is kept once two processes compiled it: the first appends its digest to the log of
+    texts met once (`.seen` beside the table), the next one, finding the digest there, keeps its
+    arguments in the table. A text each process makes anew (a set's members in hash order, a
+    search's words) only ever costs a few bytes appended to the log, and the table's rewrite is
+    left to runs that met texts worth keeping.
     """
 
     def __init__(self, path: Path, original: Callable[..., Pattern[Any]]) -> None:
         super().__init__(path)
         self.original = original  # `re._compiler.compile` as it was
+        self.log = path.with_suffix(".seen")
+        self.seen, self.log_ok = read_log(self.log)  # digests of texts earlier processes met
+        self.met: set[int] = set()  # digests of texts first met by this process
+        self.unlogged: list[int] = []  # ... and not yet in the log
 
     def accepts(self, key: object, value: object) -> bool:
-        """A (bool, text, int) key and a 5-tuple of the types `_sre.compile` takes (it checks the rest), or a digest."""
-        if type(key) is int:
-            return value is None
+        """A (bool, text, int) key and a 5-tuple of the types `_sre.compile` takes (it checks the rest)."""
         return (
             type(key) is tuple
             and len(key) == 3
@@ -145,10 +151,6 @@ class PatternCache(CompiledTable[Key | int, Arguments | None]):
     def max_entries(self) -> int:
         """`MAX_ENTRIES`."""
         return MAX_ENTRIES
-
-    def min_new(self) -> int:
-        """`MIN_NEW`."""
-        return MIN_NEW
 
     def compile(self, p: object, flags: int = 0) -> Pattern[Any]:
         """`re._compiler.compile` as `re` calls it, with the pattern's arguments from the table when they are there."""
@@ -168,14 +170,37 @@ class PatternCache(CompiledTable[Key | int, Arguments | None]):
         return pattern
 
     def keep(self, key: Key, found: Arguments) -> None:
-        """Remember a text's arguments if an earlier process compiled it too (its digest is known), else its digest."""
+        """Remember a text's arguments if an earlier process met it too (its digest is in the log), else its digest."""
         digest = zlib.crc32(marshal.dumps(key))
-        if digest in self.used:  # met already by this process (`re`'s own cache let it go)
-            return
-        if digest in self.known:
+        if digest in self.seen:
             self.remember(key, found)
-        else:
-            self.remember(digest, None)
+        elif digest not in self.met:
+            self.met.add(digest)
+            self.unlogged.append(digest)
+
+    def save(self) -> bool:
+        """Append the digests of texts first met here to the log, and write the table if it gained texts."""
+        logged = self.append_log()
+        return super().save() or logged
+
+    def append_log(self) -> bool:
+        """Append this process's new digests to the log (a few bytes, in one write); start it over when it is
+        damaged (a torn write) or past `MAX_SEEN`. False where nothing was (or may be) written."""
+        if not self.unlogged or not may_write():
+            return False
+        over = not self.log_ok or len(self.seen) + len(self.unlogged) > MAX_SEEN
+        data = array(_DIGESTS, self.unlogged).tobytes()
+        try:
+            self.log.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if over else os.O_APPEND), 0o666)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+        except OSError:  # read-only, full: met again next time
+            return False
+        self.unlogged, self.log_ok = [], True
+        return True
 
     def from_table(self, key: Key, known: Arguments) -> Pattern[Any] | None:
         """The pattern made from the table's arguments; None (and the entry dropped) where `_sre` refuses them."""
@@ -186,6 +211,19 @@ class PatternCache(CompiledTable[Key | int, Arguments | None]):
             return None
         self.used[key] = known
         return pattern
+
+
+def read_log(path: Path) -> tuple[set[int], bool]:
+    """The digests in the log at `path` (none where it is missing) and whether it is whole."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return set(), True
+    digests = array(_DIGESTS)
+    whole = len(data) % digests.itemsize == 0
+    if whole:
+        digests.frombytes(data)
+    return set(digests), whole
 
 
 _INSTALLED: list[PatternCache] = []

@@ -63,13 +63,12 @@ CASES: list[tuple[str | bytes, int, list[Any]]] = [
 
 @pytest.fixture(autouse=True)
 def _bytecode_may_be_written(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As in an installed Cairn (a test run may have PYTHONDONTWRITEBYTECODE set); one new text is worth a write."""
+    """As in an installed Cairn (a test run may have PYTHONDONTWRITEBYTECODE set)."""
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    monkeypatch.setattr(regex_code, "MIN_NEW", 1)
 
 
 def _kept(path: Path, *texts: str | bytes, flags: int = 0) -> PatternCache:
-    """`texts` compiled by two processes, each saving (the first keeps digests, the second arguments); a third's table."""
+    """`texts` compiled by two processes, each saving (the first logs digests, the second keeps arguments); a third's table."""
     for _ in range(2):
         cache = PatternCache(path, ORIGINAL)
         for text in texts:
@@ -125,22 +124,29 @@ def test_re_compile_through_the_table(tmp_path: Path, use: Any) -> None:
 
 
 def test_a_text_is_kept_once_two_processes_compiled_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "regex.marshal"
-    monkeypatch.setattr(regex_code, "MIN_NEW", 3)
+    path, log = tmp_path / "regex.marshal", tmp_path / "regex.seen"
     first = PatternCache(path, ORIGINAL)
-    first.compile("one"), first.compile("two")
-    assert not first.save() and not path.exists()  # two new texts: not worth a write
-    first.compile("three")
-    assert first.save()
-    assert all(type(key) is int for key in marshal.loads(path.read_bytes()))  # digests only: no text written
+    first.compile("one"), first.compile("two"), first.compile("one")
+    assert first.save() and not path.exists() and log.stat().st_size == 8  # two digests logged: no text written
     second = PatternCache(path, ORIGINAL)
-    for text in ("one", "two", "three", f"made by this process {os.getpid()}"):
+    for text in ("one", "two", "made anew by each process 1"):
         second.compile(text)
-    assert second.save()
+    assert second.save() and log.stat().st_size == 12
     third = PatternCache(path, ORIGINAL)
-    assert {key[1] for key in third.known if type(key) is tuple} == {"one", "two", "three"}
-    third.compile("one"), third.compile("four")
-    assert third.compiled == 1 and not third.save()  # one new text: the file is left as it is
+    assert {key[1] for key in third.known} == {"one", "two"}
+    stamp = path.stat().st_mtime_ns
+    third.compile("one"), third.compile("made anew by each process 2")
+    assert third.save() and third.compiled == 0 and path.stat().st_mtime_ns == stamp  # the table is not rewritten
+    assert log.stat().st_size == 16
+    log.write_bytes(b"\x01\x02\x03\x04\x05")  # a torn write: read as empty, then started over
+    fourth = PatternCache(path, ORIGINAL)
+    assert fourth.seen == set() and not fourth.log_ok
+    fourth.compile("three")
+    assert fourth.save() and log.stat().st_size == 4
+    monkeypatch.setattr(regex_code, "MAX_SEEN", 2)
+    fifth = PatternCache(path, ORIGINAL)
+    fifth.compile("four"), fifth.compile("five")
+    assert fifth.save() and log.stat().st_size == 8  # past the bound: started over with this process's digests
 
 
 @pytest.mark.parametrize(
@@ -219,11 +225,11 @@ def test_a_damaged_or_foreign_file_is_an_empty_table(tmp_path: Path) -> None:
         path.write_bytes(content)
         cache = PatternCache(path, ORIGINAL)
         assert cache.known == {}
-        assert cache.compile("abc").match("abc") and cache.compiled == 1
+        assert cache.compile("abc").match("abc") and len(cache.met) == 1
     path.write_bytes(marshal.dumps({(False, "abc", 0): (32, [999, 1], 0, {}, (None,))}))  # a program `_sre` refuses
     cache = PatternCache(path, ORIGINAL)
     assert len(cache.known) == 1
-    assert cache.compile("abc") == ORIGINAL("abc", 0) and cache.compiled == 1  # compiled anew, the entry dropped
+    assert cache.compile("abc") == ORIGINAL("abc", 0) and cache.known == {}  # compiled anew, the entry dropped
     assert cache.save() and _kept(path, "abc").compile("abc") == ORIGINAL("abc", 0)
 
 
@@ -237,10 +243,10 @@ def test_nothing_is_written_where_bytecode_may_not_be(tmp_path: Path, monkeypatc
     cache = PatternCache(tmp_path / "regex.marshal", ORIGINAL)
     cache.compile("abc")
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
-    assert not cache.save() and not (tmp_path / "regex.marshal").exists()
+    assert not cache.save() and not list(tmp_path.iterdir())
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     monkeypatch.setattr(sys, "frozen", True, raising=False)  # a frozen build (PyInstaller sets it)
-    assert not cache.save() and not (tmp_path / "regex.marshal").exists()
+    assert not cache.save() and not list(tmp_path.iterdir())
     monkeypatch.delattr(sys, "frozen")
     (tmp_path / "file").write_text("a file, not a folder")
     blocked = PatternCache(tmp_path / "file" / "regex.marshal", ORIGINAL)
@@ -253,11 +259,11 @@ def test_a_table_grown_past_its_bound_keeps_this_process_patterns(tmp_path: Path
     path = tmp_path / "regex.marshal"
     _kept(path, *(f"old{n}" for n in range(20)))
     monkeypatch.setattr(regex_code, "MAX_ENTRIES", 10)
-    cache = PatternCache(path, ORIGINAL)
-    cache.compile("old3"), cache.compile("new")
-    assert cache.save()
-    table = marshal.loads(path.read_bytes())
-    assert {key for key in table if type(key) is tuple} == {(False, "old3", 0)} and len(table) == 2  # and the new one's digest
+    for _ in range(2):  # the new text met by two processes: the second one rewrites the table
+        cache = PatternCache(path, ORIGINAL)
+        cache.compile("old3"), cache.compile("new")
+        assert cache.save()
+    assert set(marshal.loads(path.read_bytes())) == {(False, "old3", 0), (False, "new", 0)}
 
 
 def test_install_is_idempotent_and_only_on_releases_it_follows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -321,7 +327,7 @@ table = sys.argv[1]
 cache = regex_code.install(Path(table)) if table != "-" else None
 loaded = {key for key in cache.known if type(key) is tuple} if cache else set()
 main(["index", "--vault", sys.argv[2], "--no-embed", "--quiet"])
-report = {"compiled": cache.compiled, "read": len(loaded & set(cache.used))} if cache else {}
+report = {"kept": cache.compiled, "met": len(cache.met), "read": len(loaded & set(cache.used))} if cache else {}
 regex_code.save()
 print(json.dumps(report), file=sys.stderr)
 """
@@ -350,9 +356,9 @@ def test_an_index_built_from_the_table_equals_one_compiled_anew(tmp_path: Path) 
     first, _ = _index(tmp_path, "first", table)
     second, _ = _index(tmp_path, "second", table)
     third, from_table = _index(tmp_path, "third", table)
-    assert first["compiled"] > 50 and first["read"] == 0
-    assert second["compiled"] > 50 and second["read"] == 0  # the texts the first one met, kept now
-    assert third["compiled"] <= 2 and third["read"] > 50  # but for a text made anew (markdown-it's terminators), from the table
+    assert first["met"] > 50 and first["kept"] == first["read"] == 0  # logged
+    assert second["kept"] > 50 and second["read"] == 0  # the texts the first one met, kept now
+    assert third["kept"] == 0 and third["met"] <= 2 and third["read"] > 50  # but for a text made anew (markdown-it's terminators), from the table
     dumps = [index_dump_by_chunk(open_dir(str(folder / "whoosh"), indexname="chunks")) for folder in (plain, from_table)]
     assert dumps[0] == dumps[1] and len(dumps[0]) > 100
     assert _side_files(plain) == _side_files(from_table)
