@@ -43,16 +43,19 @@ from typing import Any
 from core.base.compiled_table import CompiledTable, may_write, pycache_path
 
 # (is bytes, text, flags) -> `_sre.compile`'s arguments after the pattern: flags with the inline ones,
-# the program, the group count, the name -> group map and group -> name tuple.
+# the program, the group count, the name -> group map and group -> name tuple; in the table the program
+# is bytes (`_WORDS`): a list of ints costs `marshal` 3-5 times as much to load, for every pattern of
+# every command, where a pattern used is made a list again in ~2 us.
 Key = tuple[bool, str | bytes, int]
 Arguments = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
+Stored = tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]]
 
 # More entries than this (older releases' piling up): the file is rewritten with this process's only.
 # One command's patterns are ~220 (~0.5 ms to load); all of Cairn's commands together well under this.
 MAX_ENTRIES = 2048
 # Digests in the log of texts met once past this (~1 a run from texts made anew by each process): it starts over.
 MAX_SEEN = 4096
-_DIGESTS = "I"  # the log's array type: a CRC-32 a C unsigned int (4 bytes where Cairn runs), in this machine's byte order
+_WORDS = "I"  # array type of the programs' code words and the log's CRC-32 digests: 4 bytes where Cairn runs, this machine's order
 RELEASES = ((3, 11), (3, 12), (3, 13))  # whose `re._compiler.compile` this follows (the same body in each)
 _DEBUG = 128  # re.DEBUG
 _VERBOSE = 64  # re.VERBOSE
@@ -63,8 +66,8 @@ _TABLE_FAILS = (TypeError, ValueError, RuntimeError, OverflowError)  # what `_sr
 
 def default_path() -> Path:
     """The table's file: in Cairn's own `__pycache__`, named for this interpreter's release and `_sre`'s
-    program format (its version, code word size and unbounded repeat)."""
-    sre = f"sre{_sre.MAGIC}-{_sre.CODESIZE}-{_sre.MAXREPEAT:x}"
+    program format (its version, code word size and unbounded repeat) and the machine's byte order."""
+    sre = f"sre{_sre.MAGIC}-{_sre.CODESIZE}-{_sre.MAXREPEAT:x}-{sys.byteorder}"
     return pycache_path("regex-code", sys.implementation.cache_tag, f"{sys.hexversion:x}", sre)
 
 
@@ -108,17 +111,15 @@ def set_bodies(text: str) -> Iterator[str]:
 
 
 def arguments(parsed: _parser.SubPattern, flags: int) -> Arguments:
-    """`_sre.compile`'s arguments after the pattern for a parsed text, as `re._compiler.compile` makes them,
-    in plain ints (the program's opcodes are an int subclass `marshal` refuses)."""
+    """`_sre.compile`'s arguments after the pattern for a parsed text, as `re._compiler.compile` makes them."""
     state = parsed.state
     indexgroup: list[str | None] = [None] * state.groups
     for name, group in state.groupdict.items():
         indexgroup[group] = name
-    program = [int(word) for word in _compiler._code(parsed, flags)]
-    return int(flags | state.flags), program, state.groups - 1, state.groupdict, tuple(indexgroup)
+    return int(flags | state.flags), _compiler._code(parsed, flags), state.groups - 1, state.groupdict, tuple(indexgroup)
 
 
-class PatternCache(CompiledTable[Key, Arguments]):
+class PatternCache(CompiledTable[Key, Stored]):
     """(type, text, flags) -> the compiled pattern's arguments to `_sre.compile`, seeded from a file.
 
     A text is kept once two processes compiled it: the first appends its digest to the log of
@@ -137,16 +138,8 @@ class PatternCache(CompiledTable[Key, Arguments]):
         self.unlogged: list[int] = []  # ... and not yet in the log
 
     def accepts(self, key: object, value: object) -> bool:
-        """A (bool, text, int) key and a 5-tuple of the types `_sre.compile` takes (it checks the rest)."""
-        return (
-            type(key) is tuple
-            and len(key) == 3
-            and type(key[1]) is (bytes if key[0] else str)
-            and type(key[2]) is int
-            and type(value) is tuple
-            and len(value) == 5
-            and [type(part) for part in value] == [int, list, int, dict, tuple]
-        )
+        """A (bool, text, int) key and a 5-tuple with the program in bytes (`_sre.compile` checks the rest when it is used)."""
+        return type(key) is tuple and len(key) == 3 and type(value) is tuple and len(value) == 5 and type(value[1]) is bytes
 
     def max_entries(self) -> int:
         """`MAX_ENTRIES`."""
@@ -173,7 +166,8 @@ class PatternCache(CompiledTable[Key, Arguments]):
         """Remember a text's arguments if an earlier process met it too (its digest is in the log), else its digest."""
         digest = zlib.crc32(marshal.dumps(key))
         if digest in self.seen:
-            self.remember(key, found)
+            flags, program, groups, groupindex, indexgroup = found
+            self.remember(key, (flags, array(_WORDS, program).tobytes(), groups, groupindex, indexgroup))
         elif digest not in self.met:
             self.met.add(digest)
             self.unlogged.append(digest)
@@ -189,7 +183,7 @@ class PatternCache(CompiledTable[Key, Arguments]):
         if not self.unlogged or not may_write():
             return False
         over = not self.log_ok or len(self.seen) + len(self.unlogged) > MAX_SEEN
-        data = array(_DIGESTS, self.unlogged).tobytes()
+        data = array(_WORDS, self.unlogged).tobytes()
         try:
             self.log.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if over else os.O_APPEND), 0o666)
@@ -202,10 +196,11 @@ class PatternCache(CompiledTable[Key, Arguments]):
         self.unlogged, self.log_ok = [], True
         return True
 
-    def from_table(self, key: Key, known: Arguments) -> Pattern[Any] | None:
+    def from_table(self, key: Key, known: Stored) -> Pattern[Any] | None:
         """The pattern made from the table's arguments; None (and the entry dropped) where `_sre` refuses them."""
+        flags, program, groups, groupindex, indexgroup = known
         try:
-            pattern = _sre.compile(key[1], *known)
+            pattern = _sre.compile(key[1], flags, array(_WORDS, program).tolist(), groups, groupindex, indexgroup)
         except _TABLE_FAILS:  # a damaged file that still unmarshals: compiled anew
             self.known.pop(key, None)
             return None
@@ -219,7 +214,7 @@ def read_log(path: Path) -> tuple[set[int], bool]:
         data = path.read_bytes()
     except OSError:
         return set(), True
-    digests = array(_DIGESTS)
+    digests = array(_WORDS)
     whole = len(data) % digests.itemsize == 0
     if whole:
         digests.frombytes(data)
