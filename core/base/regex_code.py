@@ -226,15 +226,20 @@ _INSTALLED: list[PatternCache] = []
 
 def install(path: Path | None = None) -> PatternCache | None:
     """Compile regular expressions in this process from the table in `path` (`default_path()`); idempotent.
-    None (nothing installed) on a release whose compiler this does not follow."""
+
+    None (nothing installed) on a release whose compiler this does not follow, and where there is no
+    table and none may be written (a frozen build, `PYTHONDONTWRITEBYTECODE`): Python's own path, without
+    the few microseconds a pattern this one adds to look for a text it would keep.
+    """
     if _INSTALLED:
         return _INSTALLED[0]
-    if sys.version_info[:2] not in RELEASES:
+    path = default_path() if path is None else path
+    if sys.version_info[:2] not in RELEASES or not (may_write() or path.exists()):
         return None
     from core.base.gc_pause import gc_paused
 
-    with gc_paused():  # ~220 tuples, lists and dicts: no garbage to look for
-        cache = PatternCache(default_path() if path is None else path, _compiler.compile)
+    with gc_paused():  # ~250 tuples and dicts: no garbage to look for
+        cache = PatternCache(path, _compiler.compile)
     _compiler.compile = cache.compile
     _INSTALLED.append(cache)
     return cache

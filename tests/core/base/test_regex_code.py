@@ -274,7 +274,10 @@ def test_install_is_idempotent_and_only_on_releases_it_follows(tmp_path: Path, m
     monkeypatch.setattr(regex_code, "RELEASES", ((3, 0),))
     assert regex_code.install(tmp_path / "regex.marshal") is None and _compiler.compile is ORIGINAL
     monkeypatch.setattr(regex_code, "RELEASES", (sys.version_info[:2],))
-    cache = regex_code.install(tmp_path / "regex.marshal")
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert regex_code.install(tmp_path / "regex.marshal") is None  # nothing to read, nothing may be written
+    (tmp_path / "regex.marshal").write_bytes(marshal.dumps({}))
+    cache = regex_code.install(tmp_path / "regex.marshal")  # a table to read (written by an earlier run)
     assert cache is not None and regex_code.install() is cache and _compiler.compile == cache.compile
 
 
@@ -282,8 +285,10 @@ def test_install_is_idempotent_and_only_on_releases_it_follows(tmp_path: Path, m
 # bytecode is not written here (PYTHONDONTWRITEBYTECODE).
 PROBE = """
 import json, os, runpy, sys
+from pathlib import Path
 from re import _compiler
 from core.base import regex_code
+regex_code.default_path = lambda: Path(os.environ["TABLE"])  # a table an earlier run wrote (empty here)
 def _exit(status):
     raise SystemExit(status)
 os._exit = _exit
@@ -310,7 +315,8 @@ def test_the_cairn_command_and_the_worker_use_the_table(tmp_path: Path, argv: li
     vault = tmp_path / "notes"
     vault.mkdir()
     (vault / "Home.md").write_text("# Home\n\nSee [[Plan]] #tag.\n", encoding="utf-8")
-    env: dict[str, Any] = {**os.environ, "CAIRN_HOME": str(tmp_path / "home"), "PYTHONDONTWRITEBYTECODE": "1"}
+    (tmp_path / "regex.marshal").write_bytes(marshal.dumps({}))
+    env: dict[str, Any] = {**os.environ, "CAIRN_HOME": str(tmp_path / "home"), "PYTHONDONTWRITEBYTECODE": "1", "TABLE": str(tmp_path / "regex.marshal")}
     argv = [str(vault) if a == "VAULT" else a for a in argv]
     done = subprocess.run([sys.executable, "-c", PROBE, *argv], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     report = json.loads(done.stderr.strip().splitlines()[-1])
@@ -364,3 +370,4 @@ def test_an_index_built_from_the_table_equals_one_compiled_anew(tmp_path: Path) 
     dumps = [index_dump_by_chunk(open_dir(str(folder / "whoosh"), indexname="chunks")) for folder in (plain, from_table)]
     assert dumps[0] == dumps[1] and len(dumps[0]) > 100
     assert _side_files(plain) == _side_files(from_table)
+
