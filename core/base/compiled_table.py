@@ -80,9 +80,12 @@ class CompiledTable(ABC, Generic[K, V]):
         """
         if not self.compiled or not may_write():
             return False
-        table = {**self.load(), **self.known}
-        if len(table) > self.max_entries():
-            table = dict(self.used)
+        try:
+            table = {**self.load(), **self.known}
+            if len(table) > self.max_entries():
+                table = dict(self.used)
+        except RuntimeError:  # another thread (the app's, at its end) compiled meanwhile: written next time
+            return False
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
