@@ -25,6 +25,7 @@ import pytest
 
 from core.base import regex_code
 from core.base.regex_code import PatternCache, may_warn
+from tests.entry_probe import ARGVS, run_entry
 from tests.index_dump import index_dump_by_chunk
 
 REPO = Path(__file__).resolve().parents[3]
@@ -281,46 +282,27 @@ def test_install_is_idempotent_and_only_on_releases_it_follows(tmp_path: Path, m
     assert cache is not None and regex_code.install() is cache and _compiler.compile == cache.compile
 
 
-# The `cairn` command and the build's worker (its entry, `spare_core.run_target`) compile from the table;
-# bytecode is not written here (PYTHONDONTWRITEBYTECODE).
-PROBE = """
-import json, os, runpy, sys
-from pathlib import Path
+# The `cairn` command and the build's worker compile from the table (an empty one an earlier run wrote).
+REPORT = """
 from re import _compiler
 from core.base import regex_code
-regex_code.default_path = lambda: Path(os.environ["TABLE"])  # a table an earlier run wrote (empty here)
-def _exit(status):
-    raise SystemExit(status)
-os._exit = _exit
-if sys.argv[1] == "worker":
-    from core.base.spare_core import run_target
-    class Ended:  # the indexing process is gone at once: the worker readies itself and returns
-        def recv(self):
-            raise EOFError
-    run_target(Ended(), "core.index.segment_worker:serve")
-else:
-    sys.argv = ["cairn", *sys.argv[1:]]
-    try:
-        runpy.run_module("core.cli.main", run_name="__main__")
-    except SystemExit:
-        pass
 cache = regex_code._INSTALLED[0] if regex_code._INSTALLED else None
 installed = cache is not None and getattr(_compiler.compile, "__self__", None) is cache
 print(json.dumps({"installed": installed, "seen": len(cache.used) + len(cache.met) if cache else 0}), file=sys.stderr)
 """
+BEFORE = """
+import os
+from pathlib import Path
+from core.base import regex_code
+regex_code.default_path = lambda: Path(os.environ["TABLE"])
+"""
 
 
-@pytest.mark.parametrize("argv", [["worker"], ["index", "--vault", "VAULT", "--no-embed", "--quiet"]])
+@pytest.mark.parametrize("argv", ARGVS)
 def test_the_cairn_command_and_the_worker_use_the_table(tmp_path: Path, argv: list[str]) -> None:
-    vault = tmp_path / "notes"
-    vault.mkdir()
-    (vault / "Home.md").write_text("# Home\n\nSee [[Plan]] #tag.\n", encoding="utf-8")
     (tmp_path / "regex.marshal").write_bytes(marshal.dumps({}))
-    env: dict[str, Any] = {**os.environ, "CAIRN_HOME": str(tmp_path / "home"), "PYTHONDONTWRITEBYTECODE": "1", "TABLE": str(tmp_path / "regex.marshal")}
-    argv = [str(vault) if a == "VAULT" else a for a in argv]
-    done = subprocess.run([sys.executable, "-c", PROBE, *argv], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
-    report = json.loads(done.stderr.strip().splitlines()[-1])
-    assert report["installed"], done.stderr
+    report = run_entry(tmp_path, argv, REPORT, before=BEFORE, env={"TABLE": str(tmp_path / "regex.marshal")})
+    assert report["installed"], report
     assert report["seen"] > 20  # patterns read from the table or met: ~70 in the worker, ~200 in the command
 
 
