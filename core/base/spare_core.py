@@ -51,7 +51,8 @@ PARALLEL_MIN_WORK_S = 0.9
 # (load 0.7-2, medians of 15 interleaved cold indexes, one process vs a forked worker) a fork pays from
 # ~0.15 s of estimated work: 12 TIL notes (~0.13 s by `work_s`) 0.322 vs 0.343 s, 20 (~0.19) 0.378 vs
 # 0.359, obsidian-tasks-demo (~0.19: short notes full of Tasks lines, ~0.3 s of real work) 0.606 vs
-# 0.531, 40 TIL notes (~0.28) 0.483 vs 0.438 (docs/benchmarks.md, "Round 4, eighth session").
+# 0.531, 40 TIL notes (~0.28) 0.483 vs 0.438; the demo at load 4-5 (20 pairs): 0.454 vs 0.442, 0.485 vs
+# 0.499 (neutral), for +0.12-0.17 CPU-s (docs/benchmarks.md, "Round 4, eighth session").
 FORK_MIN_WORK_S = 0.15
 
 
