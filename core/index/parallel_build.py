@@ -68,7 +68,8 @@ WEIGHTS = (3, 2, 1, 1, 2, 3)
 # jobs against 4: rust-book 1.049 vs 0.982 s, obsidian-tasks-docs 0.914 vs 0.865 s (docs/benchmarks.md).
 # Session 8, rust-book, 2:1:1:2 against smaller middle jobs (load 1.9-2.5): 3:1:1:1:1:3 0.836 vs 0.844 s
 # (15 runs), 0.954 vs 0.926 (25; CPU 1.495 vs 1.427); 4:2:1:1:2:4 0.888 vs 0.844; the last job cut
-# where both processes would end together (by their measured paces) 0.812 vs 0.800 (load 5.3): not kept.
+# where both processes would end together (by their measured paces) 0.812 vs 0.800 (load 5.3), 0.758 vs
+# 0.745 (40 runs, load 3.3-4.6): not kept.
 FORK_WEIGHTS = (2, 1, 1, 2)
 # A job's least notes: 20 kept rust-book (112 chapters) to 5 jobs of unequal work, and whichever process
 # finished first waited ~0.15 s for the other's last job; at 8 its jobs are the 6 of `cut_jobs`'s V.
