@@ -46,8 +46,8 @@ MIB_COST_S = 1.0
 # 1.69 vs 1.26 s (docs/benchmarks.md, "Round 4, fourth session").
 PARALLEL_MIN_WORK_S = 0.9
 # The same for a worker forked once the imports are done (`fork`): it is ready in milliseconds, and what
-# is left to pay is each process's first notes (lazy imports, regexes: both make them), the hand-over
-# and a commit per job. At load 5-8 (session 7) it looked as if 0.5 s were needed; on a quieter machine
+# is left to pay is the copy-on-write of the shared heap (the demo: ~5.5k more minor faults, +0.04 s of
+# system time), the hand-over and a commit per job. At load 5-8 (session 7) it looked as if 0.5 s were needed; on a quieter machine
 # (load 0.7-2, medians of 15 interleaved cold indexes, one process vs a forked worker) a fork pays from
 # ~0.15 s of estimated work: 12 TIL notes (~0.13 s by `work_s`) 0.322 vs 0.343 s, 20 (~0.19) 0.378 vs
 # 0.359, obsidian-tasks-demo (~0.19: short notes full of Tasks lines, ~0.3 s of real work) 0.606 vs
