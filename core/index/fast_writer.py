@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from core.index.field_analysis import Analysed, FieldAnalyser
-from core.index.note_filing import QUANTISED, file_note
+from core.index.note_filing import QUANTISED, Layout, file_note
 from core.index.segment_merge import segment_postings, write_per_doc
 from core.index.term_pool import Posting, TermPool
 from core.index.w3_postings import supported, write_pool, write_stream
@@ -47,14 +47,6 @@ from core.index.whoosh_pin import (
 #: Rough bytes one posting costs in a `TermPool` (a 3-tuple in a list, its value bytes, the float).
 POSTING_BYTES = 128
 NAMES_MEMO = 64  # key tuples remembered by `layout`: chunks have a handful
-
-
-class Layout(NamedTuple):
-    """A chunk key set's fields: all in Whoosh's order (sorted), and those stored and with a column."""
-
-    names: list[str]
-    stored: tuple[str, ...]
-    columns: tuple[str, ...]
 
 
 class _Lengths:

@@ -24,14 +24,20 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import accumulate, islice, repeat
 from operator import eq
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from core.index.field_analysis import FieldItems
 from core.index.term_pool import TermPool
 from core.index.whoosh_pin import LENGTHS_COLUMN, byte_to_length, columns, dumps, length_to_byte
 
-if TYPE_CHECKING:
-    from core.index.fast_writer import FastSegmentWriter, Layout
+
+class Layout(NamedTuple):
+    """A chunk key set's fields: all in Whoosh's order (sorted), and those stored and with a column."""
+
+    names: list[str]
+    stored: tuple[str, ...]
+    columns: tuple[str, ...]
+
 
 Run = tuple[str, int, int, FieldItems]  # (field, first docnum, documents, the analysed value they share)
 
@@ -77,8 +83,9 @@ def value_runs(values: Sequence[Any], langs: Sequence[str], by_language: bool, s
     return found
 
 
-def file_note(writer: FastSegmentWriter, rows: Sequence[dict[str, Any]], langs: Sequence[str]) -> None:
-    """`rows` (a note's chunks' fields) as the writer's next documents; see the module docstring.
+def file_note(writer: Any, rows: Sequence[dict[str, Any]], langs: Sequence[str]) -> None:
+    """`rows` (a note's chunks' fields) as the next documents of `writer`, a `FastSegmentWriter` (typed
+    `Any` here: that module imports this one); see the module docstring.
 
     Every row is checked and every value analysed before anything is filed, so a bad value
     leaves the segment as it was; a failure while filing leaves the writer to be cancelled.
@@ -110,7 +117,7 @@ def _stored(fields: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     return found
 
 
-def _store_one_by_one(writer: FastSegmentWriter, rows: Sequence[dict[str, Any]], layouts: list[Layout], stored: list[dict[str, Any]], first: int) -> None:
+def _store_one_by_one(writer: Any, rows: Sequence[dict[str, Any]], layouts: list[Layout], stored: list[dict[str, Any]], first: int) -> None:
     """Each chunk's stored fields and columns through Whoosh's `start_doc` ... `finish_doc`."""
     perdocwriter = writer.perdocwriter
     plan = writer._plan
@@ -166,7 +173,7 @@ def _extend(numbers: Any, values: list[int]) -> None:
         numbers.extend(values)
 
 
-def _analysed_runs(writer: FastSegmentWriter, rows: Sequence[dict[str, Any]], langs: Sequence[str], names: list[str], first: int) -> list[Run]:
+def _analysed_runs(writer: Any, rows: Sequence[dict[str, Any]], langs: Sequence[str], names: list[str], first: int) -> list[Run]:
     """Each indexed field's runs of a shared value, analysed (`FieldAnalyser.items`, with its memo)."""
     analyser = writer._analyser
     items_of = analyser.items
@@ -192,7 +199,7 @@ def _analysed_runs(writer: FastSegmentWriter, rows: Sequence[dict[str, Any]], la
     return runs
 
 
-def _file_runs(writer: FastSegmentWriter, runs: list[Run], first: int, end: int) -> None:
+def _file_runs(writer: Any, runs: list[Run], first: int, end: int) -> None:
     """The runs' postings into the pool, and their length bytes into the length columns, a field at a time."""
     pool = writer.pool
     assert isinstance(pool, TermPool)  # `add_note` checked
