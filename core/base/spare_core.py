@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from core.base import dataclass_code
+from core.base import dataclass_code, regex_code
 from core.base.lean_import import imports_no_stand_in
 
 if TYPE_CHECKING:  # multiprocessing (~15 ms) is imported by a process that starts a child, not by every `cairn index`
@@ -179,18 +179,20 @@ def run_target(conn: Connection, target: str) -> None:
 
     The imports run with the cyclic collector paused (~150k objects and no garbage: its passes
     cost the parallel build's worker ~10 ms of its start), and what they made is frozen out of
-    later full passes. Their dataclasses are made from compiled methods kept by earlier runs
-    (`core.base.dataclass_code`), as the `cairn` command's are.
+    later full passes. Their regular expressions and dataclasses are made from what earlier runs
+    compiled (`core.base.regex_code`, `core.base.dataclass_code`), as the `cairn` command's are.
     """
     module, _, function = target.partition(":")
     gc.disable()
     try:
+        regex_code.install()
         dataclass_code.install()
         entry = getattr(importlib.import_module(module), function)
     finally:
         gc.enable()
     gc.freeze()
     dataclass_code.save()
+    regex_code.save()
     entry(conn)
 
 
