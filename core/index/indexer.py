@@ -1,10 +1,9 @@
 """Keep one vault's indexes in step with its files.
 
-A sync reads only what changed: unchanged notes (same size and mtime, or
-same hash) are never re-parsed, and an unchanged vault rewrites nothing.
-`VaultIndex` holds two parts: `disk` (`core.index.index_open`: opening the index and
-recovering from a crash) and `intake` (`core.index.intake`: a note or a built job into
-the indexes); what is here are the passes that decide what to read.
+A sync reads only what changed: unchanged notes (same size and mtime, or same hash) are never re-parsed, and an
+unchanged vault rewrites nothing. `VaultIndex` holds two parts: `disk` (`core.index.index_open`: opening the index and
+recovering from a crash) and `intake` (`core.index.intake`: a note or a built job into the indexes); what is here are
+the passes that decide what to read.
 """
 
 from __future__ import annotations
@@ -204,8 +203,7 @@ class VaultIndex:
             if result.touched or self._health_changed(result.skipped) or self.recovery or old_rules != set(scan.warnings):
                 self.write_info(result.skipped, result)
             if self.recovery or self.is_dirty:
-                # The manifest now matches the keyword index (even after a cancel: every record
-                # not yet checked still names what the index holds), so the flag can go.
+                # The manifest matches the keyword index now (a cancel's unchecked records too): the flag can go.
                 if not result.touched:
                     save_manifest(self.manifest_path, self.chunking_hash, self.files)
                     self.links.save()
@@ -319,6 +317,9 @@ class VaultIndex:
             finally:
                 reading.close()
                 closing = None if build is None else Aside(build.close, "cairn-build-close")
+            if build is not None:  # the worker's notes came in as its jobs were done: their warnings back in scan order
+                order = {entry.rel_path: i for i, entry in enumerate(todo)}
+                res.warnings.sort(key=lambda w: order.get(w.rel_path, -1))
             return self._rest(batch, removed, res, len(todo), progress, writing, persist=persist)
         finally:
             if closing is not None:
@@ -333,10 +334,9 @@ class VaultIndex:
         if batch or removed:
             writing()
             res.reindexed.extend(self.intake.commit_each(batch, removed, res))
-        removed = sorted(set(removed) | set(res.removed_paths))
-        res.removed = len(removed)
-        res.removed_paths = removed
-        res.touched = res.touched or bool(res.reindexed) or bool(removed)
+        res.removed_paths = sorted(set(removed) | set(res.removed_paths))
+        res.removed = len(res.removed_paths)
+        res.touched = res.touched or bool(res.reindexed) or bool(res.removed_paths)
         if res.touched and persist:
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
             self.links.save()
