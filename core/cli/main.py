@@ -349,17 +349,23 @@ def _index(args: argparse.Namespace, *, own_process: bool = False) -> int:
     """`own_process`: the imports (and the early worker's start, which reads the configuration) run with the cyclic
     collector paused (~25k objects, no garbage: its passes were ~7 ms) and what they made is frozen before it runs
     again (frozen after, the first pass walked them all: 3.7-6 ms of every cold index)."""
-    from core.cli import early_worker
+    with gc_paused(own_process):
+        from core.cli import early_worker
 
-    try:
-        with gc_paused(own_process):
+        try:
             early_worker.start_early(args.vault)  # its start overlaps the imports below
-            import filelock  # noqa: F401 - what every sync imports anyway (the vault's lock, the scan, the note
-            from core.cli import commands  # pipeline): here, so no pass walks what they make (~2 ms of passes)
-            from core.index import intake  # noqa: F401
+            # With the command, what every sync imports anyway (the vault's lock, the scan, the note pipeline):
+            # here, no pass walks what they make (~2 ms of passes).
+            import filelock  # noqa: F401
 
-            if own_process:
-                skip_final_collections()  # gc.freeze(): also after the run, should the process exit the usual way
+            from core.cli import commands
+            from core.index import intake  # noqa: F401
+        except BaseException:
+            early_worker.stop_unused()
+            raise
+        if own_process:
+            skip_final_collections()  # gc.freeze(): also after the run, should the process exit the usual way
+    try:
         return commands.cmd_index(args)
     finally:
         early_worker.stop_unused()
