@@ -21,7 +21,9 @@ of a text, read left to right as its inline rules do:
 - inline links and images that `core.vault.wikilinks_plain.plain_links` is sure of: a link's label is
   text, its brackets and destination are not; an image is no text at all.
 
-Anything else (an escape, an entity or what may be one, an autolink, another link, an emphasis `_` run) declines the text:
+- an escape `\\X` of ASCII punctuation (outside code spans and HTML): X as literal text.
+
+Anything else (another backslash, an entity or what may be one, an autolink, another link, an emphasis `_` run) declines the text:
 `plain_tags` returns None and the caller parses it with markdown-it. The differential tests
 (`tests/core/vault/test_plain_tags.py`) hold it to markdown-it's result on every real note.
 """
@@ -38,11 +40,26 @@ TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*)", re.UNICODE)
 
 _DECLINE = re.compile(r"\\|&[A-Za-z#]")  # an escape, what may be an entity (a lone `&` is text)
 _UNDERSCORES = re.compile(r"_+")
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # a backslash before ASCII punctuation: CommonMark's escape
+_AS_ITSELF = frozenset("_/-#&")  # escaped, these stay as they are to `TAG`; other punctuation reads as a space
+
+
+def _escaped(m: re.Match[str]) -> str:
+    """What an escape is to the tags: its character as literal text, which `TAG` reads as it reads
+    the character itself (`\\#a` is the text `#a`, `\\_` a word character) or, for the other
+    punctuation (`\\[`, `\\*`, `` \\` ``), as a space: text that ends a tag, and that no inline rule
+    reads as a bracket, emphasis or code span, as markdown-it reads none of the escaped ones."""
+    char = m.group(1)
+    return char if char in _AS_ITSELF else " "
 
 
 def plain_tags(content: str) -> list[str] | None:
     """The lower-cased tags, in order (repeats kept), in the text children of `content`'s inline
     tokens; None when an inline rule might read more of it than code spans and `*` emphasis."""
+    if "\\" in content:
+        if "`" in content or "<" in content:
+            return None  # a backslash in a code span or HTML is no escape: the parser's
+        content = _ESCAPE.sub(_escaped, content)
     if _DECLINE.search(content) is not None:
         return None
     if "](" in content:

@@ -98,7 +98,7 @@ def test_plain_texts_are_read_as_the_parser_reads_them(text: str) -> None:
         "\\[[escaped]]",
         "<http://a.b/[[x]]> [[h]]",  # an autolink
         "[[a <b> c]]",  # a tag inside a wikilink
-        "[[]]",
+        "[[]](x.md)", "[[]][x]",
         "[[one [[two]]",
         "[[a]]]",
         "[[split\nline]]",
@@ -136,7 +136,7 @@ _PARTS = [
     "[sp ](./n.md)", "[q](data:x)", "[r](9A:b)", "[v](#h)", "[w](a/b:c)", "(", ")", "~~", "$",
     "`", "``", "```", "`[[s]]`", "``[[t]] ` u``", "`[k](m.md)`", "`<`", "`\\`", "\\", "<b>", "[a_b](c.md)",
     "[_a](c.md)", "[x](a.md#^b)", "[a`b](c.md)", "[[a`b]]", "<br>", "<!-- [[c]] -->", "<http://a.b>", "<", ">",
-    "<a href='[[x]]'>", "</i>", "<x@y.z>", "< b>",
+    "<a href='[[x]]'>", "</i>", "<x@y.z>", "< b>", "[[]]", "![[]]", "[[]](",
 ]  # fmt: skip
 
 
