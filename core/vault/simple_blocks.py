@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from core.vault.simple_html_tables import html_end, html_kind, interrupts_paragraph, table_header, table_rows
+from core.vault.simple_html_tables import table_interrupts as _table_interrupts
 from core.vault.simple_items import after_blank, continues, item_lines, lazy_end, quote_end_known
 from core.vault.simple_lines import FENCE_OPEN, HEADING, ends_paragraph, ends_table, is_ref_def, plain_text, spaced_item
 from core.vault.simple_lines import LETTER as _LETTER
@@ -193,8 +194,8 @@ class _Scan:
         j = i + 1
         while j < n and self._goes_on(lines[j]):
             j += 1
-        if j < n and lines[j].strip(" ") and not ends_paragraph(lines[j]):
-            return None  # only a blank line, a quote, heading, fence, list or HTML block may end a paragraph here
+        if j < n and lines[j].strip(" ") and not (ends_paragraph(lines[j]) or _table_interrupts(lines, j)):
+            return None  # only a blank line, a quote, heading, fence, list, table or HTML block may end a paragraph here
         self.blocks.append(SimpleBlock(i, j, 0, ""))
         self.paragraphs.add(i)
         self.inline.append(InlineText("\n".join(lines[i:j]).strip(_MD_TRIM), i))

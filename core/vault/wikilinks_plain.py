@@ -95,7 +95,8 @@ def _around_spans(content: str, references: bool) -> list[PlainLink] | None:
     A link or bracket pair that holds a backtick, or a bracket no link between two spans takes
     (a label reaching over a span), declines the text: markdown-it's link rule reads a label
     past code spans, and a span may close inside what looked like a link."""
-    spans = inline_spans(content)
+    wikilinks: list[int] = []  # starts of the wikilinks met before any span: the parser's rule reads them whole
+    spans = inline_spans(content, wikilinks)
     if spans is None:
         return None
     found: list[PlainLink] = []
@@ -105,8 +106,8 @@ def _around_spans(content: str, references: bool) -> list[PlainLink] | None:
         if "\\" in gap or not _read(gap, pos, references, found):
             return None
         pos = end
-    if any("`" in link.inner for link in found):
-        return None  # a wikilink's or pair's inside holding a backtick: which rule reads it first is the parser's
+    if any("`" in link.inner and link.pos not in wikilinks for link in found):
+        return None  # a backtick inside a link met after a span: which rule reads it first is the parser's
     return found
 
 

@@ -104,6 +104,7 @@ def _links_by_scanner(text: str) -> tuple[Link, ...]:
         "> ```bash\n> npx x\n> ```\nFor someone [[l]] after the fence\n> and a quote again",
         "> a\n>\n>\nright after two empty lines",
         "tab\there",
+        "Executing it returns:\n|table_name|cid|\n|--- |--- |\n|a|0|\n\npara\n|x|y|\n|-|-|\n",  # a table interrupts a paragraph
         "- item\n\n-  a sibling two spaces after its marker\n\n1. one\n   \n1.  x",
         # whitespace between words (a tab, a no-break space, a zero-width space before a tab)
         "- Root 2\n\u200b\t- [ ] #task indented by ZWSP + tab\n\ntext\twith a tab and\u00a0nbsp #t\n> quoted\u00a0_omit_\u00a0x",
@@ -147,6 +148,8 @@ def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
         "#\theading after a tab", "-\titem after a tab", "1.\titem", "*\t*\t*", "text\u00a0", "\u00a0lead", "text\t",
         "para\n\u00a0lead", "- item\n  more\u00a0", "# a\u00a0b",
         "| a |\n|---|\n- a list ends it",
+        "para\na | b\n|---|---|\n|---|---|",  # the table begins at `a | b`: its delimiter row ends the paragraph
+        "para\n  | a |\n|---|",
     ],
 )
 def test_anything_else_is_left_to_markdown_it(text: str) -> None:
@@ -197,6 +200,7 @@ _LINES = [
     "text\twith a tab", "word\u00a0nbsp #t", "\u200b\t- [ ] x", "x\u202fy [[l]]", "**B:**\u202fz", "a\tb\u00a0", "a\tb\t",
     "#\tx", "-\tx", "1.\tx", "[a]:\t/u", "[a]\tb", "- a\tb", "  more\tb", "     deep\tx", "> a\tb", "> a\u00a0b", ">\u00a0x",
     "--> x", "---- %%", "-x", "==> m", "-- x | y", "> >", ">>", ">> x", "> ", "<!-- c -->", "> [!note]\u00a0x",
+    "|a|b|", "|-|-|", "| a | b |", "a | b", "|--- |--- |", "|a|", "|-|", ":-:|:-:",
 ]
 
 
