@@ -12,7 +12,18 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(argv) if argv is not None else sys.argv[1:]
+    """The app (or its self-check), its regular expressions made from what earlier runs compiled
+    (`core.base.regex_code`, as the `cairn` command's are; nothing in a frozen build)."""
+    from core.base import regex_code
+
+    regex_code.install()
+    try:
+        return _run(list(argv) if argv is not None else sys.argv[1:])
+    finally:
+        regex_code.save()
+
+
+def _run(args: list[str]) -> int:
     if "--smoke-test" in args:  # the packaged app checks itself (desktop/smoke.py, packaging/README.md)
         from desktop.smoke import main as smoke_main
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from core.base import dataclass_code
+from core.base import dataclass_code, regex_code
 from core.base.lean_import import imports_no_stand_in
 
 if TYPE_CHECKING:  # multiprocessing (~15 ms) is imported by a process that starts a child, not by every `cairn index`
@@ -46,11 +46,14 @@ MIB_COST_S = 1.0
 # 1.69 vs 1.26 s (docs/benchmarks.md, "Round 4, fourth session").
 PARALLEL_MIN_WORK_S = 0.9
 # The same for a worker forked once the imports are done (`fork`): it is ready in milliseconds, and what
-# is left to pay is each process's first notes (lazy imports, regexes: both make them), the hand-over
-# and a commit per job. Medians of 13-15 interleaved cold indexes, one process vs a forked worker, at
-# load 5-8 on the 2-core VM: obsidian-tasks-demo (~0.19 s by `work_s`) 0.596 vs 0.612 s, 75 TIL notes
-# (~0.37) 0.550 vs 0.602, 110 (~0.53) 0.821 vs 0.713, obsidian-tasks-docs (~0.73) 1.059 vs 0.865.
-FORK_MIN_WORK_S = 0.5
+# is left to pay is the copy-on-write of the shared heap (the demo: ~5.5k more minor faults, +0.04 s of
+# system time), the hand-over and a commit per job. At load 5-8 (session 7) it looked as if 0.5 s were needed; on a quieter machine
+# (load 0.7-2, medians of 15 interleaved cold indexes, one process vs a forked worker) a fork pays from
+# ~0.15 s of estimated work: 12 TIL notes (~0.13 s by `work_s`) 0.322 vs 0.343 s, 20 (~0.19) 0.378 vs
+# 0.359, obsidian-tasks-demo (~0.19: short notes full of Tasks lines, ~0.3 s of real work) 0.606 vs
+# 0.531, 40 TIL notes (~0.28) 0.483 vs 0.438; the demo at load 4-5 (20 pairs): 0.454 vs 0.442, 0.485 vs
+# 0.499 (neutral), for +0.12-0.17 CPU-s (docs/benchmarks.md, "Round 4, eighth session").
+FORK_MIN_WORK_S = 0.15
 
 
 def work_s(notes: int, note_bytes: int) -> float:
@@ -179,18 +182,20 @@ def run_target(conn: Connection, target: str) -> None:
 
     The imports run with the cyclic collector paused (~150k objects and no garbage: its passes
     cost the parallel build's worker ~10 ms of its start), and what they made is frozen out of
-    later full passes. Their dataclasses are made from compiled methods kept by earlier runs
-    (`core.base.dataclass_code`), as the `cairn` command's are.
+    later full passes. Their regular expressions and dataclasses are made from what earlier runs
+    compiled (`core.base.regex_code`, `core.base.dataclass_code`), as the `cairn` command's are.
     """
     module, _, function = target.partition(":")
     gc.disable()
     try:
+        regex_code.install()
         dataclass_code.install()
         entry = getattr(importlib.import_module(module), function)
     finally:
         gc.enable()
     gc.freeze()
     dataclass_code.save()
+    regex_code.save()
     entry(conn)
 
 

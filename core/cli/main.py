@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn, TypeAlias
 
-from core.base import dataclass_code
+from core.base import dataclass_code, regex_code
 from core.base.errors import CairnError, UsageError
 from core.base.gc_pause import gc_paused
 from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
@@ -213,11 +213,14 @@ def _add_filter_args(p: argparse.ArgumentParser) -> None:
 
 
 def entry() -> NoReturn:
-    """The `cairn` command: `main` (its dataclasses made from methods earlier runs compiled: `core.base.dataclass_code`),
-    then an exit, at once after a search or a keyword-only index (core.cli.process_exit)."""
+    """The `cairn` command: `main` (its regular expressions and dataclasses made from what earlier runs compiled:
+    `core.base.regex_code`, `core.base.dataclass_code`), then an exit, at once after a search or a keyword-only
+    index (core.cli.process_exit)."""
+    regex_code.install()
     dataclass_code.install()
     code = main(own_process=True)
     dataclass_code.save()
+    regex_code.save()
     if len(_ran) == 1 and ends_at_once(_ran[0]):
         exit_now(code)
     sys.exit(code)

@@ -322,6 +322,9 @@ class VaultIndex:
             reading.close()
             if build is not None:
                 build.close()
+        if build is not None:  # the worker's notes came in as its jobs were done: their warnings back in scan order
+            order = {entry.rel_path: i for i, entry in enumerate(todo)}
+            res.warnings.sort(key=lambda w: order.get(w.rel_path, -1))
         total = len(todo)
         if progress is not None and total and not res.cancelled:
             progress(total, total, "keyword")  # here, not in the loop: the last note may be skipped

@@ -222,7 +222,7 @@ class NoteIntake:
         return done
 
     def _commit(self, docs: list[Document], removed: list[str]) -> None:
-        self.keyword.apply(removed, docs)
+        self.keyword.apply(removed, docs, self.files)
         make_private(self.keyword.directory, tree=True)  # Whoosh creates its files 0644
         self.links.apply(removed, docs)
         for rel in removed:

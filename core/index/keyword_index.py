@@ -9,7 +9,7 @@ The schema, a note's rows, `StoredChunk` and the filter query are in
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -130,16 +130,22 @@ class KeywordIndex:
         with self.reading() as searcher:
             return {t: int(searcher.doc_frequency(field, t)) for t in terms}
 
-    def apply(self, removed: Iterable[str], added: Sequence[Document]) -> None:
-        """Delete every chunk of the `removed` notes, then add the chunks of `added`."""
+    def apply(self, removed: Iterable[str], added: Sequence[Document], held: Container[str] | None = None) -> None:
+        """Delete every chunk of the `removed` notes, then add the chunks of `added`.
+
+        `held` names the notes the index holds (the caller's manifest): an added note outside it has
+        no chunks to delete, and a batch of only such notes opens no searcher to look (a parallel
+        build's later commits: the first look imports Whoosh's searching side, ~10 ms). None: any may.
+        """
         removed = list(removed)
         if not removed and not added:
             return
         bulk = len(added) >= BULK_NOTES
         with self._write_lock, gc_paused(bulk):
             with self._store.writing() as writer:
-                if writer.segments:  # an index without segments (a first index) has nothing to delete
-                    self._store.delete_notes(writer, [*removed, *(doc.rel_path for doc in added)])
+                stale = [*removed, *(doc.rel_path for doc in added if held is None or doc.rel_path in held)]
+                if writer.segments and stale:  # an index without segments (a first index) has nothing to delete
+                    self._store.delete_notes(writer, stale)
                 self._store.add(writer, added)
             # Size tiers (core.index.merge_policy): small segments only, a bulk batch too; see settle().
             writer.commit(mergetype=tiered(LIVE_MERGE_DOCS))
@@ -154,7 +160,8 @@ class KeywordIndex:
         """
         with self._write_lock:
             with self._store.writing() as writer:
-                if writer.segments:
+                replaced = list(replaced)
+                if writer.segments and replaced:
                     self._store.delete_notes(writer, replaced)
                 self._store.take_files(built.files, built.folder, self.directory)
             writer.commit(mergetype=tiered(LIVE_MERGE_DOCS), extra_segments=[built.segment])

@@ -61,12 +61,16 @@ WORKER_NAME = "cairn-segment-worker"
 # small enough that neither process waits long for the other at the end (tldr 2.9-3.0 s wall with
 # 6 or 12 jobs), few enough segments that searches do not slow down (4,000 notes in 12 segments:
 # keyword p50 13.6 ms against 11.5 in 4; in 6: 12.0) and Whoosh's merge policy leaves them alone.
-JOBS = 6
+WEIGHTS = (3, 2, 1, 1, 2, 3)
 # A forked worker (`core.base.spare_core.fork`: the CLI on Linux) starts with the build, so both processes
 # start their jobs together and fewer, larger jobs meet as evenly in the middle; each job costs a segment,
 # its hand-over and a commit (~0.02 CPU-s). Medians of 13-15 interleaved cold indexes at load 5-8, 6
 # jobs against 4: rust-book 1.049 vs 0.982 s, obsidian-tasks-docs 0.914 vs 0.865 s (docs/benchmarks.md).
-FORK_JOBS = 4
+# Session 8, rust-book, 2:1:1:2 against smaller middle jobs (load 1.9-2.5): 3:1:1:1:1:3 0.836 vs 0.844 s
+# (15 runs), 0.954 vs 0.926 (25; CPU 1.495 vs 1.427); 4:2:1:1:2:4 0.888 vs 0.844; the last job cut
+# where both processes would end together (by their measured paces) 0.812 vs 0.800 (load 5.3), 0.758 vs
+# 0.745 (40 runs, load 3.3-4.6): not kept.
+FORK_WEIGHTS = (2, 1, 1, 2)
 # A job's least notes: 20 kept rust-book (112 chapters) to 5 jobs of unequal work, and whichever process
 # finished first waited ~0.15 s for the other's last job; at 8 its jobs are the 6 of `cut_jobs`'s V.
 MIN_JOB_NOTES = 8
@@ -154,13 +158,18 @@ class WorkerProcess:
         except queue.Empty:
             return None
 
+    def kill(self) -> None:
+        """End the worker now, also mid-job, without waiting for it to be gone (`stop` waits)."""
+        self._outbox.put(None)
+        self._process.kill()
+
     def stop(self) -> None:
         """End the worker now, also mid-job, and wait for it to be gone."""
         self._outbox.put(None)
         self._started.stop()
 
 
-def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]], count: int = JOBS) -> list[Job]:
+def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]], weights: Sequence[float] = WEIGHTS) -> list[Job]:
     """The notes, in order, in about `count` runs of work (`work_s`: a note's bytes weigh most), each of
     `MIN_JOB_NOTES` to `MAX_JOB_NOTES` notes; largest at the ends, smallest in the middle.
 
@@ -170,10 +179,10 @@ def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]], count: int = JOBS) -
     work: rust-book's chapters run from 1 to 90 KB. Where the biggest job would pass
     `MAX_JOB_NOTES` (more than ~1,500 notes) they are equal runs of notes instead.
     """
+    count = len(weights)
     if len(notes) * 4 > MAX_JOB_NOTES * count:
         size = max(MIN_JOB_NOTES, min(MAX_JOB_NOTES, -(-len(notes) // count)))
         return [list(notes[i : i + size]) for i in range(0, len(notes), size)]
-    weights = [(count + 1) // 2 - min(i, count - 1 - i) for i in range(count)]
     total = work_s(len(notes), sum(entry.size for entry, _ in notes))
     bounds = list(accumulate(w / sum(weights) * total for w in weights))
     jobs: list[Job] = []
@@ -249,7 +258,7 @@ class ParallelBuild:
         if early is None or (early is False and not spare_core()):
             return None
         shutil.rmtree(scratch, ignore_errors=True)  # a crashed build's leftovers
-        jobs = cut_jobs(notes, FORK_JOBS if forked else JOBS)
+        jobs = cut_jobs(notes, FORK_WEIGHTS if forked else WEIGHTS)
         try:
             scratch.mkdir(parents=True, exist_ok=True)
             started = early if isinstance(early, Started) else start_child(WORKER_TARGET, WORKER_NAME, forked=forked)
@@ -337,6 +346,11 @@ class ParallelBuild:
                 yield from self._wait()
 
     def close(self) -> None:
-        """Stop the worker (also mid-way: a cancelled sync leaves nothing running) and clear its scratch."""
-        self._worker.stop()
+        """Stop the worker (also mid-way: a cancelled sync leaves nothing running) and clear its scratch.
+
+        The worker is killed first and waited for last: the system tears its memory down (~3-12 ms)
+        while this process clears the scratch folder (a `rmdir` is 1.5-4 ms on the VM's ext4).
+        """
+        self._worker.kill()
         shutil.rmtree(self._scratch, ignore_errors=True)
+        self._worker.stop()

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import json
 import marshal
-import os
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +18,7 @@ import pytest
 
 from core.base import dataclass_code
 from core.base.dataclass_code import MethodCache
+from tests.entry_probe import ARGVS, run_entry
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -137,38 +135,17 @@ def test_the_table_lives_beside_cairns_bytecode_named_for_the_interpreter() -> N
 
 # The `cairn` command and the build's worker (its entry, `spare_core.run_target`) make their
 # dataclasses from the table; bytecode is not written here (PYTHONDONTWRITEBYTECODE).
-PROBE = """
-import dataclasses, json, os, runpy, sys
+REPORT = """
+import dataclasses
 from core.base import dataclass_code
-def _exit(status):
-    raise SystemExit(status)
-os._exit = _exit
-if sys.argv[1] == "worker":
-    from core.base.spare_core import run_target
-    class Ended:  # the indexing process is gone at once: the worker readies itself and returns
-        def recv(self):
-            raise EOFError
-    run_target(Ended(), "core.index.segment_worker:serve")
-else:
-    sys.argv = ["cairn", *sys.argv[1:]]
-    try:
-        runpy.run_module("core.cli.main", run_name="__main__")
-    except SystemExit:
-        pass
 cache = dataclass_code._INSTALLED[0] if dataclass_code._INSTALLED else None
 installed = cache is not None and getattr(dataclasses.__dict__.get("exec"), "__self__", None) is cache
 print(json.dumps({"installed": installed, "used": len(cache.used) if cache else 0}), file=sys.stderr)
 """
 
 
-@pytest.mark.parametrize("argv", [["worker"], ["index", "--vault", "VAULT", "--no-embed", "--quiet"]])
+@pytest.mark.parametrize("argv", ARGVS)
 def test_the_cairn_command_and_the_worker_use_the_table(tmp_path: Path, argv: list[str]) -> None:
-    vault = tmp_path / "notes"
-    vault.mkdir()
-    (vault / "Home.md").write_text("# Home\n\nSee [[Plan]].\n", encoding="utf-8")
-    env: dict[str, Any] = {**os.environ, "CAIRN_HOME": str(tmp_path / "home"), "PYTHONDONTWRITEBYTECODE": "1"}
-    argv = [str(vault) if a == "VAULT" else a for a in argv]
-    done = subprocess.run([sys.executable, "-c", PROBE, *argv], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
-    report = json.loads(done.stderr.strip().splitlines()[-1])
-    assert report["installed"], done.stderr
+    report = run_entry(tmp_path, argv, REPORT)
+    assert report["installed"], report
     assert report["used"] > 20  # ~190 texts in the worker, ~330 in the command

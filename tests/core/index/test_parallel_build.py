@@ -180,6 +180,8 @@ def test_a_job_the_worker_fails_is_indexed_here(tmp_path: Path) -> None:
         def answer(self) -> tuple[int, Any]:
             return self.asked.pop(0), None
 
+        def kill(self) -> None: ...
+
         def stop(self) -> None: ...
 
     jobs: list[Any] = [[("a", None)], [("b", None)], [("c", None)]]
@@ -205,6 +207,8 @@ def test_each_unit_is_taken_in_with_the_collector_paused_and_it_runs_again_betwe
 
         def answer(self) -> tuple[int, Any]:
             return self.asked.pop(0), None
+
+        def kill(self) -> None: ...
 
         def stop(self) -> None: ...
 
@@ -418,3 +422,44 @@ def test_jobs_are_cut_by_work_not_by_count(tmp_path: Path, monkeypatch: pytest.M
     assert max(len(job) for job in jobs) > 10  # the small ones long ones
     monkeypatch.setattr(pb, "MAX_JOB_NOTES", 5)
     assert max(len(job) for job in pb.cut_jobs(notes)) == 5
+
+
+def test_warnings_come_in_scan_order_whichever_process_read_the_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's jobs are taken in as they are done (this process's from the back come first): the
+    sync report's warnings are still in the notes' order, as a one-process build lists them."""
+    root = write_vault(tmp_path / "vault", 60)
+    for i, path in enumerate(sorted(root.rglob("*.md"))):
+        if i % 6 == 0:
+            path.write_text(path.read_text(encoding="utf-8") + f"\n- [ ] a task 📅 2024-02-{30 + i % 2}\n", encoding="utf-8")
+    Spy(monkeypatch, worker=False)
+    plain = _index(root, tmp_path / "a")
+    plain.sync()
+    spy = Spy(monkeypatch, worker=True)
+    fast = _index(root, tmp_path / "b")
+    fast.sync()
+    assert spy.built >= 1 and spy.local >= 1
+    assert len(plain.info.warnings) >= 10
+    assert fast.info.warnings == plain.info.warnings
+
+
+def test_the_worker_writes_every_segment_into_its_scratch_folder(tmp_path: Path) -> None:
+    """No folder a job (each costs a directory made and removed): the segments lie side by side,
+    each named by its own id, and each is taken into the index whole."""
+    from core.base.models import Document
+    from core.index.keyword_index import KeywordIndex
+    from core.index.segment_worker import build_job
+
+    root = write_vault(tmp_path / "vault", 12)
+    entries = [ScanEntry(p.relative_to(root).as_posix(), p, p.stat().st_size, 0) for p in sorted(root.rglob("*.md"))]
+    scratch = tmp_path / "building"
+    scratch.mkdir()
+    built = [build_job("v", [(e, None) for e in half], ChunkLimits(), 200_000, str(scratch)) for half in (entries[:6], entries[6:])]
+    assert not [p for p in scratch.iterdir() if p.is_dir()]
+    segments = [segment for _, segment, _ in built if segment is not None]
+    assert len(segments) == 2 and all(s.folder == str(scratch) for s in segments)
+    assert not set(segments[0].files) & set(segments[1].files)
+    index = KeywordIndex(tmp_path / "ix")
+    for segment in segments:
+        index.add_built(segment, [])
+    docs = [o for outcomes, _, _ in built for o in outcomes if isinstance(o, Document)]
+    assert len(docs) == 12 and index.doc_count() == sum(len(d.chunks) for d in docs)

@@ -209,8 +209,8 @@ def test_cairn_index_forks_its_worker_and_leaves_nothing_running(
 def test_a_forked_build_cuts_fewer_jobs(tmp_path: Path) -> None:
     """Equal notes: 6 jobs weighted 3:2:1:1:2:3 for a spawned worker, 4 weighted 2:1:1:2 for a forked one."""
     notes: list[Any] = [(ScanEntry(f"n{i}.md", tmp_path / f"n{i}.md", 10_000, 0), None) for i in range(120)]
-    for count, lengths in ((pb.JOBS, [30, 20, 10, 10, 20, 30]), (pb.FORK_JOBS, [40, 20, 20, 40])):
-        jobs = pb.cut_jobs(notes, count)
+    for weights, lengths in ((pb.WEIGHTS, [30, 20, 10, 10, 20, 30]), (pb.FORK_WEIGHTS, [40, 20, 20, 40])):
+        jobs = pb.cut_jobs(notes, weights)
         assert [n for job in jobs for n in job] == notes
         assert [len(job) for job in jobs] == pytest.approx(lengths, abs=1)
 
