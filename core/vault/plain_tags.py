@@ -11,8 +11,9 @@ of a text, read left to right as its inline rules do:
 - a code span: its inside is no text. Backtick runs are matched exactly as markdown-it does.
 - `*` emphasis: its markers vanish between text tokens. A `*` stops a tag and lets one
   start after it, just as the end of a text token does, so the raw text gives the same tags.
-- `_` is a word character to `chunker._TAG`: only a `_` run between two letters or digits
-  (which can neither open nor close emphasis) is read here.
+- `_` is a word character to `chunker._TAG`: a `_` run between two letters or digits can neither
+  open nor close emphasis; any other run is read only where it touches no `#tag` (either way the
+  same tags).
 - `[`, `]` and `!`: with no link references, a bracket is a link or image only before `(`.
 - inline HTML (`<br>`, `<!-- comment -->`): its inside is no text; a `<` that opens neither a tag
   nor an autolink is text. An autolink declines the text (its address is a text token).
@@ -109,14 +110,22 @@ def _links_blanked(content: str) -> str | None:
 
 
 def _underscores_inert(content: str, spans: list[tuple[int, int]]) -> bool:
-    """Whether every `_` run outside code spans and tags sits between letters or digits (so it is text)."""
+    """Whether no `_` run outside code spans can change a tag, whether or not markdown-it's emphasis
+    rule takes it: it sits between letters or digits (text either way), or it touches no tag, i.e.
+    it is not right before a `#` (as text it stops `#` starting a tag, as emphasis it does not) nor
+    part of a `#word` (`TAG` reads `_` as a word character; emphasis would end the tag there)."""
     if "_" not in content:
         return True
+    tags: list[tuple[int, int]] | None = None
     for m in _UNDERSCORES.finditer(content):
         start, end = m.span()
         if any(s <= start < e for s, e in spans):
             continue
-        if start == 0 or end == len(content) or not (_word(content[start - 1]) and _word(content[end])):
+        if 0 < start and end < len(content) and _word(content[start - 1]) and _word(content[end]):
+            continue
+        if tags is None:
+            tags = [tag.span() for tag in TAG.finditer(content)]
+        if content.startswith("#", end) or any(s <= end and start <= e for s, e in tags):
             return False
     return True
 
