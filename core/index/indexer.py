@@ -1,10 +1,9 @@
 """Keep one vault's indexes in step with its files.
 
-A sync reads only what changed: unchanged notes (same size and mtime, or
-same hash) are never re-parsed, and an unchanged vault rewrites nothing.
-`VaultIndex` holds two parts: `disk` (`core.index.index_open`: opening the index and
-recovering from a crash) and `intake` (`core.index.intake`: a note or a built job into
-the indexes); what is here are the passes that decide what to read.
+A sync reads only what changed: unchanged notes (same size and mtime, or same hash) are never re-parsed, and an
+unchanged vault rewrites nothing. `VaultIndex` holds two parts: `disk` (`core.index.index_open`: opening the index and
+recovering from a crash) and `intake` (`core.index.intake`: a note or a built job into the indexes); what is here are
+the passes that decide what to read.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.base.aside import Aside
 from core.base.atomic import write_bytes_atomic
 from core.base.config import EngineConfig, VaultConfig
 from core.base.delegated import Delegated
@@ -99,13 +99,10 @@ class VaultIndex:
     is_built: Delegated[bool] = Delegated("disk", doc="Searchable: built once, not thrown away since.")
     changed_elsewhere: Delegated[bool] = Delegated("disk", doc="Another process rewrote it since.")
 
-    @property
-    def files(self) -> dict[str, FileRecord]:
-        """rel_path -> what the index holds of that note (the manifest), read on first use."""
-        return self.disk.files
+    files: Delegated[dict[str, FileRecord]] = Delegated("disk", doc="rel_path -> what the index holds of it (the manifest).")
 
     @property
-    def info(self) -> IndexInfo:
+    def info(self) -> IndexInfo:  # the health record (info.json) as this process knows it
         return self.disk.info
 
     @info.setter
@@ -121,8 +118,7 @@ class VaultIndex:
         self.disk.recovery = value
 
     @property
-    def lock(self) -> threading.RLock:
-        """This process's writer lock of the vault (the OCR stage takes it as a sync does)."""
+    def lock(self) -> threading.RLock:  # this process's writer lock of the vault (the OCR stage takes it as a sync does)
         return self._lock
 
     def mark_dirty(self) -> None:
@@ -137,8 +133,7 @@ class VaultIndex:
         save_info(self.info_path, self.info)
         self.disk.wrote()  # our own write: not a change made elsewhere
 
-    def wrote(self) -> None:
-        """This process wrote the index (e.g. saved its vectors): not a change made elsewhere."""
+    def wrote(self) -> None:  # this process wrote the index (e.g. saved its vectors): not a change made elsewhere
         self.disk.wrote()
 
     @property
@@ -208,8 +203,7 @@ class VaultIndex:
             if result.touched or self._health_changed(result.skipped) or self.recovery or old_rules != set(scan.warnings):
                 self.write_info(result.skipped, result)
             if self.recovery or self.is_dirty:
-                # The manifest now matches the keyword index (even after a cancel: every record
-                # not yet checked still names what the index holds), so the flag can go.
+                # The manifest matches the keyword index now (a cancel's unchecked records too): the flag can go.
                 if not result.touched:
                     save_manifest(self.manifest_path, self.chunking_hash, self.files)
                     self.links.save()
@@ -314,28 +308,35 @@ class VaultIndex:
         from core.index.parallel_build import ParallelBuild
 
         build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH, cancel)
+        closing: Aside | None = None  # the worker is stopped and reaped (~4 ms) beside the saves below, not before them
         try:
-            # New attachments (web pages, PDFs ...) are taken out in the extractor's child while the notes are indexed.
-            reading.extract_ahead([(e.path, e.size) for e in todo if e.rel_path not in self.files and read_in_child(e.rel_path)])
-            batch = self._take_units(build, todo, _Pass(res, removed, reading, writing, progress, cancel))
+            try:
+                # New attachments (web pages, PDFs ...) are taken out in the extractor's child while the notes are indexed.
+                reading.extract_ahead([(e.path, e.size) for e in todo if e.rel_path not in self.files and read_in_child(e.rel_path)])
+                batch = self._take_units(build, todo, _Pass(res, removed, reading, writing, progress, cancel))
+            finally:
+                reading.close()
+                closing = None if build is None else Aside(build.close, "cairn-build-close")
+            if build is not None:  # the worker's notes came in as its jobs were done: their warnings back in scan order
+                order = {entry.rel_path: i for i, entry in enumerate(todo)}
+                res.warnings.sort(key=lambda w: order.get(w.rel_path, -1))
+            return self._rest(batch, removed, res, len(todo), progress, writing, persist=persist)
         finally:
-            reading.close()
-            if build is not None:
-                build.close()
-        if build is not None:  # the worker's notes came in as its jobs were done: their warnings back in scan order
-            order = {entry.rel_path: i for i, entry in enumerate(todo)}
-            res.warnings.sort(key=lambda w: order.get(w.rel_path, -1))
-        total = len(todo)
+            if closing is not None:
+                closing.join()
+
+    def _rest(self, batch: list[Document], removed: list[str], res: ProcessResult, total: int,
+              progress: Progress | None, writing: Callable[[], None], *, persist: bool) -> ProcessResult:  # fmt: skip
+        """A pass's end: the last batch and the removed notes committed, the manifest and link graph saved."""
         if progress is not None and total and not res.cancelled:
             progress(total, total, "keyword")  # here, not in the loop: the last note may be skipped
         removed = sorted(set(removed))
         if batch or removed:
             writing()
             res.reindexed.extend(self.intake.commit_each(batch, removed, res))
-        removed = sorted(set(removed) | set(res.removed_paths))
-        res.removed = len(removed)
-        res.removed_paths = removed
-        res.touched = res.touched or bool(res.reindexed) or bool(removed)
+        res.removed_paths = sorted(set(removed) | set(res.removed_paths))
+        res.removed = len(res.removed_paths)
+        res.touched = res.touched or bool(res.reindexed) or bool(res.removed_paths)
         if res.touched and persist:
             save_manifest(self.manifest_path, self.chunking_hash, self.files)
             self.links.save()

@@ -7,7 +7,7 @@ did not change; `IndexInfo` is the health record `cairn status` and the app show
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +124,7 @@ class IndexInfo:
             "built_at": self.built_at,
             "chunking_hash": self.chunking_hash,
             "totals": {"documents": self.documents, "chunks": self.chunks},
-            "warnings": [asdict(w) for w in self.warnings],
+            "warnings": [{"rel_path": w.rel_path, "code": w.code, "detail": w.detail} for w in self.warnings],  # = asdict(w)
             "skipped": [{"rel_path": s.rel_path, "reason": s.reason.value, "detail": s.detail} for s in self.skipped],
             "notes": list(self.notes),
             "extra": self.extra,

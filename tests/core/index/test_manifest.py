@@ -56,3 +56,26 @@ def test_a_damaged_manifest_reads_as_missing(tmp_path: Path, damage) -> None:  #
 
 def test_a_missing_manifest_reads_as_missing(tmp_path: Path) -> None:
     assert load_manifest(tmp_path / "nope.json") is None
+
+
+def test_task_rows_and_the_health_records_warnings_round_trip() -> None:
+    """A task row keeps the dates set (any of them) and `IndexInfo.to_json` spells a warning out as
+    `dataclasses.asdict` did (~30x cheaper: the demo vault's 100 warnings took 0.3 ms)."""
+    import dataclasses
+    from itertools import product
+
+    from core.base.models import FileWarning
+    from core.base.structured import Task
+    from core.index.manifest import _TASK_DATES, IndexInfo, task_from_row, task_row
+    from core.vault.tasks import task_status
+
+    for present in product((False, True), repeat=len(_TASK_DATES)):
+        dates = {f: f"2024-01-0{i + 1}" for i, (f, on) in enumerate(zip(_TASK_DATES, present, strict=True)) if on}
+        task = Task(3, "x", task_status("x"), "Pay rent", "Home", priority="high", **dates)
+        row = task_row(task)
+        assert row == [3, "x", "Pay rent", "Home", "high", {f: getattr(task, f) for f in _TASK_DATES if getattr(task, f)}]
+        assert task_from_row(json.loads(json.dumps(row))) == task
+    warnings = (FileWarning("a.md", "bad_yaml", "line 2"), FileWarning("b/ü.md", "bad_utf8", ""))
+    info = IndexInfo("v", "/vault", warnings=warnings)
+    assert info.to_json()["warnings"] == [dataclasses.asdict(w) for w in warnings]
+    assert IndexInfo.from_json(json.loads(json.dumps(info.to_json()))).warnings == warnings

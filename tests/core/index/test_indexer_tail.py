@@ -1,0 +1,87 @@
+"""A sync's end: the parallel build's worker is stopped and reaped beside the last commits and saves."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import core.index.indexer
+import core.index.manifest
+import core.index.parallel_build as pb
+from core.base.config import EngineConfig, VaultConfig
+from core.base.paths import AppPaths
+from core.index.indexer import VaultIndex
+
+
+class SlowClosingBuild:
+    """A build that hands every note back to this process and takes a while to close (a worker being reaped)."""
+
+    def __init__(self, notes: list[Any], fail: bool = False) -> None:
+        self.notes = notes
+        self.fail = fail
+        self.closing = threading.Event()
+        self.closed = threading.Event()
+
+    def __iter__(self) -> Iterator[list[Any]]:
+        yield list(self.notes)
+
+    def close(self) -> None:
+        self.closing.set()
+        time.sleep(0.2)
+        self.closed.set()
+        if self.fail:
+            raise OSError("scratch folder busy")
+
+
+def _index(tmp_path: Path, notes: int = 5) -> VaultIndex:
+    root = tmp_path / "vault"
+    root.mkdir()
+    for i in range(notes):
+        (root / f"n{i}.md").write_text(f"# Note {i}\n\nBody {i}.\n")
+    vault = VaultConfig("v", str(root))
+    return VaultIndex(vault, AppPaths(tmp_path / "home"), EngineConfig(vaults=(vault,)))
+
+
+def _with_build(monkeypatch: pytest.MonkeyPatch, fail: bool = False) -> list[SlowClosingBuild]:
+    builds: list[SlowClosingBuild] = []
+
+    def start(vault: str, notes: list[Any], *args: Any) -> SlowClosingBuild:
+        builds.append(SlowClosingBuild(notes, fail))
+        return builds[-1]
+
+    monkeypatch.setattr(pb.ParallelBuild, "start", staticmethod(start))
+    return builds
+
+
+def test_the_manifest_is_saved_while_the_build_closes_and_the_sync_waits_for_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    builds = _with_build(monkeypatch)
+    index = _index(tmp_path)
+    seen: list[tuple[bool, bool]] = []
+    real_save = core.index.indexer.save_manifest
+
+    def save(*args: Any) -> None:
+        seen.append((builds[0].closing.is_set(), builds[0].closed.is_set()))
+        real_save(*args)
+
+    monkeypatch.setattr(core.index.indexer, "save_manifest", save)
+    stats = index.sync()
+    assert stats.documents == 5
+    assert seen == [(True, False)]  # saved while the build was still closing
+    assert builds[0].closed.is_set()  # and the sync returned only once it had closed
+    assert not [t for t in threading.enumerate() if t.name == "cairn-build-close"]
+    assert core.index.manifest.load_manifest(index.manifest_path) is not None
+
+
+def test_a_build_that_fails_to_close_fails_the_sync_as_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _with_build(monkeypatch, fail=True)
+    index = _index(tmp_path)
+    with pytest.raises(OSError, match="scratch folder busy"):
+        index.sync()
+    assert not [t for t in threading.enumerate() if t.name == "cairn-build-close"]
