@@ -15,16 +15,21 @@ import re
 from core.vault.display_html import AUTOLINK, EMAIL, HTML_TAG
 
 _SPECIAL = re.compile(r"`+|<")
+_SPECIAL_WIKI = re.compile(r"`+|<|!?\[\[")
+_WIKI_STOP = re.compile(r"\]\]|[\[\n]")  # `core.vault.links`' wikilink rule: the first of these ends its search
 _BACKTICKS = re.compile(r"`+")
 _TAG_START = frozenset("!?/abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # html_inline's quick check
 _MAX_SPANS = 64  # more backtick runs than this: markdown-it's own pass (matching them here is quadratic)
 
 
-def inline_spans(content: str) -> list[tuple[int, int]] | None:
+def inline_spans(content: str, wikilinks: list[int] | None = None) -> list[tuple[int, int]] | None:
     """The code spans and inline HTML, as (start, end) offsets, in order; None for an autolink.
 
     markdown-it tries its autolink rule at a `<` before its HTML one; either reads from the `<`
     on, whatever code spans the rest of the text holds, as the backtick rule reads past any `<`.
+    With `wikilinks` (a list, for the link parser's wikilink rule), a `[[` or `![[` met before any
+    span holding it opens a wikilink up to its first `]]` (no `[` or line break between): its
+    inside is neither code span nor HTML (`[[Api#`id`|the `id`]]`), and its start is appended.
     """
     spans: list[tuple[int, int]] = []
     if "`" not in content and "<" not in content:
@@ -33,9 +38,16 @@ def inline_spans(content: str) -> list[tuple[int, int]] | None:
     if len(runs) > _MAX_SPANS:
         return None
     pos = 0
-    for m in _SPECIAL.finditer(content):
+    for m in (_SPECIAL if wikilinks is None else _SPECIAL_WIKI).finditer(content):
         start = m.start()
         if start < pos:  # inside a code span or a tag found already
+            continue
+        if m.group()[-1] == "[":  # a wikilink's opening (only looked for when `wikilinks` is asked)
+            found = _WIKI_STOP.search(content, m.end())
+            if found is not None and found.group() == "]]" and found.start() > m.end():
+                assert wikilinks is not None
+                wikilinks.append(start)
+                pos = found.end()
             continue
         if m.group() == "<":
             end = _tag_end(content, start)

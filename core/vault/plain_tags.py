@@ -11,8 +11,9 @@ of a text, read left to right as its inline rules do:
 - a code span: its inside is no text. Backtick runs are matched exactly as markdown-it does.
 - `*` emphasis: its markers vanish between text tokens. A `*` stops a tag and lets one
   start after it, just as the end of a text token does, so the raw text gives the same tags.
-- `_` is a word character to `chunker._TAG`: only a `_` run between two letters or digits
-  (which can neither open nor close emphasis) is read here.
+- `_` is a word character to `chunker._TAG`: a `_` run between two letters or digits can neither
+  open nor close emphasis; any other run is read only where it touches no `#tag` (either way the
+  same tags).
 - `[`, `]` and `!`: with no link references, a bracket is a link or image only before `(`.
 - inline HTML (`<br>`, `<!-- comment -->`): its inside is no text; a `<` that opens neither a tag
   nor an autolink is text. An autolink declines the text (its address is a text token).
@@ -21,7 +22,9 @@ of a text, read left to right as its inline rules do:
 - inline links and images that `core.vault.wikilinks_plain.plain_links` is sure of: a link's label is
   text, its brackets and destination are not; an image is no text at all.
 
-Anything else (an escape, an entity or what may be one, an autolink, another link, an emphasis `_` run) declines the text:
+- an escape `\\X` of ASCII punctuation (outside code spans and HTML): X as literal text.
+
+Anything else (another backslash, an entity or what may be one, an autolink, another link, an emphasis `_` run) declines the text:
 `plain_tags` returns None and the caller parses it with markdown-it. The differential tests
 (`tests/core/vault/test_plain_tags.py`) hold it to markdown-it's result on every real note.
 """
@@ -38,11 +41,26 @@ TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*)", re.UNICODE)
 
 _DECLINE = re.compile(r"\\|&[A-Za-z#]")  # an escape, what may be an entity (a lone `&` is text)
 _UNDERSCORES = re.compile(r"_+")
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # a backslash before ASCII punctuation: CommonMark's escape
+_AS_ITSELF = frozenset("_/-#&")  # escaped, these stay as they are to `TAG`; other punctuation reads as a space
+
+
+def _escaped(m: re.Match[str]) -> str:
+    """What an escape is to the tags: its character as literal text, which `TAG` reads as it reads
+    the character itself (`\\#a` is the text `#a`, `\\_` a word character) or, for the other
+    punctuation (`\\[`, `\\*`, `` \\` ``), as a space: text that ends a tag, and that no inline rule
+    reads as a bracket, emphasis or code span, as markdown-it reads none of the escaped ones."""
+    char = m.group(1)
+    return char if char in _AS_ITSELF else " "
 
 
 def plain_tags(content: str) -> list[str] | None:
     """The lower-cased tags, in order (repeats kept), in the text children of `content`'s inline
     tokens; None when an inline rule might read more of it than code spans and `*` emphasis."""
+    if "\\" in content:
+        if "`" in content or "<" in content:
+            return None  # a backslash in a code span or HTML is no escape: the parser's
+        content = _ESCAPE.sub(_escaped, content)
     if _DECLINE.search(content) is not None:
         return None
     if "](" in content:
@@ -92,14 +110,22 @@ def _links_blanked(content: str) -> str | None:
 
 
 def _underscores_inert(content: str, spans: list[tuple[int, int]]) -> bool:
-    """Whether every `_` run outside code spans and tags sits between letters or digits (so it is text)."""
+    """Whether no `_` run outside code spans can change a tag, whether or not markdown-it's emphasis
+    rule takes it: it sits between letters or digits (text either way), or it touches no tag, i.e.
+    it is not right before a `#` (as text it stops `#` starting a tag, as emphasis it does not) nor
+    part of a `#word` (`TAG` reads `_` as a word character; emphasis would end the tag there)."""
     if "_" not in content:
         return True
+    tags: list[tuple[int, int]] | None = None
     for m in _UNDERSCORES.finditer(content):
         start, end = m.span()
         if any(s <= start < e for s, e in spans):
             continue
-        if start == 0 or end == len(content) or not (_word(content[start - 1]) and _word(content[end])):
+        if 0 < start and end < len(content) and _word(content[start - 1]) and _word(content[end]):
+            continue
+        if tags is None:
+            tags = [tag.span() for tag in TAG.finditer(content)]
+        if content.startswith("#", end) or any(s <= end and start <= e for s, e in tags):
             return False
     return True
 

@@ -24,9 +24,11 @@ from __future__ import annotations
 import re
 
 from core.vault.simple_html_tables import html_end, html_kind, interrupts_paragraph, table_header, table_rows
-from core.vault.simple_items import continues, item_lines
-from core.vault.simple_lines import FENCE_OPEN, HEADING, ends_paragraph, is_heading, is_ref_def, plain_text, spaced_item
+from core.vault.simple_html_tables import table_interrupts as _table_interrupts
+from core.vault.simple_items import after_blank, continues, item_lines, lazy_end, quote_end_known
+from core.vault.simple_lines import FENCE_OPEN, HEADING, ends_paragraph, ends_table, is_ref_def, plain_text, spaced_item
 from core.vault.simple_lines import LETTER as _LETTER
+from core.vault.simple_lines import code_end as _code_end
 from core.vault.simple_lines import dash_text as _dash_text
 from core.vault.simple_lines import fence_end as _fence_end
 from core.vault.simple_lines import heading_content as _heading_content
@@ -34,6 +36,7 @@ from core.vault.simple_lines import indent as _indent
 from core.vault.simple_lines import item_marker as _item
 from core.vault.simple_lines import maybe_reference as _maybe_reference
 from core.vault.simple_lines import nest as _nest
+from core.vault.simple_lines import odd_between_words as _odd_between_words
 from core.vault.simple_note import InlineText, SimpleBlock, SimpleNote
 
 _RULE = re.compile(r"(?:-[ \t]*){3,}\Z|(?:\*[ \t]*){3,}\Z|(?:_[ \t]*){3,}\Z")
@@ -150,17 +153,21 @@ class _Scan:
     def _odd(self, line: str) -> bool:
         return self.strict and _NOT_SIMPLE.search(line) is not None
 
+    def _odd_text(self, line: str) -> bool:
+        """`_odd` for a line read as paragraph text: unusual whitespace between its words is let in."""
+        return self._odd(line) and not _odd_between_words(line, _NOT_SIMPLE)
+
     def _text(self, line: str, *, inside: bool = False) -> bool:
         """Whether `line`, at a block's first column, can only be paragraph text.
 
         `inside` a paragraph (a line after its first) more is text: a reference definition
-        cannot interrupt a paragraph, so "[" is text even in a note that defines references,
-        and a "-" line that makes no list item, rule, setext underline or table row
-        (`--release`, a comment's closing `-->`) is text too.
+        cannot interrupt a paragraph, so "[" is text even in a note that defines references.
+        A "-" line that makes no list item, rule, setext underline or table row (`--release`,
+        a comment's closing `-->`, `----- %%`) is text anywhere.
         """
-        if inside and line.startswith("-"):
-            return _dash_text(line) and not self._odd(line)
-        return plain_text(line, self.refs and not inside) and not self._odd(line)
+        if line.startswith("-"):
+            return _dash_text(line) and not self._odd_text(line)
+        return plain_text(line, self.refs and not inside) and not self._odd_text(line)
 
     def _reference(self, i: int) -> int | None:
         """A one-line link reference definition: no block; the next line must end it plainly."""
@@ -187,8 +194,8 @@ class _Scan:
         j = i + 1
         while j < n and self._goes_on(lines[j]):
             j += 1
-        if j < n and lines[j].strip(" ") and not ends_paragraph(lines[j]):
-            return None  # only a blank line, a quote, heading, fence, list or HTML block may end a paragraph here
+        if j < n and lines[j].strip(" ") and not (ends_paragraph(lines[j]) or _table_interrupts(lines, j)):
+            return None  # only a blank line, a quote, heading, fence, list, table or HTML block may end a paragraph here
         self.blocks.append(SimpleBlock(i, j, 0, ""))
         self.paragraphs.add(i)
         self.inline.append(InlineText("\n".join(lines[i:j]).strip(_MD_TRIM), i))
@@ -198,12 +205,12 @@ class _Scan:
         """Whether `line` continues a paragraph: text, up to 3 spaces in, that begins no block that may
         interrupt one; 4 or more spaces in, anything (markdown-it's "lazy" code is the paragraph's)."""
         if line[:1] in _LETTER:  # most lines of prose: `plain_text` would say yes
-            return not self._odd(line)
+            return not self._odd_text(line)
         rest = line.lstrip(" ")
         if not rest:
             return False
         if len(line) - len(rest) > 3:
-            return not self._odd(line)
+            return not self._odd_text(rest)
         return self._text(rest, inside=True) or self._html_text(rest, first=False) or self._numbered(rest)
 
     def _numbered(self, line: str) -> bool:
@@ -221,9 +228,9 @@ class _Scan:
     def _quote(self, i: int) -> int | None:
         """A quote (an Obsidian callout too): its lines scanned as a note of their own.
 
-        The quote runs over `>` lines and lazy lines (plain text continuing a paragraph of
-        the quote, as in `> [!note]` followed by an unmarked line) until a blank line.
-        """
+        It runs over `>` lines and lazy lines (plain text going on with a paragraph of the quote, as
+        in `> [!note]` above an unmarked line) up to a blank line or a line after an empty `>` line;
+        a lazy line that begins a block of its own ends it there (`lazy_end`)."""
         lines, n, j = self.lines, len(self.lines), i
         inner: list[str] = []
         lazy: list[int] = []
@@ -236,7 +243,7 @@ class _Scan:
                     return None  # markdown-it counts a tab after `>` by columns: left to it
                 inner.append(rest)
             elif not inner[-1].strip(" "):
-                return None  # a line after an empty `>` line
+                break  # a line after an empty `>` line: the quote ends before it
             elif self._lazy(line) and not self.item:
                 lazy.append(j - i)
                 inner.append(line)
@@ -245,12 +252,14 @@ class _Scan:
             else:
                 return None
             j += 1
-        if not inner[-1].strip(" "):
-            return None  # a quote ending in an empty `>` line: markdown-it's map runs on past it
-        scan = _Scan(inner, strict=self.strict, refs=self.refs)
-        if scan.run() is None or not all(continues(scan.blocks, scan.paragraphs, k) for k in lazy):
+        if not quote_end_known(inner, j < n and bool(lines[j].strip(" \t"))):
             return None
-        self.inline.extend(InlineText(t.content, t.line + i) for t in scan.inline)
+        scan = _Scan(inner, strict=self.strict, refs=self.refs)
+        end = None if scan.run() is None else lazy_end(scan.blocks, scan.paragraphs, lazy, len(inner))
+        if end is None:
+            return None
+        j = i + end
+        self.inline.extend(InlineText(t.content, t.line + i) for t in scan.inline if t.line + i < j)
         self.blocks.append(SimpleBlock(i, j, 0, ""))
         return j
 
@@ -262,7 +271,7 @@ class _Scan:
 
     def _table(self, i: int, header: list[str]) -> int | None:
         """A GFM table: one inline text per cell, header first, then each row's."""
-        found = table_rows(self.lines, i, len(header), self._row, is_heading)  # a heading ends it; other blocks: left to markdown-it
+        found = table_rows(self.lines, i, len(header), self._row, ends_table)  # a heading, quote, fence or HTML block ends it
         if found is None or self._odd(self.lines[i]) or self._odd(self.lines[i + 1]):
             return None
         end, rows = found
@@ -349,11 +358,10 @@ class _Scan:
                     levels, marker = nested, following
                     continue
             else:
-                while j < n and not lines[j].strip(" "):
-                    j += 1
-                if j < n and lines[j][0] in " \t":
-                    return None  # indented after a blank line: more of the last item
-                following = _item(lines[j]) if j < n else None
+                after = after_blank(lines, j)
+                if after is None:
+                    return None
+                j, following = after
             if following is None or following[-1] != kind:
                 break  # another kind of list (or none) begins here
             marker, lead, levels = following, 0, [(0, len(following) + 1)]
@@ -372,7 +380,7 @@ class _Scan:
             line = lines[j]
             rest = line.lstrip(" ")
             if rest[:1] in _LETTER:  # text, as `_text` says, unless odd: no list marker starts with a letter
-                if self._odd(rest):
+                if self._odd_text(rest):
                     return j
             elif not rest or rest[0] == "\t" or _item(rest) is not None:
                 return j
@@ -382,18 +390,9 @@ class _Scan:
         return j
 
     def _code(self, i: int) -> int | None:
-        """An indented code block: markdown-it ends it after its last non-blank indented line."""
-        lines, n = self.lines, len(self.lines)
-        if _indent(lines[i]) < 4:
-            return self._paragraph(i)  # 1 to 3 spaces in: a paragraph, or left to markdown-it
-        j = last = i + 1
-        while j < n:
-            if not lines[j].strip(" \t"):
-                j += 1
-            elif _indent(lines[j]) >= 4:
-                j += 1
-                last = j
-            else:
-                break
-        self.blocks.append(SimpleBlock(i, last, 0, ""))
-        return last
+        """An indented code block (4 columns in; 1 to 3: a paragraph, or left to markdown-it)."""
+        if _indent(self.lines[i]) < 4:
+            return self._paragraph(i)
+        end = _code_end(self.lines, i)
+        self.blocks.append(SimpleBlock(i, end, 0, ""))
+        return end

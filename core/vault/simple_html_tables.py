@@ -135,6 +135,15 @@ def table_header(lines: list[str], start: int) -> list[str] | None:
     return header if header and len(header) == count else None
 
 
+def table_interrupts(lines: list[str], line: int) -> bool:
+    """Whether a table beginning at `line` (its first column) ends the paragraph above it (markdown-it's
+    table rule interrupts one), the paragraph's last line being no table header itself (then the
+    table would begin there, `line` its delimiter row: left to markdown-it)."""
+    if lines[line][:1] in (" ", "\t") or table_header(lines, line) is None:
+        return False
+    return table_header(lines, line - 1) is None
+
+
 def table_rows(
     lines: list[str], start: int, columns: int, is_row: Callable[[str], bool], ends: Callable[[str], bool]
 ) -> tuple[int, list[tuple[int, list[str]]]] | None:

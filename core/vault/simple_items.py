@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from core.vault.simple_lines import item_marker
+from core.vault.simple_lines import item_marker, spaced_item
 from core.vault.simple_note import SimpleBlock
 
 
@@ -63,3 +63,43 @@ def continues(blocks: list[SimpleBlock], paragraphs: set[int], line: int) -> boo
     by first line) that began above it: a lazy line must go on with one."""
     block = next((b for b in blocks if b.start_line <= line < b.end_line), None)
     return block is not None and block.start_line < line and block.start_line in paragraphs
+
+
+def after_blank(lines: list[str], start: int) -> tuple[int, str | None] | None:
+    """Past the blank lines from `start` after a list's one-line item: the next line and the marker of
+    the item it begins (None: no item, or the note's end), or None when that line is more of the
+    last item (indented) or a sibling whose text is further in (`-  x`: the scanner's `_block_list`)."""
+    j = start
+    while j < len(lines) and not lines[j].strip(" "):
+        j += 1
+    if j == len(lines):
+        return j, None
+    following = item_marker(lines[j])
+    if lines[j][0] in " \t" or (following is None and spaced_item(lines[j]) is not None):
+        return None
+    return j, following
+
+
+def lazy_end(blocks: list[SimpleBlock], paragraphs: set[int], lazy: list[int], size: int) -> int | None:
+    """Where a scanned quote's `size` lines end in markdown-it: at the first lazy line that goes on
+    with no paragraph but begins a block of its own (its tokenize stops at such a line), else at
+    the end; None when a lazy line lies inside another block (a list, a table: left to markdown-it)."""
+    for line in lazy:
+        if not continues(blocks, paragraphs, line):
+            return line if any(block.start_line == line for block in blocks) else None
+    return size
+
+
+def quote_end_known(inner: list[str], before_text: bool) -> bool:
+    """Whether a quote whose lines (less their `>`) are `inner` ends where its last line does in
+    markdown-it's map, as the scanner has it.
+
+    After its last block markdown-it steps over one empty line and then skips empty lines up to
+    the next line with text, past the quote's own end when the note goes on blank there: a quote
+    ending in two empty `>` lines (or holding nothing but empty ones) followed by a blank line has
+    a longer map. Right before a line with text (`before_text`) it stops at that line.
+    """
+    empty = 0
+    while empty < len(inner) and not inner[-1 - empty].strip(" "):
+        empty += 1
+    return empty == 0 or (empty == 1 and len(inner) > 1) or before_text

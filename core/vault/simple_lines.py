@@ -39,6 +39,21 @@ _TEXT_AFTER_DESTINATION = re.compile(r"[ \t]*[^ \x00-\x1f\x7f()\\<][^ \x00-\x1f\
 _BAD_PROTOCOL = re.compile(r"\[[^\]]*\]:[ ]*(?:vbscript|javascript|file|data):", re.IGNORECASE)
 
 
+def odd_between_words(line: str, odd: re.Pattern[str]) -> bool:
+    """Whether the unusual whitespace in `line` (a tab, a no-break space ...: `odd` finds it) sits only
+    between words of text, where markdown-it keeps it in the inline text as it is: after a letter
+    (or any non-ASCII character that `odd` does not name), so it is no indentation and ends no
+    block marker (`#\tx`, `-\tx`, `1.\tx`), and before the line's last character but spaces,
+    so no trimming (Python's `strip`, which markdown-it uses) takes it."""
+    first = odd.search(line)
+    if first is None:
+        return True
+    if not any(ch.isalpha() or ch > "\x7f" for ch in line[: first.start()]):
+        return False
+    last = line.rstrip(" ")[-1:]
+    return odd.match(last) is None
+
+
 def item_marker(line: str) -> str | None:
     """The list marker `line` starts with (followed by one space and more), else None."""
     m = _ITEM.match(line)
@@ -63,6 +78,19 @@ def indent(line: str) -> int:
         else:
             break
     return offset
+
+
+def code_end(lines: list[str], start: int) -> int:
+    """The line after an indented code block starting at `start`: after its last non-blank line
+    indented 4 columns or more (blank lines between stay in it), as markdown-it ends it."""
+    j = last = start + 1
+    while j < len(lines):
+        if lines[j].strip(" \t"):
+            if indent(lines[j]) < 4:
+                break
+            last = j + 1
+        j += 1
+    return last
 
 
 def nest(levels: list[tuple[int, int]], depth: int, marker: str) -> list[tuple[int, int]] | None:
@@ -163,6 +191,16 @@ def ends_paragraph(line: str) -> bool:
         return True
     marker = item_marker(line)  # a list may interrupt a paragraph; an ordered one only when it starts at 1
     return marker is not None and (marker in "-*+" or int(marker[:-1]) == 1)
+
+
+def ends_table(line: str) -> bool:
+    """Whether `line` (not blank) ends a table at its first column: a heading, quote, fence or an HTML
+    block that may interrupt a paragraph (markdown-it's table stops at its "blockquote" terminators;
+    a list or rule line is left to it)."""
+    if line[0] == ">" or is_heading(line) or interrupts_paragraph(line):
+        return True
+    opening = FENCE_OPEN.match(line)
+    return opening is not None and not (opening.group(1)[0] == "`" and "`" in opening.group(2))
 
 
 def is_heading(line: str) -> bool:

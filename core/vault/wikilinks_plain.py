@@ -7,7 +7,7 @@ it belongs to a `[[…]]` or `![[…]]`, the parser's wikilink rule finds exactl
 regular expression finds; any other text is left to the parser (None). In a note that
 defines no link reference, a bracket pair holding no bracket and followed by neither "("
 nor "[" is text to the parser too: a callout's `[!info]`, a footnote's `[^1]` (a third of
-an Obsidian-shaped vault's texts with a wikilink held one and went to the parser).
+an Obsidian-shaped vault's texts with a wikilink held one and went to the parser), an empty `[[]]`.
 
 Inline links and images `[label](destination)` are read too in their narrowest shape, the
 one markdown-it surely reads as a link and whose parts it keeps as written: a label of
@@ -27,12 +27,12 @@ from typing import Any, NamedTuple
 from core.vault.inline_spans import inline_spans
 from core.vault.simple_note import InlineText
 
-_WIKI = r"!?\[\[([^\[\n]+?)\]\]"
+_WIKI = r"!?\[\[(?!\]\])([^\[\n]+?)\]\]"  # up to the first `]]` (the parser's rule: `[[]]]` is none)
 _MARKDOWN = r"(!?)\[([^\[\]\n*&`]*)\]\(((?:[A-Za-z0-9\-._~/#?:@!$'*+,;=^]|%[0-9A-Fa-f]{2})*)\)"
 _WIKILINK = re.compile(_WIKI)
 # A wikilink, a markdown link (groups 2-4), or (group 5) a bracket pair no link rule can take
-# without a reference definition.
-_PIECE = re.compile(_WIKI + "|" + _MARKDOWN + r"|(\[[^\[\]\n]*\](?![(\[]))")
+# without a reference definition: `[text]`, or an empty wikilink `[[]]` (all four brackets text).
+_PIECE = re.compile(_WIKI + "|" + _MARKDOWN + r"|(\[[^\[\]\n]*\](?![(\[])|\[\[\]\](?![(\[]))")
 _WITH_REFERENCES = re.compile(_WIKI + "|" + _MARKDOWN)
 _UNDERSCORES = re.compile(r"_+")
 # markdown-it's `validateLink`: a link to such a scheme is no link at all (its brackets are text).
@@ -83,7 +83,7 @@ def _read(content: str, offset: int, references: bool, found: list[PlainLink]) -
                 return False  # an emphasis `_` in a label: its text is the parser's to say
             found.append(PlainLink(bool(m.group(2)), label, offset + start, m.group(4).replace("^", "%5E")))
         else:
-            outside -= 2  # `[text]`: no bracket inside
+            outside -= 4 if m.group(5).startswith("[[") else 2  # `[[]]`, or `[text]`: no bracket inside
     # Another link, an image's label with brackets, an unclosed or empty wikilink: the parser decides.
     return not outside
 
@@ -95,7 +95,8 @@ def _around_spans(content: str, references: bool) -> list[PlainLink] | None:
     A link or bracket pair that holds a backtick, or a bracket no link between two spans takes
     (a label reaching over a span), declines the text: markdown-it's link rule reads a label
     past code spans, and a span may close inside what looked like a link."""
-    spans = inline_spans(content)
+    wikilinks: list[int] = []  # starts of the wikilinks met before any span: the parser's rule reads them whole
+    spans = inline_spans(content, wikilinks)
     if spans is None:
         return None
     found: list[PlainLink] = []
@@ -105,8 +106,8 @@ def _around_spans(content: str, references: bool) -> list[PlainLink] | None:
         if "\\" in gap or not _read(gap, pos, references, found):
             return None
         pos = end
-    if any("`" in link.inner for link in found):
-        return None  # a wikilink's or pair's inside holding a backtick: which rule reads it first is the parser's
+    if any("`" in link.inner and link.pos not in wikilinks for link in found):
+        return None  # a backtick inside a link met after a span: which rule reads it first is the parser's
     return found
 
 

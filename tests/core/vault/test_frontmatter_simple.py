@@ -135,7 +135,7 @@ def test_plain_scalar_tags_match_pyyaml_resolver_without_it() -> None:
     from yaml.nodes import ScalarNode
     from yaml.resolver import Resolver
 
-    from core.vault.frontmatter_simple import _tag
+    from core.vault.frontmatter_scalars import _tag
 
     resolver = Resolver()
     rng = random.Random(27)
@@ -154,3 +154,114 @@ def test_unsafe_characters_are_exactly_those_outside_yaml_printable_set() -> Non
 
     printable = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
     assert [cp for cp in range(0x110000) if (_UNSAFE.match(chr(cp)) is None) != (printable.match(chr(cp)) is None)] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Obsidian plugins' nested properties, lists of mappings, empty items (obsidian-tasks-demo's test notes)
+        "unknown_list:\n  -\n  -\nparent:\n  - child1:\n    - grandchild1: 1\n    - grandchild2: 2\n  - child2:\n    - grandchild3: 3\n",
+        'nested_data:\n  surname: "Doe"\n  middle name: "Frances"\nobject_serialization: {"nested1": "value1", "nested2": "value2"}\n',
+        '{\n  "tags": "journal",\n  "publish": false\n}\n',
+        "a:\n  b:\n    c: 1\n    d: [x, y]\n  e:\n  - f\n  - g: |\n      text\n    h: 2024-07-21\ni: {}\nj: { k: v , 'l': 2 }\n",
+        "list:\n- name: x\n  value: 1\n-   name: y\n    value: 2\n-\n  - nested\n-\n  key: v\n- [a, b]\n- {c: d}\n",
+        "{}\n", "{a: 1, b: yes, c: ~, d: 2024-01-01, e: 1.5}\n", "{\n}\n",
+    ],
+)
+def test_nested_and_flow_shapes_are_read_as_the_loader_reads_them(text: str) -> None:
+    assert load_simple(text) is not NOT_SIMPLE, text
+    assert _same(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a:\n  b: 1\n   c: 2\n", "a:\n  b: 1\n c: 2\n", "a:\n  - x\n  b: 1\n", "- x\n", "  a: 1\n", "a: 1\n  b: 2\n",
+        "a:\n  - x\n   - y\n", "a:\n- - x\n", "a:\n- |\n  t\n", "a:\n  b: |\n  t\n", "{a: 1,}\n", "{a: [1]}\n", "{a:1}\n",
+        '{\n  "a": 1\n  , "b": 2}\n', '{"a": 1}\nb: 2\n', "{a: 1\n}\n", "a: {b: {c: 1}}\n", "a: {b: 1, b: 2}\nc: {1.5: x}\n",
+    ],
+)
+def test_nested_shapes_yaml_reads_otherwise_are_declined_or_read_exactly(text: str) -> None:
+    assert _same(text), text
+
+
+_LEAVES = ["x", "a b", "'q'", '"dq"', "1", "1.5", "yes", "~", "2024-07-21", "2024-07-21T12:37:00", "[a, b]", "{a: 1}", "{'k': v, l: 2}", "[[W]]", "a:b"]
+_NESTED_KEYS = ["k", "name", "a b", "1", "yes", "x-y"]
+
+
+def _render(rng: random.Random, value: Any, column: int, depth: int) -> list[str]:
+    """Lines of a generated node at `column`: a mapping, a sequence, or a leaf written after its key/dash."""
+    pad = " " * column
+    lines: list[str] = []
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            lines.extend(_with_head(rng, pad + key + ":", sub, column, depth))
+    else:
+        for sub in value:
+            if isinstance(sub, dict) and sub and rng.random() < 0.7:  # `- key: value` with the other keys under it
+                gap = rng.choice([1, 1, 2, 3])
+                inner = _render(rng, sub, column + 1 + gap, depth + 1)
+                lines.extend([pad + "-" + " " * gap + inner[0].lstrip(" "), *inner[1:]])
+            else:
+                lines.extend(_with_head(rng, pad + "-", sub, column, depth))
+    return lines
+
+
+def _with_head(rng: random.Random, head: str, value: Any, column: int, depth: int) -> list[str]:
+    if isinstance(value, str):
+        return [head + (" " + value if value else rng.choice(["", " "]))]
+    step = rng.choice([1, 2, 2, 4] + ([0] * 2 if isinstance(value, list) and head.endswith(":") else []))
+    return [head, *rng.choice([[], [""]]), *_render(rng, value, column + step, depth + 1)]
+
+
+def _tree(rng: random.Random, depth: int) -> Any:
+    roll = rng.random()
+    if depth > 3 or roll < 0.45:
+        return rng.choice([*_LEAVES, ""])
+    if roll < 0.75:
+        return {rng.choice(_NESTED_KEYS): _tree(rng, depth + 1) for _ in range(rng.randint(1, 3))}
+    return [_tree(rng, depth + 1) for _ in range(rng.randint(1, 3))]
+
+
+def test_generated_nested_front_matter_reads_exactly_as_the_loader_reads_it() -> None:
+    """Mappings and sequences nested as YAML's block rules place them (compact sequences, `- key:` items,
+    bare `-`), and lines then shifted by a space or joined with a stray one: read exactly, or declined."""
+    rng = random.Random(8)
+    read = 0
+    for _ in range(3000):
+        lines = _render(rng, {rng.choice(_KEYS[:6]): _tree(rng, 0) for _ in range(rng.randint(1, 3))}, 0, 0)
+        if rng.random() < 0.3:  # a line shifted: YAML's error, another nesting, or a multi-line scalar
+            k = rng.randrange(len(lines))
+            lines[k] = rng.choice([" " + lines[k], lines[k][1:] if lines[k].startswith(" ") else lines[k], lines[k] + " #c"])
+        text = "\n".join(lines) + "\n"
+        assert _same(text), text
+        read += load_simple(text) is not NOT_SIMPLE
+    assert read > 1500
+
+
+def test_generated_flow_mappings_read_exactly_as_the_loader_reads_them() -> None:
+    """JSON-style front matter and one-line flow mappings, broken over lines anywhere: read exactly, or declined."""
+    rng = random.Random(9)
+    keys = ['"tags"', "'a b'", "plain", "1", "yes", '"x:y"', "k k", "[k]", "-k", '"es\\"c"']
+    values = ['"journal"', "false", "null", "42", "1.5", "'it''s'", "x y", "2024-01-01", "[a]", "{b: 1}", '"a,b"', "", "a:b", "-1"]
+    read = 0
+    for _ in range(4000):
+        entries = [rng.choice(keys) + rng.choice([": ", ": ", ":", " : ", ":  "]) + rng.choice(values) for _ in range(rng.randint(0, 4))]
+        text = "{" + rng.choice(["", " ", "\n  "])
+        for k, entry in enumerate(entries):
+            text += entry + ("" if k == len(entries) - 1 else rng.choice([",", ", ", ",\n  ", "\n, ", ",,"]))
+        text += rng.choice(["", " ", "\n", ",\n", " \n  "]) + "}" + rng.choice(["\n", "", "\nx: 1\n", " \n"])
+        line = "key: " + text.replace("\n", " ").strip()
+        for sample in (text, line + "\n"):
+            assert _same(sample), sample
+            read += load_simple(sample) is not NOT_SIMPLE
+    assert read > 1000
+
+
+def test_the_copied_implicit_resolvers_are_the_installed_pyyamls() -> None:
+    from yaml.resolver import Resolver
+
+    from core.vault.frontmatter_scalars import _implicit_resolvers
+
+    installed = {first: [(tag, p.pattern, p.flags) for tag, p in rules] for first, rules in Resolver.yaml_implicit_resolvers.items()}
+    assert {first: [(tag, p.pattern, p.flags) for tag, p in rules] for first, rules in _implicit_resolvers().items()} == installed

@@ -53,7 +53,7 @@ def _agrees(content: str) -> bool:
         ("![#alt](p.png) #t []() [a]() `[x](#no)`", ["t"]),
         ("[[w]] [a](b.md) #t", None),
         ("[a](javascript:x) #t", None),
-        ("\\#escaped #t", None),
+        ("\\#escaped #t", ["escaped", "t"]),  # an escaped `#` is the text `#`
         ("&#35;entity #t", None),
         ("&amp; #t", None),
         ("[&] #task `&` Symbolism & more &1 #x&", ["task", "x"]),
@@ -74,12 +74,16 @@ def test_random_texts_agree_with_markdown_it() -> None:
     pieces += ["<", ">", "!", "/", "-", "[[x]]", "📅", "\t", "~", "=", ":", "<a", "<-", "&", "\\", "x_y", "_x", "#a_"]
     pieces += ["<br>", "</b>", "<!--", "-->", "<a b='`'>", "<x@y.z>", "<http:a>", "<?", "?>", "'", '"']
     pieces += ["&amp;", "&#35;", "&x", "& ", "&#", "&1", "[l](x.md#h)", "![i](p.png)", "[#a](b.md)", "](", "[a_b](c.md)", "[x](#t)", "[]()", "[x]"]
-    linked = 0
+    pieces += ["_a_", "_#t_", "__b__", "#t_", "a_ ", " _a", "_\n"]
+    pieces += ["\\[", "\\]", "\\#", "\\_", "\\\\", "\\`", "\\*", "\\!", "\\&", "\\(", "\\-", "\\/", "\\a", "\\\n"]
+    linked = escaped = 0
     for _ in range(6000):
         content = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14))).strip()
         assert _agrees(content), content
         linked += "](" in content and plain_tags(content) is not None
+        escaped += "\\" in content and plain_tags(content) is not None
     assert linked > 200  # texts with inline links are read too, not only declined
+    assert escaped > 200  # and texts with escapes
 
 
 @pytest.mark.skipif(not VAULTS.is_dir(), reason="the real vaults are not here")

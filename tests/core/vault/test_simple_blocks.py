@@ -96,6 +96,22 @@ def _links_by_scanner(text: str) -> tuple[Link, ...]:
         "- item\n  2. an ordered child must start at 1: text\n\n- a\n\n - after a blank, one space in\n\n    more of the item\n",
         "Intro text\n  - an indented list interrupts\n  - two\n\n  > quote two in\n  > more\n\n ```\n indented fence\n ```\n",
         "- a\n - b: one space in, a sibling\n- > quoted in an item #q\n\n  ## heading in an item\n\n      code in an item\n\nafter",
+        # quotes ending in an empty `>` line, or before a line after one, or at a lazy line beginning a block
+        "> quote\n>\n\nafter",
+        "> [!NOTE]\n> >\n> > - [ ] #task in a callout's quote\n> >   - child\n>\n\n## next",
+        "> [!tip]\n>\nnot lazy after an empty line #t\n\n>>\nwibble\n>> wibble",
+        "> # heading\nlazy line after a heading: ends the quote",
+        "> ```bash\n> npx x\n> ```\nFor someone [[l]] after the fence\n> and a quote again",
+        "> a\n>\n>\nright after two empty lines",
+        "tab\there",
+        "Executing it returns:\n|table_name|cid|\n|--- |--- |\n|a|0|\n\npara\n|x|y|\n|-|-|\n",  # a table interrupts a paragraph
+        "- item\n\n-  a sibling two spaces after its marker\n\n1. one\n   \n1.  x",
+        # whitespace between words (a tab, a no-break space, a zero-width space before a tab)
+        "- Root 2\n\u200b\t- [ ] #task indented by ZWSP + tab\n\ntext\twith a tab and\u00a0nbsp #t\n> quoted\u00a0_omit_\u00a0x",
+        "1. **Bold**\n   **Fix:** Use Python\u2019s\u202f`zipfile` [[z]]\n2. two\n\n![alt \t2024 x](p.png)\n",
+        # a paragraph starting with "-", tables ended by a quote, fence, heading or HTML block
+        "<!-- endSnippet -->\n--------------- %%\n\n--> You can detach\n==> Monitoring\n",
+        "| a | b |\n| - | - |\n| 1 | 2 |\n<!-- endInclude -->\n\n| c |\n|---|\n> q\n\n| d |\n|---|\n```\nx\n```\n| e |\n|--|\n# h",
     ],
 )
 def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
@@ -108,7 +124,6 @@ def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
     [
         "para\n---",  # a setext heading
         "para\n===",
-        "> quote\n>\n\nafter",  # an empty last quote line
         "[a]: /url\n'title on the next line'\n\n[a]",
         "[a]: /url\npara right after a definition",
         "[a]: </url>\n\n[a]",
@@ -117,10 +132,7 @@ def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
         "> [a]: /url\n\n[a]",  # a definition inside a quote
         "- [a]: /url\n\n[a]",
         "- item\n\tcontinued after a tab",
-        "tab\there",
         "``` a`b\ncode",  # a code span, not a fence, and then a lazy line
-        "> # heading\nlazy line after a heading: ends the quote",
-        "> [!tip]\n>\nlazy after an empty line",
         "| a | b |\n|---|---|\n  indented row",
         ">\ttab after the marker",
         "[^1]: [a](b.md)\n\n[^1]",  # a definition (label `^1`, destination `[a](b.md)`): undecided
@@ -129,6 +141,15 @@ def test_plain_notes_take_the_scanner_and_agree(text: str) -> None:
         "- item\n---",
         "-     five spaces after the marker: indented code in the item",
         "- item\n\t```\n\tfenced under a tab\n\t```",
+        "> quote\n>\n>\n\nafter",  # two empty last quote lines: markdown-it's map runs on to `after`
+        ">\n\nafter",  # a quote of nothing but an empty line: the same
+        "> > a\nlazy in the inner quote",
+        "> | a |\n> |---|\nlazy row?",
+        "#\theading after a tab", "-\titem after a tab", "1.\titem", "*\t*\t*", "text\u00a0", "\u00a0lead", "text\t",
+        "para\n\u00a0lead", "- item\n  more\u00a0", "# a\u00a0b",
+        "| a |\n|---|\n- a list ends it",
+        "para\na | b\n|---|---|\n|---|---|",  # the table begins at `a | b`: its delimiter row ends the paragraph
+        "para\n  | a |\n|---|",
     ],
 )
 def test_anything_else_is_left_to_markdown_it(text: str) -> None:
@@ -175,6 +196,11 @@ _LINES = [
     "[^1]: url \"t\"", "[^x]: a b", "[^1]:", "[^1]: <u> x", " indented text", "   three in", "    four in #t", " > q", "  > q2",
     "- <https://x.org>", "- <div>", "- <!-- c -->", "  <b>x</b>", "<b>inline</b>", "  - ==x==", " [^2]: text too", " [r]: /u",
     " # h", " - x", " 1. x", " <div>", " ---", " ===", " |a|b|", " ```", "   ```", ">   two in", "   text  ", "     deep",
+    # whitespace between words, "-" starting text, quotes ending in empty lines, lines that end a table
+    "text\twith a tab", "word\u00a0nbsp #t", "\u200b\t- [ ] x", "x\u202fy [[l]]", "**B:**\u202fz", "a\tb\u00a0", "a\tb\t",
+    "#\tx", "-\tx", "1.\tx", "[a]:\t/u", "[a]\tb", "- a\tb", "  more\tb", "     deep\tx", "> a\tb", "> a\u00a0b", ">\u00a0x",
+    "--> x", "---- %%", "-x", "==> m", "-- x | y", "> >", ">>", ">> x", "> ", "<!-- c -->", "> [!note]\u00a0x",
+    "|a|b|", "|-|-|", "| a | b |", "a | b", "|--- |--- |", "|a|", "|-|", ":-:|:-:",
 ]
 
 
@@ -295,8 +321,9 @@ def test_links_from_the_chunkers_markdown_it_blocks_agree_with_a_second_parse(mo
 
 
 @pytest.mark.skipif(not VAULTS.is_dir(), reason="needs the shared real vaults")
-# rust-book left: the 3 of its chapters markdown-it still reads all define link references.
-@pytest.mark.parametrize("vault", ["obsidian-tasks-docs", "obsidian-tasks-demo", "simonw-til"])
+# rust-book left: the chapter markdown-it still reads defines link references; the other vaults'
+# notes all take the scanner but a template (no link) and a test vault's.
+@pytest.mark.parametrize("vault", ["simonw-til"])
 def test_every_real_note_markdown_it_reads_gives_the_same_links_from_its_blocks(vault: str, monkeypatch: pytest.MonkeyPatch) -> None:
     compared = 0
     for entry in Scanner(VAULTS / vault).scan().entries:

@@ -77,6 +77,9 @@ def _plain(found: list[PlainLink]) -> list[tuple[object, ...]]:
         "[ ] #task<br>[[#Header Links]] then<br>[[Other File#H]] <!-- [[commented]] --> a < b > c [[d]]",
         "<a href='[[x]]'>[l](y.md)</a>",
         "[link_in_task_markdown_link](link_in_task_markdown_link.md) [a_b](c.md#^block)",
+        # wikilinks met before any code span: the wikilink rule reads their inside whole
+        "[[a`b]] `c`", "[[a <b> c]]", "Add [[Tasks Api#`run (a string) => string;`|run()]] and `x`",
+        "`c` then [[Deps#`id`|the `id`]] and ![[e`f.png]]",
     ],
 )
 def test_plain_texts_are_read_as_the_parser_reads_them(text: str) -> None:
@@ -89,7 +92,6 @@ def test_plain_texts_are_read_as_the_parser_reads_them(text: str) -> None:
     "text",
     [
         "[a `]` b](x.md) [[w]]",  # a label reaching over a code span
-        "[[a`b]] `c`",  # a span opened inside a wikilink, closed after it
         "`a [[b` c]]",  # a span closing inside what looks like a wikilink
         "[a`b](x.md)",  # a backtick in a label
         "[[w]] \\`x` [[v]]",  # an escaped backtick
@@ -97,8 +99,7 @@ def test_plain_texts_are_read_as_the_parser_reads_them(text: str) -> None:
         "[a_](x.md)",
         "\\[[escaped]]",
         "<http://a.b/[[x]]> [[h]]",  # an autolink
-        "[[a <b> c]]",  # a tag inside a wikilink
-        "[[]]",
+        "[[]](x.md)", "[[]][x]",
         "[[one [[two]]",
         "[[a]]]",
         "[[split\nline]]",
@@ -136,7 +137,7 @@ _PARTS = [
     "[sp ](./n.md)", "[q](data:x)", "[r](9A:b)", "[v](#h)", "[w](a/b:c)", "(", ")", "~~", "$",
     "`", "``", "```", "`[[s]]`", "``[[t]] ` u``", "`[k](m.md)`", "`<`", "`\\`", "\\", "<b>", "[a_b](c.md)",
     "[_a](c.md)", "[x](a.md#^b)", "[a`b](c.md)", "[[a`b]]", "<br>", "<!-- [[c]] -->", "<http://a.b>", "<", ">",
-    "<a href='[[x]]'>", "</i>", "<x@y.z>", "< b>",
+    "<a href='[[x]]'>", "</i>", "<x@y.z>", "< b>", "[[]]", "![[]]", "[[]](", "[[x `y` z]]", "[[a<b>]]", "[[`", "`]]", "[[p|`q`]]",
 ]  # fmt: skip
 
 
