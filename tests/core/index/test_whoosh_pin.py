@@ -55,20 +55,23 @@ def test_another_whoosh_fails_at_import_with_the_version_it_needs() -> None:
 LEAN = """
 import sys
 import core.index.keyword_index, core.search.search
-left_out = [m for m in ("urllib.request", "http.client", "asyncio", "cached_property") if m in sys.modules]
+left_out = [m for m in ("urllib.request", "http.client", "asyncio", "cached_property", "html") if m in sys.modules]
 import whoosh.compat, whoosh.reading
 import urllib.request
+import html
+escaped = [whoosh.compat.htmlescape(t, quote=q) == html.escape(t, quote=q) for t in ('<a href="x">& it' + chr(39) + 's', "plain") for q in (True, False)]
 print(left_out, urllib.request.urlopen.__module__, whoosh.compat.urlretrieve.__module__,
-      type(whoosh.reading.SegmentReader.__dict__["deleted_docs_set"]).__name__)
+      type(whoosh.reading.SegmentReader.__dict__["deleted_docs_set"]).__name__, all(escaped), html.__spec__ is not None)
 """
 
 
 def test_whoosh_is_imported_without_the_network_and_asyncio_modules_it_never_uses() -> None:
     done = subprocess.run([sys.executable, "-c", LEAN], capture_output=True, text=True, cwd=REPO, timeout=60, check=True)
-    left_out, real, helper, cached = done.stdout.split(" ")[-4:]
+    left_out, real, helper, cached, escaped, real_html = done.stdout.split(" ")[-6:]
     assert done.stdout.startswith("[]")  # none of them imported by a search's modules
+    assert escaped == "True" and real_html.strip() == "True"  # Whoosh's `htmlescape` is html.escape; `import html` the real one
     assert real == "urllib.request" and helper == "core.index.whoosh_pin"  # later imports get the real module
-    assert cached.strip() == "cached_property"  # functools' version: caches in the reader's __dict__ the same way
+    assert cached == "cached_property"  # functools' version: caches in the reader's __dict__ the same way
 
 
 MORPH = """
