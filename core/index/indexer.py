@@ -12,7 +12,7 @@ import functools
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,7 +37,7 @@ __all__ = ["IGNORE_WARNING", "PARSER_VERSION", "Progress", "Recovery", "SyncStat
 
 if TYPE_CHECKING:  # the passes' modules are imported where a pass runs: a search opens an index and reads it
     from core.index.intake import NoteIntake
-    from core.index.parallel_build import BuiltJob, ParallelBuild
+    from core.index.parallel_build import ParallelBuild
     from core.vault.attachments import AttachmentReading
     from core.vault.scanner import ScanEntry, Scanner
 
@@ -102,7 +102,8 @@ class VaultIndex:
     files: Delegated[dict[str, FileRecord]] = Delegated("disk", doc="rel_path -> what the index holds of it (the manifest).")
 
     @property
-    def info(self) -> IndexInfo:  # the health record (info.json) as this process knows it
+    def info(self) -> IndexInfo:
+        """The health record (info.json) as this process knows it."""
         return self.disk.info
 
     @info.setter
@@ -118,7 +119,8 @@ class VaultIndex:
         self.disk.recovery = value
 
     @property
-    def lock(self) -> threading.RLock:  # this process's writer lock of the vault (the OCR stage takes it as a sync does)
+    def lock(self) -> threading.RLock:
+        """This process's writer lock of the vault (the OCR stage takes it as a sync does)."""
         return self._lock
 
     def mark_dirty(self) -> None:
@@ -133,7 +135,8 @@ class VaultIndex:
         save_info(self.info_path, self.info)
         self.disk.wrote()  # our own write: not a change made elsewhere
 
-    def wrote(self) -> None:  # this process wrote the index (e.g. saved its vectors): not a change made elsewhere
+    def wrote(self) -> None:
+        """This process wrote the index (e.g. saved its vectors): not a change made elsewhere."""
         self.disk.wrote()
 
     @property
@@ -325,8 +328,17 @@ class VaultIndex:
             if closing is not None:
                 closing.join()
 
-    def _rest(self, batch: list[Document], removed: list[str], res: ProcessResult, total: int,
-              progress: Progress | None, writing: Callable[[], None], *, persist: bool) -> ProcessResult:  # fmt: skip
+    def _rest(
+        self,
+        batch: list[Document],
+        removed: list[str],
+        res: ProcessResult,
+        total: int,
+        progress: Progress | None,
+        writing: Callable[[], None],
+        *,
+        persist: bool,
+    ) -> ProcessResult:
         """A pass's end: the last batch and the removed notes committed, the manifest and link graph saved."""
         if progress is not None and total and not res.cancelled:
             progress(total, total, "keyword")  # here, not in the loop: the last note may be skipped
@@ -344,11 +356,11 @@ class VaultIndex:
 
     def _take_units(self, build: ParallelBuild | None, todo: list[ScanEntry], p: _Pass) -> list[Document]:
         """Every unit of work into the indexes; returns the batch still to commit."""
-        from core.index.parallel_build import BuiltJob
+        from core.index.parallel_build import BuiltJob, work_units
 
         batch: list[Document] = []
         total, done, res, cancel = len(todo), 0, p.res, p.cancel
-        for unit in self._units(build, todo):
+        for unit in work_units(build, todo):
             if cancel is not None and cancel.is_set():
                 res.cancelled = True
                 break
@@ -373,18 +385,6 @@ class VaultIndex:
                 res.reindexed.extend(self.intake.commit_each(batch, [], res))
                 batch = []
         return batch
-
-    @staticmethod
-    def _units(build: ParallelBuild | None, todo: list[ScanEntry]) -> Iterator[BuiltJob | list[ScanEntry]]:
-        """The work in pieces: everything in order, or the parallel build's jobs then the attachments."""
-        if build is None:
-            yield todo
-            return
-        from core.index.parallel_build import BuiltJob
-
-        for unit in build:
-            yield unit if isinstance(unit, BuiltJob) else [entry for entry, _ in unit]
-        yield [e for e in todo if attachment_kind(e.rel_path) is not None]
 
     def _heal_links(self) -> None:
         """Read the links of indexed notes the graph lacks (an index from before links, a crash)."""

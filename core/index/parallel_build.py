@@ -52,6 +52,7 @@ from core.base.spare_core import (
 )
 from core.index.segment_worker import BuiltSegment, Job, Outcome
 from core.vault.chunker import ChunkLimits
+from core.vault.kinds import attachment_kind
 from core.vault.scanner import ScanEntry
 
 MIN_WORK_S = PARALLEL_MIN_WORK_S  # less work than this is indexed in-process: starting a worker costs more
@@ -354,3 +355,14 @@ class ParallelBuild:
         self._worker.kill()
         shutil.rmtree(self._scratch, ignore_errors=True)
         self._worker.stop()
+
+
+def work_units(build: ParallelBuild | None, todo: list[ScanEntry]) -> Iterator[BuiltJob | list[ScanEntry]]:
+    """A pass's work in pieces: every entry in order (no build), or the build's jobs (the worker's built,
+    or notes to index here) then the attachments, which no job holds."""
+    if build is None:
+        yield todo
+        return
+    for unit in build:
+        yield unit if isinstance(unit, BuiltJob) else [entry for entry, _ in unit]
+    yield [e for e in todo if attachment_kind(e.rel_path) is not None]
