@@ -30,7 +30,9 @@ from core.search.search import SearchRequest
 from tests.fixture_notes import write_vault
 
 REPO = Path(__file__).resolve().parents[3]
-NOTES = 3000
+# Enough notes that the child's first index holds the vault's lock well past a reader's first status, which
+# waits ~1 s for a build step before it answers "busy": at 3,000 notes the build (~1.2 s) could end first.
+NOTES = 8000
 
 
 def keyword_hits(engine: Engine, query: str) -> set[str]:
