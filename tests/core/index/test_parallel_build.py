@@ -17,7 +17,9 @@ import core.base.spare_core as sc
 import core.index.parallel_build as pb
 from core.base.config import EngineConfig, VaultConfig
 from core.base.paths import AppPaths
+from core.index.bulk_writer import BulkWriter
 from core.index.indexer import SCRATCH, VaultIndex
+from core.index.segment_worker import DONE, FAILED, FINISHED, SEGMENT
 from core.vault.chunker import ChunkLimits
 from core.vault.scanner import ScanEntry
 from tests.fixture_notes import write_vault
@@ -88,10 +90,16 @@ def _assert_same_index(one: Any, other: Any) -> None:
     Whoosh's merge re-sums a field's total length from the documents' one-byte (rounded)
     lengths, so an index whose segments were merged otherwise has slightly other totals.
     """
-    a, b = index_dump_by_chunk(one), index_dump_by_chunk(other)
+    a, b = _no_length_columns(index_dump_by_chunk(one)), _no_length_columns(index_dump_by_chunk(other))
     totals_a, totals_b = a.pop("lengths"), b.pop("lengths")
     assert a == b
     assert totals_a == pytest.approx(totals_b, rel=0.03)
+
+
+def _no_length_columns(dump: dict[str, Any]) -> dict[str, Any]:
+    """A chunk's field length read as 0 where its segment has no length column for the field (no chunk
+    of that segment has it: a note committed alone, as a refused batch's notes are) and Whoosh says None."""
+    return {k: (v[0], [n or 0 for n in v[1]]) if k.startswith("doc:") else v for k, v in dump.items()}
 
 
 def _index(vault: Path, home: Path) -> VaultIndex:
@@ -147,74 +155,136 @@ def test_changed_and_removed_notes_leave_no_stale_chunks(vault: Path, tmp_path: 
 
 
 def test_a_segment_the_index_refuses_goes_in_note_by_note(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one commit fails on the worker's segment (a full disk, say): this process's notes and the
+    worker's (parsed already) go in the in-process way, and the index is the one a serial build makes."""
     Spy(monkeypatch, worker=False)
     plain = _index(vault, tmp_path / "a")
     plain.sync()
     spy = Spy(monkeypatch, worker=True)
     fast = _index(vault, tmp_path / "b")
+    real_commit = BulkWriter.commit
+    refused: list[int] = []
 
-    def refuse(built: Any, replaced: Any) -> None:
-        raise OSError("disk full")
+    def refuse(writer: BulkWriter, stale: Any, built: Any) -> None:
+        if built:
+            refused.append(len(built))
+            writer.cancel()
+            raise OSError("disk full")
+        real_commit(writer, stale, built)
 
-    monkeypatch.setattr(fast.keyword, "add_built", refuse)
+    monkeypatch.setattr(BulkWriter, "commit", refuse)
     stats = fast.sync()
-    assert spy.built >= 1
+    assert spy.built >= 1 and refused  # the one commit, then the segment alone, were refused
     assert stats.documents == 61
     assert fast.files == plain.files
     _assert_same_index(plain.keyword._ix, fast.keyword._ix)
+    assert plain.links._notes == fast.links._notes
+
+
+class Scripted:
+    """A worker answering as the real one does, at once: claims done into an open segment, a segment
+    every `every` claims, FINISH with the last one; claims in `fail` break the open segment; after
+    `gone_after` answers it is gone."""
+
+    def __init__(self, every: int = 0, fail: Any = (), gone_after: int | None = None) -> None:
+        self.every, self.fail, self.gone_after = every, fail, gone_after
+        self.asked: list[int] = []
+        self.out: list[tuple[Any, ...]] = []
+        self.open: list[int] = []
+        self.answered = 0
+        self.stopped = False
+
+    def submit(self, index: int) -> None:
+        self.asked.append(index)
+        if index == pb.FINISH:
+            self.out.append((FINISHED, None, self.open))
+            self.open = []
+        elif index in self.fail:
+            self.out.append((FAILED, index))
+            self.open = []
+        else:
+            self.out.append((DONE, index, [None], [None]))
+            self.open.append(index)
+            if self.every and len(self.open) >= self.every:
+                self.out.append((SEGMENT, None, self.open))
+                self.open = []
+
+    def wait(self, timeout: float) -> bool:
+        return bool(self.out) or self.gone()
+
+    def gone(self) -> bool:
+        return self.gone_after is not None and self.answered >= self.gone_after
+
+    def answer(self) -> tuple[Any, ...] | None:
+        if self.gone() or not self.out:
+            return None
+        self.answered += 1
+        return self.out.pop(0)
+
+    def kill(self) -> None: ...
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+def _claims(count: int) -> list[Any]:
+    return [[(f"n{i}.md", None)] for i in range(count)]
+
+
+def _notes_of(units: list[Any]) -> list[str]:
+    return sorted(note for unit in units for note, _ in (unit.job if isinstance(unit, pb.BuiltJob) else unit))
 
 
 def test_a_job_the_worker_fails_is_indexed_here(tmp_path: Path) -> None:
-    class Failing:
-        """A worker that answers every job with a failure."""
-
-        def __init__(self) -> None:
-            self.asked: list[int] = []
-
-        def submit(self, index: int) -> None:
-            self.asked.append(index)
-
-        def wait(self, timeout: float) -> bool:
-            return True
-
-        def answer(self) -> tuple[int, Any]:
-            return self.asked.pop(0), None
-
-        def kill(self) -> None: ...
-
-        def stop(self) -> None: ...
-
-    jobs: list[Any] = [[("a", None)], [("b", None)], [("c", None)]]
-    build = pb.ParallelBuild(Failing(), jobs, tmp_path / "scratch")
+    jobs = _claims(3)
+    build = pb.ParallelBuild(Scripted(fail=range(3)), jobs, tmp_path / "scratch")
     assert list(build) == jobs  # each failed in the worker, and came back in order
     build.close()
+
+
+def test_claims_wait_for_their_segment_and_come_back_once_each(tmp_path: Path) -> None:
+    """A claim's notes reach the caller with the segment that holds them (several claims a segment);
+    every note comes once, from the worker or to be indexed here."""
+    jobs = _claims(12)
+    worker = Scripted(every=3)
+    build = pb.ParallelBuild(worker, jobs, tmp_path / "scratch")
+    units = list(build)
+    built = [u for u in units if isinstance(u, pb.BuiltJob)]
+    assert built and all(len(u.job) == len(u.outcomes) == len(u.hashes) for u in built)
+    assert max(len(u.job) for u in built) == 3  # three claims, one segment
+    assert _notes_of(units) == sorted(n for job in jobs for n, _ in job)
+    assert worker.asked[-1] == pb.FINISH and worker.asked.count(pb.FINISH) == 1
+    assert build.answered_notes == sum(len(u.job) for u in built)
+
+
+def test_a_broken_segment_gives_back_every_claim_it_held(tmp_path: Path) -> None:
+    """Claims 0 and 1 are in the worker's open segment when claim 2 breaks it: all three are indexed here;
+    a segment that arrived before stays the worker's."""
+    jobs = _claims(10)
+    build = pb.ParallelBuild(Scripted(every=3, fail={2}), jobs, tmp_path / "scratch")
+    units = list(build)
+    back = [u for u in units if not isinstance(u, pb.BuiltJob)]
+    assert jobs[0] in back and jobs[1] in back and jobs[2] in back
+    assert _notes_of(units) == sorted(n for job in jobs for n, _ in job)
+
+
+def test_a_worker_gone_with_claims_in_its_open_segment_gives_them_back(tmp_path: Path) -> None:
+    """Answered claims whose segment never came are not the worker's: they come back with the one it held."""
+    jobs = _claims(10)
+    worker = Scripted(gone_after=2)  # claims 0 and 1 answered into its open segment, then it died
+    build = pb.ParallelBuild(worker, jobs, tmp_path / "scratch")
+    units = _drain(build, 20.0)
+    assert worker.stopped
+    assert not [u for u in units if isinstance(u, pb.BuiltJob)]
+    assert _notes_of(units) == sorted(n for job in jobs for n, _ in job)  # each once, all indexed here
 
 
 def test_each_unit_is_taken_in_with_the_collector_paused_and_it_runs_again_between_them(tmp_path: Path) -> None:
     import gc
 
-    class Answering:
-        """A worker that answers each job with a failure at once (the job comes back to be indexed here)."""
-
-        def __init__(self) -> None:
-            self.asked: list[int] = []
-
-        def submit(self, index: int) -> None:
-            self.asked.append(index)
-
-        def wait(self, timeout: float) -> bool:
-            return bool(self.asked)
-
-        def answer(self) -> tuple[int, Any]:
-            return self.asked.pop(0), None
-
-        def kill(self) -> None: ...
-
-        def stop(self) -> None: ...
-
-    jobs: list[Any] = [[("a", None)], [("b", None)], [("c", None)], [("d", None)]]
+    jobs = _claims(4)
     assert gc.isenabled()
-    build = pb.ParallelBuild(Answering(), jobs, tmp_path / "scratch")
+    build = pb.ParallelBuild(Scripted(fail=range(4)), jobs, tmp_path / "scratch")
     seen = []
     units = iter(build)
     for unit in units:
@@ -224,7 +294,7 @@ def test_each_unit_is_taken_in_with_the_collector_paused_and_it_runs_again_betwe
     units.close()
     assert [enabled for _, enabled in seen] == [False, False]
     assert gc.isenabled()
-    assert [unit for unit, _ in seen] + list(build) == jobs  # the rest, taken in later, each once
+    assert sorted([unit for unit, _ in seen] + list(build)) == sorted(jobs)  # the rest, taken in later, each once
     assert gc.isenabled()
     build.close()
 
@@ -350,24 +420,94 @@ def test_cancel_is_seen_while_waiting_for_the_worker(tmp_path: Path, monkeypatch
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="no SIGKILL here")
 def test_a_sync_whose_worker_is_killed_indexes_every_note_here(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed once it has answered claims whose segment has not come (their notes parsed, their chunks in
+    its open segment): those claims and the one it held are indexed here, and nothing is lost or doubled."""
     Spy(monkeypatch, worker=False)
     plain = _index(vault, tmp_path / "a")
     plain.sync()
     spy = Spy(monkeypatch, worker=True)
-    counting = pb.ParallelBuild.__iter__
+    real_take = pb.ParallelBuild._take
+    killed: list[int] = []
 
-    def killing(build: Any) -> Any:
-        for n, unit in enumerate(counting(build)):
-            if n == 0:  # the worker holds jobs now: killed as the system would (out of memory)
-                os.kill(build._worker._process.pid, signal.SIGKILL)
-            yield unit
+    def killing(build: Any, got: Any) -> Any:
+        units = real_take(build, got)
+        if not killed and build._open:  # an answered claim waits for its segment: killed as the system would
+            killed.append(len(build._open))
+            os.kill(build._worker._process.pid, signal.SIGKILL)
+        return units
 
-    monkeypatch.setattr(pb.ParallelBuild, "__iter__", killing)
+    monkeypatch.setattr(pb.ParallelBuild, "_take", killing)
     fast = _index(vault, tmp_path / "b")
     started = time.monotonic()
     stats = fast.sync()
     assert time.monotonic() - started < 60  # not the 15-minute wait
-    assert spy.local >= 2 and stats.documents == 61
+    assert killed and spy.built == 0  # no segment of the worker's came
+    assert stats.documents == 61
+    assert fast.files == plain.files
+    _assert_same_index(plain.keyword._ix, fast.keyword._ix)
+
+
+def _tocs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The segments of every table of contents written from now on (one per commit)."""
+    from core.index.fast_writer import FastSegmentWriter
+
+    written: list[int] = []
+    real = FastSegmentWriter._commit_toc
+
+    def counting(writer: Any, segments: Any) -> None:
+        written.append(len(segments))
+        real(writer, segments)
+
+    monkeypatch.setattr(FastSegmentWriter, "_commit_toc", counting)
+    return written
+
+
+@pytest.mark.parametrize("bound", [1000, 1])
+def test_a_first_parallel_index_is_one_commit(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bound: int) -> None:
+    """Many claims, one table of contents: this process's segment and the worker's, listed together;
+    with a segment bound of one note the worker finishes a segment every claim, all in that one commit."""
+    import core.index.segment_worker as sw
+
+    Spy(monkeypatch, worker=False)
+    plain = _index(vault, tmp_path / "a")
+    plain.sync()
+    spy = Spy(monkeypatch, worker=True)
+    monkeypatch.setattr(sw, "SEGMENT_NOTES", bound)
+    tocs = _tocs(monkeypatch)
+    fast = _index(vault, tmp_path / "b")
+    fast.sync()
+    assert spy.built >= 1 and spy.local >= 1
+    assert len(tocs) == 1 and tocs[0] == spy.built + 1  # the worker's segments and this process's
+    assert fast.files == plain.files
+    _assert_same_index(plain.keyword._ix, fast.keyword._ix)
+    assert plain.links._notes == fast.links._notes
+
+
+def test_a_note_the_writer_refuses_is_skipped_and_the_rest_go_in(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process's open writer refuses a note: its notes go note by note, the one note is skipped
+    with its reason, and every other note (the worker's too) is indexed."""
+    from core.index.keyword_store import KeywordStore
+
+    (vault / "zz-refused.md").write_text("# Refused\n\nThe writer will not take this one.\n", encoding="utf-8")
+    real_add = KeywordStore.add
+
+    def add(writer: Any, docs: Any) -> None:
+        docs = list(docs)
+        if any(d.rel_path == "zz-refused.md" for d in docs):
+            raise ValueError("refused by the writer")
+        real_add(writer, docs)
+
+    monkeypatch.setattr(KeywordStore, "add", staticmethod(add))  # this process only: the worker is spawned
+    Spy(monkeypatch, worker=False)
+    plain = _index(vault, tmp_path / "a")
+    plain_stats = plain.sync()
+    spy = Spy(monkeypatch, worker=True)
+    fast = _index(vault, tmp_path / "b")
+    stats = fast.sync()
+    assert spy.built >= 1 and spy.local >= 1  # the last claim (this note's) is this process's first
+    assert stats.documents == plain_stats.documents == 61
+    assert "zz-refused.md" not in fast.files
+    assert [s.rel_path for s in fast.info.skipped if "refused" in s.detail] == ["zz-refused.md"]
     assert fast.files == plain.files
     _assert_same_index(plain.keyword._ix, fast.keyword._ix)
 
@@ -463,3 +603,54 @@ def test_the_worker_writes_every_segment_into_its_scratch_folder(tmp_path: Path)
         index.add_built(segment, [])
     docs = [o for outcomes, _, _ in built for o in outcomes if isinstance(o, Document)]
     assert len(docs) == 12 and index.doc_count() == sum(len(d.chunks) for d in docs)
+
+
+def test_the_worker_finishes_a_segment_past_its_bound_and_the_rest_when_asked(tmp_path: Path) -> None:
+    """Claims go into one open segment until it holds `bound` notes; FINISH answers what is left. The
+    segments lie side by side in the scratch folder and one commit lists them all."""
+    from core.index.keyword_index import KeywordIndex
+    from core.index.segment_worker import OpenSegment, _answers
+
+    root = write_vault(tmp_path / "vault", 12)
+    entries = [ScanEntry(p.relative_to(root).as_posix(), p, p.stat().st_size, 0) for p in sorted(root.rglob("*.md"))]
+    scratch = tmp_path / "building"
+    scratch.mkdir()
+    claims = [[(e, None) for e in entries[i : i + 2]] for i in range(0, 12, 2)]
+    setup = ("v", claims, ChunkLimits(), 200_000, str(scratch), (5, 1 << 30))
+    open_segment = OpenSegment(str(scratch), (5, 1 << 30))
+    answers = [a for claim in (0, 1, 2, 3, pb.FINISH) for a in _answers(open_segment, claim, setup)]
+    assert [a[0] for a in answers] == [DONE, DONE, DONE, SEGMENT, DONE, FINISHED]
+    assert answers[3][2] == [0, 1, 2] and answers[5][2] == [3]  # 6 notes passed the bound of 5
+    built = [answers[3][1], answers[5][1]]
+    assert not set(built[0].files) & set(built[1].files)
+    index = KeywordIndex(tmp_path / "ix")
+    index.bulk().commit([], built)
+    assert index.doc_count() == sum(len(o.chunks) for a in answers if a[0] == DONE for o in a[2])
+    assert index.segment_count() == 2
+
+
+def test_a_note_that_breaks_the_workers_segment_drops_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer refuses a note: the claim fails, and the open segment (with the claims before it) is dropped."""
+    from core.index.keyword_store import KeywordStore
+    from core.index.segment_worker import OpenSegment, _answers
+
+    root = write_vault(tmp_path / "vault", 6)
+    entries = [ScanEntry(p.relative_to(root).as_posix(), p, p.stat().st_size, 0) for p in sorted(root.rglob("*.md"))]
+    claims = [[(e, None) for e in entries[i : i + 2]] for i in range(0, 6, 2)]
+    scratch = tmp_path / "building"
+    scratch.mkdir()
+    setup = ("v", claims, ChunkLimits(), 200_000, str(scratch), (1000, 1 << 30))
+    open_segment = OpenSegment(str(scratch))
+    assert _answers(open_segment, 0, setup)[0][0] == DONE
+    real_add = KeywordStore.add
+
+    def add(writer: Any, docs: Any) -> None:
+        real_add(writer, docs)
+        raise ValueError("refused by the writer")
+
+    monkeypatch.setattr(KeywordStore, "add", staticmethod(add))
+    assert _answers(open_segment, 1, setup) == [(FAILED, 1)]
+    assert open_segment.writer is None and open_segment.claims == []
+    monkeypatch.setattr(KeywordStore, "add", staticmethod(real_add))
+    assert [a[0] for a in _answers(open_segment, 2, setup)] == [DONE]
+    assert _answers(open_segment, pb.FINISH, setup)[0][2] == [2]  # a new segment, for the claims after
