@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from core.index.sync_report import ProcessResult
     from core.vault.scanner import ScanEntry
 
-Worker = tuple["BuiltSegment | None", list[tuple[Document, "Hashes"]]]  # a worker's segment and its notes
+Worker = tuple["BuiltSegment | None", list[tuple[Document, "Hashes | FileRecord"]]]  # a worker's segment and its notes
 
 
 class OneCommit:
@@ -77,7 +77,7 @@ class OneCommit:
 
     def built(self, unit: BuiltJob) -> None:
         """A segment of the worker's: its notes wait with it for the commit."""
-        docs: list[tuple[Document, Hashes]] = []
+        docs: list[tuple[Document, Hashes | FileRecord]] = []
         res = self._res
         for (entry, _), got, made in zip(unit.job, unit.outcomes, unit.hashes, strict=True):
             if isinstance(got, Document):
@@ -130,7 +130,7 @@ class OneCommit:
         for built, docs in worker:
             self._built_alone(built, docs)
 
-    def _built_alone(self, built: BuiltSegment | None, docs: list[tuple[Document, Hashes]]) -> None:
+    def _built_alone(self, built: BuiltSegment | None, docs: list[tuple[Document, Hashes | FileRecord]]) -> None:
         """A worker's segment in a commit of its own; if the index refuses it, its notes (parsed
         already) go the in-process way, note by note where need be."""
         replaced = [d.rel_path for d, _ in docs if d.rel_path in self._intake.files]
@@ -164,15 +164,17 @@ class OneCommit:
 def take_build(intake: NoteIntake, build: ParallelBuild, todo: list[ScanEntry], p: _Pass) -> None:
     """Every unit of a parallel build into the indexes, committed at the end (and every `BATCH` notes)."""
     one = OneCommit(intake, p.res, p.removed, p.writing)
+    build.prepare = _records
     total, done, res, cancel = len(todo), 0, p.res, p.cancel
     try:
         for unit in work_units(build, todo):
             if cancel is not None and cancel.is_set():
                 res.cancelled = True
                 break
-            if isinstance(unit, BuiltJob):
+            if isinstance(unit, int):  # the worker answered a claim
+                _progress(p, done + unit, total)
+            elif isinstance(unit, BuiltJob):
                 one.built(unit)
-                _progress(p, done + build.answered_notes, total)
             else:
                 for entry in unit:
                     if cancel is not None and cancel.is_set():
@@ -195,3 +197,8 @@ def take_build(intake: NoteIntake, build: ParallelBuild, todo: list[ScanEntry], 
 def _progress(p: _Pass, done: int, total: int) -> None:
     if p.progress is not None and done < total:  # the pass's end says `total`: the last note may be skipped
         p.progress(done, total, "keyword")
+
+
+def _records(outcomes: Sequence[object], hashes: Sequence[Hashes]) -> list[Hashes | FileRecord]:
+    """The manifest's record of each note of a claim the worker answered (the rest as they were)."""
+    return [record_for(o, h) if isinstance(o, Document) else h for o, h in zip(outcomes, hashes, strict=True)]

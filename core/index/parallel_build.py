@@ -35,7 +35,7 @@ import shutil
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -89,7 +89,7 @@ class BuiltJob:
     job: Job
     outcomes: list[Outcome]
     built: BuiltSegment | None  # None: no note of the claims had chunks to add
-    hashes: list[Hashes]
+    hashes: list[Any]  # each Document outcome's chunk hashes, or what `ParallelBuild.prepare` made of them
 
 
 def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]], weights: Sequence[float] | None = None) -> list[Job]:
@@ -122,8 +122,10 @@ def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]], weights: Sequence[fl
 class ParallelBuild:
     """Hands out the claims of a bulk index: segments the worker built, or claims to index here.
 
-    Iterating yields, until every claim is accounted for or `cancel` is set, either a `BuiltJob`
-    (a segment of the worker's and the claims it holds) or a `Job` for the caller to index itself:
+    Iterating yields, until every claim is accounted for or `cancel` is set, a `BuiltJob` (a segment
+    of the worker's and the claims it holds), the notes the worker has answered so far (an int, as
+    each claim is answered: progress, and a moment to look at `cancel`) or a `Job` for the caller to
+    index itself:
     a claim the worker has not been given (taken from the back, so the two processes meet where
     their speeds put the middle) or one given back. A worker that dies (or takes longer than
     `JOB_TIMEOUT_S` over one answer) is stopped, and every claim it held whose segment has not
@@ -146,6 +148,9 @@ class ParallelBuild:
         self._finished = False  # the worker answered FINISH (or is gone): it holds nothing more
         self._broken = False
         self.answered_notes = 0  # notes of the claims the worker answered (for progress)
+        # Made from each answered claim's outcomes and hashes as it is taken in (the manifest's records:
+        # `build_intake`), while the worker still works, not after its last segment.
+        self.prepare: Callable[[list[Outcome], list[Hashes]], list[Any]] | None = None
         if hasattr(worker, "on_answer"):
             worker.on_answer = self._on_answer
         with self._lock:
@@ -219,21 +224,27 @@ class ParallelBuild:
                 self._answered.discard(index)
             self._fill()
 
-    def _take(self, got: tuple[Any, ...]) -> list[BuiltJob | Job]:
-        """One answer taken in: a claim's notes kept until their segment comes, a segment with its
-        claims, or claims given back (a note broke the worker's open segment)."""
+    def _take(self, got: tuple[Any, ...]) -> list[BuiltJob | Job | int]:
+        """One answer taken in: a claim's notes kept until their segment comes (the notes the worker has
+        answered so far, for progress), a segment with its claims, or claims given back (a note broke
+        the worker's open segment)."""
         kind = got[0]
         if kind == DONE:
             _, index, outcomes, hashes = got
             self._answered_claim(index)
-            self._open[index] = (outcomes, hashes)
+            self._open[index] = (outcomes, hashes if self.prepare is None else self.prepare(outcomes, hashes))
             self.answered_notes += len(self._all[index])
-            return []
+            return [self.answered_notes]
         if kind == FAILED:
             index = got[1]
             self._answered_claim(index)
             self._finished = self._finished or index == FINISH
-            back = sorted({*self._open, *([index] if index != FINISH else [])})
+            # FINISH failed: the worker holds nothing more (a claim whose answer would not pickle, too)
+            with self._lock:
+                back = sorted({*self._open, *([index] if index != FINISH else self._pending)})
+                if index == FINISH:
+                    self._pending.clear()
+                    self._answered.clear()
             self._open.clear()
             return [self._all[i] for i in back]
         _, built, claims = got
@@ -243,7 +254,7 @@ class ParallelBuild:
             return []
         return [BuiltJob([n for p in parts for n in p[0]], [o for p in parts for o in p[1]], built, [h for p in parts for h in p[2]])]
 
-    def _wait(self) -> Iterator[BuiltJob | Job]:
+    def _wait(self) -> Iterator[BuiltJob | Job | int]:
         """Wait for the worker's next answer, watching `cancel`; a dead or hung worker gives its claims back."""
         deadline = time.monotonic() + JOB_TIMEOUT_S
         while not self._cancelled():
@@ -277,7 +288,7 @@ class ParallelBuild:
             self._fill()  # the last one taken: the worker is told to finish its segment
             return index
 
-    def __iter__(self) -> Iterator[BuiltJob | Job]:
+    def __iter__(self) -> Iterator[BuiltJob | Job | int]:
         """The units of work in turn, each taken in (until the next one is asked for) with the cyclic
         collector paused, as the worker builds its claims (`segment_worker.OpenSegment.add`): a claim's notes
         make many objects and no cycles worth a pass, and a full pass over a loaded index path costs ~25 ms.
@@ -286,7 +297,7 @@ class ParallelBuild:
             with gc_paused():
                 yield unit
 
-    def _units(self) -> Iterator[BuiltJob | Job]:
+    def _units(self) -> Iterator[BuiltJob | Job | int]:
         while (self._jobs or self._pending or not self._finished) and not self._cancelled():
             if not self._broken and self._worker.wait(0):
                 yield from self._wait()
@@ -311,9 +322,9 @@ class ParallelBuild:
         self._worker.stop()
 
 
-def work_units(build: ParallelBuild, todo: list[ScanEntry]) -> Iterator[BuiltJob | list[ScanEntry]]:
-    """A pass's work in pieces: the build's units (the worker's segments, or notes to index here),
-    then the attachments, which no claim holds."""
+def work_units(build: ParallelBuild, todo: list[ScanEntry]) -> Iterator[BuiltJob | list[ScanEntry] | int]:
+    """A pass's work in pieces: the build's units (the worker's segments, its notes answered so far, or
+    notes to index here), then the attachments, which no claim holds."""
     for unit in build:
-        yield unit if isinstance(unit, BuiltJob) else [entry for entry, _ in unit]
+        yield unit if isinstance(unit, BuiltJob | int) else [entry for entry, _ in unit]
     yield [e for e in todo if attachment_kind(e.rel_path) is not None]

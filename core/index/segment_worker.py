@@ -186,24 +186,41 @@ def _answers(open_segment: OpenSegment, claim: int, setup: tuple[Any, ...]) -> l
 
 def serve(conn: Any) -> None:
     """The worker's loop: ready itself, take the claims (its first message: the vault, the claims, the
-    chunk limits, the size limit, the scratch folder and the segment bound), answer each message in turn."""
+    chunk limits, the size limit, the scratch folder and the segment bound), answer each message in turn.
+
+    Where `FINISH` is already waiting when a claim is done, the segment is finished before the claim's
+    answer is sent: the indexing process, out of claims, waits for both, and pickling the answer (a few
+    ms a claim) then happens beside its unpickling instead of before the segment's writing.
+    """
     warm_up()
     try:
         setup = conn.recv()
     except (EOFError, OSError):
         return  # the indexing process is gone, or needed no worker after all
     open_segment = OpenSegment(setup[4], setup[5])
-    while True:
+    ahead: int | None = None  # a message read early
+    try:
+        while True:
+            claim, ahead = (conn.recv(), None) if ahead is None else (ahead, None)
+            answers = _answers(open_segment, claim, setup)
+            finishing = claim != FINISH and conn.poll() and (ahead := conn.recv()) == FINISH
+            if finishing:
+                answers += _answers(open_segment, FINISH, setup)
+                ahead = None
+            _send(conn, answers, [claim, FINISH] if finishing else [claim], open_segment)
+    except (EOFError, OSError):
+        return  # the indexing process is gone or done
+
+
+def _send(conn: Any, answers: list[tuple[Any, ...]], asked: list[int], open_segment: OpenSegment) -> None:
+    """Send the answers; one that would not pickle (nothing of it was sent) fails what was `asked`."""
+    for answer in answers:
         try:
-            claim = conn.recv()
+            conn.send(answer)
         except (EOFError, OSError):
-            return  # the indexing process is gone or done
-        for answer in _answers(open_segment, claim, setup):
-            try:
-                conn.send(answer)
-            except (EOFError, OSError):
-                return  # the indexing process is gone
-            except Exception:  # noqa: BLE001 - an answer that would not pickle (nothing was sent)
-                open_segment.drop()
+            raise
+        except Exception:  # noqa: BLE001 - the claims since the last segment are indexed there
+            open_segment.drop()
+            for claim in asked:
                 conn.send((FAILED, claim))
-                break
+            return

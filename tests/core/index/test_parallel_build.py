@@ -77,7 +77,7 @@ class Spy:
             for unit in real_iter(build):
                 if isinstance(unit, pb.BuiltJob):
                     spy.built += 1
-                else:
+                elif not isinstance(unit, int):  # an int: the notes the worker has answered so far
                     spy.local += 1
                 yield unit
 
@@ -232,7 +232,9 @@ def _claims(count: int) -> list[Any]:
 
 
 def _notes_of(units: list[Any]) -> list[str]:
-    return sorted(note for unit in units for note, _ in (unit.job if isinstance(unit, pb.BuiltJob) else unit))
+    """Every note of the units, sorted (the answered-notes counts left out)."""
+    jobs = [unit.job if isinstance(unit, pb.BuiltJob) else unit for unit in units if not isinstance(unit, int)]
+    return sorted(note for job in jobs for note, _ in job)
 
 
 def test_a_job_the_worker_fails_is_indexed_here(tmp_path: Path) -> None:
@@ -249,6 +251,8 @@ def test_claims_wait_for_their_segment_and_come_back_once_each(tmp_path: Path) -
     worker = Scripted(every=3)
     build = pb.ParallelBuild(worker, jobs, tmp_path / "scratch")
     units = list(build)
+    answered = [u for u in units if isinstance(u, int)]
+    assert answered == list(range(1, len(answered) + 1))  # the worker's notes so far, a claim (one note) at a time
     built = [u for u in units if isinstance(u, pb.BuiltJob)]
     assert built and all(len(u.job) == len(u.outcomes) == len(u.hashes) for u in built)
     assert max(len(u.job) for u in built) == 3  # three claims, one segment
@@ -263,7 +267,7 @@ def test_a_broken_segment_gives_back_every_claim_it_held(tmp_path: Path) -> None
     jobs = _claims(10)
     build = pb.ParallelBuild(Scripted(every=3, fail={2}), jobs, tmp_path / "scratch")
     units = list(build)
-    back = [u for u in units if not isinstance(u, pb.BuiltJob)]
+    back = [u for u in units if not isinstance(u, pb.BuiltJob | int)]
     assert jobs[0] in back and jobs[1] in back and jobs[2] in back
     assert _notes_of(units) == sorted(n for job in jobs for n, _ in job)
 
@@ -654,3 +658,49 @@ def test_a_note_that_breaks_the_workers_segment_drops_it(tmp_path: Path, monkeyp
     monkeypatch.setattr(KeywordStore, "add", staticmethod(real_add))
     assert [a[0] for a in _answers(open_segment, 2, setup)] == [DONE]
     assert _answers(open_segment, pb.FINISH, setup)[0][2] == [2]  # a new segment, for the claims after
+
+
+def _serve_in_thread(messages: list[Any]) -> list[Any]:
+    """`serve` on one end of a pipe, in a thread; every message sent at once; its answers till it ends."""
+    from multiprocessing import Pipe
+
+    from core.index.segment_worker import serve
+
+    ours, theirs = Pipe()
+    thread = threading.Thread(target=serve, args=(theirs,), daemon=True)
+    for message in messages:
+        ours.send(message)
+    thread.start()
+    answers = []
+    while not answers or answers[-1][0] not in (FINISHED,) and not (answers[-1][0] == FAILED and answers[-1][1] == pb.FINISH):
+        assert ours.poll(30), "the worker did not answer"
+        answers.append(ours.recv())
+    ours.close()
+    thread.join(10)
+    assert not thread.is_alive()
+    return answers
+
+
+def test_finish_waiting_behind_the_last_claim_is_answered_after_it(tmp_path: Path) -> None:
+    """FINISH already there when the last claim is done: the segment is finished first, but the claim's
+    answer still comes first (its notes are what the segment's claims name)."""
+    root = write_vault(tmp_path / "vault", 4)
+    entries = [ScanEntry(p.relative_to(root).as_posix(), p, p.stat().st_size, 0) for p in sorted(root.rglob("*.md"))]
+    scratch = tmp_path / "building"
+    scratch.mkdir()
+    claims = [[(e, None) for e in entries[:2]], [(e, None) for e in entries[2:]]]
+    setup = ("v", claims, ChunkLimits(), 200_000, str(scratch), (1000, 1 << 30))
+    answers = _serve_in_thread([setup, 0, 1, pb.FINISH])
+    assert [a[0] for a in answers] == [DONE, DONE, FINISHED]
+    assert answers[-1][2] == [0, 1] and answers[-1][1] is not None
+
+
+def test_an_answer_that_will_not_pickle_fails_its_claim_and_the_finish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import core.index.segment_worker as sw
+
+    def answers(open_segment: Any, claim: int, setup: Any) -> list[Any]:
+        return [(FINISHED, None, [])] if claim == pb.FINISH else [(DONE, claim, [lambda: None], [None])]
+
+    monkeypatch.setattr(sw, "_answers", answers)
+    setup = ("v", [[]], ChunkLimits(), 200_000, str(tmp_path), (1000, 1 << 30))
+    assert _serve_in_thread([setup, 0, pb.FINISH]) == [(FAILED, 0), (FAILED, pb.FINISH)]
