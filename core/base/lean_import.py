@@ -64,3 +64,24 @@ def import_lean(modules: dict[str, dict[str, Callable[..., Any] | type]], *names
             parent, _, child = name.rpartition(".")
             if parent and getattr(sys.modules.get(parent), child, None) is stand_in:
                 delattr(sys.modules[parent], child)
+
+
+#: What `shutil` imports at its top only to learn whether it exists (`_BZ2_SUPPORTED`, `_LZMA_SUPPORTED`:
+#: the archive formats it offers), and the C module that decides whether it does.
+_SHUTIL_PROBES = {"bz2": "_bz2", "lzma": "_lzma"}
+
+
+def import_shutil_lean() -> None:
+    """Import `shutil` without loading `bz2` and `lzma`, which it imports only to see that they import.
+
+    Every `cairn` command imports `shutil` (argparse's help formatter, `tempfile`), and with it
+    those two modules, their C extensions and liblzma (~1.5 ms of a cold `cairn index` or
+    `cairn search`, which make no archive). Where a module's C extension is found, a stand-in
+    answers shutil's probe (the same verdict: supported); where it is not, shutil probes the
+    real module as always. Any later `import bz2` or `import lzma` gets the real module."""
+    if "shutil" in sys.modules:
+        return
+    from importlib.util import find_spec
+
+    present: dict[str, dict[str, Callable[..., Any] | type]] = {name: {} for name, c_module in _SHUTIL_PROBES.items() if find_spec(c_module) is not None}
+    import_lean(present, "shutil")

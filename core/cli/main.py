@@ -15,6 +15,7 @@ from typing import NoReturn, TypeAlias
 from core.base import dataclass_code, regex_code
 from core.base.errors import CairnError, UsageError
 from core.base.gc_pause import gc_paused
+from core.base.lean_import import import_shutil_lean
 from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
 from core.cli.process_exit import ends_at_once, exit_now, quiet_collector, skip_final_collections
 from core.cli.structured_args import WHERE_HELP, add_structured_commands
@@ -219,6 +220,7 @@ def entry() -> NoReturn:
     index (core.cli.process_exit)."""
     regex_code.install()
     dataclass_code.install()
+    import_shutil_lean()
     code = main(own_process=True)
     dataclass_code.save()
     regex_code.save()

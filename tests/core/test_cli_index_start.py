@@ -32,9 +32,12 @@ NOT_FOR_INDEXING = (
     "whoosh.query", "whoosh.scoring", "whoosh.searching", "core.index.bm25_fast", "core.index.bm25_python",
     "core.index.phrase_match", "whoosh.lang.snowball",  # the vault is English: no Snowball stemmer at all
 )  # fmt: skip
+# shutil's probes, which the `cairn` command answers without loading them (core.base.lean_import.import_shutil_lean);
+# a spawned worker's multiprocessing imports shutil before any of Cairn's code runs.
+NOT_FOR_THE_COMMAND = ("bz2", "lzma")
 
 # The real CLI in a fresh interpreter (tests/core/cli_probe.py), as `test_cli_start` runs it.
-INDEX_PROBE = probe_script(NOT_FOR_INDEXING)
+INDEX_PROBE = probe_script(NOT_FOR_INDEXING + NOT_FOR_THE_COMMAND)
 
 # What the parallel build's worker does before its first job: multiprocessing's spawn runs the
 # parent's main module (`core.cli.main`) as __mp_main__, then `core.base.spare_core.run_target`.

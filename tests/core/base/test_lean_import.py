@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -80,3 +81,34 @@ def test_a_thread_known_to_import_none_of_them_keeps_the_import_lean(probe: None
     repo = Path(__file__).resolve().parents[3]
     done = subprocess.run([sys.executable, "-c", KNOWN_THREAD, str(tmp_path)], capture_output=True, text=True, cwd=repo, timeout=60, check=True)
     assert done.stdout.split() == ["True", "False"]  # the library saw the stand-in, and nobody after it
+
+
+SHUTIL = """
+import json, sys
+LEAN = sys.argv[1] == "lean"
+if LEAN:
+    from core.base.lean_import import import_shutil_lean
+    import_shutil_lean()
+import shutil
+loaded = sorted(m for m in ("bz2", "lzma", "_bz2", "_lzma", "_compression") if m in sys.modules)
+verdict = [shutil._BZ2_SUPPORTED, shutil._LZMA_SUPPORTED, sorted(shutil.get_unpack_formats()), sorted(shutil.get_archive_formats())]
+import bz2, lzma
+real = [bz2.BZ2File.__module__, lzma.LZMAFile.__module__, bz2.decompress(bz2.compress(b"x")).decode()]
+print(json.dumps([loaded, verdict, real]))
+"""
+
+
+def test_shutil_imported_lean_probes_bz2_and_lzma_without_loading_them() -> None:
+    """The same archive formats as a plain `import shutil`, none of the two modules loaded, and the real
+    ones for whoever imports them afterwards."""
+    repo = Path(__file__).resolve().parents[3]
+    runs = {
+        mode: subprocess.run([sys.executable, "-c", SHUTIL, mode], capture_output=True, text=True, cwd=repo, timeout=60, check=True)
+        for mode in ("lean", "plain")
+    }
+    (lean_loaded, lean_verdict, lean_real), (plain_loaded, plain_verdict, plain_real) = (
+        json.loads(runs[mode].stdout) for mode in ("lean", "plain")
+    )
+    assert lean_loaded == [] and set(plain_loaded) >= {"bz2", "lzma"}
+    assert lean_verdict == plain_verdict
+    assert lean_real == plain_real == ["bz2", "lzma", "x"]
