@@ -32,9 +32,10 @@ NOT_FOR_INDEXING = (
     "whoosh.query", "whoosh.scoring", "whoosh.searching", "core.index.bm25_fast", "core.index.bm25_python",
     "core.index.phrase_match", "whoosh.lang.snowball",  # the vault is English: no Snowball stemmer at all
 )  # fmt: skip
-# shutil's probes, which the `cairn` command answers without loading them (core.base.lean_import.import_shutil_lean);
-# a spawned worker's multiprocessing imports shutil before any of Cairn's code runs.
-NOT_FOR_THE_COMMAND = ("bz2", "lzma")
+# shutil's probes, which the `cairn` command answers without loading them (core.base.lean_import.import_shutil_lean;
+# a spawned worker's multiprocessing imports shutil before any of Cairn's code runs), and what filelock imports for
+# locks Cairn never takes (`import_filelock_lean`).
+NOT_FOR_THE_COMMAND = ("bz2", "lzma", "secrets", "hmac", "base64", "platform")
 
 # The real CLI in a fresh interpreter (tests/core/cli_probe.py), as `test_cli_start` runs it.
 INDEX_PROBE = probe_script(NOT_FOR_INDEXING + NOT_FOR_THE_COMMAND)

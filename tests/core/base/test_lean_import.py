@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -112,3 +113,50 @@ def test_shutil_imported_lean_probes_bz2_and_lzma_without_loading_them() -> None
     assert lean_loaded == [] and set(plain_loaded) >= {"bz2", "lzma"}
     assert lean_verdict == plain_verdict
     assert lean_real == plain_real == ["bz2", "lzma", "x"]
+
+
+def test_filelocks_stand_ins_cover_every_use_of_secrets_and_platform_in_the_installed_package() -> None:
+    """A use the stand-ins lacked would fail only on the rare path that reaches it (a stale soft lock's break)."""
+    import filelock
+
+    from core.base.lean_import import FILELOCK_STAND_INS
+
+    used: dict[str, set[str]] = {name: set() for name in FILELOCK_STAND_INS}
+    for path in Path(filelock.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in used:
+                used[node.module].update(alias.name for alias in node.names)  # `from secrets import x` would bypass the module
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in used:
+                used[node.value.id].add(node.attr)
+    assert used["secrets"] and used["platform"]  # the scan sees the package's uses
+    for module, names in used.items():
+        assert names <= set(FILELOCK_STAND_INS[module]), (module, names - set(FILELOCK_STAND_INS[module]))
+
+
+FILELOCK = """
+import json, sys
+from core.base.lean_import import import_filelock_lean
+import_filelock_lean()
+import filelock, filelock._util
+loaded = sorted(m for m in ("secrets", "platform", "hmac", "base64") if m in sys.modules)
+lock = filelock.FileLock(sys.argv[1], thread_local=False)
+with lock:
+    held = lock.is_locked
+other = filelock.FileLock(sys.argv[1], timeout=0)
+other.acquire()
+other.release()
+import platform, secrets
+calls = [filelock._util.platform.machine() == platform.machine(), len(filelock._util.secrets.token_hex(16)),
+         0 <= filelock._api.secrets.randbelow(10) < 10, secrets.token_bytes.__module__]
+print(json.dumps([loaded, held, lock.is_locked, calls]))
+"""
+
+
+def test_filelock_imported_lean_locks_as_before_without_secrets_and_platform(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, "-c", FILELOCK, str(tmp_path / "x.lock")], capture_output=True, text=True, cwd=repo, timeout=60, check=True
+    )
+    loaded, held, still_held, calls = json.loads(done.stdout)
+    assert loaded == [] and held is True and still_held is False
+    assert calls == [True, 32, True, "secrets"]  # the stand-ins hand on to the real functions; later imports are real
