@@ -98,17 +98,48 @@ def on_first_call(module: str, name: str) -> Callable[..., Any]:
     return call
 
 
+class QuietUntilLogging:
+    """A library's module logger (`logging.getLogger(name)`) while nothing has imported `logging`.
+
+    A DEBUG or INFO record can reach no handler before something imports `logging` to configure
+    one (unconfigured, only WARNING and above reach `logging.lastResort`), so until then `debug`
+    and `info` do nothing; from then on, and for anything else asked of it, it is the real logger.
+    Records keep the library's caller as their origin.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def debug(self, msg: object, *args: object, **kwargs: Any) -> None:
+        self._quiet("debug", msg, args, kwargs)
+
+    def info(self, msg: object, *args: object, **kwargs: Any) -> None:
+        self._quiet("info", msg, args, kwargs)
+
+    def _quiet(self, level: str, msg: object, args: tuple[object, ...], kwargs: dict[str, Any]) -> None:
+        logging = sys.modules.get("logging")
+        if logging is not None:
+            kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 2  # past this method and `debug`/`info`
+            getattr(logging.getLogger(self.name), level)(msg, *args, **kwargs)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module("logging").getLogger(self.name), attribute)
+
+
 #: What filelock (4.2) imports at its top and calls only on paths a Cairn lock (`fcntl.flock` on a
 #: lock file) never takes: random marker names and jittered back-off of its soft and hard-link
 #: locks, breaking a stale soft lock (`secrets`), that break's `renameat2` syscall number by machine
-#: (`platform`). `tests/core/base/test_lean_import.py` holds these to every use in the installed package.
+#: (`platform`); and its module logger, which a lock's acquire and release tell at DEBUG level
+#: (`logging`, see `QuietUntilLogging`). `tests/core/base/test_lean_import.py` holds these to every
+#: use in the installed package.
 FILELOCK_STAND_INS: dict[str, dict[str, Callable[..., Any] | type]] = {
     "secrets": {name: on_first_call("secrets", name) for name in ("randbelow", "token_hex")},
     "platform": {"machine": on_first_call("platform", "machine")},
+    "logging": {"getLogger": QuietUntilLogging},
 }
 
 
 def import_filelock_lean() -> None:
-    """Import filelock without `secrets` (with `hmac`, `base64`) and `platform`: ~2.5-4 ms of a
-    cold `cairn index`, which takes its locks with neither (see `FILELOCK_STAND_INS`)."""
+    """Import filelock without `logging` (with `traceback`, `string`), `secrets` (with `hmac`, `base64`)
+    and `platform`: ~4-6 ms of a cold `cairn index`, whose locks need none of them (`FILELOCK_STAND_INS`)."""
     import_lean(FILELOCK_STAND_INS, "filelock")

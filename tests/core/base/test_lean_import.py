@@ -121,7 +121,7 @@ def test_filelocks_stand_ins_cover_every_use_of_secrets_and_platform_in_the_inst
 
     from core.base.lean_import import FILELOCK_STAND_INS
 
-    used: dict[str, set[str]] = {name: set() for name in FILELOCK_STAND_INS}
+    used: dict[str, set[str]] = {name: set() for name in ("secrets", "platform")}  # logging: see the test below
     for path in Path(filelock.__file__).parent.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module in used:
@@ -160,3 +160,72 @@ def test_filelock_imported_lean_locks_as_before_without_secrets_and_platform(tmp
     loaded, held, still_held, calls = json.loads(done.stdout)
     assert loaded == [] and held is True and still_held is False
     assert calls == [True, 32, True, "secrets"]  # the stand-ins hand on to the real functions; later imports are real
+
+
+LOADED_LEAN = """
+import json, sys
+from core.base.lean_import import import_filelock_lean
+import_filelock_lean()
+print(json.dumps(sorted(m.__file__ for n, m in sys.modules.items() if n.split(".")[0] == "filelock")))
+"""
+
+
+def _outside_annotations(tree: ast.AST) -> list[ast.AST]:
+    """The tree's nodes, annotations left out (filelock's `from __future__ import annotations` keeps them text)."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        notes = [getattr(node, "annotation", None), getattr(node, "returns", None)]
+        for note in notes:
+            if note is not None:
+                skip.update(id(inner) for inner in ast.walk(note))
+    return [node for node in ast.walk(tree) if id(node) not in skip]
+
+
+def test_the_modules_filelock_loads_with_the_stand_ins_use_nothing_of_logging_but_getlogger() -> None:
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", LOADED_LEAN], capture_output=True, text=True, cwd=repo, timeout=60, check=True)
+    used: set[str] = set()
+    for path in json.loads(done.stdout):
+        for node in _outside_annotations(ast.parse(Path(path).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "logging":
+                used.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "logging":
+                used.add(node.attr)
+    assert used == {"getLogger"}
+
+
+LOGGED = """
+import json, sys
+from core.base.lean_import import import_filelock_lean
+import_filelock_lean()
+import filelock
+lock = filelock.FileLock(sys.argv[1])
+with lock:
+    pass
+quiet = "logging" not in sys.modules
+import logging
+records = []
+class Keep(logging.Handler):
+    def emit(self, record):
+        records.append([record.levelname, record.getMessage().replace(sys.argv[1], "LOCK"), record.pathname.endswith("_api.py")])
+logging.getLogger("filelock").addHandler(Keep())
+logging.getLogger("filelock").setLevel(logging.DEBUG)
+with lock:
+    pass
+filelock._api._LOGGER.warning("told %s", "always")
+print(json.dumps([quiet, records]))
+"""
+
+
+def test_filelocks_logger_is_quiet_until_logging_is_imported_then_the_real_one(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, "-c", LOGGED, str(tmp_path / "x.lock")], capture_output=True, text=True, cwd=repo, timeout=60, check=True
+    )
+    quiet, records = json.loads(done.stdout)
+    assert quiet is True  # nothing could have shown a DEBUG record: logging was never imported
+    levels = [level for level, _, _ in records]
+    assert levels.count("DEBUG") >= 2 and levels[-1] == "WARNING"
+    assert any("acquired on LOCK" in message for _, message, _ in records)
+    assert any("released on LOCK" in message for _, message, _ in records)
+    assert all(at_api for _, _, at_api in records[:-1])  # filelock's own line, not the stand-in's, is the origin
