@@ -12,7 +12,7 @@ where need be, the one bad note skipped with its reason.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from core.base.atomic import make_private
 from core.base.models import Document
@@ -23,17 +23,35 @@ from core.index.records import record_for
 from core.vault.kinds import attachment_kind
 
 if TYPE_CHECKING:
+    import threading
     from collections.abc import Callable, Sequence
 
     from core.index.bulk_writer import BulkWriter
-    from core.index.indexer import _Pass
     from core.index.intake import NoteIntake
     from core.index.parallel_build import ParallelBuild
     from core.index.segment_worker import BuiltSegment, Hashes
     from core.index.sync_report import ProcessResult
+    from core.vault.attachments import AttachmentReading
     from core.vault.scanner import ScanEntry
 
 Worker = tuple["BuiltSegment | None", list[tuple[Document, "Hashes | FileRecord"]]]  # a worker's segment and its notes
+
+
+class Pass(Protocol):
+    """What a pass hands its work (`core.index.indexer._Pass`)."""
+
+    @property
+    def res(self) -> ProcessResult: ...
+    @property
+    def removed(self) -> list[str]: ...
+    @property
+    def reading(self) -> AttachmentReading: ...
+    @property
+    def writing(self) -> Callable[[], None]: ...
+    @property
+    def progress(self) -> Callable[[int, int, str], None] | None: ...
+    @property
+    def cancel(self) -> threading.Event | None: ...
 
 
 class OneCommit:
@@ -52,7 +70,7 @@ class OneCommit:
         self._records: list[FileRecord] = []  # the manifest's record of each of `_docs`, made as it came
         self._worker: list[Worker] = []
 
-    def add(self, doc: Document, old: object) -> None:
+    def add(self, doc: Document, old: FileRecord | None) -> None:
         """A note read here, into the open writer at once (`old`: what the manifest held of it)."""
         res = self._res
         res.warnings.extend(doc.warnings)
@@ -161,7 +179,7 @@ class OneCommit:
             self._writer = None
 
 
-def take_build(intake: NoteIntake, build: ParallelBuild, todo: list[ScanEntry], p: _Pass) -> None:
+def take_build(intake: NoteIntake, build: ParallelBuild, todo: list[ScanEntry], p: Pass) -> None:
     """Every unit of a parallel build into the indexes, committed at the end (and every `BATCH` notes)."""
     one = OneCommit(intake, p.res, p.removed, p.writing)
     build.prepare = _records
@@ -194,7 +212,7 @@ def take_build(intake: NoteIntake, build: ParallelBuild, todo: list[ScanEntry], 
         raise
 
 
-def _progress(p: _Pass, done: int, total: int) -> None:
+def _progress(p: Pass, done: int, total: int) -> None:
     if p.progress is not None and done < total:  # the pass's end says `total`: the last note may be skipped
         p.progress(done, total, "keyword")
 

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from core.base.atomic import make_private
 from core.base.config import VaultConfig
@@ -36,9 +36,13 @@ from core.vault.scanner import ScanEntry, read_note_bytes
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-    from core.index.build_intake import OneCommit
-
 BATCH = 1000  # notes per Whoosh commit: fewer, larger segments make searches cheaper
+
+
+class NoteSink(Protocol):
+    """Where a parsed note can go instead of the batch (`core.index.build_intake.OneCommit`: an open writer)."""
+
+    def add(self, doc: Document, old: FileRecord | None) -> None: ...
 
 
 class NoteIntake:
@@ -70,7 +74,7 @@ class NoteIntake:
         reading: AttachmentReading,
         writing: Callable[[], None],
         cancel: threading.Event | None,
-        into: OneCommit | None = None,
+        into: NoteSink | None = None,
     ) -> list[Document]:
         """Read one note or attachment here and queue what it gives (or add it to `into`: a parallel
         build's open writer). Returns the batch to go on with."""
