@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from core.base.models import Document
 from core.index.embed_text import chunk_hash
-from core.index.keyword_index import KeywordIndex, StoredChunk
 from core.index.manifest import ChunkRecord, FileRecord, task_from_row
 from core.index.property_terms import property_terms
+
+if TYPE_CHECKING:  # the parallel build's worker makes records too: it needs not the search side of the index
+    from core.index.keyword_index import KeywordIndex, StoredChunk
 
 
 def files_from_keyword(keyword: KeywordIndex) -> dict[str, FileRecord]:
@@ -70,7 +74,8 @@ def files_matching_keyword(files: dict[str, FileRecord], keyword: KeywordIndex) 
 
 def chunk_hashes(doc: Document) -> tuple[str, ...]:
     """The manifest's hash of each of the note's chunks (`chunk_hash`: ~0.25 ms a chunk, a tenth of a
-    cold index's manifest work): the parallel build's worker makes them for the notes it builds."""
+    cold index's manifest work): the parallel build's worker makes them, with the whole record
+    (`core.index.segment_worker.IndexedNote`), for the notes it builds."""
     return tuple(chunk_hash(doc.title, c.heading_path, c.text) for c in doc.chunks)
 
 
