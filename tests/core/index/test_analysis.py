@@ -136,3 +136,21 @@ def test_ascii_text_compiles_no_cjk_pattern() -> None:
     repo = Path(__file__).resolve().parents[3]
     done = subprocess.run([sys.executable, "-c", ASCII_PROBE], cwd=repo, capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.split() == ["0", "0"]
+
+
+def test_plain_words_with_the_ascii_class_are_the_unicode_patterns_words() -> None:
+    """`plain_words` takes an ASCII class where no character beyond ASCII is a word character: same
+    words as `_PLAIN_WORD` on texts mixing dotted words, curly quotes, emoji, accents and digits."""
+    import random
+
+    from core.index import analysis
+
+    rng = random.Random(7)
+    alphabet = ["a", "Z", "9", "_", ".", " ", "..", "’", "“", "—", "📅", "é", "ß", "٣", "²", "\u00a0", "\ud800", "\n", "os.path", "3.14"]
+    texts = ["", "Rust’s “ownership” — os.path.join 3.14.", "café au lait", "x²", "٣.٤"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30))) for _ in range(4000)]
+    texts += list(note_texts(40).values())
+    for text in texts:
+        if not analysis.has_cjk(text):
+            assert analysis.plain_words(text) == analysis._PLAIN_WORD.findall(text), repr(text)
+    assert analysis.beyond_ascii("a’b📅c") == "’📅"
