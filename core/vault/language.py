@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from itertools import chain, repeat
+from operator import itemgetter
 
 from core.base.char_ranges import CharRanges
 from core.base.lazy_re import LazyPattern
@@ -70,7 +71,9 @@ def prose(text: str) -> str:
     sample = text[:SAMPLE_CHARS]
     if "```" in sample or "~~~" in sample:
         sample = _FENCE.sub(" ", sample)
-    return _CODE.sub(" ", sample)
+    if "`" in sample or "://" in sample or "{{" in sample:  # what every `_CODE` match holds
+        return _CODE.sub(" ", sample)
+    return sample
 
 
 def detect_language(text: str, min_words: int = MIN_WORDS) -> str:
@@ -117,7 +120,7 @@ def _latin_language(words: int, counts: Counter[str], min_words: int) -> str:
         return ""
     if not counts:
         return "en"
-    best, n = counts.most_common(1)[0]
+    best, n = max(counts.items(), key=itemgetter(1))  # `counts.most_common(1)[0]`, without its two calls around `max`
     return best if n >= 2 else "en"
 
 
