@@ -136,7 +136,7 @@ def test_ascii_words_are_the_patterns_words_lowered() -> None:
 def test_the_ascii_way_detects_as_the_pattern_does() -> None:
     """Same language with and without the byte-map way, ties (first-seen order) included."""
     rng = random.Random(11)
-    vocab = "the and of la le der die el het och il è für das ein une Ж 中文 ’ — ``code`` http://x.y" .split() + ["\n", "THE", "Und"]
+    vocab = "the and of la le der die el het och il è für das ein une Ж 中文 ’ — ``code`` http://x.y".split() + ["\n", "THE", "Und"]
     texts = ["", "a b c", "the the", "The cat sat on the mat", "Le chat et le chien und der Hund"]
     texts += [" ".join(rng.choice(vocab) for _ in range(rng.randrange(0, 30))) for _ in range(2000)]
     for text in texts:
