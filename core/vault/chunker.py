@@ -191,8 +191,14 @@ def _from_simple(
     The note's reference definitions are read by markdown-it itself (those lines alone, a
     fraction of the note), so `[#x][label]` parses as the whole note's parse has it.
     """
+    n = len(line_starts)  # `_offset` written out: two calls a block
     blocks = [
-        Block(_offset(line_starts, b.start_line, size), _offset(line_starts, b.end_line, size), b.heading_level, b.heading_text.strip())
+        Block(
+            line_starts[b.start_line] if b.start_line < n else size,
+            line_starts[b.end_line] if b.end_line < n else size,
+            b.heading_level,
+            b.heading_text.strip(),
+        )
         for b in simple
     ]
     first_h1 = next((b.heading_text for b in blocks if b.heading_level == 1 and b.heading_text), None)
