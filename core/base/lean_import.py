@@ -15,6 +15,7 @@ thread of its own starts the build's worker process).
 
 from __future__ import annotations
 
+import importlib
 import sys
 import threading
 import types
@@ -64,3 +65,81 @@ def import_lean(modules: dict[str, dict[str, Callable[..., Any] | type]], *names
             parent, _, child = name.rpartition(".")
             if parent and getattr(sys.modules.get(parent), child, None) is stand_in:
                 delattr(sys.modules[parent], child)
+
+
+#: What `shutil` imports at its top only to learn whether it exists (`_BZ2_SUPPORTED`, `_LZMA_SUPPORTED`:
+#: the archive formats it offers), and the C module that decides whether it does.
+_SHUTIL_PROBES = {"bz2": "_bz2", "lzma": "_lzma"}
+
+
+def import_shutil_lean() -> None:
+    """Import `shutil` without loading `bz2` and `lzma`, which it imports only to see that they import.
+
+    Every `cairn` command imports `shutil` (argparse's help formatter, `tempfile`), and with it
+    those two modules, their C extensions and liblzma (~1.5 ms of a cold `cairn index` or
+    `cairn search`, which make no archive). Where a module's C extension is found, a stand-in
+    answers shutil's probe (the same verdict: supported); where it is not, shutil probes the
+    real module as always. Any later `import bz2` or `import lzma` gets the real module."""
+    if "shutil" in sys.modules:
+        return
+    from importlib.util import find_spec
+
+    present: dict[str, dict[str, Callable[..., Any] | type]] = {name: {} for name, c_module in _SHUTIL_PROBES.items() if find_spec(c_module) is not None}
+    import_lean(present, "shutil")
+
+
+def on_first_call(module: str, name: str) -> Callable[..., Any]:
+    """A stand-in for `module`'s function `name`: imports `module` when first called and hands the call on."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+class QuietUntilLogging:
+    """A library's module logger (`logging.getLogger(name)`) while nothing has imported `logging`.
+
+    A DEBUG or INFO record can reach no handler before something imports `logging` to configure
+    one (unconfigured, only WARNING and above reach `logging.lastResort`), so until then `debug`
+    and `info` do nothing; from then on, and for anything else asked of it, it is the real logger.
+    Records keep the library's caller as their origin.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def debug(self, msg: object, *args: object, **kwargs: Any) -> None:
+        self._quiet("debug", msg, args, kwargs)
+
+    def info(self, msg: object, *args: object, **kwargs: Any) -> None:
+        self._quiet("info", msg, args, kwargs)
+
+    def _quiet(self, level: str, msg: object, args: tuple[object, ...], kwargs: dict[str, Any]) -> None:
+        logging = sys.modules.get("logging")
+        if logging is not None:
+            kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 2  # past this method and `debug`/`info`
+            getattr(logging.getLogger(self.name), level)(msg, *args, **kwargs)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module("logging").getLogger(self.name), attribute)
+
+
+#: What filelock (4.2) imports at its top and calls only on paths a Cairn lock (`fcntl.flock` on a
+#: lock file) never takes: random marker names and jittered back-off of its soft and hard-link
+#: locks, breaking a stale soft lock (`secrets`), that break's `renameat2` syscall number by machine
+#: (`platform`); and its module logger, which a lock's acquire and release tell at DEBUG level
+#: (`logging`, see `QuietUntilLogging`). `tests/core/base/test_lean_import.py` holds these to every
+#: use in the installed package.
+FILELOCK_STAND_INS: dict[str, dict[str, Callable[..., Any] | type]] = {
+    "secrets": {name: on_first_call("secrets", name) for name in ("randbelow", "token_hex")},
+    "platform": {"machine": on_first_call("platform", "machine")},
+    "logging": {"getLogger": QuietUntilLogging},
+}
+
+
+def import_filelock_lean() -> None:
+    """Import filelock without `logging` (with `traceback`, `string`), `secrets` (with `hmac`, `base64`)
+    and `platform`: ~4-6 ms of a cold `cairn index`, whose locks need none of them (`FILELOCK_STAND_INS`)."""
+    import_lean(FILELOCK_STAND_INS, "filelock")

@@ -61,14 +61,19 @@ def work_s(notes: int, note_bytes: int) -> float:
     return notes * NOTE_COST_S + note_bytes / (1 << 20) * MIB_COST_S
 
 
-def busy_cores(window_s: float = WINDOW_S, stat: Path = Path("/proc/stat"), *, own: bool = False) -> float | None:
+def busy_cores(
+    window_s: float = WINDOW_S, stat: Path = Path("/proc/stat"), *, own: bool = False, meanwhile: Callable[[], object] | None = None
+) -> float | None:
     """Cores busy (not idle, not waiting for a disk) over `window_s`; None where unknown.
 
     Time spent in niced processes (backups, indexers, builds run with `nice`) counts as idle
     when this process runs at normal priority: the scheduler gives a normal-priority process
     ~97 % of a core shared with a nice-15 one, so such a core is as good as spare. With `own`,
     this process's CPU time over the window (all its threads) is left out: what the rest of
-    the machine keeps busy.
+    the machine keeps busy. `meanwhile` runs once, inside the window (its CPU is this process's:
+    with `own`, left out), rather than before it: the prestart thread's imports of multiprocessing
+    (~10-20 ms beside the caller's imports) no longer push the window's end, which the fork
+    waits for, that much later.
     """
 
     yielding = niced_yield()
@@ -85,9 +90,11 @@ def busy_cores(window_s: float = WINDOW_S, stat: Path = Path("/proc/stat"), *, o
 
     cpu0, t0 = time.process_time(), time.monotonic()
     first = sample()
+    if meanwhile is not None:
+        meanwhile()
     if first is None:
         return None
-    time.sleep(window_s)
+    time.sleep(max(0.0, window_s - (time.monotonic() - t0)))
     second = sample()
     cpu1, t1 = time.process_time(), time.monotonic()
     if second is None or second[0] <= first[0]:
@@ -108,7 +115,7 @@ def niced_yield() -> bool:
         return False
 
 
-def spare_core(*, own: bool = False) -> bool:
+def spare_core(*, own: bool = False, meanwhile: Callable[[], object] | None = None) -> bool:
     """Whether a second process would get a core of its own.
 
     On a busy machine a worker only adds its start-up and the wait for its last job: tldr
@@ -121,7 +128,7 @@ def spare_core(*, own: bool = False) -> bool:
     cores = os.cpu_count() or 1
     if cores < 2:
         return False
-    busy = busy_cores(own=own)
+    busy = busy_cores(own=own, meanwhile=meanwhile)
     if busy is None:
         getloadavg = getattr(os, "getloadavg", None)
         busy = getloadavg()[0] if getloadavg is not None else None
@@ -294,15 +301,11 @@ def prestart(target: str, name: str, *, fork_later: bool = False) -> None:
             return
 
         def start() -> None:
-            import multiprocessing  # noqa: F401 - the child's start's, imported before the window is watched, not after it
-
-            if fork_later:  # what `fork` imports (~10 ms), here beside the caller's imports rather than after them
-                import multiprocessing.connection  # noqa: F401
-                import multiprocessing.popen_fork  # noqa: F401
-
-                pending.started = ForkLater(target, name) if spare_core(own=True) else None
+            spare = spare_core(own=True, meanwhile=lambda: _import_start(fork_later=fork_later))
+            if fork_later:
+                pending.started = ForkLater(target, name) if spare else None
                 return
-            if not spare_core(own=True):
+            if not spare:
                 return
             try:
                 pending.started = spawn(target, name)
@@ -313,6 +316,16 @@ def prestart(target: str, name: str, *, fork_later: bool = False) -> None:
         thread = imports_no_stand_in(threading.Thread(target=start, daemon=True, name=f"{name}-prestart"))
         pending = _PENDING[target] = _Pending(thread)
         pending.thread.start()
+
+
+def _import_start(*, fork_later: bool) -> None:
+    """What starting the child imports: multiprocessing, and where the child is forked later what `fork`
+    imports too (~10 ms), in the prestart thread beside the caller's imports rather than after them."""
+    import multiprocessing  # noqa: F401
+
+    if fork_later:
+        import multiprocessing.connection  # noqa: F401
+        import multiprocessing.popen_fork  # noqa: F401
 
 
 def take(target: str) -> Started | ForkLater | None | Literal[False]:

@@ -15,6 +15,7 @@ from typing import NoReturn, TypeAlias
 from core.base import dataclass_code, regex_code
 from core.base.errors import CairnError, UsageError
 from core.base.gc_pause import gc_paused
+from core.base.lean_import import import_filelock_lean, import_shutil_lean
 from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
 from core.cli.process_exit import ends_at_once, exit_now, quiet_collector, skip_final_collections
 from core.cli.structured_args import WHERE_HELP, add_structured_commands
@@ -219,6 +220,7 @@ def entry() -> NoReturn:
     index (core.cli.process_exit)."""
     regex_code.install()
     dataclass_code.install()
+    import_shutil_lean()
     code = main(own_process=True)
     dataclass_code.save()
     regex_code.save()
@@ -356,7 +358,7 @@ def _index(args: argparse.Namespace, *, own_process: bool = False) -> int:
             early_worker.start_early(args.vault)  # its start overlaps the imports below
             # With the command, what every sync imports anyway (the vault's lock, the scan, the note pipeline):
             # here, no pass walks what they make (~2 ms of passes).
-            import filelock  # noqa: F401
+            import_filelock_lean()
 
             from core.cli import commands
             from core.index import intake  # noqa: F401

@@ -78,6 +78,7 @@ class FastSegmentWriter(SegmentWriter):
         self._limitmb: int = kwargs.get("limitmb", 128)
         self.pool: TermPool | PostingPool = TermPool()
         self._merged: list[tuple[Any, int, Any]] = []  # (segment, first docnum here, docnum map) merged in at flush
+        self._flushed: list[Any] | None = None  # the segments `flush_now` left for the table of contents
         self._lengths: dict[str, dict[int, int]] = {name: {} for name, field in self.schema.items() if field.scorable}
         self._analyser = FieldAnalyser(self.schema)
         self._layouts: dict[tuple[str, ...], Layout] = {}  # a chunk's keys -> its field names (`layout`)
@@ -217,21 +218,38 @@ class FastSegmentWriter(SegmentWriter):
                 self.pool = self._spilling_pool(pool)
                 add = self.pool.add
 
+    def flush_now(self, mergetype: Any = None) -> None:
+        """Merge and write this writer's segment now; `commit` then writes only the table of contents.
+
+        The parallel build's indexing process writes its segment while it waits for the worker's
+        last one, which joins the same table of contents (`commit(extra_segments=...)`). Deletions
+        must be made before (a segment merged here takes its live documents with it).
+        """
+        self._check_state()
+        segments = self._merge_segments(mergetype, None, None)
+        if self._added:
+            segments.append(self._finalize_segment())
+        else:
+            self._close_segment()
+        self._flushed = segments
+
     def commit(self, mergetype: Any = None, optimize: Any = None, merge: Any = None, *, extra_segments: Sequence[Any] = ()) -> None:
         """Whoosh's commit; `extra_segments`, finished elsewhere, join the new table of contents.
 
         A segment another process built (`core.index.parallel_build`) enters the index like
         this, without its postings being read and written again.
         """
-        if not extra_segments:
+        if not extra_segments and self._flushed is None:
             super().commit(mergetype=mergetype, optimize=optimize, merge=merge)
             return
         self._check_state()
-        segments = self._merge_segments(mergetype, optimize, merge)
-        if self._added:
-            segments.append(self._finalize_segment())
-        else:
-            self._close_segment()
+        segments = self._flushed
+        if segments is None:
+            segments = self._merge_segments(mergetype, optimize, merge)
+            if self._added:
+                segments.append(self._finalize_segment())
+            else:
+                self._close_segment()
         self._commit_toc([*segments, *extra_segments])
         self._finish()
 

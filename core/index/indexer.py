@@ -355,35 +355,23 @@ class VaultIndex:
         return res
 
     def _take_units(self, build: ParallelBuild | None, todo: list[ScanEntry], p: _Pass) -> list[Document]:
-        """Every unit of work into the indexes; returns the batch still to commit."""
-        from core.index.parallel_build import BuiltJob, work_units
+        """Every unit of work into the indexes; returns the batch still to commit (a parallel build
+        commits its own: `core.index.build_intake`)."""
+        if build is not None:
+            from core.index.build_intake import take_build
 
+            take_build(self.intake, build, todo, p)
+            return []
         batch: list[Document] = []
-        total, done, res, cancel = len(todo), 0, p.res, p.cancel
-        for unit in work_units(build, todo):
+        total, res, cancel = len(todo), p.res, p.cancel
+        for done, entry in enumerate(todo, 1):
             if cancel is not None and cancel.is_set():
-                res.cancelled = True
                 break
-            if isinstance(unit, BuiltJob):
-                batch = self.intake.take_built(unit, batch, res, p.removed, p.writing)
-                done += len(unit.job)
-                if p.progress is not None and done < total:
-                    p.progress(done, total, "keyword")
-                continue
-            for entry in unit:
-                if cancel is not None and cancel.is_set():
-                    break
-                batch = self.intake.one(entry, batch, res, p.removed, p.reading, p.writing, cancel)
-                done += 1
-                if p.progress is not None and done % 25 == 1 and done < total:
-                    p.progress(done, total, "keyword")
-            if cancel is not None and cancel.is_set():  # also a PDF's extraction cut short: not a skip
-                res.cancelled = True
-                break
-            if build is not None and batch:  # a job is a segment: committed now, the next job is weighed fairly
-                p.writing()
-                res.reindexed.extend(self.intake.commit_each(batch, [], res))
-                batch = []
+            batch = self.intake.one(entry, batch, res, p.removed, p.reading, p.writing, cancel)
+            if p.progress is not None and done % 25 == 1 and done < total:
+                p.progress(done, total, "keyword")
+        if cancel is not None and cancel.is_set():  # also a PDF's extraction cut short: not a skip
+            res.cancelled = True
         return batch
 
     def _heal_links(self) -> None:

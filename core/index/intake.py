@@ -1,10 +1,11 @@
 """How notes enter a vault's indexes: read here or built by the worker, then committed.
 
 A part `VaultIndex` holds (`vi.intake`), beside the passes (a full sync, the live path)
-that decide what to read. What is here takes one note at a time, or one job the
-parallel build's worker finished (`core.index.parallel_build`), into the keyword
+that decide what to read. What is here takes one note at a time into the keyword
 index, the link graph and the manifest, keeping the per-file error boundary: one
-note's failure becomes a skip with a reason, never a failed pass.
+note's failure becomes a skip with a reason, never a failed pass. A parallel build's
+notes and the worker's segments go through `core.index.build_intake` instead, which
+falls back to `commit_each` here.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from core.base.atomic import make_private
 from core.base.config import VaultConfig
@@ -23,7 +24,6 @@ from core.index.index_open import IndexOpening
 from core.index.keyword_index import KeywordIndex
 from core.index.link_graph import LinkGraph
 from core.index.manifest import FileRecord
-from core.index.parallel_build import BuiltJob
 from core.index.records import record_for
 from core.index.sync_report import ProcessResult
 from core.vault.attachments import AttachmentReading, attachment_kind
@@ -37,6 +37,12 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 BATCH = 1000  # notes per Whoosh commit: fewer, larger segments make searches cheaper
+
+
+class NoteSink(Protocol):
+    """Where a parsed note can go instead of the batch (`core.index.build_intake.OneCommit`: an open writer)."""
+
+    def add(self, doc: Document, old: FileRecord | None) -> None: ...
 
 
 class NoteIntake:
@@ -68,8 +74,10 @@ class NoteIntake:
         reading: AttachmentReading,
         writing: Callable[[], None],
         cancel: threading.Event | None,
+        into: NoteSink | None = None,
     ) -> list[Document]:
-        """Read one note or attachment here and queue what it gives. Returns the batch to go on with."""
+        """Read one note or attachment here and queue what it gives (or add it to `into`: a parallel
+        build's open writer). Returns the batch to go on with."""
         old = self.files.get(entry.rel_path)
         # The per-file error boundary: whatever one note or attachment does to the reader
         # or parser, it becomes a skip with a reason in Index health, and the rest go in.
@@ -82,11 +90,14 @@ class NoteIntake:
         if cancel is not None and cancel.is_set():  # a PDF's extraction was cut short: neither a skip nor a note
             return batch
         if isinstance(got, Document):
+            if into is not None:
+                into.add(got, old)
+                return batch
             return self._take(got, old, batch, res, writing)
-        self._not_indexed(entry, got, res, removed, writing)
+        self.not_indexed(entry, got, res, removed, writing)
         return batch
 
-    def _not_indexed(self, entry: ScanEntry, got: SkippedFile | None, res: ProcessResult, removed: list[str], writing: Callable[[], None]) -> None:
+    def not_indexed(self, entry: ScanEntry, got: SkippedFile | None, res: ProcessResult, removed: list[str], writing: Callable[[], None]) -> None:
         """A note that adds no chunks: skipped (its old chunks go), or the same content as indexed."""
         if isinstance(got, SkippedFile):
             res.skipped.append(got)
@@ -98,45 +109,6 @@ class NoteIntake:
             writing()
             self.files[entry.rel_path] = replace(old, size=entry.size, mtime_ns=entry.mtime_ns)
             res.touched = True  # only the manifest's stat record moves
-
-    def take_built(self, job: BuiltJob, batch: list[Document], res: ProcessResult, removed: list[str], writing: Callable[[], None]) -> list[Document]:
-        """Commit a job the worker built: its segment joins the index, its notes the manifest.
-
-        If the index refuses the segment, its notes (parsed already) go the in-process way,
-        note by note where need be. Returns the batch to go on with.
-        """
-        docs: list[Document] = []
-        hashes: dict[str, tuple[str, ...] | None] = {}
-        for (entry, _), got, made in zip(job.job, job.outcomes, job.hashes, strict=True):
-            if isinstance(got, Document):
-                docs.append(got)
-                hashes[got.rel_path] = made
-            else:
-                self._not_indexed(entry, got, res, removed, writing)
-        if not docs:
-            return batch
-        writing()
-        replaced = [d.rel_path for d in docs if d.rel_path in self.files]
-        try:
-            if job.built is not None:
-                self.keyword.add_built(job.built, replaced)
-            elif replaced:  # notes that now hold no chunks
-                self.keyword.apply(replaced, [])
-        except Exception:  # noqa: BLE001 - the in-process path has the per-note boundary
-            for doc in docs:
-                batch = self._take(doc, self.files.get(doc.rel_path), batch, res, writing)
-            return batch
-        make_private(self.keyword.directory, tree=True)
-        self.links.apply([], docs)
-        for doc in docs:
-            res.warnings.extend(doc.warnings)
-            if doc.rel_path in self.files:
-                res.changed += 1
-            else:
-                res.added += 1
-            self.files[doc.rel_path] = record_for(doc, hashes[doc.rel_path])
-        res.reindexed.extend(d.rel_path for d in docs)
-        return batch
 
     def _take(self, doc: Document, old: FileRecord | None, batch: list[Document], res: ProcessResult, writing: Callable[[], None]) -> list[Document]:
         """Queue a parsed document; commit the batch when it is full. Returns the batch to go on with."""

@@ -19,6 +19,7 @@ from core.base.confidentiality import Confidentiality
 from core.base.gc_pause import gc_paused
 from core.base.models import Document
 from core.index.analysis import Stemmer, analysed_terms, cjk_runs, is_cjk, stem_language
+from core.index.bulk_writer import BulkWriter
 from core.index.keyword_schema import INDEX_NAME, StoredChunk, build_schema, filter_query
 from core.index.keyword_store import KeywordStore
 from core.index.merge_policy import LIVE_MERGE_DOCS, MAX_SEGMENTS, settling, tiered
@@ -151,21 +152,13 @@ class KeywordIndex:
             writer.commit(mergetype=tiered(LIVE_MERGE_DOCS))
         self._searchers.forget_mine()  # reopened on this thread's next search; the others see up_to_date() fail
 
-    def add_built(self, built: BuiltSegment, replaced: Iterable[str]) -> None:
-        """List a segment another process built; the chunks of the `replaced` notes go first.
+    def bulk(self) -> BulkWriter:
+        """A writer kept open across a pass (`core.index.bulk_writer`), holding the write lock till it ends."""
+        return BulkWriter(self._store, self._write_lock, self.directory, self._searchers.forget_mine)
 
-        Its files move from the scratch folder into the index folder under the write lock,
-        just before the table of contents that names them (Whoosh deletes unnamed segment
-        files at every commit).
-        """
-        with self._write_lock:
-            with self._store.writing() as writer:
-                replaced = list(replaced)
-                if writer.segments and replaced:
-                    self._store.delete_notes(writer, replaced)
-                self._store.take_files(built.files, built.folder, self.directory)
-            writer.commit(mergetype=tiered(LIVE_MERGE_DOCS), extra_segments=[built.segment])
-        self._searchers.forget_mine()
+    def add_built(self, built: BuiltSegment, replaced: Iterable[str]) -> None:
+        """List a segment another process built; the chunks of the `replaced` notes go first."""
+        self.bulk().commit(list(replaced), [built])
 
     def segment_count(self) -> int:
         """Live segments in the index now (each costs a search a term lookup per query term)."""

@@ -75,11 +75,22 @@ class KeywordStore:
         """Write `docs` as one finished segment without listing it in a table of contents.
 
         Returns the segment and the names of its files in `folder`, for another index to
-        take in (`KeywordIndex.add_built`).
+        take in (`core.index.bulk_writer.BulkWriter.commit`).
         """
         with self.writing(locked=False) as writer:
             self.add(writer, docs)
+        return self.finish_segment(writer, folder)
+
+    @staticmethod
+    def finish_segment(writer: FastSegmentWriter, folder: str) -> tuple[Any, tuple[str, ...]]:
+        """Finish the segment an unlocked `writer` (`writer(locked=False)`) wrote, unlisted: the segment
+        and the names of its files in `folder`. The parallel build's worker keeps one writer open across
+        its claims and finishes it here."""
+        try:
             segment = writer._finalize_segment()
+        except BaseException:
+            writer.cancel()
+            raise
         writer._finish()
         prefix = segment.segment_id()  # "chunks_<random id>": every file of the segment starts so
         return segment, tuple(sorted(name for name in os.listdir(folder) if name.startswith(prefix)))

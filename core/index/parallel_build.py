@@ -6,36 +6,40 @@ parse and analyse while this process wrote; the worker became the bottleneck
 (the writer waited ~3 s of 7 on tldr) and every posting was pickled across. Here
 both processes run the whole pipeline on different notes:
 
-- the notes are cut into jobs of `JOB_NOTES`; the worker takes jobs from the
-  front, reads, parses and analyses their notes and writes one finished Whoosh
-  segment into a scratch folder of its own (Whoosh deletes unknown segment files
-  from the index folder at every commit, so it cannot write there);
-- this process takes jobs from the back and indexes them the usual way; the worker
-  holds one job at a time and gets the next the moment it answers (by the thread that
-  reads its answers), so at the end neither process waits for a job the other has
-  not started;
-- a worker's segment is moved into the index folder and listed in the next table
-  of contents (`KeywordIndex.add_built`): only the parsed notes and their chunks'
-  hashes come back pickled, for the manifest and the link graph.
+- the notes are cut into many small claims of about equal work (`cut_jobs`); the
+  worker takes claims from the front, this process from the back, so they meet
+  wherever their speeds put the middle (the speed of either varies ~1.5x between
+  runs on a shared machine: a static cut could not make them end together). The
+  worker is handed its next claim the moment it answers (by the thread that reads
+  its answers), one or two at a time (`AHEAD`), so it never waits for this process;
+- a claim is not a segment: the worker adds each claim's notes to one open segment
+  of its own in a scratch folder (Whoosh deletes unknown segment files from the
+  index folder at every commit, so it cannot write there) and answers with the
+  notes' outcomes and chunk hashes; it finishes the segment when told no claim is
+  left, or when the segment holds enough (`segment_worker.SEGMENT_NOTES`);
+- this process adds its own claims' notes to one open writer as it goes
+  (`core.index.bulk_writer`) and commits once, listing the worker's segment in the
+  same table of contents: only the parsed notes and their chunks' hashes come back
+  pickled, for the manifest and the link graph.
 
-A job the worker cannot build (it died, a note broke the writer) is indexed here
-instead, note by note with the usual per-file error boundary. Only bulk work on a
-machine with a spare core uses it: a worker is ready ~0.3 s after its start, so
-`cairn index` starts it before its own imports (`core.cli.early_worker`).
+A claim the worker cannot build (it died, hung, or a note broke its writer) comes
+back to be indexed here, with every claim whose segment had not arrived, note by
+note with the usual per-file error boundary. Only bulk work on a machine with a
+spare core uses it; `cairn index` forks the worker after its imports on Linux and
+spawns it before them elsewhere (`core.cli.early_worker`).
 """
 
 from __future__ import annotations
 
-import queue
 import shutil
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from core.base.gc_pause import gc_paused
 from core.base.spare_core import (
@@ -50,7 +54,9 @@ from core.base.spare_core import (
     take,
     work_s,
 )
-from core.index.segment_worker import BuiltSegment, Job, Outcome
+from core.index import segment_worker
+from core.index.segment_worker import DONE, FAILED, FINISH, FINISHED, BuiltSegment, Hashes, Job, Outcome
+from core.index.worker_process import WorkerProcess
 from core.vault.chunker import ChunkLimits
 from core.vault.kinds import attachment_kind
 from core.vault.scanner import ScanEntry
@@ -58,132 +64,42 @@ from core.vault.scanner import ScanEntry
 MIN_WORK_S = PARALLEL_MIN_WORK_S  # less work than this is indexed in-process: starting a worker costs more
 WORKER_TARGET = "core.index.segment_worker:serve"  # what the worker process runs (`core.base.spare_core.spawn`)
 WORKER_NAME = "cairn-segment-worker"
-# Jobs: one Whoosh segment each, whichever process builds it. A job is ~1/6 of the work (`cut_jobs`):
-# small enough that neither process waits long for the other at the end (tldr 2.9-3.0 s wall with
-# 6 or 12 jobs), few enough segments that searches do not slow down (4,000 notes in 12 segments:
-# keyword p50 13.6 ms against 11.5 in 4; in 6: 12.0) and Whoosh's merge policy leaves them alone.
-WEIGHTS = (3, 2, 1, 1, 2, 3)
-# A forked worker (`core.base.spare_core.fork`: the CLI on Linux) starts with the build, so both processes
-# start their jobs together and fewer, larger jobs meet as evenly in the middle; each job costs a segment,
-# its hand-over and a commit (~0.02 CPU-s). Medians of 13-15 interleaved cold indexes at load 5-8, 6
-# jobs against 4: rust-book 1.049 vs 0.982 s, obsidian-tasks-docs 0.914 vs 0.865 s (docs/benchmarks.md).
-# Session 8, rust-book, 2:1:1:2 against smaller middle jobs (load 1.9-2.5): 3:1:1:1:1:3 0.836 vs 0.844 s
-# (15 runs), 0.954 vs 0.926 (25; CPU 1.495 vs 1.427); 4:2:1:1:2:4 0.888 vs 0.844; the last job cut
-# where both processes would end together (by their measured paces) 0.812 vs 0.800 (load 5.3), 0.758 vs
-# 0.745 (40 runs, load 3.3-4.6): not kept.
-FORK_WEIGHTS = (2, 1, 1, 2)
-# A job's least notes: 20 kept rust-book (112 chapters) to 5 jobs of unequal work, and whichever process
-# finished first waited ~0.15 s for the other's last job; at 8 its jobs are the 6 of `cut_jobs`'s V.
-MIN_JOB_NOTES = 8
-MAX_JOB_NOTES = 1000
-JOB_TIMEOUT_S = 900.0  # a worker this slow over one job is stopped and its jobs are indexed here
+# Claims: a claim costs a round trip and its answer's pickling (no segment, no commit), so there are
+# many. They shrink toward the middle, taken last: each is `TAPER` of the one nearer its end, so
+# whichever process runs out first waits for at most one small claim of the other's.
+CLAIMS = 16
+TAPER = 0.8
+MIN_JOB_NOTES = 2
+MAX_JOB_NOTES = 250  # a big vault's claims: 10k notes make ~40 (each a round trip, ~1 ms)
+JOB_TIMEOUT_S = 900.0  # a worker this slow over one answer is stopped and its claims are indexed here
 WAIT_SLICE_S = 0.1  # how often `cancel` is looked at while waiting for the worker
-GONE_DRAIN_S = 0.5  # how long answers of a worker that just ended may take to be read
-AHEAD = 1  # jobs handed to the worker at a time (the next one as soon as it answers); the rest wait for whichever process is free first
+AHEAD = 2  # claims the worker holds at a time (the next one goes out as soon as it answers)
+
+
+def claim_weights(count: int = CLAIMS, taper: float = TAPER) -> list[float]:
+    """Each claim's share of the work, largest at the ends: `taper` of the one nearer its end."""
+    return [taper ** min(i, count - 1 - i) for i in range(count)]
 
 
 @dataclass(frozen=True, slots=True)
 class BuiltJob:
-    """A job the worker finished: each note's outcome, in order, and the segment of its chunks."""
+    """Claims the worker finished, as one: their notes in order, each note's outcome and chunk hashes,
+    and the segment holding their chunks."""
 
     job: Job
     outcomes: list[Outcome]
-    built: BuiltSegment | None  # None: no note of the job had chunks to add
-    hashes: list[tuple[str, ...] | None]  # each Document outcome's chunk hashes (`records.chunk_hashes`)
+    built: BuiltSegment | None  # None: no note of the claims had chunks to add
+    hashes: list[Any]  # each Document outcome's chunk hashes, or what `ParallelBuild.prepare` made of them
 
 
-class WorkerProcess:
-    """The worker: a spawned process with its own pipe, given job numbers and answering each.
+def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]], weights: Sequence[float] | None = None) -> list[Job]:
+    """The notes, in order, in runs of work (`work_s`: a note's bytes weigh most) as `weights` share it
+    (`claim_weights` by default), each of `MIN_JOB_NOTES` to `MAX_JOB_NOTES` notes.
 
-    A plain process rather than a pool: `multiprocessing.Pool` never fails a task whose worker
-    was killed (out of memory, a segfault, a user's kill), so the indexer waited for it for
-    15 minutes; here the process's sentinel says at once that it is gone. The process may have
-    been started before its jobs were known (`core.base.spare_core.prestart`): the jobs travel
-    once, as its first message, then only job numbers. Everything this side sends goes through
-    a thread of its own, so no send waits here for a worker still starting (or busy sending a
-    large answer back); answers are read by another thread as they come.
+    Equal note counts were unequal work: rust-book's chapters run from 1 to 40 KB. Where
+    `MAX_JOB_NOTES` cuts sooner (a big vault) the claims are runs of that many notes.
     """
-
-    def __init__(self, started: Started, setup: tuple[Any, ...]) -> None:
-        self._process = started.process
-        self._conn = started.conn
-        self._started = started
-        self.on_answer: Any = None  # called by the reader thread with each answer's job number
-        self._outbox: queue.Queue[Any] = queue.Queue()
-        self._outbox.put(setup)
-        # A built job's answer (its parsed notes) is megabytes, and a worker whose answer waits in
-        # the pipe until this process finishes its own job sits idle all that while.
-        self._answers: queue.Queue[tuple[int, Any] | None] = queue.Queue()
-        self._head: list[tuple[int, Any] | None] = []
-        threading.Thread(target=self._send, daemon=True, name="cairn-segment-jobs").start()
-        threading.Thread(target=self._read, daemon=True, name="cairn-segment-answers").start()
-
-    def _send(self) -> None:
-        while (message := self._outbox.get()) is not None:
-            try:
-                self._conn.send(message)
-            except (OSError, ValueError):
-                return  # the worker is gone (or stopped): found by the next wait
-
-    def _read(self) -> None:
-        while True:
-            try:
-                got = cast("tuple[int, Any]", self._conn.recv())
-            except (EOFError, OSError):
-                self._answers.put(None)  # the worker is gone (or stopped)
-                return
-            if self.on_answer is not None:
-                self.on_answer(got[0])  # the next job goes out before this one is taken in
-            self._answers.put(got)
-
-    def submit(self, index: int) -> None:
-        """Ask for job `index` (answers come back in the order asked)."""
-        self._outbox.put(index)
-
-    def wait(self, timeout: float) -> bool:
-        """Whether an answer is there, or the worker is gone, within `timeout` seconds."""
-        if self._head:
-            return True
-        try:
-            self._head.append(self._answers.get(timeout=timeout) if timeout > 0 else self._answers.get_nowait())
-        except queue.Empty:
-            return not self._process.is_alive()
-        return True
-
-    def answer(self) -> tuple[int, Any] | None:
-        """The next answer (job number, built job or None if it failed), or None: the worker is gone."""
-        if self._head:
-            return self._head.pop()
-        try:  # a worker that just ended may still have answers on their way through the reader
-            return self._answers.get(timeout=GONE_DRAIN_S)
-        except queue.Empty:
-            return None
-
-    def kill(self) -> None:
-        """End the worker now, also mid-job, without waiting for it to be gone (`stop` waits)."""
-        self._outbox.put(None)
-        self._process.kill()
-
-    def stop(self) -> None:
-        """End the worker now, also mid-job, and wait for it to be gone."""
-        self._outbox.put(None)
-        self._started.stop()
-
-
-def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]], weights: Sequence[float] = WEIGHTS) -> list[Job]:
-    """The notes, in order, in about `count` runs of work (`work_s`: a note's bytes weigh most), each of
-    `MIN_JOB_NOTES` to `MAX_JOB_NOTES` notes; largest at the ends, smallest in the middle.
-
-    The worker takes jobs from the front and this process from the back, so the middle ones are
-    the last to be taken: small there, whichever process finishes first waits least for the
-    other (6 jobs: 25 %, 17 %, 8 %, 8 %, 17 %, 25 % of the work). Equal note counts were unequal
-    work: rust-book's chapters run from 1 to 90 KB. Where the biggest job would pass
-    `MAX_JOB_NOTES` (more than ~1,500 notes) they are equal runs of notes instead.
-    """
-    count = len(weights)
-    if len(notes) * 4 > MAX_JOB_NOTES * count:
-        size = max(MIN_JOB_NOTES, min(MAX_JOB_NOTES, -(-len(notes) // count)))
-        return [list(notes[i : i + size]) for i in range(0, len(notes), size)]
+    weights = claim_weights() if weights is None else weights
     total = work_s(len(notes), sum(entry.size for entry, _ in notes))
     bounds = list(accumulate(w / sum(weights) * total for w in weights))
     jobs: list[Job] = []
@@ -204,13 +120,16 @@ def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]], weights: Sequence[fl
 
 
 class ParallelBuild:
-    """Hands out the jobs of a bulk index: built segments from the worker, or jobs to index here.
+    """Hands out the claims of a bulk index: segments the worker built, or claims to index here.
 
-    Iterating yields, until every job is accounted for or `cancel` is set, either a `BuiltJob`
-    (the worker's) or a `Job` for the caller to index itself: a job the worker has not been
-    given yet (taken from the back, so the two processes meet in the middle) or one the worker
-    failed on. A worker that dies (or takes longer than `JOB_TIMEOUT_S` over one job) is
-    stopped and every job it held comes back to be indexed here.
+    Iterating yields, until every claim is accounted for or `cancel` is set, a `BuiltJob` (a segment
+    of the worker's and the claims it holds), the notes the worker has answered so far (an int, as
+    each claim is answered: progress, and a moment to look at `cancel`) or a `Job` for the caller to
+    index itself:
+    a claim the worker has not been given (taken from the back, so the two processes meet where
+    their speeds put the middle) or one given back. A worker that dies (or takes longer than
+    `JOB_TIMEOUT_S` over one answer) is stopped, and every claim it held whose segment has not
+    arrived comes back to be indexed here; so do those of a segment a note broke.
     """
 
     def __init__(self, worker: Any, jobs: Sequence[Job], scratch: Path, cancel: threading.Event | None = None) -> None:
@@ -218,13 +137,20 @@ class ParallelBuild:
         self._scratch = scratch
         self._cancel = cancel
         self._all = list(jobs)
-        # Both threads hand out jobs: this one takes from the back, the worker's reader gives the
+        # Both threads hand out claims: this one takes from the back, the worker's reader gives the
         # worker its next one from the front the moment it answers (so neither waits on the other).
         self._lock = threading.Lock()
         self._jobs: deque[int] = deque(range(len(jobs)))
         self._pending: deque[int] = deque()  # given to the worker, answer not taken in yet
         self._answered: set[int] = set()  # of those, answered already (the answer waits to be taken in)
+        self._open: dict[int, tuple[list[Outcome], list[Hashes]]] = {}  # answered; chunks in the worker's open segment
+        self._finish_sent = False
+        self._finished = False  # the worker answered FINISH (or is gone): it holds nothing more
         self._broken = False
+        self.answered_notes = 0  # notes of the claims the worker answered (for progress)
+        # Made from each answered claim's outcomes and hashes as it is taken in (the manifest's records:
+        # `build_intake`), while the worker still works, not after its last segment.
+        self.prepare: Callable[[list[Outcome], list[Hashes]], list[Any]] | None = None
         if hasattr(worker, "on_answer"):
             worker.on_answer = self._on_answer
         with self._lock:
@@ -259,7 +185,7 @@ class ParallelBuild:
         if early is None or (early is False and not spare_core()):
             return None
         shutil.rmtree(scratch, ignore_errors=True)  # a crashed build's leftovers
-        jobs = cut_jobs(notes, FORK_WEIGHTS if forked else WEIGHTS)
+        jobs = cut_jobs(notes)
         try:
             scratch.mkdir(parents=True, exist_ok=True)
             started = early if isinstance(early, Started) else start_child(WORKER_TARGET, WORKER_NAME, forked=forked)
@@ -267,84 +193,123 @@ class ParallelBuild:
             if isinstance(early, Started):
                 early.stop()
             return None
-        return cls(WorkerProcess(started, (vault, jobs, limits, max_bytes, str(scratch))), jobs, scratch, cancel)
+        bound = (segment_worker.SEGMENT_NOTES, segment_worker.SEGMENT_BYTES)
+        return cls(WorkerProcess(started, (vault, jobs, limits, max_bytes, str(scratch), bound)), jobs, scratch, cancel)
 
     def _fill(self) -> None:
-        """Give the worker jobs from the front while it holds fewer than `AHEAD` (under the lock)."""
+        """Give the worker claims from the front while it holds fewer than `AHEAD`, and `FINISH` once
+        none is left (under the lock)."""
         while not self._broken and len(self._pending) - len(self._answered) < AHEAD and self._jobs:
             index = self._jobs.popleft()
             self._pending.append(index)
-            try:
-                self._worker.submit(index)
-            except (OSError, ValueError):  # the worker is gone: found by the next wait
-                break
+            self._worker.submit(index)
+        if not self._broken and not self._jobs and not self._finish_sent:
+            self._finish_sent = True
+            self._worker.submit(FINISH)
 
-    def _on_answer(self, index: int) -> None:
-        with self._lock:
-            if index in self._pending:
-                self._answered.add(index)
-                self._fill()
+    def _on_answer(self, got: tuple[Any, ...]) -> None:
+        if got[0] in (DONE, FAILED):
+            with self._lock:
+                if got[1] in self._pending:
+                    self._answered.add(got[1])
+                    self._fill()
 
     def _cancelled(self) -> bool:
         return self._cancel is not None and self._cancel.is_set()
 
-    def _collect(self) -> BuiltJob | Job | None:
-        """The worker's next answer: its built job, the job back if it failed on it, None if it is gone."""
-        got = self._worker.answer()
-        if got is None:
-            return None
-        index, built = got
+    def _answered_claim(self, index: int) -> None:
         with self._lock:
-            self._pending.remove(index)
-            self._answered.discard(index)
+            if index in self._pending:
+                self._pending.remove(index)
+                self._answered.discard(index)
             self._fill()
-        return self._all[index] if built is None else BuiltJob(self._all[index], *built)
 
-    def _wait(self) -> Iterator[BuiltJob | Job]:
-        """Wait for the worker's next answer, watching `cancel`; a dead or hung worker gives its jobs back."""
+    def _take(self, got: tuple[Any, ...]) -> list[BuiltJob | Job | int]:
+        """One answer taken in: a claim's notes kept until their segment comes (the notes the worker has
+        answered so far, for progress), a segment with its claims, or claims given back (a note broke
+        the worker's open segment)."""
+        kind = got[0]
+        if kind == DONE:
+            _, index, outcomes, hashes = got
+            self._answered_claim(index)
+            self._open[index] = (outcomes, hashes if self.prepare is None else self.prepare(outcomes, hashes))
+            self.answered_notes += len(self._all[index])
+            return [self.answered_notes]
+        if kind == FAILED:
+            index = got[1]
+            self._answered_claim(index)
+            self._finished = self._finished or index == FINISH
+            # FINISH failed: the worker holds nothing more (a claim whose answer would not pickle, too)
+            with self._lock:
+                back = sorted({*self._open, *([index] if index != FINISH else self._pending)})
+                if index == FINISH:
+                    self._pending.clear()
+                    self._answered.clear()
+            self._open.clear()
+            return [self._all[i] for i in back]
+        _, built, claims = got
+        self._finished = self._finished or kind == FINISHED
+        parts = [(self._all[i], *self._open.pop(i)) for i in claims]
+        if not parts:
+            return []
+        return [BuiltJob([n for p in parts for n in p[0]], [o for p in parts for o in p[1]], built, [h for p in parts for h in p[2]])]
+
+    def _wait(self) -> Iterator[BuiltJob | Job | int]:
+        """Wait for the worker's next answer, watching `cancel`; a dead or hung worker gives its claims back."""
         deadline = time.monotonic() + JOB_TIMEOUT_S
         while not self._cancelled():
             if self._worker.wait(min(WAIT_SLICE_S, max(0.0, deadline - time.monotonic()))):
-                unit = self._collect()
-                if unit is not None:
-                    yield unit
+                got = self._worker.answer()
+                if got is not None:
+                    yield from self._take(got)
                     return
                 break  # gone
             if time.monotonic() >= deadline:
                 break  # hung: stopped like a dead one
         else:
             return
-        self._give_up()
-        while self._pending:
-            yield self._all[self._pending.popleft()]
+        yield from self._give_up()
 
-    def _give_up(self) -> None:
+    def _give_up(self) -> Iterator[Job]:
         with self._lock:
             self._broken = True
         self._worker.stop()
+        back = sorted({*self._pending, *self._open})
+        self._pending.clear()
+        self._open.clear()
+        self._finished = True
+        for index in back:
+            yield self._all[index]
 
     def _take_back(self) -> int | None:
-        """A job nobody holds, from the back, for this process; None when none is left."""
+        """A claim nobody holds, from the back, for this process; None when none is left."""
         with self._lock:
-            return self._jobs.pop() if self._jobs else None
+            index = self._jobs.pop() if self._jobs else None
+            self._fill()  # the last one taken: the worker is told to finish its segment
+            return index
 
-    def __iter__(self) -> Iterator[BuiltJob | Job]:
+    def __iter__(self) -> Iterator[BuiltJob | Job | int]:
         """The units of work in turn, each taken in (until the next one is asked for) with the cyclic
-        collector paused, as the worker builds its jobs (`segment_worker.build_job`): a job's notes make
-        many objects and no cycles worth a pass, and a full pass over a loaded index path costs ~25 ms.
+        collector paused, as the worker builds its claims (`segment_worker.OpenSegment.add`): a claim's notes
+        make many objects and no cycles worth a pass, and a full pass over a loaded index path costs ~25 ms.
         Between units it runs again, so what a unit leaves is collected before the next."""
         for unit in self._units():
             with gc_paused():
                 yield unit
 
-    def _units(self) -> Iterator[BuiltJob | Job]:
-        while (self._pending or self._jobs) and not self._cancelled():
-            if self._pending and self._worker.wait(0):
+    def _units(self) -> Iterator[BuiltJob | Job | int]:
+        while (self._jobs or self._pending or not self._finished) and not self._cancelled():
+            if not self._broken and self._worker.wait(0):
                 yield from self._wait()
             elif (index := self._take_back()) is not None:
                 yield self._all[index]
             else:
                 yield from self._wait()
+
+    @property
+    def waiting(self) -> bool:
+        """Whether this process has no claim left to take: what it has added waits only for the worker."""
+        return not self._jobs
 
     def close(self) -> None:
         """Stop the worker (also mid-way: a cancelled sync leaves nothing running) and clear its scratch.
@@ -357,12 +322,9 @@ class ParallelBuild:
         self._worker.stop()
 
 
-def work_units(build: ParallelBuild | None, todo: list[ScanEntry]) -> Iterator[BuiltJob | list[ScanEntry]]:
-    """A pass's work in pieces: every entry in order (no build), or the build's jobs (the worker's built,
-    or notes to index here) then the attachments, which no job holds."""
-    if build is None:
-        yield todo
-        return
+def work_units(build: ParallelBuild, todo: list[ScanEntry]) -> Iterator[BuiltJob | list[ScanEntry] | int]:
+    """A pass's work in pieces: the build's units (the worker's segments, its notes answered so far, or
+    notes to index here), then the attachments, which no claim holds."""
     for unit in build:
-        yield unit if isinstance(unit, BuiltJob) else [entry for entry, _ in unit]
+        yield unit if isinstance(unit, BuiltJob | int) else [entry for entry, _ in unit]
     yield [e for e in todo if attachment_kind(e.rel_path) is not None]

@@ -1,17 +1,20 @@
-"""The parallel build's worker process: it reads, parses and analyses the notes of the jobs it is
-given and writes each job as one finished Whoosh segment into a scratch folder of its own.
+"""The parallel build's worker process: it reads, parses and analyses the notes of the claims it is
+given into one open Whoosh segment in a scratch folder of its own, and finishes the segment when
+asked (or when it holds enough).
 
-Split from `core.index.parallel_build`, which hands out the jobs and takes the segments in.
-The process is spawned by `core.base.spare_core` (the CLI starts it before its own imports)
-and runs `serve`: it readies itself first (imports, parsers), then takes its jobs as its first
-message and builds each one asked for, answering with the notes' outcomes, the segment and
-the chunks' manifest hashes.
+Split from `core.index.parallel_build`, which hands out the claims and takes the segments in.
+The process is started by `core.base.spare_core` (forked by the CLI on Linux, spawned elsewhere)
+and runs `serve`: it readies itself first (imports, parsers), then takes its claims as its first
+message. A claim is answered with its notes' outcomes and chunk hashes as soon as its chunks are in
+the open segment; the segment itself is answered later, when the indexing process says no claim is
+left (`FINISH`) or when it passes `SEGMENT_NOTES` / `SEGMENT_BYTES`, so a claim costs no segment,
+no hand-over and no commit of its own.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.base.gc_pause import gc_paused
@@ -27,6 +30,18 @@ from core.vault.scanner import ScanEntry, read_note_bytes
 
 Outcome = Document | SkippedFile | None  # None: the note holds what the index holds already
 Job = list[tuple[ScanEntry, str | None]]  # notes with the version the index holds (None: new)
+Hashes = tuple[str, ...] | None  # a Document outcome's chunk hashes (`records.chunk_hashes`)
+FINISH = -1  # asked instead of a claim: finish the open segment and answer it
+# An open segment is finished once it holds this much (memory stays bounded on 10k-40k-note vaults):
+# what the largest job of the earlier one-segment-a-job build held (1,000 notes; ~1/6 of a big vault).
+SEGMENT_NOTES = 1000
+SEGMENT_BYTES = 24 << 20
+
+# The worker's answers, as (kind, ...) tuples:
+DONE = "done"  # (DONE, claim, outcomes, hashes): the claim's chunks are in the open segment
+FAILED = "failed"  # (FAILED, claim): a note broke the writer; every claim since the last segment is lost too
+SEGMENT = "segment"  # (SEGMENT, built or None, claims): a finished segment holding these claims' chunks
+FINISHED = "finished"  # the same, answering FINISH: the worker holds nothing more
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +62,9 @@ class _Worker:
 
     @classmethod
     def store_in(cls, scratch: str) -> KeywordStore:
-        """The process's scratch index, made in the scratch folder by its first job: every job's segment
-        is written beside the others (each names its files by its own id), where a folder a job cost a
-        directory made, and removed at the build's end (a `rmdir` takes 1.5-4 ms on the VM's ext4)."""
+        """The process's scratch index, made in the scratch folder by its first segment: every segment
+        is written beside the others (each names its files by its own id), where a folder a segment cost
+        a directory made, and removed at the build's end (a `rmdir` takes 1.5-4 ms on the VM's ext4)."""
         store = cls.stores.get(scratch)
         if store is None:
             store = cls.stores[scratch] = KeywordStore.scratch(scratch)
@@ -84,49 +99,128 @@ def read_note(vault: str, entry: ScanEntry, known_version: str | None, limits: C
     return doc
 
 
-def build_job(
-    vault: str, job: Job, limits: ChunkLimits, max_bytes: int, scratch: str
-) -> tuple[list[Outcome], BuiltSegment | None, list[tuple[str, ...] | None]]:
-    """The worker's side: parse the job's notes, write their chunks as one Whoosh segment, and hash
-    the chunks for the manifest (work the indexing process would do otherwise)."""
-    with gc_paused():  # millions of short-lived objects, no cycles worth collecting mid-job
-        outcomes = [read_note(vault, entry, known, limits, max_bytes) for entry, known in job]
-        # As `records.chunk_hashes` (that module loads the search side of the index: not for the worker).
-        hashes = [tuple(chunk_hash(o.title, c.heading_path, c.text) for c in o.chunks) if isinstance(o, Document) else None for o in outcomes]
-        docs = [o for o in outcomes if isinstance(o, Document) and o.chunks]
-        if not docs:
-            return outcomes, None, hashes
-        segment, files = _Worker.store_in(scratch).build_segment(docs, scratch)
-        return outcomes, BuiltSegment(segment, scratch, files), hashes
+@dataclass(slots=True)
+class OpenSegment:
+    """The worker's one open writer on its scratch index, and the claims whose chunks it holds."""
+
+    scratch: str
+    bound: tuple[int, int] = (SEGMENT_NOTES, SEGMENT_BYTES)  # notes, bytes: the segment is finished past either
+    writer: Any = None  # FastSegmentWriter, made by the first note with chunks
+    claims: list[int] = field(default_factory=list)
+    notes: int = 0
+    size: int = 0
+
+    def add(self, claim: int, job: Job, vault: str, limits: ChunkLimits, max_bytes: int) -> tuple[list[Outcome], list[Hashes]]:
+        """Parse the claim's notes and add their chunks; hash the chunks for the manifest (work the
+        indexing process would do otherwise). If it raises, the open segment is to be dropped (`drop`)."""
+        with gc_paused():  # many short-lived objects, no cycles worth collecting mid-claim
+            outcomes = [read_note(vault, entry, known, limits, max_bytes) for entry, known in job]
+            # As `records.chunk_hashes` (that module loads the search side of the index: not for the worker).
+            hashes = [tuple(chunk_hash(o.title, c.heading_path, c.text) for c in o.chunks) if isinstance(o, Document) else None for o in outcomes]
+            docs = [o for o in outcomes if isinstance(o, Document) and o.chunks]
+            self.claims.append(claim)
+            if docs:
+                if self.writer is None:
+                    self.writer = _Worker.store_in(self.scratch).writer(locked=False)
+                KeywordStore.add(self.writer, docs)
+                self.notes += len(docs)
+                self.size += sum(d.size for d in docs)
+        return outcomes, hashes
+
+    def full(self) -> bool:
+        return self.notes >= self.bound[0] or self.size >= self.bound[1]
+
+    def finish(self, kind: str) -> tuple[str, BuiltSegment | None, list[int]]:
+        """The open segment finished, for the claims it holds; the next claim opens a new one."""
+        built = None
+        if self.writer is not None:
+            with gc_paused():
+                segment, files = KeywordStore.finish_segment(self.writer, self.scratch)
+            built = BuiltSegment(segment, self.scratch, files)
+        answer = (kind, built, self.claims)
+        self._reset()
+        return answer
+
+    def drop(self) -> None:
+        """Forget the open segment (a note broke it): its claims are indexed by the other process."""
+        if self.writer is not None:
+            try:
+                self.writer.cancel()
+            except Exception:  # noqa: BLE001, S110 - a writer a note broke may be broken for good; its files are the scratch's
+                pass
+        self._reset()
+
+    def _reset(self) -> None:
+        self.writer, self.claims, self.notes, self.size = None, [], 0, 0
+
+
+def build_job(vault: str, job: Job, limits: ChunkLimits, max_bytes: int, scratch: str) -> tuple[list[Outcome], BuiltSegment | None, list[Hashes]]:
+    """One job as one finished segment (a claim and its segment at once)."""
+    open_segment = OpenSegment(scratch)
+    outcomes, hashes = open_segment.add(0, job, vault, limits, max_bytes)
+    return outcomes, open_segment.finish(SEGMENT)[1], hashes
 
 
 def warm_up() -> None:
-    """What every job needs, made while the worker waits for its jobs: the parsers (markdown-it's, made
+    """What every claim needs, made while the worker waits for its claims: the parsers (markdown-it's, made
     when a note first needs one: `core.vault.lazy_parser`)."""
     if _Worker.parsers is None:
         _Worker.parsers = lazy_parsers()
 
 
+def _answers(open_segment: OpenSegment, claim: int, setup: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """What a message asks for, answered: FINISH, or a claim (and the segment it filled)."""
+    if claim == FINISH:
+        return [open_segment.finish(FINISHED)]
+    vault, jobs, limits, max_bytes = setup[:4]
+    try:
+        outcomes, hashes = open_segment.add(claim, jobs[claim], vault, limits, max_bytes)
+    except Exception:  # noqa: BLE001 - a note that broke the writer: these claims are indexed there
+        open_segment.drop()
+        return [(FAILED, claim)]
+    answers: list[tuple[Any, ...]] = [(DONE, claim, outcomes, hashes)]
+    if open_segment.full():
+        answers.append(open_segment.finish(SEGMENT))
+    return answers
+
+
 def serve(conn: Any) -> None:
-    """The worker's loop: ready itself, take the jobs, build each one asked for; a job it cannot build
-    is answered with None."""
+    """The worker's loop: ready itself, take the claims (its first message: the vault, the claims, the
+    chunk limits, the size limit, the scratch folder and the segment bound), answer each message in turn.
+
+    Where `FINISH` is already waiting when a claim is done, the segment is finished before the claim's
+    answer is sent: the indexing process, out of claims, waits for both, and pickling the answer (a few
+    ms a claim) then happens beside its unpickling instead of before the segment's writing.
+    """
     warm_up()
     try:
-        vault, jobs, limits, max_bytes, scratch = conn.recv()
+        setup = conn.recv()
     except (EOFError, OSError):
         return  # the indexing process is gone, or needed no worker after all
-    while True:
-        try:
-            index = conn.recv()
-        except (EOFError, OSError):
-            return  # the indexing process is gone or done
-        try:
-            answer: tuple[int, Any] = (index, build_job(vault, jobs[index], limits, max_bytes, scratch))
-        except Exception:  # noqa: BLE001 - a note that broke the writer: the job is indexed there
-            answer = (index, None)
+    open_segment = OpenSegment(setup[4], setup[5])
+    ahead: int | None = None  # a message read early
+    try:
+        while True:
+            claim, ahead = (conn.recv(), None) if ahead is None else (ahead, None)
+            answers = _answers(open_segment, claim, setup)
+            finishing = claim != FINISH and conn.poll() and (ahead := conn.recv()) == FINISH
+            if finishing:
+                answers += _answers(open_segment, FINISH, setup)
+                ahead = None
+            _send(conn, answers, [claim, FINISH] if finishing else [claim], open_segment)
+    except (EOFError, OSError):
+        return  # the indexing process is gone or done
+
+
+def _send(conn: Any, answers: list[tuple[Any, ...]], asked: list[int], open_segment: OpenSegment) -> None:
+    """Send the answers; one that would not pickle (nothing of it was sent) fails what was `asked`."""
+    for answer in answers:
         try:
             conn.send(answer)
         except (EOFError, OSError):
-            return  # the indexing process is gone
-        except Exception:  # noqa: BLE001 - an answer that would not pickle (nothing was sent)
-            conn.send((index, None))
+            raise
+        except Exception:  # noqa: BLE001 - the claims since the last segment are indexed there
+            open_segment.drop()
+            for claim in asked:
+                conn.send((FAILED, claim))
+            return

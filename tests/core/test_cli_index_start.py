@@ -7,7 +7,8 @@ markdown-it and its parsers made before the first note, multiprocessing for a wo
 vault never starts, the OCR side and the PDF reader with OCR off, `_strptime` for daily-note
 names and platformdirs with `CAIRN_HOME` set. The probe (as `test_cli_start.PROBE`) runs the
 real CLI in a fresh interpreter over a small plain vault and reports which of those ended up in
-`sys.modules`. `logging` is not on the list: filelock (the index's writer lock) imports it.
+`sys.modules`. filelock (the index's writer lock) is imported without `logging`, `secrets` and
+`platform` (`core.base.lean_import.import_filelock_lean`).
 """
 
 from __future__ import annotations
@@ -32,9 +33,13 @@ NOT_FOR_INDEXING = (
     "whoosh.query", "whoosh.scoring", "whoosh.searching", "core.index.bm25_fast", "core.index.bm25_python",
     "core.index.phrase_match", "whoosh.lang.snowball",  # the vault is English: no Snowball stemmer at all
 )  # fmt: skip
+# shutil's probes, which the `cairn` command answers without loading them (core.base.lean_import.import_shutil_lean;
+# a spawned worker's multiprocessing imports shutil before any of Cairn's code runs), and what filelock imports for
+# locks Cairn never takes (`import_filelock_lean`).
+NOT_FOR_THE_COMMAND = ("bz2", "lzma", "secrets", "hmac", "base64", "platform", "logging", "traceback")
 
 # The real CLI in a fresh interpreter (tests/core/cli_probe.py), as `test_cli_start` runs it.
-INDEX_PROBE = probe_script(NOT_FOR_INDEXING)
+INDEX_PROBE = probe_script(NOT_FOR_INDEXING + NOT_FOR_THE_COMMAND)
 
 # What the parallel build's worker does before its first job: multiprocessing's spawn runs the
 # parent's main module (`core.cli.main`) as __mp_main__, then `core.base.spare_core.run_target`.
@@ -99,7 +104,8 @@ def test_a_note_off_the_fast_path_still_gets_markdown_it(tmp_path: Path) -> None
     (vault / "Tagged.md").write_text("# Tagged\n\nA [note](Other.md) about #gardening, \\*not\\* emphasis.\n", encoding="utf-8")
     env = {**os.environ, "CAIRN_HOME": str(tmp_path / "home")}
     done, report = _index_cold(vault, env)
-    assert report["code"] in (0, None) and report["loaded"] == ["html", "markdown_it"]  # markdown-it's entities are html's
+    # markdown-it's entities are html's, and its block rules' loggers `logging`'s
+    assert report["code"] in (0, None) and report["loaded"] == ["html", "logging", "markdown_it", "traceback"]
     found = subprocess.run(
         [sys.executable, "-m", "core.cli.main", "search", "--mode", "keyword", "note", "--tag", "gardening", "--json"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=300,

@@ -29,6 +29,7 @@ TIL = next((p for d in (REPO.parent, REPO.parent.parent) if (p := d / "shared" /
 HEAVY = (
     "httpx", "onnxruntime", "usearch", "markdown_it", "yaml", "pathspec", "tokenizers", "numpy", "urllib.request", "asyncio", "core.vault.pdf",
     "core.index.ocr_pass",  # the OCR stage's: only when OCR is switched on
+    "bz2", "lzma",  # shutil's probes of them (core.base.lean_import.import_shutil_lean)
 )  # fmt: skip
 # What only writing an index needs (walking, reading and chunking files, resolving links), `logging`
 # (nothing went wrong) and rapidfuzz (every word known): ~35 ms of a cold keyword search (issue #30).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import json
 import subprocess
 import sys
 import threading
@@ -80,3 +82,150 @@ def test_a_thread_known_to_import_none_of_them_keeps_the_import_lean(probe: None
     repo = Path(__file__).resolve().parents[3]
     done = subprocess.run([sys.executable, "-c", KNOWN_THREAD, str(tmp_path)], capture_output=True, text=True, cwd=repo, timeout=60, check=True)
     assert done.stdout.split() == ["True", "False"]  # the library saw the stand-in, and nobody after it
+
+
+SHUTIL = """
+import json, sys
+LEAN = sys.argv[1] == "lean"
+if LEAN:
+    from core.base.lean_import import import_shutil_lean
+    import_shutil_lean()
+import shutil
+loaded = sorted(m for m in ("bz2", "lzma", "_bz2", "_lzma", "_compression") if m in sys.modules)
+verdict = [shutil._BZ2_SUPPORTED, shutil._LZMA_SUPPORTED, sorted(shutil.get_unpack_formats()), sorted(shutil.get_archive_formats())]
+import bz2, lzma
+real = [bz2.BZ2File.__module__, lzma.LZMAFile.__module__, bz2.decompress(bz2.compress(b"x")).decode()]
+print(json.dumps([loaded, verdict, real]))
+"""
+
+
+def test_shutil_imported_lean_probes_bz2_and_lzma_without_loading_them() -> None:
+    """The same archive formats as a plain `import shutil`, none of the two modules loaded, and the real
+    ones for whoever imports them afterwards."""
+    repo = Path(__file__).resolve().parents[3]
+    runs = {
+        mode: subprocess.run([sys.executable, "-c", SHUTIL, mode], capture_output=True, text=True, cwd=repo, timeout=60, check=True)
+        for mode in ("lean", "plain")
+    }
+    (lean_loaded, lean_verdict, lean_real), (plain_loaded, plain_verdict, plain_real) = (
+        json.loads(runs[mode].stdout) for mode in ("lean", "plain")
+    )
+    assert lean_loaded == [] and set(plain_loaded) >= {"bz2", "lzma"}
+    assert lean_verdict == plain_verdict
+    assert lean_real == plain_real == ["bz2", "lzma", "x"]
+
+
+def test_filelocks_stand_ins_cover_every_use_of_secrets_and_platform_in_the_installed_package() -> None:
+    """A use the stand-ins lacked would fail only on the rare path that reaches it (a stale soft lock's break)."""
+    import filelock
+
+    from core.base.lean_import import FILELOCK_STAND_INS
+
+    used: dict[str, set[str]] = {name: set() for name in ("secrets", "platform")}  # logging: see the test below
+    for path in Path(filelock.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in used:
+                used[node.module].update(alias.name for alias in node.names)  # `from secrets import x` would bypass the module
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in used:
+                used[node.value.id].add(node.attr)
+    assert used["secrets"] and used["platform"]  # the scan sees the package's uses
+    for module, names in used.items():
+        assert names <= set(FILELOCK_STAND_INS[module]), (module, names - set(FILELOCK_STAND_INS[module]))
+
+
+FILELOCK = """
+import json, sys
+from core.base.lean_import import import_filelock_lean
+import_filelock_lean()
+import filelock, filelock._util
+loaded = sorted(m for m in ("secrets", "platform", "hmac", "base64") if m in sys.modules)
+lock = filelock.FileLock(sys.argv[1], thread_local=False)
+with lock:
+    held = lock.is_locked
+other = filelock.FileLock(sys.argv[1], timeout=0)
+other.acquire()
+other.release()
+import platform, secrets
+calls = [filelock._util.platform.machine() == platform.machine(), len(filelock._util.secrets.token_hex(16)),
+         0 <= filelock._api.secrets.randbelow(10) < 10, secrets.token_bytes.__module__]
+print(json.dumps([loaded, held, lock.is_locked, calls]))
+"""
+
+
+def test_filelock_imported_lean_locks_as_before_without_secrets_and_platform(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, "-c", FILELOCK, str(tmp_path / "x.lock")], capture_output=True, text=True, cwd=repo, timeout=60, check=True
+    )
+    loaded, held, still_held, calls = json.loads(done.stdout)
+    assert loaded == [] and held is True and still_held is False
+    assert calls == [True, 32, True, "secrets"]  # the stand-ins hand on to the real functions; later imports are real
+
+
+LOADED_LEAN = """
+import json, sys
+from core.base.lean_import import import_filelock_lean
+import_filelock_lean()
+print(json.dumps(sorted(m.__file__ for n, m in sys.modules.items() if n.split(".")[0] == "filelock")))
+"""
+
+
+def _outside_annotations(tree: ast.AST) -> list[ast.AST]:
+    """The tree's nodes, annotations left out (filelock's `from __future__ import annotations` keeps them text)."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        notes = [getattr(node, "annotation", None), getattr(node, "returns", None)]
+        for note in notes:
+            if note is not None:
+                skip.update(id(inner) for inner in ast.walk(note))
+    return [node for node in ast.walk(tree) if id(node) not in skip]
+
+
+def test_the_modules_filelock_loads_with_the_stand_ins_use_nothing_of_logging_but_getlogger() -> None:
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", LOADED_LEAN], capture_output=True, text=True, cwd=repo, timeout=60, check=True)
+    used: set[str] = set()
+    for path in json.loads(done.stdout):
+        for node in _outside_annotations(ast.parse(Path(path).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "logging":
+                used.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "logging":
+                used.add(node.attr)
+    assert used == {"getLogger"}
+
+
+LOGGED = """
+import json, sys
+from core.base.lean_import import import_filelock_lean
+import_filelock_lean()
+import filelock
+lock = filelock.FileLock(sys.argv[1])
+with lock:
+    pass
+quiet = "logging" not in sys.modules
+import logging
+records = []
+class Keep(logging.Handler):
+    def emit(self, record):
+        records.append([record.levelname, record.getMessage().replace(sys.argv[1], "LOCK"), record.pathname.endswith("_api.py")])
+logging.getLogger("filelock").addHandler(Keep())
+logging.getLogger("filelock").setLevel(logging.DEBUG)
+with lock:
+    pass
+filelock._api._LOGGER.warning("told %s", "always")
+print(json.dumps([quiet, records]))
+"""
+
+
+def test_filelocks_logger_is_quiet_until_logging_is_imported_then_the_real_one(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, "-c", LOGGED, str(tmp_path / "x.lock")], capture_output=True, text=True, cwd=repo, timeout=60, check=True
+    )
+    quiet, records = json.loads(done.stdout)
+    assert quiet is True  # nothing could have shown a DEBUG record: logging was never imported
+    levels = [level for level, _, _ in records]
+    assert levels.count("DEBUG") >= 2 and levels[-1] == "WARNING"
+    assert any("acquired on LOCK" in message for _, message, _ in records)
+    assert any("released on LOCK" in message for _, message, _ in records)
+    assert all(at_api for _, _, at_api in records[:-1])  # filelock's own line, not the stand-in's, is the origin

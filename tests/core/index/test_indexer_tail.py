@@ -21,6 +21,9 @@ from core.index.indexer import VaultIndex
 class SlowClosingBuild:
     """A build that hands every note back to this process and takes a while to close (a worker being reaped)."""
 
+    answered_notes = 0  # the worker's notes answered (none: it hands every note back)
+    waiting = True  # no claim left for this process after the one it yields
+
     def __init__(self, notes: list[Any], fail: bool = False) -> None:
         self.notes = notes
         self.fail = fail

@@ -17,6 +17,7 @@ import core.base.spare_core as sc
 import core.index.parallel_build as pb
 from core.base.config import EngineConfig, VaultConfig
 from core.base.paths import AppPaths
+from core.index.bulk_writer import BulkWriter
 from core.index.indexer import SCRATCH, VaultIndex
 from core.vault.chunker import ChunkLimits
 from core.vault.scanner import ScanEntry
@@ -75,7 +76,7 @@ class Spy:
             for unit in real_iter(build):
                 if isinstance(unit, pb.BuiltJob):
                     spy.built += 1
-                else:
+                elif not isinstance(unit, int):  # an int: the notes the worker has answered so far
                     spy.local += 1
                 yield unit
 
@@ -88,10 +89,16 @@ def _assert_same_index(one: Any, other: Any) -> None:
     Whoosh's merge re-sums a field's total length from the documents' one-byte (rounded)
     lengths, so an index whose segments were merged otherwise has slightly other totals.
     """
-    a, b = index_dump_by_chunk(one), index_dump_by_chunk(other)
+    a, b = _no_length_columns(index_dump_by_chunk(one)), _no_length_columns(index_dump_by_chunk(other))
     totals_a, totals_b = a.pop("lengths"), b.pop("lengths")
     assert a == b
     assert totals_a == pytest.approx(totals_b, rel=0.03)
+
+
+def _no_length_columns(dump: dict[str, Any]) -> dict[str, Any]:
+    """A chunk's field length read as 0 where its segment has no length column for the field (no chunk
+    of that segment has it: a note committed alone, as a refused batch's notes are) and Whoosh says None."""
+    return {k: (v[0], [n or 0 for n in v[1]]) if k.startswith("doc:") else v for k, v in dump.items()}
 
 
 def _index(vault: Path, home: Path) -> VaultIndex:
@@ -147,86 +154,30 @@ def test_changed_and_removed_notes_leave_no_stale_chunks(vault: Path, tmp_path: 
 
 
 def test_a_segment_the_index_refuses_goes_in_note_by_note(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one commit fails on the worker's segment (a full disk, say): this process's notes and the
+    worker's (parsed already) go in the in-process way, and the index is the one a serial build makes."""
     Spy(monkeypatch, worker=False)
     plain = _index(vault, tmp_path / "a")
     plain.sync()
     spy = Spy(monkeypatch, worker=True)
     fast = _index(vault, tmp_path / "b")
+    real_commit = BulkWriter.commit
+    refused: list[int] = []
 
-    def refuse(built: Any, replaced: Any) -> None:
-        raise OSError("disk full")
+    def refuse(writer: BulkWriter, stale: Any, built: Any) -> None:
+        if built:
+            refused.append(len(built))
+            writer.cancel()
+            raise OSError("disk full")
+        real_commit(writer, stale, built)
 
-    monkeypatch.setattr(fast.keyword, "add_built", refuse)
+    monkeypatch.setattr(BulkWriter, "commit", refuse)
     stats = fast.sync()
-    assert spy.built >= 1
+    assert spy.built >= 1 and refused  # the one commit, then the segment alone, were refused
     assert stats.documents == 61
     assert fast.files == plain.files
     _assert_same_index(plain.keyword._ix, fast.keyword._ix)
-
-
-def test_a_job_the_worker_fails_is_indexed_here(tmp_path: Path) -> None:
-    class Failing:
-        """A worker that answers every job with a failure."""
-
-        def __init__(self) -> None:
-            self.asked: list[int] = []
-
-        def submit(self, index: int) -> None:
-            self.asked.append(index)
-
-        def wait(self, timeout: float) -> bool:
-            return True
-
-        def answer(self) -> tuple[int, Any]:
-            return self.asked.pop(0), None
-
-        def kill(self) -> None: ...
-
-        def stop(self) -> None: ...
-
-    jobs: list[Any] = [[("a", None)], [("b", None)], [("c", None)]]
-    build = pb.ParallelBuild(Failing(), jobs, tmp_path / "scratch")
-    assert list(build) == jobs  # each failed in the worker, and came back in order
-    build.close()
-
-
-def test_each_unit_is_taken_in_with_the_collector_paused_and_it_runs_again_between_them(tmp_path: Path) -> None:
-    import gc
-
-    class Answering:
-        """A worker that answers each job with a failure at once (the job comes back to be indexed here)."""
-
-        def __init__(self) -> None:
-            self.asked: list[int] = []
-
-        def submit(self, index: int) -> None:
-            self.asked.append(index)
-
-        def wait(self, timeout: float) -> bool:
-            return bool(self.asked)
-
-        def answer(self) -> tuple[int, Any]:
-            return self.asked.pop(0), None
-
-        def kill(self) -> None: ...
-
-        def stop(self) -> None: ...
-
-    jobs: list[Any] = [[("a", None)], [("b", None)], [("c", None)], [("d", None)]]
-    assert gc.isenabled()
-    build = pb.ParallelBuild(Answering(), jobs, tmp_path / "scratch")
-    seen = []
-    units = iter(build)
-    for unit in units:
-        seen.append((unit, gc.isenabled()))
-        if len(seen) == 2:
-            break  # a cancelled sync stops taking units: the collector is on again at once
-    units.close()
-    assert [enabled for _, enabled in seen] == [False, False]
-    assert gc.isenabled()
-    assert [unit for unit, _ in seen] + list(build) == jobs  # the rest, taken in later, each once
-    assert gc.isenabled()
-    build.close()
+    assert plain.links._notes == fast.links._notes
 
 
 def test_a_cancelled_sync_stops_the_worker(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -350,24 +301,29 @@ def test_cancel_is_seen_while_waiting_for_the_worker(tmp_path: Path, monkeypatch
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="no SIGKILL here")
 def test_a_sync_whose_worker_is_killed_indexes_every_note_here(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed once it has answered claims whose segment has not come (their notes parsed, their chunks in
+    its open segment): those claims and the one it held are indexed here, and nothing is lost or doubled."""
     Spy(monkeypatch, worker=False)
     plain = _index(vault, tmp_path / "a")
     plain.sync()
-    spy = Spy(monkeypatch, worker=True)
-    counting = pb.ParallelBuild.__iter__
+    Spy(monkeypatch, worker=True)
+    real_take = pb.ParallelBuild._take
+    killed: list[int] = []
 
-    def killing(build: Any) -> Any:
-        for n, unit in enumerate(counting(build)):
-            if n == 0:  # the worker holds jobs now: killed as the system would (out of memory)
-                os.kill(build._worker._process.pid, signal.SIGKILL)
-            yield unit
+    def killing(build: Any, got: Any) -> Any:
+        units = real_take(build, got)
+        if not killed and build._open:  # an answered claim waits for its segment: killed as the system would
+            killed.append(len(build._open))
+            os.kill(build._worker._process.pid, signal.SIGKILL)
+        return units
 
-    monkeypatch.setattr(pb.ParallelBuild, "__iter__", killing)
+    monkeypatch.setattr(pb.ParallelBuild, "_take", killing)
     fast = _index(vault, tmp_path / "b")
     started = time.monotonic()
     stats = fast.sync()
     assert time.monotonic() - started < 60  # not the 15-minute wait
-    assert spy.local >= 2 and stats.documents == 61
+    assert killed  # (a segment already in the pipe when it died is still taken: it was finished)
+    assert stats.documents == 61
     assert fast.files == plain.files
     _assert_same_index(plain.keyword._ix, fast.keyword._ix)
 
@@ -412,18 +368,6 @@ def test_a_busy_machine_gets_no_early_worker_and_no_build(vault: Path, tmp_path:
     sc.discard(pb.WORKER_TARGET)  # nothing left to stop
 
 
-def test_jobs_are_cut_by_work_not_by_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pb, "MIN_JOB_NOTES", 2)
-    sizes = [200_000, 200_000] + [1_000] * 40 + [200_000, 200_000]  # two big chapters at each end
-    notes: list[Any] = [(ScanEntry(f"n{i}.md", tmp_path / f"n{i}.md", size, 0), None) for i, size in enumerate(sizes)]
-    jobs = pb.cut_jobs(notes)
-    assert [n for job in jobs for n in job] == notes  # every note once, in order
-    assert len(jobs[0]) == 2 and len(jobs[-1]) <= 2  # the big notes make short jobs
-    assert max(len(job) for job in jobs) > 10  # the small ones long ones
-    monkeypatch.setattr(pb, "MAX_JOB_NOTES", 5)
-    assert max(len(job) for job in pb.cut_jobs(notes)) == 5
-
-
 def test_warnings_come_in_scan_order_whichever_process_read_the_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The worker's jobs are taken in as they are done (this process's from the back come first): the
     sync report's warnings are still in the notes' order, as a one-process build lists them."""
@@ -440,26 +384,3 @@ def test_warnings_come_in_scan_order_whichever_process_read_the_note(tmp_path: P
     assert spy.built >= 1 and spy.local >= 1
     assert len(plain.info.warnings) >= 10
     assert fast.info.warnings == plain.info.warnings
-
-
-def test_the_worker_writes_every_segment_into_its_scratch_folder(tmp_path: Path) -> None:
-    """No folder a job (each costs a directory made and removed): the segments lie side by side,
-    each named by its own id, and each is taken into the index whole."""
-    from core.base.models import Document
-    from core.index.keyword_index import KeywordIndex
-    from core.index.segment_worker import build_job
-
-    root = write_vault(tmp_path / "vault", 12)
-    entries = [ScanEntry(p.relative_to(root).as_posix(), p, p.stat().st_size, 0) for p in sorted(root.rglob("*.md"))]
-    scratch = tmp_path / "building"
-    scratch.mkdir()
-    built = [build_job("v", [(e, None) for e in half], ChunkLimits(), 200_000, str(scratch)) for half in (entries[:6], entries[6:])]
-    assert not [p for p in scratch.iterdir() if p.is_dir()]
-    segments = [segment for _, segment, _ in built if segment is not None]
-    assert len(segments) == 2 and all(s.folder == str(scratch) for s in segments)
-    assert not set(segments[0].files) & set(segments[1].files)
-    index = KeywordIndex(tmp_path / "ix")
-    for segment in segments:
-        index.add_built(segment, [])
-    docs = [o for outcomes, _, _ in built for o in outcomes if isinstance(o, Document)]
-    assert len(docs) == 12 and index.doc_count() == sum(len(d.chunks) for d in docs)

@@ -206,13 +206,17 @@ def test_cairn_index_forks_its_worker_and_leaves_nothing_running(
     assert pb.WORKER_TARGET not in sc._PENDING
 
 
-def test_a_forked_build_cuts_fewer_jobs(tmp_path: Path) -> None:
-    """Equal notes: 6 jobs weighted 3:2:1:1:2:3 for a spawned worker, 4 weighted 2:1:1:2 for a forked one."""
-    notes: list[Any] = [(ScanEntry(f"n{i}.md", tmp_path / f"n{i}.md", 10_000, 0), None) for i in range(120)]
-    for weights, lengths in ((pb.WEIGHTS, [30, 20, 10, 10, 20, 30]), (pb.FORK_WEIGHTS, [40, 20, 20, 40])):
-        jobs = pb.cut_jobs(notes, weights)
-        assert [n for job in jobs for n in job] == notes
-        assert [len(job) for job in jobs] == pytest.approx(lengths, abs=1)
+def test_claims_are_many_and_smallest_in_the_middle(tmp_path: Path) -> None:
+    """Equal notes: `CLAIMS` claims whatever starts the worker, each `TAPER` of the one nearer its end, so
+    the last ones taken (in the middle, where the two processes meet) are the smallest."""
+    notes: list[Any] = [(ScanEntry(f"n{i}.md", tmp_path / f"n{i}.md", 10_000, 0), None) for i in range(200)]
+    jobs = pb.cut_jobs(notes)
+    assert [n for job in jobs for n in job] == notes
+    sizes = [len(job) for job in jobs]
+    assert len(sizes) == pb.CLAIMS
+    half = pb.CLAIMS // 2
+    assert sizes[:half] == sorted(sizes[:half], reverse=True) and sizes[half:] == sorted(sizes[half:])
+    assert sizes[0] >= 3 * sizes[half - 1]
 
 
 @pytest.mark.parametrize(("threads", "expected"), [(1, True), (2, False)])
