@@ -65,7 +65,7 @@ def vector_worthy(body: str) -> bool:
     lines = [line for line in body.splitlines() if line.strip()]
     if not lines:
         return True
-    if all(_LINK_LINE.fullmatch(line) for line in lines):
+    if all(map(_LINK_LINE.fullmatch, lines)):
         return False
     # Minified lines carry no words; base64 and URLs are neither words nor text to weigh them by
     # (a sentence around a long link keeps its vector).
@@ -81,8 +81,8 @@ def vector_worthy(body: str) -> bool:
     if _RUN_80 in runs:  # base64 runs are 80+ characters without a space
         cleaned = _BASE64.sub(" ", cleaned)
         raw = cleaned.encode("utf-8")
-    visible = sum(map(len, lines)) - sum(map(len, kept)) + len(cleaned)
-    visible -= cleaned.count(" ") + cleaned.count("\t") + cleaned.count("\n")
+    visible = len(cleaned) if kept is lines else sum(map(len, lines)) - sum(map(len, kept)) + len(cleaned)
+    visible -= len(raw) - len(raw.translate(None, b" \t\n"))  # spaces, tabs and newlines: ASCII, one byte each
     return _letters(cleaned, raw, _RUN_40 in runs) >= max(MIN_LETTER_SHARE * max(visible, 1), 1)
 
 

@@ -149,6 +149,12 @@ def document_fields(doc: Document) -> list[dict[str, Any]]:
     props = ",".join(terms)
     meta = {"p": list(terms), "t": [task_row(t) for t in doc.tasks]} if terms else None
     rows: list[dict[str, Any]] = []
+    # The note's own values, looked up once; each chunk's row is a dict display (one dict, not
+    # `dict(**kwargs)`'s two), its keys in the same order as ever.
+    vault, rel_path, title, version = doc.vault, doc.rel_path, doc.title, doc.document_version
+    date, doc_type, confidentiality = doc.date or "", doc.doc_type or "", doc.confidentiality
+    named: dict[str, Any] = {"names": names} if names else {}
+    with_props: dict[str, Any] = {"props": props} if props else {}
     for chunk in doc.chunks:
         lang = detect_language(chunk.text)
         if not lang:
@@ -158,29 +164,29 @@ def document_fields(doc: Document) -> list[dict[str, Any]]:
                 note_lang = (many and detect_language(" ".join(c.text for c in doc.chunks[:8]))) or "en"
             lang = note_lang
         rows.append(
-            dict(
-                chunk_id=chunk_id(doc.vault, doc.rel_path, chunk.ordinal),
-                vault=doc.vault,
-                rel_path=doc.rel_path,
-                folders=folders,
-                ordinal=chunk.ordinal,
-                title=doc.title,
-                aliases=aliases,
-                **({"names": names} if names else {}),
-                heading_path=chunk.heading_path,
-                tags=tags,
-                body=chunk.text,
-                lang=lang,
-                date=doc.date or "",
-                doc_type=doc.doc_type or "",
-                confidentiality=doc.confidentiality,
-                document_version=doc.document_version,
-                start_byte=chunk.start_byte,
-                end_byte=chunk.end_byte,
+            {
+                "chunk_id": chunk_id(vault, rel_path, chunk.ordinal),
+                "vault": vault,
+                "rel_path": rel_path,
+                "folders": folders,
+                "ordinal": chunk.ordinal,
+                "title": title,
+                "aliases": aliases,
+                **named,
+                "heading_path": chunk.heading_path,
+                "tags": tags,
+                "body": chunk.text,
+                "lang": lang,
+                "date": date,
+                "doc_type": doc_type,
+                "confidentiality": confidentiality,
+                "document_version": version,
+                "start_byte": chunk.start_byte,
+                "end_byte": chunk.end_byte,
                 **({"page": chunk.page} if chunk.page is not None else {}),
-                **({"props": props} if props else {}),
+                **with_props,
                 **({"meta": meta} if meta and not rows else {}),
-            )
+            }
         )
     return rows
 

@@ -166,8 +166,8 @@ class _Scan:
         a comment's closing `-->`, `----- %%`) is text anywhere.
         """
         if line.startswith("-"):
-            return _dash_text(line) and not self._odd_text(line)
-        return plain_text(line, self.refs and not inside) and not self._odd_text(line)
+            return _dash_text(line) and not (self.strict and self._odd_text(line))
+        return plain_text(line, self.refs and not inside) and not (self.strict and self._odd_text(line))
 
     def _reference(self, i: int) -> int | None:
         """A one-line link reference definition: no block; the next line must end it plainly."""
@@ -192,7 +192,8 @@ class _Scan:
         if len(lines[i]) - len(first) > 3 or not (self._text(first) or self._html_text(first, first=True)):
             return None
         j = i + 1
-        while j < n and self._goes_on(lines[j]):
+        plain = not self.strict  # no odd whitespace in the note: a line starting with a letter goes on (`_goes_on`)
+        while j < n and ((plain and lines[j][:1] in _LETTER) or self._goes_on(lines[j])):
             j += 1
         if j < n and lines[j].strip(" ") and not (ends_paragraph(lines[j]) or _table_interrupts(lines, j)):
             return None  # only a blank line, a quote, heading, fence, list, table or HTML block may end a paragraph here
@@ -205,7 +206,7 @@ class _Scan:
         """Whether `line` continues a paragraph: text, up to 3 spaces in, that begins no block that may
         interrupt one; 4 or more spaces in, anything (markdown-it's "lazy" code is the paragraph's)."""
         if line[:1] in _LETTER:  # most lines of prose: `plain_text` would say yes
-            return not self._odd_text(line)
+            return not (self.strict and self._odd_text(line))
         rest = line.lstrip(" ")
         if not rest:
             return False
@@ -380,7 +381,7 @@ class _Scan:
             line = lines[j]
             rest = line.lstrip(" ")
             if rest[:1] in _LETTER:  # text, as `_text` says, unless odd: no list marker starts with a letter
-                if self._odd_text(rest):
+                if self.strict and self._odd_text(rest):
                     return j
             elif not rest or rest[0] == "\t" or _item(rest) is not None:
                 return j

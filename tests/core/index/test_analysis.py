@@ -136,3 +136,41 @@ def test_ascii_text_compiles_no_cjk_pattern() -> None:
     repo = Path(__file__).resolve().parents[3]
     done = subprocess.run([sys.executable, "-c", ASCII_PROBE], cwd=repo, capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.split() == ["0", "0"]
+
+
+def test_plain_words_with_the_ascii_class_are_the_unicode_patterns_words() -> None:
+    """`plain_words` takes an ASCII class where no character beyond ASCII is a word character: same
+    words as `_PLAIN_WORD` on texts mixing dotted words, curly quotes, emoji, accents and digits."""
+    import random
+
+    from core.index import analysis
+
+    rng = random.Random(7)
+    alphabet = ["a", "Z", "9", "_", ".", " ", "..", "’", "“", "—", "📅", "é", "ß", "٣", "²", "\u00a0", "\ud800", "\n", "os.path", "3.14"]
+    texts = ["", "Rust’s “ownership” — os.path.join 3.14.", "café au lait", "x²", "٣.٤"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30))) for _ in range(4000)]
+    texts += list(note_texts(40).values())
+    for text in texts:
+        if not analysis.has_cjk(text):
+            assert analysis.plain_words(text) == analysis._PLAIN_WORD.findall(text), repr(text)
+    assert analysis.beyond_ascii("a’b📅c") == "’📅"
+
+
+def test_fold_accents_is_translate_with_the_accent_map() -> None:
+    """`fold_accents` skips `translate` only where it changes nothing: on every stem the stemmers make of
+    fixture words in several languages, and on ASCII strings with and without upper-case letters."""
+    import random
+
+    from whoosh.support.charset import accent_map
+
+    from core.index import analysis
+
+    rng = random.Random(9)
+    words = {w for text in note_texts(40).values() for w in analysis.plain_words(text)}
+    words |= {"".join(rng.choice("aHIJNPSTWYinps1_.éÉßøÅ") for _ in range(rng.randrange(0, 8))) for _ in range(3000)}
+    words |= {"Über", "naïve", "CAFÉ", "straße", "İstanbul", "123", "", "ſ", "ﬁ", "K"}
+    for lang in ("en", "de", "fr", "es", "it", "pt", "ru"):
+        stem = analysis.terms_for(lang).stem
+        for word in words:
+            for text in (word, word.lower(), stem(word.lower())):
+                assert analysis.fold_accents(text) == text.translate(accent_map), (lang, text)

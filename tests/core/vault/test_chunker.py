@@ -280,3 +280,28 @@ def test_every_chunk_range_is_within_the_file_ordered_disjoint_and_exact(raw: by
         assert len(doc.chunks) <= 1
     for c in doc.chunks:
         assert c.text == c.text.strip(" \t\n\r"), "chunks are trimmed of blank edges"
+
+
+def test_texts_that_may_hold_a_tag_are_found_in_one_search_as_in_one_each() -> None:
+    """`maybe_tagged` (one search over the joined texts) picks exactly the texts a search of each picks."""
+    import random
+
+    from core.vault.chunker import _MAYBE_TAG, maybe_tagged
+    from core.vault.simple_note import InlineText
+
+    rng = random.Random(3)
+    pieces = ["#", "&", "#35;", "&#35;", "&#x23;", "&num;", "a", "é", "1", "_", "/", " ", "\n", "#&", "x#y", "\\", "[", "tag"]
+    for _ in range(3000):
+        texts = [InlineText("".join(rng.choice(pieces) for _ in range(rng.randrange(0, 6))), i) for i in range(rng.randrange(0, 6))]
+        assert maybe_tagged(texts) == [t for t in texts if _MAYBE_TAG.search(t.content) is not None], texts
+
+
+def test_a_section_is_measured_in_characters_only_past_its_byte_count() -> None:
+    """`_within` answers as decoding does: a range of no more bytes than the limit has no more characters."""
+    from core.vault.chunker import _chars, _within
+
+    for raw in (b"abc\n" * 30, "é€😀\n".encode() * 20, b"\xff\xfe\xc3" * 40, b""):
+        for start in range(0, len(raw), 7):
+            for end in range(start, len(raw) + 1, 5):
+                for limit in (0, 3, 10, 50):
+                    assert _within(raw, start, end, limit) == (_chars(raw, start, end) <= limit)

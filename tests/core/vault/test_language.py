@@ -103,3 +103,46 @@ def test_function_words_are_counted_as_the_word_by_word_loop_counts_them_and_in_
         ranked = want.most_common(2)
         ties += len(ranked) == 2 and ranked[0][1] == ranked[1][1]
     assert ties > 20  # the generated mixes do reach the ties the order decides
+
+
+def _detect_by_pattern(text: str, min_words: int = 4) -> str:
+    """`detect_language` as it was before `ascii_latin_words`: every sample through `_LATIN_WORD`."""
+    from unittest import mock
+
+    from core.vault import language
+
+    with mock.patch.object(language, "ascii_latin_words", lambda sample: None):
+        return language.detect_language(text, min_words)
+
+
+def test_ascii_words_are_the_patterns_words_lowered() -> None:
+    """`ascii_latin_words` gives `_LATIN_WORD`'s words, lowered, whenever it answers; it declines accented letters."""
+    from core.vault import language
+
+    rng = random.Random(5)
+    alphabet = "aZ tHe Of, und.’“—…\t\n_9é×Ωɏɐ\u0250Ж中\ud800x"
+    for _ in range(3000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40)))
+        words = language.ascii_latin_words(sample)
+        expected = [w.lower() for w in language._LATIN_WORD.findall(sample)]
+        if words is None:
+            assert any("\u00c0" <= ch <= "\u027f" for ch in sample)
+        else:
+            assert [w.decode() for w in words] == expected
+    assert language.ascii_latin_words("Rust’s “ownership” — the rules") == [b"rust", b"s", b"ownership", b"the", b"rules"]
+    assert language.ascii_latin_words("café au lait") is None
+
+
+def test_the_ascii_way_detects_as_the_pattern_does() -> None:
+    """Same language with and without the byte-map way, ties (first-seen order) included."""
+    rng = random.Random(11)
+    vocab = "the and of la le der die el het och il è für das ein une Ж 中文 ’ — ``code`` http://x.y".split() + ["\n", "THE", "Und"]
+    texts = ["", "a b c", "the the", "The cat sat on the mat", "Le chat et le chien und der Hund"]
+    texts += [" ".join(rng.choice(vocab) for _ in range(rng.randrange(0, 30))) for _ in range(2000)]
+    for text in texts:
+        for min_words in (0, 1, 4):
+            assert detect_language(text, min_words) == _detect_by_pattern(text, min_words), (text, min_words)
+    for folder in ("pages", "pages.de", "pages.fr", "pages.zh"):
+        for page in sorted((TLDR / folder / "common").glob("*.md"))[:60] if TLDR.is_dir() else []:
+            text = page.read_text(encoding="utf-8")
+            assert detect_language(text) == _detect_by_pattern(text)
