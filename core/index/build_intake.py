@@ -7,7 +7,8 @@ costs and the two processes keep in step; the worker's segments wait with it, an
 commit lists them all (or every `BATCH` notes on a big vault). The manifest and the link
 graph take a note only once that commit holds its chunks. If the writer refuses a note, or
 the commit fails, everything goes the in-process way instead: `commit_each`, note by note
-where need be, the one bad note skipped with its reason.
+where need be, the one bad note skipped with its reason (the worker's notes read again here
+first: it sends what the manifest and link graph need of them, not the parsed notes).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from core.index.intake import BATCH
 from core.index.manifest import FileRecord
 from core.index.parallel_build import BuiltJob, work_units
 from core.index.records import record_for
+from core.index.segment_worker import IndexedNote
 from core.vault.kinds import attachment_kind
 
 if TYPE_CHECKING:
@@ -29,12 +31,12 @@ if TYPE_CHECKING:
     from core.index.bulk_writer import BulkWriter
     from core.index.intake import NoteIntake
     from core.index.parallel_build import ParallelBuild
-    from core.index.segment_worker import BuiltSegment, Hashes
+    from core.index.segment_worker import BuiltSegment
     from core.index.sync_report import ProcessResult
     from core.vault.attachments import AttachmentReading
     from core.vault.scanner import ScanEntry
 
-Worker = tuple["BuiltSegment | None", list[tuple[Document, "Hashes | FileRecord"]]]  # a worker's segment and its notes
+Worker = tuple["BuiltSegment | None", list[tuple["ScanEntry", IndexedNote]]]  # a worker's segment and its notes
 
 
 class Pass(Protocol):
@@ -58,11 +60,12 @@ class OneCommit:
     """What one commit of a parallel build will hold: this process's notes in an open writer, and
     the worker's segments with their notes."""
 
-    def __init__(self, intake: NoteIntake, res: ProcessResult, removed: list[str], writing: Callable[[], None]) -> None:
+    def __init__(self, intake: NoteIntake, p: Pass) -> None:
         self._intake = intake
-        self._res = res
-        self._removed = removed
-        self._writing = writing
+        self._p = p
+        self._res = p.res
+        self._removed = p.removed
+        self._writing = p.writing
         self._writer: BulkWriter | None = None
         self._broken = False  # a note broke the open writer: this commit's notes go note by note
         self._flushed = False  # the open writer's segment is written: the next note opens another commit
@@ -94,21 +97,16 @@ class OneCommit:
             self.commit()
 
     def built(self, unit: BuiltJob) -> None:
-        """A segment of the worker's: its notes wait with it for the commit."""
-        docs: list[tuple[Document, Hashes | FileRecord]] = []
-        res = self._res
-        for (entry, _), got, made in zip(unit.job, unit.outcomes, unit.hashes, strict=True):
-            if isinstance(got, Document):
-                docs.append((got, made))
-                res.warnings.extend(got.warnings)
-                if got.rel_path in self._intake.files:
-                    res.changed += 1
-                else:
-                    res.added += 1
+        """A segment of the worker's: its notes wait with it for the commit (and are counted once a
+        commit holds them: a refused segment's notes are read again, and counted, here)."""
+        notes: list[tuple[ScanEntry, IndexedNote]] = []
+        for (entry, _), got in zip(unit.job, unit.outcomes, strict=True):
+            if isinstance(got, IndexedNote):
+                notes.append((entry, got))
             else:
-                self._intake.not_indexed(entry, got, res, self._removed, self._writing)
-        if docs:
-            self._worker.append((unit.built, docs))
+                self._intake.not_indexed(entry, got, self._res, self._removed, self._writing)
+        if notes:
+            self._worker.append((unit.built, notes))
 
     def flush_now(self) -> None:
         """This process has no claim left: its segment is written while the worker finishes its last."""
@@ -131,8 +129,8 @@ class OneCommit:
                 writer.cancel()
             return
         files = self._intake.files
-        worker_docs = [doc for _, docs in worker for doc, _ in docs]
-        stale = [d.rel_path for d in (*own, *worker_docs) if d.rel_path in files]
+        worker_notes = [note for _, notes in worker for _, note in notes]
+        stale = [d.rel_path for d in own if d.rel_path in files] + [n.rel_path for n in worker_notes if n.rel_path in files]
         self._writing()
         if not broken:
             try:
@@ -140,37 +138,58 @@ class OneCommit:
             except Exception:  # noqa: BLE001 - the in-process way has the per-note boundary
                 broken = True
             else:
-                self._taken(list(zip(own, records, strict=True)) + [pair for _, docs in worker for pair in docs])
+                self._counted(worker_notes)
+                self._taken([*zip(own, records, strict=True), *((n, n.record) for n in worker_notes)])
                 return
         if writer is not None:
             writer.cancel()
         self._res.reindexed.extend(self._intake.commit_each(own, [], self._res))
-        for built, docs in worker:
-            self._built_alone(built, docs)
+        for built, notes in worker:
+            self._built_alone(built, notes)
 
-    def _built_alone(self, built: BuiltSegment | None, docs: list[tuple[Document, Hashes | FileRecord]]) -> None:
-        """A worker's segment in a commit of its own; if the index refuses it, its notes (parsed
-        already) go the in-process way, note by note where need be."""
-        replaced = [d.rel_path for d, _ in docs if d.rel_path in self._intake.files]
+    def _built_alone(self, built: BuiltSegment | None, notes: list[tuple[ScanEntry, IndexedNote]]) -> None:
+        """A worker's segment in a commit of its own; if the index refuses it, its notes are read again
+        here (the worker sent no parsed notes) and go the in-process way, note by note where need be."""
+        replaced = [n.rel_path for _, n in notes if n.rel_path in self._intake.files]
         try:
             if built is not None:
                 self._intake.keyword.add_built(built, replaced)
             elif replaced:  # notes that now hold no chunks
                 self._intake.keyword.apply(replaced, [])
         except Exception:  # noqa: BLE001 - the per-note boundary
-            self._res.reindexed.extend(self._intake.commit_each([d for d, _ in docs], [], self._res))
+            self._read_again([entry for entry, _ in notes])
             return
-        self._taken(docs)
+        self._counted([n for _, n in notes])
+        self._taken([(n, n.record) for _, n in notes])
 
-    def _taken(self, docs: Sequence[tuple[Document, Hashes | FileRecord]]) -> None:
-        """Committed: the notes into the link graph and the manifest (with their records, or the
-        worker's chunk hashes to make them from)."""
+    def _read_again(self, entries: list[ScanEntry]) -> None:
+        """A refused segment's notes, read and parsed here (`NoteIntake.one`: counted, skipped with a
+        reason where need be) and committed note by note where the index refuses the batch."""
+        p, batch = self._p, list[Document]()
+        for entry in entries:
+            batch = self._intake.one(entry, batch, p.res, p.removed, p.reading, p.writing, p.cancel)
+        if batch:
+            p.writing()
+            p.res.reindexed.extend(self._intake.commit_each(batch, [], p.res))
+
+    def _counted(self, notes: Sequence[IndexedNote]) -> None:
+        """The worker's notes a commit holds, in the sync report (before the manifest takes them)."""
+        res, files = self._res, self._intake.files
+        for note in notes:
+            res.warnings.extend(note.warnings)
+            if note.rel_path in files:
+                res.changed += 1
+            else:
+                res.added += 1
+
+    def _taken(self, notes: Sequence[tuple[Document | IndexedNote, FileRecord]]) -> None:
+        """Committed: the notes into the link graph and the manifest, with their records."""
         intake = self._intake
         make_private(intake.keyword.directory, tree=True)  # Whoosh creates its files 0644
-        intake.links.apply([], [d for d, _ in docs])
-        for doc, made in docs:
-            intake.files[doc.rel_path] = made if isinstance(made, FileRecord) else record_for(doc, made)
-        self._res.reindexed.extend(d.rel_path for d, _ in docs)
+        intake.links.apply([], [n for n, _ in notes])
+        for note, record in notes:
+            intake.files[note.rel_path] = record
+        self._res.reindexed.extend(n.rel_path for n, _ in notes)
 
     def cancel(self) -> None:
         """Drop the open writer (the pass failed): nothing it held is in the manifest."""
@@ -181,8 +200,7 @@ class OneCommit:
 
 def take_build(intake: NoteIntake, build: ParallelBuild, todo: list[ScanEntry], p: Pass) -> None:
     """Every unit of a parallel build into the indexes, committed at the end (and every `BATCH` notes)."""
-    one = OneCommit(intake, p.res, p.removed, p.writing)
-    build.prepare = _records
+    one = OneCommit(intake, p)
     total, done, res, cancel = len(todo), 0, p.res, p.cancel
     try:
         for unit in work_units(build, todo):
@@ -216,7 +234,3 @@ def _progress(p: Pass, done: int, total: int) -> None:
     if p.progress is not None and done < total:  # the pass's end says `total`: the last note may be skipped
         p.progress(done, total, "keyword")
 
-
-def _records(outcomes: Sequence[object], hashes: Sequence[Hashes]) -> list[Hashes | FileRecord]:
-    """The manifest's record of each note of a claim the worker answered (the rest as they were)."""
-    return [record_for(o, h) if isinstance(o, Document) else h for o, h in zip(outcomes, hashes, strict=True)]

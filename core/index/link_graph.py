@@ -22,16 +22,30 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.base.atomic import read_json, write_json_atomic
-from core.base.models import Document, Link, LinkKind
+from core.base.models import Link, LinkKind
 
 if TYPE_CHECKING:  # the resolver (and the link parser under it) loads when links are followed, not with a search
     from core.vault.link_resolver import Resolver
 
 FORMAT = "links-1"
 ALIASES_FORMAT = "aliases-1"
+
+
+class LinkedNote(Protocol):
+    """What the graph reads of a note: a `Document`, or what the parallel build's worker sends of one
+    (`core.index.segment_worker.IndexedNote`)."""
+
+    @property
+    def rel_path(self) -> str: ...
+    @property
+    def document_version(self) -> str: ...
+    @property
+    def aliases(self) -> tuple[str, ...]: ...
+    @property
+    def links(self) -> tuple[Link, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +196,7 @@ class LinkGraph:
 
     # -- updates ---------------------------------------------------------------------------
 
-    def apply(self, removed: Iterable[str], docs: Iterable[Document]) -> None:
+    def apply(self, removed: Iterable[str], docs: Iterable[LinkedNote]) -> None:
         with self._lock:
             for rel in removed:
                 self._notes.pop(rel, None)

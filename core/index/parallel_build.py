@@ -14,13 +14,13 @@ both processes run the whole pipeline on different notes:
   its answers), one or two at a time (`AHEAD`), so it never waits for this process;
 - a claim is not a segment: the worker adds each claim's notes to one open segment
   of its own in a scratch folder (Whoosh deletes unknown segment files from the
-  index folder at every commit, so it cannot write there) and answers with the
-  notes' outcomes and chunk hashes; it finishes the segment when told no claim is
+  index folder at every commit, so it cannot write there) and answers with what
+  this process needs of each note (`segment_worker.IndexedNote`); it finishes the segment when told no claim is
   left, or when the segment holds enough (`segment_worker.SEGMENT_NOTES`);
 - this process adds its own claims' notes to one open writer as it goes
   (`core.index.bulk_writer`) and commits once, listing the worker's segment in the
-  same table of contents: only the parsed notes and their chunks' hashes come back
-  pickled, for the manifest and the link graph.
+  same table of contents: only each note's manifest record, link-graph data and
+  warnings come back pickled (not the parsed note).
 
 A claim the worker cannot build (it died, hung, or a note broke its writer) comes
 back to be indexed here, with every claim whose segment had not arrived, note by
@@ -35,7 +35,7 @@ import shutil
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -55,7 +55,7 @@ from core.base.spare_core import (
     work_s,
 )
 from core.index import segment_worker
-from core.index.segment_worker import DONE, FAILED, FINISH, FINISHED, BuiltSegment, Hashes, Job, Outcome
+from core.index.segment_worker import DONE, FAILED, FINISH, FINISHED, Answer, BuiltSegment, Job
 from core.index.worker_process import WorkerProcess
 from core.vault.chunker import ChunkLimits
 from core.vault.kinds import attachment_kind
@@ -83,13 +83,12 @@ def claim_weights(count: int = CLAIMS, taper: float = TAPER) -> list[float]:
 
 @dataclass(frozen=True, slots=True)
 class BuiltJob:
-    """Claims the worker finished, as one: their notes in order, each note's outcome and chunk hashes,
-    and the segment holding their chunks."""
+    """Claims the worker finished, as one: their notes in order, the worker's answer for each, and
+    the segment holding their chunks."""
 
     job: Job
-    outcomes: list[Outcome]
+    outcomes: list[Answer]
     built: BuiltSegment | None  # None: no note of the claims had chunks to add
-    hashes: list[Any]  # each Document outcome's chunk hashes, or what `ParallelBuild.prepare` made of them
 
 
 def cut_jobs(notes: Sequence[tuple[ScanEntry, str | None]], weights: Sequence[float] | None = None) -> list[Job]:
@@ -143,14 +142,11 @@ class ParallelBuild:
         self._jobs: deque[int] = deque(range(len(jobs)))
         self._pending: deque[int] = deque()  # given to the worker, answer not taken in yet
         self._answered: set[int] = set()  # of those, answered already (the answer waits to be taken in)
-        self._open: dict[int, tuple[list[Outcome], list[Hashes]]] = {}  # answered; chunks in the worker's open segment
+        self._open: dict[int, list[Answer]] = {}  # answered; chunks in the worker's open segment
         self._finish_sent = False
         self._finished = False  # the worker answered FINISH (or is gone): it holds nothing more
         self._broken = False
         self.answered_notes = 0  # notes of the claims the worker answered (for progress)
-        # Made from each answered claim's outcomes and hashes as it is taken in (the manifest's records:
-        # `build_intake`), while the worker still works, not after its last segment.
-        self.prepare: Callable[[list[Outcome], list[Hashes]], list[Any]] | None = None
         if hasattr(worker, "on_answer"):
             worker.on_answer = self._on_answer
         with self._lock:
@@ -230,9 +226,9 @@ class ParallelBuild:
         the worker's open segment)."""
         kind = got[0]
         if kind == DONE:
-            _, index, outcomes, hashes = got
+            _, index, outcomes = got
             self._answered_claim(index)
-            self._open[index] = (outcomes, hashes if self.prepare is None else self.prepare(outcomes, hashes))
+            self._open[index] = outcomes
             self.answered_notes += len(self._all[index])
             return [self.answered_notes]
         if kind == FAILED:
@@ -249,10 +245,10 @@ class ParallelBuild:
             return [self._all[i] for i in back]
         _, built, claims = got
         self._finished = self._finished or kind == FINISHED
-        parts = [(self._all[i], *self._open.pop(i)) for i in claims]
+        parts = [(self._all[i], self._open.pop(i)) for i in claims]
         if not parts:
             return []
-        return [BuiltJob([n for p in parts for n in p[0]], [o for p in parts for o in p[1]], built, [h for p in parts for h in p[2]])]
+        return [BuiltJob([n for p in parts for n in p[0]], [o for p in parts for o in p[1]], built)]
 
     def _wait(self) -> Iterator[BuiltJob | Job | int]:
         """Wait for the worker's next answer, watching `cancel`; a dead or hung worker gives its claims back."""

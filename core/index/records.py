@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from core.base.models import Document
 from core.index.embed_text import chunk_hash
-from core.index.keyword_index import KeywordIndex, StoredChunk
 from core.index.manifest import ChunkRecord, FileRecord, task_from_row
 from core.index.property_terms import property_terms
 
+if TYPE_CHECKING:
+    from core.index.keyword_schema import StoredChunk
 
-def files_from_keyword(keyword: KeywordIndex) -> dict[str, FileRecord]:
+
+class StoredChunks(Protocol):
+    """The keyword index as the rebuilt manifest reads it (`core.index.keyword_index.KeywordIndex`; not
+    imported: the parallel build's worker makes records too, and needs not the search side of the index)."""
+
+    def all_stored(self) -> list[StoredChunk]: ...
+
+
+def files_from_keyword(keyword: StoredChunks) -> dict[str, FileRecord]:
     """Rebuild the manifest from Whoosh's stored fields after a torn manifest write.
 
     Sizes and mtimes are unknown (-1), so the next sync hashes every note once but
@@ -48,7 +59,7 @@ def files_from_keyword(keyword: KeywordIndex) -> dict[str, FileRecord]:
     return files
 
 
-def files_matching_keyword(files: dict[str, FileRecord], keyword: KeywordIndex) -> dict[str, FileRecord]:
+def files_matching_keyword(files: dict[str, FileRecord], keyword: StoredChunks) -> dict[str, FileRecord]:
     """The manifest after a crash with the dirty flag set: the keyword index is the truth.
 
     Live updates (and a sync cut short) commit to Whoosh before the manifest is saved, so
@@ -70,7 +81,8 @@ def files_matching_keyword(files: dict[str, FileRecord], keyword: KeywordIndex) 
 
 def chunk_hashes(doc: Document) -> tuple[str, ...]:
     """The manifest's hash of each of the note's chunks (`chunk_hash`: ~0.25 ms a chunk, a tenth of a
-    cold index's manifest work): the parallel build's worker makes them for the notes it builds."""
+    cold index's manifest work): the parallel build's worker makes them, with the whole record
+    (`core.index.segment_worker.IndexedNote`), for the notes it builds."""
     return tuple(chunk_hash(doc.title, c.heading_path, c.text) for c in doc.chunks)
 
 

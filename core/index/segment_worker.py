@@ -5,10 +5,11 @@ asked (or when it holds enough).
 Split from `core.index.parallel_build`, which hands out the claims and takes the segments in.
 The process is started by `core.base.spare_core` (forked by the CLI on Linux, spawned elsewhere)
 and runs `serve`: it readies itself first (imports, parsers), then takes its claims as its first
-message. A claim is answered with its notes' outcomes and chunk hashes as soon as its chunks are in
-the open segment; the segment itself is answered later, when the indexing process says no claim is
-left (`FINISH`) or when it passes `SEGMENT_NOTES` / `SEGMENT_BYTES`, so a claim costs no segment,
-no hand-over and no commit of its own.
+message. A claim is answered with what the indexing process needs of its notes (`IndexedNote`: a
+manifest record, link-graph data, warnings; or a skip) as soon as its chunks are in the open
+segment; the segment itself is answered later, when the indexing process says no claim is left
+(`FINISH`) or when it passes `SEGMENT_NOTES` / `SEGMENT_BYTES`, so a claim costs no segment, no
+hand-over and no commit of its own.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.base.gc_pause import gc_paused
-from core.base.models import Document, SkippedFile
-from core.index.embed_text import chunk_hash
+from core.base.models import Document, FileWarning, Link, SkippedFile
 from core.index.file_errors import check_storable, parse_error
 from core.index.keyword_store import KeywordStore
+from core.index.manifest import FileRecord
+from core.index.records import record_for
 from core.vault.chunker import ChunkLimits
 from core.vault.lazy_parser import lazy_parsers
 from core.vault.notes import document_version, parse_note
@@ -30,7 +32,6 @@ from core.vault.scanner import ScanEntry, read_note_bytes
 
 Outcome = Document | SkippedFile | None  # None: the note holds what the index holds already
 Job = list[tuple[ScanEntry, str | None]]  # notes with the version the index holds (None: new)
-Hashes = tuple[str, ...] | None  # a Document outcome's chunk hashes (`records.chunk_hashes`)
 FINISH = -1  # asked instead of a claim: finish the open segment and answer it
 # An open segment is finished once it holds this much (memory stays bounded on 10k-40k-note vaults):
 # what the largest job of the earlier one-segment-a-job build held (1,000 notes; ~1/6 of a big vault).
@@ -38,10 +39,39 @@ SEGMENT_NOTES = 1000
 SEGMENT_BYTES = 24 << 20
 
 # The worker's answers, as (kind, ...) tuples:
-DONE = "done"  # (DONE, claim, outcomes, hashes): the claim's chunks are in the open segment
+DONE = "done"  # (DONE, claim, answers): each note's `Answer`; the claim's chunks are in the open segment
 FAILED = "failed"  # (FAILED, claim): a note broke the writer; every claim since the last segment is lost too
 SEGMENT = "segment"  # (SEGMENT, built or None, claims): a finished segment holding these claims' chunks
 FINISHED = "finished"  # the same, answering FINISH: the worker holds nothing more
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedNote:
+    """What the indexing process needs of a note the worker parsed and added to its segment, instead
+    of the whole parsed note: its manifest record, what the link graph keeps of it (`LinkGraph.apply`
+    reads the path, version, aliases and links), and its warnings for the sync report.
+
+    A whole `Document` (every chunk's text, properties, tasks) cost that process ~0.1-0.2 ms a note
+    to unpickle and make a record of, under the GIL its own indexing needs. Where the index refuses
+    the worker's segment, its notes are read again there (`core.index.build_intake`).
+    """
+
+    rel_path: str
+    record: FileRecord
+    aliases: tuple[str, ...]
+    links: tuple[Link, ...]
+    warnings: tuple[FileWarning, ...]
+
+    @property
+    def document_version(self) -> str:
+        return self.record.version
+
+    @classmethod
+    def of(cls, doc: Document) -> IndexedNote:
+        return cls(doc.rel_path, record_for(doc), doc.aliases, doc.links, doc.warnings)
+
+
+Answer = IndexedNote | SkippedFile | None  # a note of a claim, as the worker answers it (`Outcome`, slimmed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,13 +140,12 @@ class OpenSegment:
     notes: int = 0
     size: int = 0
 
-    def add(self, claim: int, job: Job, vault: str, limits: ChunkLimits, max_bytes: int) -> tuple[list[Outcome], list[Hashes]]:
-        """Parse the claim's notes and add their chunks; hash the chunks for the manifest (work the
+    def add(self, claim: int, job: Job, vault: str, limits: ChunkLimits, max_bytes: int) -> list[Answer]:
+        """Parse the claim's notes and add their chunks; make each note's manifest record (work the
         indexing process would do otherwise). If it raises, the open segment is to be dropped (`drop`)."""
         with gc_paused():  # many short-lived objects, no cycles worth collecting mid-claim
             outcomes = [read_note(vault, entry, known, limits, max_bytes) for entry, known in job]
-            # As `records.chunk_hashes` (that module loads the search side of the index: not for the worker).
-            hashes = [tuple(chunk_hash(o.title, c.heading_path, c.text) for c in o.chunks) if isinstance(o, Document) else None for o in outcomes]
+            answers = [IndexedNote.of(o) if isinstance(o, Document) else o for o in outcomes]
             docs = [o for o in outcomes if isinstance(o, Document) and o.chunks]
             self.claims.append(claim)
             if docs:
@@ -125,7 +154,7 @@ class OpenSegment:
                 KeywordStore.add(self.writer, docs)
                 self.notes += len(docs)
                 self.size += sum(d.size for d in docs)
-        return outcomes, hashes
+        return answers
 
     def full(self) -> bool:
         return self.notes >= self.bound[0] or self.size >= self.bound[1]
@@ -154,11 +183,11 @@ class OpenSegment:
         self.writer, self.claims, self.notes, self.size = None, [], 0, 0
 
 
-def build_job(vault: str, job: Job, limits: ChunkLimits, max_bytes: int, scratch: str) -> tuple[list[Outcome], BuiltSegment | None, list[Hashes]]:
+def build_job(vault: str, job: Job, limits: ChunkLimits, max_bytes: int, scratch: str) -> tuple[list[Answer], BuiltSegment | None]:
     """One job as one finished segment (a claim and its segment at once)."""
     open_segment = OpenSegment(scratch)
-    outcomes, hashes = open_segment.add(0, job, vault, limits, max_bytes)
-    return outcomes, open_segment.finish(SEGMENT)[1], hashes
+    answers = open_segment.add(0, job, vault, limits, max_bytes)
+    return answers, open_segment.finish(SEGMENT)[1]
 
 
 def warm_up() -> None:
@@ -174,11 +203,11 @@ def _answers(open_segment: OpenSegment, claim: int, setup: tuple[Any, ...]) -> l
         return [open_segment.finish(FINISHED)]
     vault, jobs, limits, max_bytes = setup[:4]
     try:
-        outcomes, hashes = open_segment.add(claim, jobs[claim], vault, limits, max_bytes)
+        notes = open_segment.add(claim, jobs[claim], vault, limits, max_bytes)
     except Exception:  # noqa: BLE001 - a note that broke the writer: these claims are indexed there
         open_segment.drop()
         return [(FAILED, claim)]
-    answers: list[tuple[Any, ...]] = [(DONE, claim, outcomes, hashes)]
+    answers: list[tuple[Any, ...]] = [(DONE, claim, notes)]
     if open_segment.full():
         answers.append(open_segment.finish(SEGMENT))
     return answers

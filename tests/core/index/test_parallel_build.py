@@ -155,7 +155,7 @@ def test_changed_and_removed_notes_leave_no_stale_chunks(vault: Path, tmp_path: 
 
 def test_a_segment_the_index_refuses_goes_in_note_by_note(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The one commit fails on the worker's segment (a full disk, say): this process's notes and the
-    worker's (parsed already) go in the in-process way, and the index is the one a serial build makes."""
+    worker's (read again here) go in the in-process way, and the index is the one a serial build makes."""
     Spy(monkeypatch, worker=False)
     plain = _index(vault, tmp_path / "a")
     plain.sync()

@@ -45,7 +45,7 @@ class Scripted:
             self.out.append((FAILED, index))
             self.open = []
         else:
-            self.out.append((DONE, index, [None], [None]))
+            self.out.append((DONE, index, [None]))
             self.open.append(index)
             if self.every and len(self.open) >= self.every:
                 self.out.append((SEGMENT, None, self.open))
@@ -96,7 +96,7 @@ def test_claims_wait_for_their_segment_and_come_back_once_each(tmp_path: Path) -
     answered = [u for u in units if isinstance(u, int)]
     assert answered == list(range(1, len(answered) + 1))  # the worker's notes so far, a claim (one note) at a time
     built = [u for u in units if isinstance(u, pb.BuiltJob)]
-    assert built and all(len(u.job) == len(u.outcomes) == len(u.hashes) for u in built)
+    assert built and all(len(u.job) == len(u.outcomes) for u in built)
     assert max(len(u.job) for u in built) == 3  # three claims, one segment
     assert _notes_of(units) == sorted(n for job in jobs for n, _ in job)
     assert worker.asked[-1] == pb.FINISH and worker.asked.count(pb.FINISH) == 1
@@ -160,9 +160,8 @@ def test_jobs_are_cut_by_work_not_by_count(tmp_path: Path, monkeypatch: pytest.M
 def test_the_worker_writes_every_segment_into_its_scratch_folder(tmp_path: Path) -> None:
     """No folder a job (each costs a directory made and removed): the segments lie side by side,
     each named by its own id, and each is taken into the index whole."""
-    from core.base.models import Document
     from core.index.keyword_index import KeywordIndex
-    from core.index.segment_worker import build_job
+    from core.index.segment_worker import IndexedNote, build_job
 
     root = write_vault(tmp_path / "vault", 12)
     entries = [ScanEntry(p.relative_to(root).as_posix(), p, p.stat().st_size, 0) for p in sorted(root.rglob("*.md"))]
@@ -170,14 +169,14 @@ def test_the_worker_writes_every_segment_into_its_scratch_folder(tmp_path: Path)
     scratch.mkdir()
     built = [build_job("v", [(e, None) for e in half], ChunkLimits(), 200_000, str(scratch)) for half in (entries[:6], entries[6:])]
     assert not [p for p in scratch.iterdir() if p.is_dir()]
-    segments = [segment for _, segment, _ in built if segment is not None]
+    segments = [segment for _, segment in built if segment is not None]
     assert len(segments) == 2 and all(s.folder == str(scratch) for s in segments)
     assert not set(segments[0].files) & set(segments[1].files)
     index = KeywordIndex(tmp_path / "ix")
     for segment in segments:
         index.add_built(segment, [])
-    docs = [o for outcomes, _, _ in built for o in outcomes if isinstance(o, Document)]
-    assert len(docs) == 12 and index.doc_count() == sum(len(d.chunks) for d in docs)
+    notes = [o for outcomes, _ in built for o in outcomes if isinstance(o, IndexedNote)]
+    assert len(notes) == 12 and index.doc_count() == sum(len(n.record.chunks) for n in notes)
 
 
 def test_the_worker_finishes_a_segment_past_its_bound_and_the_rest_when_asked(tmp_path: Path) -> None:
@@ -200,7 +199,7 @@ def test_the_worker_finishes_a_segment_past_its_bound_and_the_rest_when_asked(tm
     assert not set(built[0].files) & set(built[1].files)
     index = KeywordIndex(tmp_path / "ix")
     index.bulk().commit([], built)
-    assert index.doc_count() == sum(len(o.chunks) for a in answers if a[0] == DONE for o in a[2])
+    assert index.doc_count() == sum(len(o.record.chunks) for a in answers if a[0] == DONE for o in a[2])
     assert index.segment_count() == 2
 
 
