@@ -16,7 +16,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     (`core.base.regex_code`, as the `cairn` command's are; nothing in a frozen build)."""
     from core.base import regex_code
 
-    regex_code.install()
+    regex_code.install(role="app")
     try:
         return _run(list(argv) if argv is not None else sys.argv[1:])
     finally:

@@ -29,6 +29,19 @@ def pycache_path(*name: str) -> Path:
     return PYCACHE / (".".join(name) + ".marshal")
 
 
+#: The kinds of process that keep a table of their own: each loads the whole file at its start, and one
+#: file for all grew to ~1,400 dataclass texts (8 ms to load, where a cold index needs ~350: ~1-2 ms) once
+#: the app, the MCP server, evaluations and older releases had added theirs.
+ROLES = frozenset({"index", "search", "cli", "worker", "app"})
+
+
+def roled(role: str) -> tuple[str, ...]:
+    """The name part that gives `role`'s processes a table of their own (none for ""; an unknown role is refused)."""
+    if role and role not in ROLES:
+        raise ValueError(f"unknown table role {role!r}")
+    return (role,) if role else ()
+
+
 def may_write() -> bool:
     """Whether this process may write beside Cairn's bytecode: not where Python writes no `.pyc` files
     (`sys.dont_write_bytecode`), nor in a frozen build (the bundle's folder, often unpacked anew per run)."""

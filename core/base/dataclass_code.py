@@ -26,17 +26,18 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from core.base.compiled_table import CompiledTable, pycache_path
+from core.base.compiled_table import CompiledTable, pycache_path, roled
 
 # More texts than this (older releases' piling up): the file is rewritten with this process's texts only.
 # One command's are ~350 (~1 ms to load); all of Cairn's commands together well under this.
 MAX_ENTRIES = 2048
 
 
-def default_path() -> Path:
+def default_path(role: str = "") -> Path:
     """The table's file: in Cairn's own `__pycache__`, named for this interpreter's release (code objects
-    are marshalled in its bytecode format; a patch release rebuilds the table once) and optimize level."""
-    return pycache_path("dataclass-methods", sys.implementation.cache_tag, f"{sys.hexversion:x}", f"o{sys.flags.optimize}")
+    are marshalled in its bytecode format; a patch release rebuilds the table once), optimize level and
+    the process's `role` (`core.base.compiled_table.ROLES`)."""
+    return pycache_path("dataclass-methods", *roled(role), sys.implementation.cache_tag, f"{sys.hexversion:x}", f"o{sys.flags.optimize}")
 
 
 class MethodCache(CompiledTable[str, CodeType]):
@@ -66,8 +67,8 @@ class MethodCache(CompiledTable[str, CodeType]):
 _INSTALLED: list[MethodCache] = []
 
 
-def install(path: Path | None = None) -> MethodCache:
-    """Make dataclasses in this process from the table in `path` (`default_path()`); idempotent."""
+def install(path: Path | None = None, role: str = "") -> MethodCache:
+    """Make dataclasses in this process from the table in `path` (`default_path(role)`); idempotent."""
     if _INSTALLED:
         return _INSTALLED[0]
     from core.base.gc_pause import gc_paused
@@ -75,7 +76,7 @@ def install(path: Path | None = None) -> MethodCache:
     with gc_paused():  # dataclasses' own imports (inspect, ast, dis) and ~350 code objects: no garbage to look for
         import dataclasses  # here, not at the top: the CLI imports this module first thing
 
-        cache = MethodCache(default_path() if path is None else path)
+        cache = MethodCache(default_path(role) if path is None else path)
     dataclasses.exec = cache.exec  # type: ignore[attr-defined]  # the module's global `exec`, found before the builtin
     _INSTALLED.append(cache)
     return cache

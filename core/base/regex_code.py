@@ -40,7 +40,7 @@ from pathlib import Path
 from re import Pattern, _compiler, _parser  # type: ignore[attr-defined]  # the modules `re` compiles with
 from typing import Any
 
-from core.base.compiled_table import CompiledTable, may_write, pycache_path
+from core.base.compiled_table import CompiledTable, may_write, pycache_path, roled
 
 # (is bytes, text, flags) -> `_sre.compile`'s arguments after the pattern: flags with the inline ones,
 # the program, the group count, the name -> group map and group -> name tuple; in the table the program
@@ -64,11 +64,12 @@ _SET_WARNINGS = ("[[", "--", "&&", "~~", "||")  # the parser's "possible nested 
 _TABLE_FAILS = (TypeError, ValueError, RuntimeError, OverflowError)  # what `_sre.compile` raises on arguments it refuses
 
 
-def default_path() -> Path:
-    """The table's file: in Cairn's own `__pycache__`, named for this interpreter's release and `_sre`'s
-    program format (its version, code word size and unbounded repeat) and the machine's byte order."""
+def default_path(role: str = "") -> Path:
+    """The table's file: in Cairn's own `__pycache__`, named for this interpreter's release, `_sre`'s
+    program format (its version, code word size and unbounded repeat), the machine's byte order and the
+    process's `role` (`core.base.compiled_table.ROLES`)."""
     sre = f"sre{_sre.MAGIC}-{_sre.CODESIZE}-{_sre.MAXREPEAT:x}-{sys.byteorder}"
-    return pycache_path("regex-code", sys.implementation.cache_tag, f"{sys.hexversion:x}", sre)
+    return pycache_path("regex-code", *roled(role), sys.implementation.cache_tag, f"{sys.hexversion:x}", sre)
 
 
 def may_warn(text: str | bytes, flags: int) -> bool:
@@ -224,8 +225,8 @@ def read_log(path: Path) -> tuple[set[int], bool]:
 _INSTALLED: list[PatternCache] = []
 
 
-def install(path: Path | None = None) -> PatternCache | None:
-    """Compile regular expressions in this process from the table in `path` (`default_path()`); idempotent.
+def install(path: Path | None = None, role: str = "") -> PatternCache | None:
+    """Compile regular expressions in this process from the table in `path` (`default_path(role)`); idempotent.
 
     None (nothing installed) on a release whose compiler this does not follow, and where there is no
     table and none may be written (a frozen build, `PYTHONDONTWRITEBYTECODE`): Python's own path, without
@@ -233,7 +234,7 @@ def install(path: Path | None = None) -> PatternCache | None:
     """
     if _INSTALLED:
         return _INSTALLED[0]
-    path = default_path() if path is None else path
+    path = default_path(role) if path is None else path
     if sys.version_info[:2] not in RELEASES or not (may_write() or path.exists()):
         return None
     from core.base.gc_pause import gc_paused

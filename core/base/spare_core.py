@@ -195,8 +195,8 @@ def run_target(conn: Connection, target: str) -> None:
     module, _, function = target.partition(":")
     gc.disable()
     try:
-        regex_code.install()
-        dataclass_code.install()
+        regex_code.install(role="worker")
+        dataclass_code.install(role="worker")
         entry = getattr(importlib.import_module(module), function)
     finally:
         gc.enable()

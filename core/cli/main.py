@@ -218,8 +218,9 @@ def entry() -> NoReturn:
     """The `cairn` command: `main` (its regular expressions and dataclasses made from what earlier runs compiled:
     `core.base.regex_code`, `core.base.dataclass_code`), then an exit, at once after a search or a keyword-only
     index (core.cli.process_exit)."""
-    regex_code.install()
-    dataclass_code.install()
+    role = sys.argv[1] if sys.argv[1:2] in (["index"], ["search"]) else "cli"  # a table per kind of process
+    regex_code.install(role=role)
+    dataclass_code.install(role=role)
     import_shutil_lean()
     code = main(own_process=True)
     dataclass_code.save()

@@ -294,7 +294,7 @@ BEFORE = """
 import os
 from pathlib import Path
 from core.base import regex_code
-regex_code.default_path = lambda: Path(os.environ["TABLE"])
+regex_code.default_path = lambda role="": Path(os.environ["TABLE"])
 """
 
 
