@@ -18,7 +18,13 @@ def test_the_desktop_entry_installs_the_table_and_saves_it(tmp_path: Path, monke
     monkeypatch.setattr(sys, "dont_write_bytecode", False)  # as in an installed Cairn
     monkeypatch.setattr(_compiler, "compile", _compiler.compile)  # restored after the test
     monkeypatch.setattr(regex_code, "_INSTALLED", [])
-    monkeypatch.setattr(regex_code, "default_path", lambda: tmp_path / "regex.marshal")
+    roles: list[str] = []
+
+    def table(role: str = "") -> Path:
+        roles.append(role)
+        return tmp_path / "regex.marshal"
+
+    monkeypatch.setattr(regex_code, "default_path", table)
     ran: list[bool] = []
 
     def app_main(args: list[str]) -> int:  # the app, as far as the table sees it: patterns compiled, then a quit
@@ -33,3 +39,4 @@ def test_the_desktop_entry_installs_the_table_and_saves_it(tmp_path: Path, monke
     finally:
         re.purge()
     assert ran == [True] and (tmp_path / "regex.seen").stat().st_size > 0  # its texts logged at the app's end
+    assert roles == ["app"]  # the app's own table, not the commands'
