@@ -218,7 +218,7 @@ class FastSegmentWriter(SegmentWriter):
                 self.pool = self._spilling_pool(pool)
                 add = self.pool.add
 
-    def flush_now(self, mergetype: Any = None) -> None:
+    def flush_now(self, mergetype: Any = None, optimize: Any = None, merge: Any = None) -> None:
         """Merge and write this writer's segment now; `commit` then writes only the table of contents.
 
         The parallel build's indexing process writes its segment while it waits for the worker's
@@ -226,7 +226,7 @@ class FastSegmentWriter(SegmentWriter):
         must be made before (a segment merged here takes its live documents with it).
         """
         self._check_state()
-        segments = self._merge_segments(mergetype, None, None)
+        segments = self._merge_segments(mergetype, optimize, merge)
         if self._added:
             segments.append(self._finalize_segment())
         else:
@@ -242,15 +242,10 @@ class FastSegmentWriter(SegmentWriter):
         if not extra_segments and self._flushed is None:
             super().commit(mergetype=mergetype, optimize=optimize, merge=merge)
             return
+        if self._flushed is None:
+            self.flush_now(mergetype, optimize, merge)
         self._check_state()
-        segments = self._flushed
-        if segments is None:
-            segments = self._merge_segments(mergetype, optimize, merge)
-            if self._added:
-                segments.append(self._finalize_segment())
-            else:
-                self._close_segment()
-        self._commit_toc([*segments, *extra_segments])
+        self._commit_toc([*(self._flushed or ()), *extra_segments])
         self._finish()
 
     def _merged_postings(self, readers: list[Any]) -> Iterator[Posting]:
