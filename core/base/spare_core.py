@@ -22,19 +22,21 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from core.base import dataclass_code, regex_code
+from core.base.forked_child import Channel, ForkedProcess, fork_child
 from core.base.lean_import import imports_no_stand_in
 
-if TYPE_CHECKING:  # multiprocessing (~15 ms) is imported by a process that starts a child, not by every `cairn index`
+if TYPE_CHECKING:  # multiprocessing (~15 ms) is imported by a process that spawns a child, not by `cairn index`
     from collections.abc import Callable
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
 WINDOW_S = 0.05  # how long the machine is watched for a spare core
+MIN_WINDOW_S = 0.03  # ... at least, where the verdict is asked for sooner (`take`): 3 ticks of /proc/stat a core
 # What indexing notes costs on one core (a 2-core AMD EPYC VM, bytecode cached), from cold indexes
 # of obsidian-tasks-docs (118 notes, 0.7 MiB: 0.75 CPU-s), simonw-til (578, 2.3 MiB) and tldr
 # (6,413, 3.6 MiB: 4.5 CPU-s): per note and per MiB of markdown.
@@ -62,7 +64,12 @@ def work_s(notes: int, note_bytes: int) -> float:
 
 
 def busy_cores(
-    window_s: float = WINDOW_S, stat: Path = Path("/proc/stat"), *, own: bool = False, meanwhile: Callable[[], object] | None = None
+    window_s: float = WINDOW_S,
+    stat: Path = Path("/proc/stat"),
+    *,
+    own: bool = False,
+    meanwhile: Callable[[], object] | None = None,
+    asked: threading.Event | None = None,
 ) -> float | None:
     """Cores busy (not idle, not waiting for a disk) over `window_s`; None where unknown.
 
@@ -73,7 +80,8 @@ def busy_cores(
     the machine keeps busy. `meanwhile` runs once, inside the window (its CPU is this process's:
     with `own`, left out), rather than before it: the prestart thread's imports of multiprocessing
     (~10-20 ms beside the caller's imports) no longer push the window's end, which the fork
-    waits for, that much later.
+    waits for, that much later. `asked`, once set, ends the window early, though not before
+    `MIN_WINDOW_S`: whoever waits for the verdict (the fork) is not held back for the window's rest.
     """
 
     yielding = niced_yield()
@@ -94,7 +102,10 @@ def busy_cores(
         meanwhile()
     if first is None:
         return None
-    time.sleep(max(0.0, window_s - (time.monotonic() - t0)))
+    if asked is not None and asked.wait(max(0.0, window_s - (time.monotonic() - t0))):
+        time.sleep(max(0.0, MIN_WINDOW_S - (time.monotonic() - t0)))
+    elif asked is None:
+        time.sleep(max(0.0, window_s - (time.monotonic() - t0)))
     second = sample()
     cpu1, t1 = time.process_time(), time.monotonic()
     if second is None or second[0] <= first[0]:
@@ -115,7 +126,7 @@ def niced_yield() -> bool:
         return False
 
 
-def spare_core(*, own: bool = False, meanwhile: Callable[[], object] | None = None) -> bool:
+def spare_core(*, own: bool = False, meanwhile: Callable[[], object] | None = None, asked: threading.Event | None = None) -> bool:
     """Whether a second process would get a core of its own.
 
     On a busy machine a worker only adds its start-up and the wait for its last job: tldr
@@ -128,7 +139,7 @@ def spare_core(*, own: bool = False, meanwhile: Callable[[], object] | None = No
     cores = os.cpu_count() or 1
     if cores < 2:
         return False
-    busy = busy_cores(own=own, meanwhile=meanwhile)
+    busy = busy_cores(own=own, meanwhile=meanwhile, asked=asked)
     if busy is None:
         getloadavg = getattr(os, "getloadavg", None)
         busy = getloadavg()[0] if getloadavg is not None else None
@@ -146,10 +157,12 @@ def daemon_child() -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Started:
-    """A spawned child running `target` and this process's end of its pipe."""
+    """A child running `target` and this process's end of its pipe; `primed`: the child was forked
+    holding its first message (`fork`'s `first`), which is therefore not to be sent."""
 
-    process: BaseProcess
-    conn: Connection
+    process: BaseProcess | ForkedProcess
+    conn: Connection | Channel
+    primed: bool = False
 
     def stop(self) -> None:
         """End the child now, also mid-way, and wait for it to be gone."""
@@ -164,19 +177,11 @@ def spawn(target: str, name: str) -> Started:
     Spawn, not fork: fork is unsafe beside Qt's and the watcher's threads. Raises what
     starting a process raises (no memory, too many processes).
     """
-    return _start("spawn", name, lambda child, _: (run_target, (child, target)))
-
-
-def _start(
-    method: str, name: str, entry: Callable[[Connection, Connection], tuple[Callable[..., None], tuple[Any, ...]]]
-) -> Started:
-    """A daemonic child started by `method` with a pipe; `entry(child_end, parent_end)` gives its function and arguments."""
     import multiprocessing
 
-    ctx: Any = multiprocessing.get_context(method)  # "spawn" or "fork": typeshed types only literal names
+    ctx = multiprocessing.get_context("spawn")
     conn, child = ctx.Pipe()
-    function, args = entry(child, conn)
-    process = ctx.Process(target=function, args=args, daemon=True, name=name)
+    process = ctx.Process(target=run_target, args=(child, target), daemon=True, name=name)
     try:
         process.start()
     finally:
@@ -222,19 +227,17 @@ def fork_safe() -> bool:
     logging's, a C library's) stays held in the child forever. macOS forbids fork beside its
     frameworks, Windows has none; the app, the MCP server and the watcher run threads.
     """
-    if not sys.platform.startswith("linux") or threading.active_count() != 1 or daemon_child():
-        return False
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
+    return sys.platform.startswith("linux") and threading.active_count() == 1 and not daemon_child() and hasattr(os, "fork")
 
 
-def fork(target: str, name: str) -> Started:
-    """Start a daemonic forked child that calls `target` ("module:function") with its end of a pipe.
+def fork(target: str, name: str, first: Any = None) -> Started:
+    """Start a forked child that calls `target` ("module:function") with its end of a pipe, whose first
+    message is `first` where that is not None (inherited at the fork: not pickled, not sent).
 
-    Only where `fork_safe()` says so. What the child must not share is handled in the child
-    (`run_forked`); what it would repeat is emptied here: text this process buffered for its
-    standard streams, which the child's exit would write a second time.
+    Only where `fork_safe()` says so. `os.fork` and two pipes (`core.base.forked_child`), not
+    multiprocessing, whose imports were most of what a fork cost. What the child must not share is
+    handled in the child (`run_forked`); what it would repeat is emptied here: text this process
+    buffered for its standard streams, which the child's exit would write a second time.
     """
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -242,19 +245,21 @@ def fork(target: str, name: str) -> Started:
                 stream.flush()
         except (OSError, ValueError):  # closed or gone: nothing the child could repeat either
             pass
-    return _start("fork", name, lambda child, conn: (run_forked, (child, conn, target)))
+    process, conn = fork_child(name, lambda mine: run_forked(mine, target), first)
+    return Started(process, conn, primed=first is not None)
 
 
-def start_child(target: str, name: str, *, forked: bool) -> Started:
-    """`fork` when asked for and safe now (no thread has started since it was asked for), else `spawn`."""
-    return fork(target, name) if forked and fork_safe() else spawn(target, name)
+def start_child(target: str, name: str, *, forked: bool, first: Any = None) -> Started:
+    """`fork` (handing it `first`) when asked for and safe now (no thread has started since it was asked
+    for), else `spawn`."""
+    return fork(target, name, first) if forked and fork_safe() else spawn(target, name)
 
 
-def run_forked(conn: Connection, parent_end: Connection, target: str) -> None:
+def run_forked(conn: Channel, target: str) -> None:
     """The forked child's entry: let go of what was the parent's, then hand `target` the pipe.
 
-    - The parent's end of the pipe is closed, or the child would never see it end (EOF) when
-      the parent is gone.
+    - The parent's ends of the pipes are closed (`fork_child`), or the child would never see them end
+      (EOF) when the parent is gone.
     - Ctrl-C reaches the whole process group: the parent's handler (`cancel_on_sigint`) would
       run here too; the parent decides (it stops this child when it cancels), so the child ignores
       it, and any other handler the parent set is reset to the default.
@@ -263,10 +268,8 @@ def run_forked(conn: Connection, parent_end: Connection, target: str) -> None:
       a temporary folder's, never runs in the child); the parent's gc callbacks are dropped.
     - Files and locks the parent holds (the vault lock, Whoosh's write lock, open index files)
       stay open here untouched: the child never writes the parent's index, manifest or config,
-      and multiprocessing ends it with `os._exit` (no atexit handler, no finaliser runs; the
-      parent's multiprocessing finalisers are cleared at the fork).
+      and `fork_child` ends it with `os._exit` (no atexit handler, no finaliser runs).
     """
-    parent_end.close()
     for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
         if callable(signal.getsignal(number)):
             signal.signal(number, signal.SIG_DFL)
@@ -282,6 +285,7 @@ def run_forked(conn: Connection, parent_end: Connection, target: str) -> None:
 class _Pending:
     thread: threading.Thread
     started: Started | ForkLater | None = None
+    asked: threading.Event = field(default_factory=threading.Event)  # set by `take`: the window may end
 
 
 _PENDING: dict[str, _Pending] = {}
@@ -301,7 +305,7 @@ def prestart(target: str, name: str, *, fork_later: bool = False) -> None:
             return
 
         def start() -> None:
-            spare = spare_core(own=True, meanwhile=lambda: _import_start(fork_later=fork_later))
+            spare = spare_core(own=True, meanwhile=None if fork_later else _import_start, asked=pending.asked)
             if fork_later:
                 pending.started = ForkLater(target, name) if spare else None
                 return
@@ -318,24 +322,22 @@ def prestart(target: str, name: str, *, fork_later: bool = False) -> None:
         pending.thread.start()
 
 
-def _import_start(*, fork_later: bool) -> None:
-    """What starting the child imports: multiprocessing, and where the child is forked later what `fork`
-    imports too (~10 ms), in the prestart thread beside the caller's imports rather than after them."""
+def _import_start() -> None:
+    """What spawning the child imports, multiprocessing, inside the window (beside the caller's imports
+    rather than after them); a fork imports nothing of it (`core.base.forked_child`)."""
     import multiprocessing  # noqa: F401
-
-    if fork_later:
-        import multiprocessing.connection  # noqa: F401
-        import multiprocessing.popen_fork  # noqa: F401
 
 
 def take(target: str) -> Started | ForkLater | None | Literal[False]:
     """The child `prestart` started for `target` (or the word to fork it); False when none was asked
     for (start one yourself if you want one), None when it was asked for but no core was spare.
-    Its thread is over when this returns: a fork may follow."""
+    Its thread is over when this returns: a fork may follow. Asking ends the thread's window early
+    (`busy_cores`' `asked`)."""
     with _LOCK:
         pending = _PENDING.pop(target, None)
     if pending is None:
         return False
+    pending.asked.set()
     pending.thread.join()
     return pending.started
 

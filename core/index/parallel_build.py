@@ -182,15 +182,16 @@ class ParallelBuild:
             return None
         shutil.rmtree(scratch, ignore_errors=True)  # a crashed build's leftovers
         jobs = cut_jobs(notes)
+        # A forked worker inherits its setup (the claims ...): nothing pickled, sent or waited for before its first note.
+        setup = (vault, jobs, limits, max_bytes, str(scratch), (segment_worker.SEGMENT_NOTES, segment_worker.SEGMENT_BYTES))
         try:
             scratch.mkdir(parents=True, exist_ok=True)
-            started = early if isinstance(early, Started) else start_child(WORKER_TARGET, WORKER_NAME, forked=forked)
+            started = early if isinstance(early, Started) else start_child(WORKER_TARGET, WORKER_NAME, forked=forked, first=setup)
         except Exception:  # noqa: BLE001 - no worker: the caller indexes in-process
             if isinstance(early, Started):
                 early.stop()
             return None
-        bound = (segment_worker.SEGMENT_NOTES, segment_worker.SEGMENT_BYTES)
-        return cls(WorkerProcess(started, (vault, jobs, limits, max_bytes, str(scratch), bound)), jobs, scratch, cancel)
+        return cls(WorkerProcess(started, setup), jobs, scratch, cancel)
 
     def _fill(self) -> None:
         """Give the worker claims from the front while it holds fewer than `AHEAD`, and `FINISH` once

@@ -23,10 +23,10 @@ class WorkerProcess:
 
     A plain process rather than a pool: `multiprocessing.Pool` never fails a task whose worker
     was killed (out of memory, a segfault, a user's kill), so the indexer waited for it for
-    15 minutes; here the process's sentinel says at once that it is gone. The process may have
+    15 minutes; here the process's end says at once that it is gone. The process may have
     been started before its claims were known (`core.base.spare_core.prestart`): the claims travel
     once, as its first message, sent by a thread of its own (no send waits here for a worker still
-    starting); once it is through, claim numbers are sent by whichever thread hands them out (the
+    starting), unless the worker was forked holding them (`Started.primed`); once it is through, claim numbers are sent by whichever thread hands them out (the
     reader's, the moment an answer comes: one wait for the GIL, not two). Answers are read by
     another thread as they come.
     """
@@ -37,14 +37,15 @@ class WorkerProcess:
         self._started = started
         self.on_answer: Callable[[tuple[Any, ...]], None] | None = None  # called by the reader thread with each answer
         self._send_lock = threading.Lock()
-        self._waiting: list[int] | None = []  # claims asked for before the setup went through; None once it has
+        self._waiting: list[int] | None = None if started.primed else []  # claims asked for before the setup went through
         # A claim's answer (its parsed notes) is megabytes, and a worker whose answer waits in
         # the pipe until this process finishes its own claim sits idle all that while.
         self._answers: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
         self._head: list[tuple[Any, ...] | None] = []
         # Neither thread imports a module a lean import stands in for (they pickle, unpickle and hand out claims):
         # without saying so, this process imported all fourteen Snowball stemmers after the fork (~2.2 ms, not ~0.6).
-        imports_no_stand_in(threading.Thread(target=self._send_setup, args=(setup,), daemon=True, name="cairn-segment-jobs")).start()
+        if not started.primed:  # a forked worker holds its setup already
+            imports_no_stand_in(threading.Thread(target=self._send_setup, args=(setup,), daemon=True, name="cairn-segment-jobs")).start()
         imports_no_stand_in(threading.Thread(target=self._read, daemon=True, name="cairn-segment-answers")).start()
 
     def _send_setup(self, setup: tuple[Any, ...]) -> None:

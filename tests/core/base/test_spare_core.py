@@ -69,20 +69,65 @@ def test_meanwhile_runs_once_also_where_the_machine_cannot_be_read(tmp_path: Pat
     assert ran == [1]
 
 
-def test_the_prestart_thread_imports_what_the_fork_needs_inside_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[bool] = []
+def test_the_prestart_thread_imports_multiprocessing_inside_the_window_only_to_spawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[bool, bool]] = []
 
-    def spare_core(*, own: bool = False, meanwhile: object = None) -> bool:
-        seen.append(own and callable(meanwhile))
-        if callable(meanwhile):
-            meanwhile()
-        return True
+    def spare_core(*, own: bool = False, meanwhile: object = None, asked: object = None) -> bool:
+        seen.append((own, callable(meanwhile)))
+        return False  # nothing spawned
 
     monkeypatch.setattr(sc, "spare_core", spare_core)
     monkeypatch.setattr(sc.os, "cpu_count", lambda: 2)
     sc.prestart("probe.module:serve", "cairn-probe", fork_later=True)
-    assert sc.take("probe.module:serve") == sc.ForkLater("probe.module:serve", "cairn-probe")
-    assert seen == [True]
-    import sys
+    assert sc.take("probe.module:serve") is None
+    sc.prestart("probe.module:serve", "cairn-probe")
+    assert sc.take("probe.module:serve") is None
+    assert seen == [(True, False), (True, True)]  # a fork needs nothing of multiprocessing (core.base.forked_child)
 
-    assert "multiprocessing.connection" in sys.modules and "multiprocessing.popen_fork" in sys.modules
+
+def test_asking_for_the_verdict_ends_the_window_but_not_before_its_minimum(stat: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    slept: list[float] = []
+    waited: list[float] = []
+
+    class Asked:
+        def wait(self, timeout: float) -> bool:
+            waited.append(timeout)
+            return True  # `take` asked 10 ms into the window
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        stat.write_text(LATER)
+
+    monkeypatch.setattr(sc.time, "sleep", sleep)
+    _clock(monkeypatch, 100.0, 100.0, 100.01, 100.03)
+    assert sc.busy_cores(0.05, stat, asked=Asked()) == pytest.approx(66 / 206 * 2)  # type: ignore[arg-type]
+    assert waited == [pytest.approx(0.05)]
+    assert slept == [pytest.approx(sc.MIN_WINDOW_S - 0.01)]  # the rest of the minimum only
+
+
+def test_a_window_nobody_asks_about_runs_its_whole_length(stat: Path) -> None:
+    import threading
+    import time
+
+    asked = threading.Event()
+    t0 = time.monotonic()
+    assert sc.busy_cores(0.05, stat, asked=asked) is None  # the file did not move: no verdict
+    assert time.monotonic() - t0 >= 0.05
+    asked.set()
+    t0 = time.monotonic()
+    sc.busy_cores(0.05, stat, asked=asked)
+    assert sc.MIN_WINDOW_S <= time.monotonic() - t0 < 0.05
+
+
+def test_take_ends_the_prestart_window_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    monkeypatch.setattr(sc.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(sc, "WINDOW_S", 5.0)
+    monkeypatch.setattr(sc, "busy_cores", lambda **kw: (kw["asked"].wait(5.0), 0.0)[1])
+    assert threading.active_count() >= 1
+    sc.prestart("probe.module:serve", "cairn-probe", fork_later=True)
+    t0 = time.monotonic()
+    assert sc.take("probe.module:serve") == sc.ForkLater("probe.module:serve", "cairn-probe")
+    assert time.monotonic() - t0 < 2.0

@@ -7,13 +7,12 @@ only when the CLI asked for it (`prestart(..., fork_later=True)`); everything el
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import signal
 import subprocess
 import sys
 import threading
-from multiprocessing.context import ForkProcess, SpawnProcess
+from multiprocessing.context import SpawnProcess
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ import pytest
 
 import core.base.spare_core as sc
 import core.index.parallel_build as pb
+from core.base.forked_child import ForkedProcess
 from core.cli import early_worker
 from core.cli.main import main
 from core.index.indexer import SCRATCH
@@ -84,7 +84,7 @@ def test_a_forked_worker_builds_the_same_index(
     fast = _index(vault, tmp_path / "b")
     fast.sync()
     worker = _worker_of(spy)
-    assert isinstance(worker, ForkProcess) and not worker.is_alive()  # stopped with the build
+    assert isinstance(worker, ForkedProcess) and not worker.is_alive()  # stopped with the build
     assert spy.built >= 1 and spy.local >= 1
     assert fast.files == plain.files
     _assert_same_index(plain.keyword._ix, fast.keyword._ix)
@@ -201,8 +201,8 @@ def test_cairn_index_forks_its_worker_and_leaves_nothing_running(
     monkeypatch.setattr(pb.WorkerProcess, "__init__", watching)
     assert main(["index", "--vault", str(vault), "--no-embed", "--quiet"]) == 0
     assert "40 notes" in capsys.readouterr().out
-    assert len(workers) == 1 and isinstance(workers[0], ForkProcess)
-    assert not [p for p in multiprocessing.active_children() if p.name == pb.WORKER_NAME]
+    assert len(workers) == 1 and isinstance(workers[0], ForkedProcess)
+    assert not workers[0].is_alive() and workers[0].exitcode is not None  # stopped and reaped
     assert pb.WORKER_TARGET not in sc._PENDING
 
 
@@ -232,7 +232,7 @@ def test_less_work_is_worth_a_forked_worker_than_a_spawned_one(
     monkeypatch.setattr(pb, "work_s", lambda notes, size: 2.0)
     started: list[bool] = []
 
-    def start_child(target: str, name: str, *, forked: bool) -> object:
+    def start_child(target: str, name: str, *, forked: bool, first: object = None) -> object:
         started.append(forked)
         return object()
 
@@ -257,7 +257,7 @@ def test_a_cancelled_sync_stops_the_forked_worker(
     stats = index.sync(progress=lambda done, total, phase: cancel.set() if done >= 10 else None, cancel=cancel)
     worker = _worker_of(spy)
     assert stats.cancelled and 0 < stats.documents < 61
-    assert isinstance(worker, ForkProcess) and not worker.is_alive()
+    assert isinstance(worker, ForkedProcess) and not worker.is_alive()
     assert not (index.dir / SCRATCH).exists()
     assert index.keyword.doc_count() == sum(len(r.chunks) for r in index.files.values())
 
@@ -283,7 +283,7 @@ def test_a_killed_forked_worker_gives_its_jobs_back(
     sc.prestart(pb.WORKER_TARGET, pb.WORKER_NAME, fork_later=True)
     fast = _index(vault, tmp_path / "b")
     stats = fast.sync()
-    assert isinstance(_worker_of(spy), ForkProcess)
+    assert isinstance(_worker_of(spy), ForkedProcess)
     assert spy.local >= 2 and stats.documents == 61
     assert fast.files == plain.files
     _assert_same_index(plain.keyword._ix, fast.keyword._ix)
