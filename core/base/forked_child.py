@@ -18,6 +18,7 @@ import signal
 import struct
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -35,22 +36,26 @@ class Channel:
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self._read_fd = read_fd
         self._write_fd = write_fd
-        self._first: list[Any] = []  # a message the forked child holds before anything is read
+        self._first: list[Any] = []  # messages the forked child holds before anything is read
 
     def prime(self, message: Any) -> None:
-        """Make `message` the next `recv`'s answer (the child inherits it at the fork: nothing is sent)."""
+        """Queue `message` for `recv` before what comes through the pipe (the child inherits it at the
+        fork: nothing is pickled or sent)."""
         self._first.append(message)
 
     def send(self, obj: Any) -> None:
         data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        self._write(_HEADER.pack(len(data)) + data if len(data) < 16384 else _HEADER.pack(len(data)))
-        if len(data) >= 16384:  # a big pickle is not copied once more behind its header
+        header = _HEADER.pack(len(data))
+        if len(data) < 16384:
+            self._write(header + data)
+        else:  # a big pickle is not copied once more behind its header
+            self._write(header)
             self._write(data)
 
     def recv(self) -> Any:
         """The next message; EOFError once the other end is closed (the other process is gone)."""
         if self._first:
-            return self._first.pop()
+            return self._first.pop(0)
         (size,) = _HEADER.unpack(self._read(_HEADER.size))
         return pickle.loads(self._read(size))
 
@@ -65,10 +70,6 @@ class Channel:
             if fd >= 0:
                 os.close(fd)
         self._read_fd = self._write_fd = -1
-
-    @property
-    def closed(self) -> bool:
-        return self._read_fd < 0
 
     @staticmethod
     def _fd(fd: int) -> int:
@@ -100,36 +101,42 @@ class ForkedProcess:
         self.pid = pid
         self.name = name
         self.exitcode: int | None = None
-        self._reaping = threading.Lock()  # the build's reader, its closer and `join` may ask at once
+        # The build's reader, its closer and `join` may ask at once; a pid is killed only while not reaped
+        # (never one the system has given to another process since).
+        self._reaping = threading.Lock()
 
     def kill(self) -> None:
-        if self.exitcode is None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:  # reaped meanwhile
-                pass
+        with self._reaping:
+            if self.exitcode is None:
+                try:
+                    os.kill(self.pid, signal.SIGKILL)  # a zombie until reaped: the pid is still the child's
+                except ProcessLookupError:
+                    pass
 
     def join(self, timeout: float | None = None) -> None:
         """Wait for the child to end (`timeout`: at most that long, polling as multiprocessing does)."""
         if timeout is None:
-            self._reap(block=True)
+            if self.exitcode is None:
+                try:  # waits without reaping (WNOWAIT): `kill` and `is_alive` are not held up meanwhile
+                    os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT)
+                except ChildProcessError:  # reaped by another thread meanwhile
+                    pass
+            self._reap()
             return
-        import time
-
         deadline = time.monotonic() + timeout
-        while not self._reap(block=False) and time.monotonic() < deadline:
+        while not self._reap() and time.monotonic() < deadline:
             time.sleep(0.005)
 
     def is_alive(self) -> bool:
-        return not self._reap(block=False)
+        return not self._reap()
 
-    def _reap(self, *, block: bool) -> bool:
-        """Whether the child has ended (reaped here, its exit code kept)."""
+    def _reap(self) -> bool:
+        """Whether the child has ended (reaped here if so, its exit code kept); never waits."""
         with self._reaping:
             if self.exitcode is None:
                 try:
-                    pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
-                except ChildProcessError:  # reaped elsewhere: nothing more to learn
+                    pid, status = os.waitpid(self.pid, os.WNOHANG)
+                except ChildProcessError:  # reaped by something else: gone all the same
                     pid, status = self.pid, 0
                 if pid == self.pid:
                     self.exitcode = os.waitstatus_to_exitcode(status)

@@ -114,3 +114,14 @@ def _run(probe: str) -> Any:
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert time.monotonic() - t0 < 60
     return done
+
+
+def test_primed_messages_come_first_in_order_then_the_pipes() -> None:
+    read_fd, write_fd = os.pipe()
+    loop = Channel(read_fd, write_fd)  # what it sends, it reads back
+    loop.prime("setup")
+    loop.prime(0)
+    loop.send({"claim": 1})
+    assert loop.poll() and [loop.recv() for _ in range(3)] == ["setup", 0, {"claim": 1}]
+    assert not loop.poll()
+    loop.close()
