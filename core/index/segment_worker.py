@@ -68,7 +68,9 @@ class IndexedNote:
 
     @classmethod
     def of(cls, doc: Document) -> IndexedNote:
-        return cls(doc.rel_path, record_for(doc), doc.aliases, doc.links, doc.warnings)
+        record = record_for(doc)
+        record.encoded()  # the manifest's row, made here beside the other process's work (it travels with the record)
+        return cls(doc.rel_path, record, doc.aliases, doc.links, doc.warnings)
 
 
 Answer = IndexedNote | SkippedFile | None  # a note of a claim, as the worker answers it (`Outcome`, slimmed)
