@@ -245,20 +245,26 @@ def _extend_index(index: Any, positions: list[int]) -> None:
 
 
 def _write_hashes(tindex: Any) -> None:
-    """HashWriter._write_hashes, with each of the 256 tables packed in one go (not a write per slot)."""
+    """HashWriter._write_hashes, with the 256 tables packed and written in one go (not a write per slot)."""
     dbfile = tindex.dbfile
     null = (0, 0)
+    pos = dbfile.tell()
+    directory = tindex.directory
+    tables: list[bytes] = []
     for entries in tindex.buckets:
         numslots = 2 * len(entries)
-        tindex.directory.append((dbfile.tell(), numslots))
+        directory.append((pos, numslots))
+        if not numslots:
+            continue
         table: list[tuple[int, int]] = [null] * numslots
         for entry in entries:
             slot = (entry[0] >> 8) % numslots
             while table[slot] is not null:  # linear probing, as Whoosh's
                 slot = (slot + 1) % numslots
             table[slot] = entry
-        if table:
-            dbfile.write(b"".join(starmap(_POINTER.pack, table)))
+        tables.append(b"".join(starmap(_POINTER.pack, table)))
+        pos += numslots * _POINTER.size
+    dbfile.write(b"".join(tables))
 
 
 def _blocks(
