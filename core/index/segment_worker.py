@@ -90,6 +90,7 @@ class _Worker:
 
     parsers: tuple[Any, Any] | None = None
     settings: tuple[float, VaultSettings] | None = None
+    spent: Any = None  # the last segment's postings, left for the process's end (`OpenSegment.finish`)
     stores: dict[str, KeywordStore] = {}  # per process, by scratch folder
 
     @classmethod
@@ -165,6 +166,8 @@ class OpenSegment:
         """The open segment finished, for the claims it holds; the next claim opens a new one."""
         built = None
         if self.writer is not None:
+            if kind == FINISHED:  # the last segment: its postings are freed with the process (killed next), not one by one now
+                _Worker.spent = getattr(self.writer.pool, "postings", None)
             with gc_paused():
                 segment, files = KeywordStore.finish_segment(self.writer, self.scratch)
             built = BuiltSegment(segment, self.scratch, files)
