@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.index import bm25_python
-from core.index.w3_postings import UnknownLayout, length_codes, term_postings
+from core.index.w3_read import UnknownLayout, length_codes, term_postings
 from core.index.whoosh_pin import LENGTH_OF_BYTE
 
 if TYPE_CHECKING:

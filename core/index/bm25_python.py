@@ -17,7 +17,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from core.index.w3_postings import UnknownLayout, length_codes, term_postings
+from core.index.w3_read import UnknownLayout, length_codes, term_postings
 from core.index.whoosh_pin import LENGTH_OF_BYTE
 
 NAN = float("nan")

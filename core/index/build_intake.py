@@ -84,7 +84,9 @@ class OneCommit:
         if self._flushed:  # a claim given back after this process's segment was written
             self.commit()
         self._docs.append(doc)
-        self._records.append(record_for(doc))  # here, not at the commit: the worker waits for no tail
+        record = record_for(doc)  # here, not at the commit: the worker waits for no tail
+        record.encoded()  # nor for the manifest's row of it (the manifest is written after the commit)
+        self._records.append(record)
         if not self._broken:
             try:
                 self._open().add(doc)

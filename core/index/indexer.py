@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.base.aside import Aside
 from core.base.atomic import write_bytes_atomic
 from core.base.config import EngineConfig, VaultConfig
 from core.base.delegated import Delegated
@@ -311,7 +310,6 @@ class VaultIndex:
         from core.index.parallel_build import ParallelBuild
 
         build = ParallelBuild.start(self.vault.name, notes, self.limits, self.max_bytes, self.dir / SCRATCH, cancel)
-        closing: Aside | None = None  # the worker is stopped and reaped (~4 ms) beside the saves below, not before them
         try:
             try:
                 # New attachments (web pages, PDFs ...) are taken out in the extractor's child while the notes are indexed.
@@ -319,14 +317,15 @@ class VaultIndex:
                 batch = self._take_units(build, todo, _Pass(res, removed, reading, writing, progress, cancel))
             finally:
                 reading.close()
-                closing = None if build is None else Aside(build.close, "cairn-build-close")
+                if build is not None:  # killed now, torn down by the system beside the saves below, reaped after them
+                    build.kill()
             if build is not None:  # the worker's notes came in as its jobs were done: their warnings back in scan order
                 order = {entry.rel_path: i for i, entry in enumerate(todo)}
                 res.warnings.sort(key=lambda w: order.get(w.rel_path, -1))
             return self._rest(batch, removed, res, len(todo), progress, writing, persist=persist)
         finally:
-            if closing is not None:
-                closing.join()
+            if build is not None:
+                build.close()
 
     def _rest(
         self,

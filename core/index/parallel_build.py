@@ -308,6 +308,11 @@ class ParallelBuild:
         """Whether this process has no claim left to take: what it has added waits only for the worker."""
         return not self._jobs
 
+    def kill(self) -> None:
+        """Stop the worker now without waiting for it: the system tears it down while this process saves
+        the manifest and link graph, and `close` (which kills it too) reaps it after them."""
+        self._worker.kill()
+
     def close(self) -> None:
         """Stop the worker (also mid-way: a cancelled sync leaves nothing running) and clear its scratch.
 

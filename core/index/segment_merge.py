@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from core.index.w3_postings import decode_postings, posting_bytes
+from core.index.w3_read import decode_postings, posting_bytes
 from core.index.whoosh_pin import W3TermsReader, columns, length_field
 
 

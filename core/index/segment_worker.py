@@ -68,7 +68,9 @@ class IndexedNote:
 
     @classmethod
     def of(cls, doc: Document) -> IndexedNote:
-        return cls(doc.rel_path, record_for(doc), doc.aliases, doc.links, doc.warnings)
+        record = record_for(doc)
+        record.encoded()  # the manifest's row, made here beside the other process's work (it travels with the record)
+        return cls(doc.rel_path, record, doc.aliases, doc.links, doc.warnings)
 
 
 Answer = IndexedNote | SkippedFile | None  # a note of a claim, as the worker answers it (`Outcome`, slimmed)
@@ -88,6 +90,7 @@ class _Worker:
 
     parsers: tuple[Any, Any] | None = None
     settings: tuple[float, VaultSettings] | None = None
+    spent: Any = None  # the last segment's postings, left for the process's end (`OpenSegment.finish`)
     stores: dict[str, KeywordStore] = {}  # per process, by scratch folder
 
     @classmethod
@@ -163,6 +166,8 @@ class OpenSegment:
         """The open segment finished, for the claims it holds; the next claim opens a new one."""
         built = None
         if self.writer is not None:
+            if kind == FINISHED:  # the last segment: its postings are freed with the process (killed next), not one by one now
+                _Worker.spent = getattr(self.writer.pool, "postings", None)
             with gc_paused():
                 segment, files = KeywordStore.finish_segment(self.writer, self.scratch)
             built = BuiltSegment(segment, self.scratch, files)

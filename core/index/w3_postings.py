@@ -9,37 +9,36 @@ bytes directly: the same block tuples (pickled with a newer protocol, see
 term table, into a buffer written a megabyte at a time. A test holds the postings equal to
 Whoosh's, and with protocol 2 the files equal byte for byte.
 
-Reading: a term's blocks are decoded here (`blocks`) for a merge (`decode_postings`) and
-for both BM25F scorers (`term_postings`), and a field's length column is read here
-(`length_codes`), instead of through Whoosh's matcher one posting at a time.
+Reading: `core.index.w3_read`.
 """
 
 from __future__ import annotations
 
-import io
-import pickle
 import zlib
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from hashlib import md5
-from itertools import accumulate, groupby, starmap
+from itertools import groupby, starmap
 from operator import itemgetter, sub
 from struct import Struct
 from types import MethodType
 from typing import Any
 
 from core.index.whoosh_pin import (
-    LENGTHS_COLUMN,
     WHOOSH3_HEADER_MAGIC,
-    W3TermsReader,
     dumps,
-    length_field,
     length_to_byte,
     md5_hash,
 )
 
 Rows = list[Any]  # a term's postings flat, docnum, weight, value, docnum...: ascending docnums, no tuple per posting
 Posting = tuple[str, bytes, int, float, bytes | None]  # (field, term bytes, docnum, weight, value): Whoosh's pool item
+try:  # CPython's own MD5: twice as fast as OpenSSL's through `hashlib` on a term's few bytes
+    from _md5 import md5 as md5_digest
+except ImportError:  # a build without it
+    md5_digest = partial(md5, usedforsecurity=False)
+from_bytes = int.from_bytes
 FLUSH_BYTES = 1 << 20  # buffered output written to the file past this size
 #: Pickle protocol of a block's (ids, weights, values) tuple. Whoosh uses 2, which in Python 3
 #: spells every bytes value as a call to `_codecs.encode` on a latin-1 string: a full block of
@@ -94,7 +93,7 @@ def write_pool(fieldwriter: Any, schema: Any, postings: Iterator[Posting], lengt
     write_stream(fieldwriter, schema, grouped, lengths, fallback)
 
 
-def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes, Rows]], lengths: dict[str, dict[int, int]], fallback: Any) -> None:  # noqa: PLR0915 - the per-term hot loop of a build: kept in one function so its state stays in locals
+def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes, Rows]], lengths: dict[str, dict[int, int]], fallback: Any) -> None:  # noqa: C901, PLR0915 - the per-term hot loop of a build: kept in one function so its state stays in locals
     """Write every (field, term)'s postings and term info, as `FieldWriter.add_postings` would, over
     (field, term bytes, postings) in that order.
 
@@ -109,7 +108,8 @@ def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes
     tfile = tindex.dbfile
     fieldmap = fieldwriter._fieldmap
     buckets = tindex.buckets
-    index_append = tindex.index.append
+    positions: list[int] = []  # of each key: `OrderedHashWriter.index`, filled in one go at the end
+    index_append = positions.append
     out = bytearray()
     base = postfile.tell()
     tout = bytearray()
@@ -122,6 +122,7 @@ def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes
     prefix = b""
     lastfield = None
     known_get = None
+    known_item = None
     for fieldname, tbytes, rows in terms:
         if fieldname != lastfield:
             field = schema[fieldname]
@@ -130,6 +131,7 @@ def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes
             fixed = field.format.fixed_value_size()
             field_lengths = _Lengths(fieldname, lengths.setdefault(fieldname, {}), fallback) if field.scorable else None
             known_get = field_lengths.known.get if field_lengths is not None else None
+            known_item = field_lengths.known.__getitem__ if field_lengths is not None else None
             lastfield = fieldname
         start = base + len(out)
         n = len(rows) // 3
@@ -157,6 +159,48 @@ def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes
             out += INT.pack(-len(info) - len(data))
             out += info
             out += data
+        elif n <= limit:  # one block (all but the commonest terms): `_blocks`' loop, inlined
+            ids = rows[::3]
+            raw_weights = rows[1::3]
+            weight = raw_weights[0]
+            if raw_weights.count(weight) == n:  # `_block_weights`' common case
+                rounded = f32.get(weight)
+                if rounded is None:
+                    rounded = f32[weight] = array("f", [weight])[0]
+                total_weight = rounded * n + 0.0  # `_blocks` adds it to 0: -0.0 becomes 0.0 there too
+                term_maxweight = weight if weight > 0 else 0
+                mini_weights: Any = None if rounded == 1.0 else rounded
+            else:
+                total_weight, term_maxweight, mini_weights = _block_weights(raw_weights, n)
+                total_weight += 0.0
+            if known_get is not None:
+                try:
+                    lens = list(map(known_item, ids))  # type: ignore[arg-type]
+                except KeyError:  # a merged segment's documents
+                    lens = field_lengths.many(ids)  # type: ignore[union-attr]
+                low: int | None = min(lens)
+                high = max(lens)
+                if not low:  # a length of 0 is not a length (see `_blocks`)
+                    lens = list(filter(None, lens))
+                    low = min(lens) if lens else None
+            else:
+                low, high = None, 0
+            minbyte = to_byte[low]
+            maxbyte = to_byte[high]
+            if fixed is None or fixed < 0:
+                mini_values = tuple(filter(None, rows[2::3]))
+            elif fixed == 0:
+                mini_values = None
+            else:
+                mini_values = b"".join(filter(None, rows[2::3]))
+            data = dumps(((ids[0], *map(sub, ids[1:], ids)), mini_weights, mini_values), BLOCK_PROTOCOL)
+            if comp:
+                data = zlib.compress(data, comp)
+            info = dumps((n, ids[-1], term_maxweight, comp, minbyte, maxbyte), 2)
+            out += WHOOSH3_HEADER_MAGIC
+            out += INT.pack(-len(info) - len(data))
+            out += info
+            out += data
         else:
             out += WHOOSH3_HEADER_MAGIC
             total_weight, term_maxweight, minbyte, maxbyte = _blocks(out, rows, limit, comp, fixed, field_lengths, to_byte)
@@ -171,7 +215,7 @@ def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes
         tout += _KEYVAL_LENGTHS.pack(len(tkey), len(value))
         tout += tkey
         tout += value
-        h = int.from_bytes(md5(tkey, usedforsecurity=False).digest()[-4:], "big")  # md5_hash, without the hex round trip
+        h = from_bytes(md5_digest(tkey).digest()[-4:], "big")  # md5_hash, without the hex round trip
         buckets[h & 255].append((h, pos))
         if len(out) > FLUSH_BYTES:
             postfile.write(out)
@@ -183,25 +227,44 @@ def write_stream(fieldwriter: Any, schema: Any, terms: Iterable[tuple[str, bytes
             tout = bytearray()
     postfile.write(out)
     tfile.write(tout)
+    _extend_index(tindex.index, positions)
     tindex.lastkey = lastkey
     tindex._write_hashes = MethodType(_write_hashes, tindex)  # at close: the same tables, a write per table
 
 
+def _extend_index(index: Any, positions: list[int]) -> None:
+    """Whoosh's `GrowableArray.extend`, in one C call: its type widened once, for the last (largest) position."""
+    if not positions:
+        return
+    if isinstance(index.array, array):
+        try:
+            array(index.array.typecode, positions[-1:])
+        except OverflowError:
+            index._retype(positions[-1])
+    index.array.extend(positions)
+
+
 def _write_hashes(tindex: Any) -> None:
-    """HashWriter._write_hashes, with each of the 256 tables packed in one go (not a write per slot)."""
+    """HashWriter._write_hashes, with the 256 tables packed and written in one go (not a write per slot)."""
     dbfile = tindex.dbfile
     null = (0, 0)
+    pos = dbfile.tell()
+    directory = tindex.directory
+    tables: list[bytes] = []
     for entries in tindex.buckets:
         numslots = 2 * len(entries)
-        tindex.directory.append((dbfile.tell(), numslots))
+        directory.append((pos, numslots))
+        if not numslots:
+            continue
         table: list[tuple[int, int]] = [null] * numslots
         for entry in entries:
             slot = (entry[0] >> 8) % numslots
             while table[slot] is not null:  # linear probing, as Whoosh's
                 slot = (slot + 1) % numslots
             table[slot] = entry
-        if table:
-            dbfile.write(b"".join(starmap(_POINTER.pack, table)))
+        tables.append(b"".join(starmap(_POINTER.pack, table)))
+        pos += numslots * _POINTER.size
+    dbfile.write(b"".join(tables))
 
 
 def _blocks(
@@ -290,102 +353,3 @@ class _ByteOf(dict[int | None, int]):
     def __missing__(self, length: int | None) -> int:
         found = self[length] = length_to_byte(length)
         return found
-
-
-# -- reading --------------------------------------------------------------------------------
-
-
-class UnknownLayout(Exception):
-    """A segment not laid out as whoosh-reloaded 2.7.5 writes it: the caller asks Whoosh's public API."""
-
-
-def blocks(raw: bytes) -> Iterator[tuple[int, Any, Any, Any]]:
-    """Each block of a term's posting list as written: (count, docnum deltas, weights, values)."""
-    if raw[:4] != WHOOSH3_HEADER_MAGIC:
-        raise ValueError("not a W3 posting list")
-    stream = io.BytesIO(raw)
-    pos = 4
-    end = len(raw)
-    while pos < end:
-        size = INT.unpack_from(raw, pos)[0]
-        stop = pos + 4 + abs(size)
-        stream.seek(pos + 4)
-        count, _, _, comp, _, _ = pickle.load(stream)  # the block header
-        data = raw[stream.tell() : stop]
-        deltas, weights, values = pickle.loads(zlib.decompress(data) if comp else data)
-        yield count, deltas, weights, values
-        if size < 0:  # a term's last block
-            break
-        pos = stop
-
-
-def _weights(weights: Any, count: int) -> Sequence[float]:
-    """A block's weights as W3LeafMatcher expands them (all 1.0 and all equal are stored short)."""
-    if weights is None:
-        return [1.0] * count
-    if isinstance(weights, float):
-        return [weights] * count
-    return weights
-
-
-def decode_postings(raw: bytes, fixed: int | None) -> Iterator[tuple[int, float, Any]]:
-    """(docnum, weight, value) of each posting in a term's blocks; `fixed` is the format's value size."""
-    for count, deltas, weights, values in blocks(raw):
-        if fixed == 0:
-            values = [None] * count
-        elif fixed is not None and fixed > 0:
-            values = [values[i : i + fixed] for i in range(0, len(values), fixed)]
-        yield from zip(accumulate(deltas), _weights(weights, count), values, strict=False)
-
-
-def posting_bytes(terms: Any, info: Any) -> bytes:
-    """The bytes of a (not inlined) term's posting list, from its term info's extent."""
-    offset, length = info.extent()
-    if isinstance(length, tuple):  # W3TermInfo.from_bytes keeps struct.unpack's tuple
-        length = length[0]
-    return bytes(terms._postfile.get(offset, length))
-
-
-def term_postings(reader: Any, field: str, text: str) -> tuple[list[int], list[float]] | None:
-    """(document numbers, weights) of one term in one segment, deleted documents included
-    (the scorers mask them): what both BM25F scorers read. None: the segment lacks the term."""
-    if (field, text) not in reader:
-        return None
-    terms = getattr(reader, "_terms", None)
-    info = reader.term_info(field, text)
-    ids: list[int] = []
-    weights: list[float] = []
-    if not isinstance(terms, W3TermsReader):  # the public, slower way
-        matcher = reader.postings(field, text)
-        while matcher.is_active():
-            ids.append(matcher.id())
-            weights.append(matcher.weight())
-            matcher.next()
-    elif info.is_inlined():
-        inlined_ids, inlined_weights, _ = info.inlined_postings()
-        ids.extend(inlined_ids)
-        weights.extend(inlined_weights)
-    else:
-        for count, deltas, block_weights, _ in blocks(posting_bytes(terms, info)):
-            ids.extend(accumulate(deltas))
-            weights.extend(_weights(block_weights, count))
-    return ids, weights
-
-
-def length_codes(reader: Any, field: str) -> bytes | None:
-    """Each document's length byte for `field` (documents past the end have 0), or None where the
-    segment keeps no lengths for it (every length is then 1, as `doc_field_length(d, f, 1)` says).
-
-    One byte string instead of a call per document: that cost ~250 ms per field on 30k chunks.
-    Raises `UnknownLayout` where the column is not the fixed one-byte column 2.7.5 writes.
-    """
-    try:
-        column = reader._perdoc._cached_reader(length_field(field), LENGTHS_COLUMN)
-        if column is None:
-            return None
-        if column._fixedlen != 1:
-            raise UnknownLayout(field)
-        stored = min(column._count, reader.doc_count_all())
-        return bytes(column._dbfile.get(column._basepos, stored)) if stored else b""
-    except (AttributeError, TypeError, ValueError) as exc:
-        raise UnknownLayout(field) from exc

@@ -357,3 +357,16 @@ def test_a_chunk_with_a_field_the_schema_lacks_is_refused_even_after_its_key_set
     writer.commit()
     with ix.searcher() as searcher:
         assert searcher.doc_count() == 3
+
+
+@pytest.mark.parametrize("positions", [[], [0, 7, 70], [10, 65_535], [10, 65_535, 65_536, 2**31 + 5]])
+def test_the_term_tables_key_positions_widen_as_whooshs_growable_array_does(positions: list[int]) -> None:
+    from whoosh.util.numlists import GrowableArray
+
+    from core.index.w3_postings import _extend_index
+
+    whooshs, ours = GrowableArray("H"), GrowableArray("H")
+    whooshs.extend(positions)
+    _extend_index(ours, positions)
+    assert ours.typecode == whooshs.typecode
+    assert list(ours) == list(whooshs)

@@ -36,6 +36,28 @@ def test_the_file_is_one_json_line_a_note_between_header_and_trailer(tmp_path: P
     assert load_manifest(path) == ("hash-1", {})
 
 
+def test_a_row_made_before_and_pickled_with_its_record_is_the_row_json_dumps_writes(tmp_path: Path) -> None:
+    """A parallel build makes each note's row where it indexed the note (`FileRecord.encoded`) and the row
+    travels pickled with the record; the manifest joins them: the same bytes, odd paths and titles too."""
+    import pickle
+    from dataclasses import replace
+
+    odd = replace(_record(2), title='a "quoted" \\ title\t\u2028 🌱', tags=("ünï", "\x00"))
+    files = {'q"uote\\d\n.md': odd, "ünï/cödé 🌱.md": _record(7), "a.md": _record(1)}
+    for record in files.values():
+        record.encoded()
+    files = {rel: pickle.loads(pickle.dumps(record)) for rel, record in files.items()}  # as the worker's answer arrives
+    assert all(record._row is not None for record in files.values())
+    path = tmp_path / "manifest.json"
+    save_manifest(path, "hash-1", files)
+    rows = [json.dumps({"rel_path": rel, "record": files[rel].to_json()}, ensure_ascii=False, separators=(",", ":")) for rel in sorted(files)]
+    header = json.dumps({"manifest": MANIFEST_FORMAT, "chunking_hash": "hash-1", "count": 3})
+    assert path.read_bytes() == "\n".join([header, *rows, json.dumps({"end": 3}), ""]).encode("utf-8")
+    assert load_manifest(path) == ("hash-1", files)
+    changed = replace(files["a.md"], title="Changed")  # a record made anew makes its own row
+    assert json.loads(changed.encoded())["title"] == "Changed"
+
+
 @pytest.mark.parametrize(
     "damage",
     [

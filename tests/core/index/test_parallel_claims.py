@@ -203,6 +203,25 @@ def test_the_worker_finishes_a_segment_past_its_bound_and_the_rest_when_asked(tm
     assert index.segment_count() == 2
 
 
+def test_the_workers_last_segment_leaves_its_postings_for_the_process_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A segment finished past the bound frees its postings (more claims may follow); the one FINISH asks for
+    is the worker's last (it is killed next): its postings are kept, not freed one by one before the answer."""
+    from core.index.segment_worker import OpenSegment, _answers, _Worker
+
+    monkeypatch.setattr(_Worker, "spent", None)
+    root = write_vault(tmp_path / "vault", 6)
+    entries = [ScanEntry(p.relative_to(root).as_posix(), p, p.stat().st_size, 0) for p in sorted(root.rglob("*.md"))]
+    scratch = tmp_path / "building"
+    scratch.mkdir()
+    claims = [[(e, None) for e in entries[i : i + 2]] for i in range(0, 6, 2)]
+    setup = ("v", claims, ChunkLimits(), 200_000, str(scratch), (3, 1 << 30))
+    open_segment = OpenSegment(str(scratch), (3, 1 << 30))
+    assert [a[0] for claim in (0, 1) for a in _answers(open_segment, claim, setup)] == [DONE, DONE, SEGMENT]
+    assert _Worker.spent is None
+    assert [a[0] for claim in (2, pb.FINISH) for a in _answers(open_segment, claim, setup)] == [DONE, FINISHED]
+    assert _Worker.spent and all(_Worker.spent.values())  # the last segment's postings, by field
+
+
 def test_a_note_that_breaks_the_workers_segment_drops_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The writer refuses a note: the claim fails, and the open segment (with the claims before it) is dropped."""
     from core.index.keyword_store import KeywordStore
