@@ -174,3 +174,27 @@ def test_fold_accents_is_translate_with_the_accent_map() -> None:
         for word in words:
             for text in (word, word.lower(), stem(word.lower())):
                 assert analysis.fold_accents(text) == text.translate(accent_map), (lang, text)
+
+
+def test_porter_answers_whooshs_stem_for_every_word() -> None:
+    """The ending check before Whoosh's Porter stemmer: every word of the shared vaults, and generated words
+    carrying each step's endings (doubled, after a "y", a vowel or nothing), stem as Whoosh stems them."""
+    import random
+
+    from whoosh.lang import porter as whoosh_porter
+
+    from core.index.analysis import PORTER_ENDINGS, plain_words, porter
+
+    # The endings are the alternatives of Whoosh's step patterns: a Whoosh change to those fails here.
+    for pattern in (whoosh_porter._step2, whoosh_porter._step3, whoosh_porter._step4_1):
+        assert set(pattern.pattern.rsplit("(", 1)[1].rstrip(")$").split("|")) <= set(PORTER_ENDINGS)
+    rng = random.Random(7)
+    words = {"y", "ye", "yes", "ys", "sky", "ll", "all", "eed", "ed", "ing", "ion", "tion", "sion", "ies", "sses", "yll"}
+    for ending in PORTER_ENDINGS:
+        for _ in range(40):
+            stem = "".join(rng.choice("aeiouybcdlmnrstvz") for _ in range(rng.randint(0, 6)))
+            words |= {stem + ending, stem + ending + ending, "y" + stem + ending, stem + ending[:-1], stem + ending + "x"}
+    for path in sorted(VAULTS.rglob("*.md")) if VAULTS.is_dir() else []:
+        words.update(w.lower() for w in plain_words(path.read_text(encoding="utf-8", errors="replace")))
+    assert len(words) > 3_000
+    assert [w for w in sorted(words) if porter(w) != whoosh_porter.stem(w)] == []
