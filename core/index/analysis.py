@@ -30,14 +30,13 @@ from typing import TYPE_CHECKING, Any
 from whoosh.analysis import Analyzer, Filter, Tokenizer
 from whoosh.analysis.acore import Token
 from whoosh.analysis.analyzers import STOP_WORDS
-from whoosh.lang import porter as _porter
 from whoosh.lang import stemmer_for_language, stopwords_for_language
-from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
 
 from core.base.char_ranges import CharRanges
 from core.base.lazy_re import LazyPattern
 from core.base.lean_import import import_lean
+from core.index.porter import porter
 
 if TYPE_CHECKING:
     from whoosh.fields import Schema
@@ -166,28 +165,6 @@ def stemmer(lang: str) -> Callable[[str], str]:
     package: dict[str, Any] = {"__path__": list(spec.submodule_search_locations)}
     import_lean({"whoosh.lang.snowball": package}, name)
     return getattr(sys.modules[name], class_name)().stem
-
-
-# Every ending a step of Whoosh's Porter stemmer acts on: 1a "s"; 1b "eed", "ed", "ing"; 1c "y"; 2 and 3
-# (its tables); 4 (`_step4_1`, and "ion" of `_step4_2`); 5 "e" and "ll". Each step's test needs one of them.
-PORTER_ENDINGS = tuple(
-    sorted(
-        {"s", "eed", "ed", "ing", "y", "ion", "e", "ll", *_porter._step2list, *_porter._step3list}
-        | set("al ance ence er ic able ible ant ement ment ent ou ism ate iti ous ive ize".split())
-    )
-)
-
-
-def porter(word: str) -> str:
-    """`whoosh.lang.porter.stem`, answering at once for a word that ends in none of its steps' endings.
-
-    Each step of the stemmer acts only on a word with its ending (a regular expression
-    `^(.+?)(ending|...)$`, tried from every position, for most of them), and the leading "y"
-    it marks is put back unchanged: such a word is its own stem. About half of a vault's new
-    words are (numbers, names, "task", "link"); `tests/core/index/test_analysis.py` holds the
-    two equal on every shared vault's words.
-    """
-    return porter_stem(word) if word.endswith(PORTER_ENDINGS) else word
 
 
 class _Terms:
