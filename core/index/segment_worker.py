@@ -78,7 +78,7 @@ class IndexedNote:
         calls a task, chunk record and link (a Tasks vault's note holds dozens of tasks)."""
         r = self.record
         chunks, tasks, links = list(map(_CHUNK_VALUES, r.chunks)), list(map(_TASK_VALUES, r.tasks)), list(map(_LINK_VALUES, self.links))
-        return _indexed_note, (self.rel_path, _RECORD_HEAD(r), chunks, r.props, tasks, self.aliases, links, self.warnings)
+        return _indexed_note, (self.rel_path, _RECORD_HEAD(r), chunks, tasks, self.aliases, links, self.warnings)
 
 
 def _values(cls: type) -> attrgetter[Any]:
@@ -87,21 +87,22 @@ def _values(cls: type) -> attrgetter[Any]:
 
 
 _CHUNK_VALUES, _TASK_VALUES, _LINK_VALUES = _values(ChunkRecord), _values(Task), _values(Link)
-_RECORD_HEAD = attrgetter("version", "size", "mtime_ns", "title", "tags", "date", "doc_type", "confidentiality")  # then chunks, props, tasks
+_RECORD_NAMES = tuple(f.name for f in fields(FileRecord) if f.name not in ("chunks", "tasks"))  # a note's own values
+_RECORD_HEAD = attrgetter(*_RECORD_NAMES)
 
 
 def _indexed_note(
     rel_path: str,
     head: tuple[Any, ...],
     chunks: list[tuple[Any, ...]],
-    props: tuple[str, ...],
     tasks: list[tuple[Any, ...]],
     aliases: tuple[str, ...],
     links: list[tuple[Any, ...]],
     warnings: tuple[FileWarning, ...],
 ) -> IndexedNote:
     """`IndexedNote.__reduce__`'s values made an `IndexedNote` again."""
-    record = FileRecord(*head, tuple(ChunkRecord(*c) for c in chunks), props, tuple(Task(*t) for t in tasks))  # type: ignore[call-arg]
+    own = dict(zip(_RECORD_NAMES, head, strict=True))
+    record = FileRecord(**own, chunks=tuple(ChunkRecord(*c) for c in chunks), tasks=tuple(Task(*t) for t in tasks))
     return IndexedNote(rel_path, record, aliases, tuple(Link(*link) for link in links), warnings)
 
 
