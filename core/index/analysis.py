@@ -31,12 +31,12 @@ from whoosh.analysis import Analyzer, Filter, Tokenizer
 from whoosh.analysis.acore import Token
 from whoosh.analysis.analyzers import STOP_WORDS
 from whoosh.lang import stemmer_for_language, stopwords_for_language
-from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
 
 from core.base.char_ranges import CharRanges
 from core.base.lazy_re import LazyPattern
 from core.base.lean_import import import_lean
+from core.index.porter import porter
 
 if TYPE_CHECKING:
     from whoosh.fields import Schema
@@ -171,7 +171,7 @@ class _Terms:
     """Word → term for one stemming language, memoised (the same word recurs a lot)."""
 
     def __init__(self, lang: str) -> None:
-        self.stem: Callable[[str], str] = porter_stem if lang == DEFAULT_LANGUAGE else stemmer(lang)
+        self.stem: Callable[[str], str] = porter if lang == DEFAULT_LANGUAGE else stemmer(lang)
         stops = set(STOP_WORDS)
         if lang != DEFAULT_LANGUAGE:
             stops |= set(stopwords_for_language(lang))

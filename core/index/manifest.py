@@ -59,6 +59,10 @@ class FileRecord:
             object.__setattr__(self, "_row", row)
         return row
 
+    def keep_encoded(self, row: bytes) -> None:
+        """Take `row` as `encoded`'s answer: the row another process made of an equal record."""
+        object.__setattr__(self, "_row", row)
+
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
             "version": self.version,

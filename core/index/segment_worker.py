@@ -15,14 +15,16 @@ hand-over and no commit of its own.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from typing import Any
 
 from core.base.gc_pause import gc_paused
 from core.base.models import Document, FileWarning, Link, SkippedFile
+from core.base.structured import Task
 from core.index.file_errors import check_storable, parse_error
 from core.index.keyword_store import KeywordStore
-from core.index.manifest import FileRecord
+from core.index.manifest import ChunkRecord, FileRecord
 from core.index.records import record_for
 from core.vault.chunker import ChunkLimits
 from core.vault.lazy_parser import lazy_parsers
@@ -71,6 +73,43 @@ class IndexedNote:
         record = record_for(doc)
         record.encoded()  # the manifest's row, made here beside the other process's work (it travels with the record)
         return cls(doc.rel_path, record, doc.aliases, doc.links, doc.warnings)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (to the indexing process) as tuples of field values, rebuilt by the classes' own
+        constructors: a slotted dataclass pickles through `__getstate__`/`__setstate__`, two Python
+        calls a task, chunk record and link (a Tasks vault's note holds dozens of tasks)."""
+        r = self.record
+        chunks, tasks, links = list(map(_CHUNK_VALUES, r.chunks)), list(map(_TASK_VALUES, r.tasks)), list(map(_LINK_VALUES, self.links))
+        row = r.encoded()  # the manifest's row, made in this process, travels too
+        return _indexed_note, (self.rel_path, _RECORD_HEAD(r), chunks, tasks, self.aliases, links, self.warnings, row)
+
+
+def _values(cls: type) -> attrgetter[Any]:
+    """A dataclass's field values, in its constructor's order: one C call."""
+    return attrgetter(*(f.name for f in fields(cls)))
+
+
+_CHUNK_VALUES, _TASK_VALUES, _LINK_VALUES = _values(ChunkRecord), _values(Task), _values(Link)
+_RECORD_NAMES = tuple(f.name for f in fields(FileRecord) if f.init and f.name not in ("chunks", "tasks"))  # a note's own values
+_RECORD_HEAD = attrgetter(*_RECORD_NAMES)
+
+
+def _indexed_note(
+    rel_path: str,
+    head: tuple[Any, ...],
+    chunks: list[tuple[Any, ...]],
+    tasks: list[tuple[Any, ...]],
+    aliases: tuple[str, ...],
+    links: list[tuple[Any, ...]],
+    warnings: tuple[FileWarning, ...],
+    row: bytes | None = None,
+) -> IndexedNote:
+    """`IndexedNote.__reduce__`'s values made an `IndexedNote` again."""
+    own = dict(zip(_RECORD_NAMES, head, strict=True))
+    record = FileRecord(**own, chunks=tuple(ChunkRecord(*c) for c in chunks), tasks=tuple(Task(*t) for t in tasks))
+    if row is not None:
+        record.keep_encoded(row)
+    return IndexedNote(rel_path, record, aliases, tuple(Link(*link) for link in links), warnings)
 
 
 Answer = IndexedNote | SkippedFile | None  # a note of a claim, as the worker answers it (`Outcome`, slimmed)

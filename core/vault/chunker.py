@@ -141,7 +141,7 @@ def chunk_markdown(
             _emit(raw, start, end, path, limits, chunks)
     truncated = len(chunks) > limits.max_chunks
     kept = chunks[: limits.max_chunks]
-    numbered = tuple(Chunk(i, c.heading_path, c.start_byte, c.end_byte, c.text) for i, c in enumerate(kept))
+    numbered = tuple(kept)  # numbered already: `_emit` gives each chunk its place in `chunks`
     inline, references = (None, ()) if simple is None else (tuple(simple.inline), tuple(simple.references))
     return ChunkedBody(numbered, first_h1, tags, truncated, inline, parsed_inline, references)
 

@@ -174,3 +174,29 @@ def test_fold_accents_is_translate_with_the_accent_map() -> None:
         for word in words:
             for text in (word, word.lower(), stem(word.lower())):
                 assert analysis.fold_accents(text) == text.translate(accent_map), (lang, text)
+
+
+def test_porter_answers_whooshs_stem_for_every_word() -> None:
+    """`core.index.porter` (each step's expression asked only where the word has its ending): every word of
+    the shared vaults, and generated words carrying each step's endings (doubled, cut short, after a "y" or
+    a random stem), stem as Whoosh's Porter stemmer stems them."""
+    import random
+
+    from whoosh.lang import porter as whoosh_porter
+
+    from core.index.analysis import plain_words, terms_for
+    from core.index.porter import ENDINGS, porter
+
+    assert terms_for("en").stem is porter
+    assert {"s", "e", "y", "ed", "ing", "eed", "ll", "ion", "ational", "icate", "ement", "ize"} <= set(ENDINGS)
+    rng = random.Random(7)
+    words = {"y", "ye", "yes", "ys", "sky", "ll", "all", "eed", "ed", "ing", "ion", "tion", "sion", "ies", "sses", "yll", "yed"}
+    for ending in ENDINGS:
+        for _ in range(60):
+            stem = "".join(rng.choice("aeiouybcdlmnrstvwxz") for _ in range(rng.randint(0, 7)))
+            words |= {stem + ending, stem + ending + ending, "y" + stem + ending, stem + ending[:-1], stem + ending + "x"}
+            words |= {stem + ending + other for other in rng.sample(ENDINGS, 3)}
+    for path in sorted(VAULTS.rglob("*.md")) if VAULTS.is_dir() else []:
+        words.update(w.lower() for w in plain_words(path.read_text(encoding="utf-8", errors="replace")))
+    assert len(words) > 10_000
+    assert [w for w in sorted(words) if porter(w) != whoosh_porter.stem(w)] == []

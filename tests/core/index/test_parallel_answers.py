@@ -90,6 +90,33 @@ def test_each_note_is_answered_with_its_record_links_and_warnings(vault: Path, t
     assert len(pickle.dumps(answers)) < len(pickle.dumps(docs))
 
 
+DEMO = next((p / "shared/data/vaults/obsidian-tasks-demo" for p in Path(__file__).resolve().parents if (p / "shared/data/vaults").is_dir()), None)
+
+
+def test_an_answer_pickles_to_an_equal_answer_of_the_same_types(vault: Path, tmp_path: Path) -> None:
+    """`IndexedNote.__reduce__` (field values as tuples, rebuilt by the constructors): every answer of the
+    fixture vault and of the Tasks demo vault (tasks of every status and date, links, warnings) comes back
+    equal, field by field and type by type."""
+    roots = [vault, *([DEMO] if DEMO is not None and DEMO.is_dir() else [])]
+    notes = [
+        n
+        for root in roots
+        for e in _entries(root)
+        if isinstance(n := read_note("v", e, None, ChunkLimits(), 200_000), Document)
+    ]
+    answers = [IndexedNote.of(n) for n in notes]
+    assert sum(len(a.record.tasks) for a in answers) > 50 and any(a.links for a in answers) and any(a.warnings for a in answers)
+    back = pickle.loads(pickle.dumps(answers))
+    assert back == answers
+    for got, want in zip(back, answers, strict=True):
+        assert type(got.record.chunks) is tuple and type(got.record.tasks) is tuple and type(got.links) is tuple
+        assert [type(t.status) for t in got.record.tasks] == [type(t.status) for t in want.record.tasks]
+        assert [type(link.kind) for link in got.links] == [type(link.kind) for link in want.links]
+        assert got.record.to_json() == want.record.to_json()
+        # The manifest's row made where the note was indexed travels with it: the save only joins rows.
+        assert got.record._row is not None and got.record._row == want.record.encoded()
+
+
 def _refusing(monkeypatch: pytest.MonkeyPatch, before: Any = None) -> list[int]:
     """Every commit holding a worker's segment fails (a full disk, say), after `before` ran."""
     real_commit = BulkWriter.commit
