@@ -65,6 +65,9 @@ class WorkerProcess:
             except (EOFError, OSError):
                 self._answers.put(None)  # the worker is gone (or stopped)
                 return
+            except Exception:  # an answer this process cannot unpickle: as if the worker were gone, not a 15-min wait
+                self._answers.put(None)
+                return
             if self.on_answer is not None:
                 self.on_answer(got)  # the next claim goes out before this answer is taken in
             self._answers.put(got)
