@@ -42,8 +42,8 @@ class IndexOpening:
 
     def __init__(self, directory: Path, vault: VaultConfig, chunking_hash: str, lock: threading.RLock) -> None:
         self.dir = directory
-        self.dir.mkdir(parents=True, exist_ok=True)
-        make_private(self.dir)  # before anything is written below it
+        self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # owner-only as made: no chmod after
+        make_private(self.dir)  # before anything is written below it (a folder an older version made 0755)
         self.chunking_hash = chunking_hash
         self._lock = lock
         self.xlock = VaultLock(self.dir)  # taken inside `_lock`

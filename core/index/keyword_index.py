@@ -79,7 +79,7 @@ class KeywordIndex:
 
     def __init__(self, directory: Path, *, b: float = DEFAULT_B, k1: float = DEFAULT_K1) -> None:
         self.directory = directory
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)  # private as made (`make_private` would chmod it)
         # Compound segments read as views of a map, not as Whoosh's BytesIO copies of it
         # (~135 MB held at 10k notes, and most of a cold `cairn search`): see whoosh_storage.
         storage = MappedStorage(str(directory))
