@@ -35,7 +35,7 @@ import shutil
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -55,7 +55,7 @@ from core.base.spare_core import (
     work_s,
 )
 from core.index import segment_worker
-from core.index.segment_worker import DONE, FAILED, FINISH, FINISHED, Answer, BuiltSegment, Job
+from core.index.segment_worker import DONE, FAILED, FINISH, FINISHED, SEGMENT, Answer, BuiltSegment, IndexedNote, Job
 from core.index.worker_process import WorkerProcess
 from core.vault.chunker import ChunkLimits
 from core.vault.kinds import attachment_kind
@@ -74,6 +74,7 @@ MAX_JOB_NOTES = 250  # a big vault's claims: 10k notes make ~40 (each a round tr
 JOB_TIMEOUT_S = 900.0  # a worker this slow over one answer is stopped and its claims are indexed here
 WAIT_SLICE_S = 0.1  # how often `cancel` is looked at while waiting for the worker
 AHEAD = 2  # claims the worker holds at a time (the next one goes out as soon as it answers)
+FLUSH_CHUNK_WORK = 1.1e-4  # what writing a chunk at a segment's finish costs, in units of `work_s` (~40 us at ~0.37 s a unit)
 
 
 def claim_weights(count: int = CLAIMS, taper: float = TAPER) -> list[float]:
@@ -131,7 +132,9 @@ class ParallelBuild:
     arrived comes back to be indexed here; so do those of a segment a note broke.
     """
 
-    def __init__(self, worker: Any, jobs: Sequence[Job], scratch: Path, cancel: threading.Event | None = None) -> None:
+    def __init__(
+        self, worker: Any, jobs: Sequence[Job], scratch: Path, cancel: threading.Event | None = None, work: Sequence[float] | None = None
+    ) -> None:
         self._worker = worker
         self._scratch = scratch
         self._cancel = cancel
@@ -144,9 +147,20 @@ class ParallelBuild:
         self._answered: set[int] = set()  # of those, answered already (the answer waits to be taken in)
         self._open: dict[int, list[Answer]] = {}  # answered; chunks in the worker's open segment
         self._finish_sent = False
+        self._stopped = False  # this process takes no more claims: the worker ends sooner with them (`_here_ahead`)
         self._finished = False  # the worker answered FINISH (or is gone): it holds nothing more
         self._broken = False
         self.answered_notes = 0  # notes of the claims the worker answered (for progress)
+        # What each process will have to write at its end (`_worker_ahead`): chunks held, and the worker's pace.
+        self._work = list(work) if work is not None else [float(len(job)) for job in self._all]  # each claim's `work_s`
+        self._began = time.monotonic()
+        self._worker_work = 0.0  # the work of the claims the worker answered
+        self._worker_chunks = 0  # their chunks (all), and those in its open segment
+        self._worker_open = 0
+        self._worker_at = self._here_at = self._began  # when the worker last answered a claim, this process last took one
+        self._here_work = 0.0  # the work of the claims this process finished (all it took but the last)
+        self._here_claim = 0.0  # the work of the claim it is on
+        self.chunks_here: Callable[[], int] = lambda: 0  # chunks in this process's open writer (`build_intake`)
         if hasattr(worker, "on_answer"):
             worker.on_answer = self._on_answer
         with self._lock:
@@ -191,22 +205,70 @@ class ParallelBuild:
             if isinstance(early, Started):
                 early.stop()
             return None
-        return cls(WorkerProcess(started, setup), jobs, scratch, cancel)
+        work = [work_s(len(job), sum(entry.size for entry, _ in job)) for job in jobs]
+        return cls(WorkerProcess(started, setup), jobs, scratch, cancel, work)
 
     def _fill(self) -> None:
         """Give the worker claims from the front while it holds fewer than `AHEAD`, and `FINISH` once
-        none is left (under the lock)."""
-        while not self._broken and len(self._pending) - len(self._answered) < AHEAD and self._jobs:
+        none is left, or once this process would end no later taking all that is left
+        (`_worker_ahead`; unless it stopped taking claims itself: `_here_ahead`) (under the lock)."""
+        if self._finish_sent or self._broken:
+            return
+        weigh = not self._stopped
+        while self._jobs and not (weigh and self._worker_ahead()):
+            if len(self._pending) - len(self._answered) >= (1 if weigh and self._worker_ahead(2.0) else AHEAD):
+                return
             index = self._jobs.popleft()
             self._pending.append(index)
             self._worker.submit(index)
-        if not self._broken and not self._jobs and not self._finish_sent:
-            self._finish_sent = True
-            self._worker.submit(FINISH)
+        self._finish_sent = True
+        self._worker.submit(FINISH)
+
+    def _worker_ahead(self, margin: float = 1.0) -> bool:
+        """Whether the worker should take no more claims: this process, taking all that is left, would
+        end no later than the worker (`_ends`). Within `margin` times that, the worker is handed one
+        claim at a time instead of `AHEAD` (`_fill`), so that each is weighed."""
+        ends = self._ends()
+        return ends is not None and ends[1] + ends[2] <= ends[0] * margin
+
+    def _here_ahead(self) -> bool:
+        """Whether this process should take no more claims: the worker, taking all that is left, would
+        end no later than this process finishing its segment now (`_ends`)."""
+        ends = self._ends()
+        return ends is not None and ends[0] + ends[3] <= ends[1]
+
+    def _ends(self) -> tuple[float, float, float, float] | None:
+        """When each process would end from now, in seconds, without another claim (worker, here),
+        and what all that is left would add here and there; None until each has finished a claim.
+
+        A process ends when it has indexed the claims it holds and finished its segment (a lump of
+        `FLUSH_CHUNK_WORK` a chunk). Each one's pace so far (seconds a unit of work: it slows down as
+        much when the machine is busy) prices its work; the worker's chunks a unit of work stand for
+        those of what it holds and what is left (under the lock)."""
+        if not self._worker_work or not self._here_work:
+            return None
+        now = time.monotonic()
+        pace_w = (self._worker_at - self._began) / self._worker_work  # s a unit of `work_s`, as each runs
+        pace_here = (self._here_at - self._began) / self._here_work
+        per_work = self._worker_chunks / self._worker_work * FLUSH_CHUNK_WORK  # the finish's share of a unit of work
+        held = sum(self._work[i] for i in self._pending if i not in self._answered)
+        worker = max(0.0, held * pace_w - (now - self._worker_at)) + (self._worker_open * FLUSH_CHUNK_WORK + held * per_work) * pace_w
+        here = max(0.0, self._here_claim * pace_here - (now - self._here_at)) + self.chunks_here() * FLUSH_CHUNK_WORK * pace_here
+        left = sum(self._work[i] for i in self._jobs)
+        return worker, here, left * pace_here * (1 + per_work), left * pace_w * (1 + per_work)
 
     def _on_answer(self, got: tuple[Any, ...]) -> None:
-        if got[0] in (DONE, FAILED):
+        if got[0] in (SEGMENT, FINISHED):
             with self._lock:
+                self._worker_open = 0
+        elif got[0] in (DONE, FAILED):
+            with self._lock:
+                if got[0] == DONE and got[1] in self._pending:
+                    chunks = sum(len(a.record.chunks) for a in got[2] if isinstance(a, IndexedNote))
+                    self._worker_work += self._work[got[1]]
+                    self._worker_at = time.monotonic()
+                    self._worker_chunks += chunks
+                    self._worker_open += chunks
                 if got[1] in self._pending:
                     self._answered.add(got[1])
                     self._fill()
@@ -281,7 +343,12 @@ class ParallelBuild:
     def _take_back(self) -> int | None:
         """A claim nobody holds, from the back, for this process; None when none is left."""
         with self._lock:
-            index = self._jobs.pop() if self._jobs else None
+            self._here_work += self._here_claim
+            self._here_claim, self._here_at = 0.0, time.monotonic()
+            self._stopped = self._stopped or (not self._broken and not self._finish_sent and self._here_ahead())
+            index = self._jobs.pop() if self._jobs and (self._broken or self._finish_sent or not self._stopped) else None
+            if index is not None:
+                self._here_claim = self._work[index]
             self._fill()  # the last one taken: the worker is told to finish its segment
             return index
 
@@ -306,7 +373,7 @@ class ParallelBuild:
     @property
     def waiting(self) -> bool:
         """Whether this process has no claim left to take: what it has added waits only for the worker."""
-        return not self._jobs
+        return not self._jobs or (self._stopped and not self._broken)
 
     def kill(self) -> None:
         """Stop the worker now without waiting for it: the system tears it down while this process saves
