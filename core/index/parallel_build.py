@@ -147,19 +147,17 @@ class ParallelBuild:
         self._answered: set[int] = set()  # of those, answered already (the answer waits to be taken in)
         self._open: dict[int, list[Answer]] = {}  # answered; chunks in the worker's open segment
         self._finish_sent = False
-        self._stopped = False  # this process takes no more claims: the worker ends sooner with them (`_here_ahead`)
+        self._stopped = self._told = False  # this process takes no more claims (`_here_ahead`); the caller was told so
         self._finished = False  # the worker answered FINISH (or is gone): it holds nothing more
         self._broken = False
         self.answered_notes = 0  # notes of the claims the worker answered (for progress)
-        # What each process will have to write at its end (`_worker_ahead`): chunks held, and the worker's pace.
+        # How each process is doing, to price the end (`_ends`):
         self._work = list(work) if work is not None else [float(len(job)) for job in self._all]  # each claim's `work_s`
         self._began = time.monotonic()
         self._worker_work = 0.0  # the work of the claims the worker answered
-        self._worker_chunks = 0  # their chunks (all), and those in its open segment
-        self._worker_open = 0
+        self._worker_chunks = self._worker_open = 0  # their chunks (all), and those in its open segment
         self._worker_at = self._here_at = self._began  # when the worker last answered a claim, this process last took one
-        self._here_work = 0.0  # the work of the claims this process finished (all it took but the last)
-        self._here_claim = 0.0  # the work of the claim it is on
+        self._here_work = self._here_claim = 0.0  # the work of the claims this process finished, of the one it is on
         self.chunks_here: Callable[[], int] = lambda: 0  # chunks in this process's open writer (`build_intake`)
         if hasattr(worker, "on_answer"):
             worker.on_answer = self._on_answer
@@ -367,6 +365,9 @@ class ParallelBuild:
                 yield from self._wait()
             elif (index := self._take_back()) is not None:
                 yield self._all[index]
+            elif self._stopped and not self._told:
+                self._told = True
+                yield self.answered_notes  # this process writes its segment now (`waiting`), not after the worker's next answer
             else:
                 yield from self._wait()
 

@@ -86,6 +86,7 @@ def test_this_process_stops_taking_claims_where_its_finish_is_the_longer(tmp_pat
     build.chunks_here = lambda: 50_000
     assert build._take_back() is None
     assert build.waiting
+    assert next(build._units()) == 0  # the caller is told at once (it writes its segment), not at the worker's next answer
     hand.on_answer(_done(1, 10))
     hand.on_answer(_done(2, 10))
     assert hand.asked == [0, 1, 2, 3, 4, pb.FINISH]
