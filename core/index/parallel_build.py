@@ -74,7 +74,7 @@ MAX_JOB_NOTES = 250  # a big vault's claims: 10k notes make ~40 (each a round tr
 JOB_TIMEOUT_S = 900.0  # a worker this slow over one answer is stopped and its claims are indexed here
 WAIT_SLICE_S = 0.1  # how often `cancel` is looked at while waiting for the worker
 AHEAD = 2  # claims the worker holds at a time (the next one goes out as soon as it answers)
-FLUSH_CHUNK_WORK = 1.1e-4  # what writing a chunk at a segment's finish costs, in units of `work_s` (~40 us at ~0.37 s a unit)
+FLUSH_CHUNK_S = 42e-6  # what writing a chunk costs at a segment's finish (35-50 us: `OpenSegment.finish`, `flush_now`)
 
 
 def claim_weights(count: int = CLAIMS, taper: float = TAPER) -> list[float]:
@@ -240,20 +240,20 @@ class ParallelBuild:
         and what all that is left would add here and there; None until each has finished a claim.
 
         A process ends when it has indexed the claims it holds and finished its segment (a lump of
-        `FLUSH_CHUNK_WORK` a chunk). Each one's pace so far (seconds a unit of work: it slows down as
-        much when the machine is busy) prices its work; the worker's chunks a unit of work stand for
+        about `FLUSH_CHUNK_S` a chunk). Each one's pace so far prices its work (`work_s` is off by
+        2-3x between vaults of short and long notes); the worker's chunks a unit of work stand for
         those of what it holds and what is left (under the lock)."""
         if not self._worker_work or not self._here_work:
             return None
         now = time.monotonic()
         pace_w = (self._worker_at - self._began) / self._worker_work  # s a unit of `work_s`, as each runs
         pace_here = (self._here_at - self._began) / self._here_work
-        per_work = self._worker_chunks / self._worker_work * FLUSH_CHUNK_WORK  # the finish's share of a unit of work
+        finish = self._worker_chunks / self._worker_work * FLUSH_CHUNK_S  # s to finish a unit of work's chunks
         held = sum(self._work[i] for i in self._pending if i not in self._answered)
-        worker = max(0.0, held * pace_w - (now - self._worker_at)) + (self._worker_open * FLUSH_CHUNK_WORK + held * per_work) * pace_w
-        here = max(0.0, self._here_claim * pace_here - (now - self._here_at)) + self.chunks_here() * FLUSH_CHUNK_WORK * pace_here
+        worker = max(0.0, held * pace_w - (now - self._worker_at)) + held * finish + self._worker_open * FLUSH_CHUNK_S
+        here = max(0.0, self._here_claim * pace_here - (now - self._here_at)) + self.chunks_here() * FLUSH_CHUNK_S
         left = sum(self._work[i] for i in self._jobs)
-        return worker, here, left * pace_here * (1 + per_work), left * pace_w * (1 + per_work)
+        return worker, here, left * (pace_here + finish), left * (pace_w + finish)
 
     def _on_answer(self, got: tuple[Any, ...]) -> None:
         if got[0] in (SEGMENT, FINISHED):

@@ -67,7 +67,7 @@ def test_a_worker_whose_finish_is_the_longer_takes_no_more_claims(tmp_path: Path
     assert build._take_back() == 5
     clock[0] = 1.0
     assert build._take_back() == 4  # this process's pace: one unit a second
-    hand.on_answer(_done(0, 20_000))  # the worker's too, with a heavy segment to write
+    hand.on_answer(_done(0, int(1 / pb.FLUSH_CHUNK_S)))  # the worker's too, with a second of finish a claim
     assert hand.asked == [0, 1, pb.FINISH]
     assert not build.waiting
     assert [build._take_back(), build._take_back(), build._take_back()] == [3, 2, None]
@@ -83,7 +83,7 @@ def test_this_process_stops_taking_claims_where_its_finish_is_the_longer(tmp_pat
     clock[0] = 1.0
     hand.on_answer(_done(0, 10))
     assert hand.asked == [0, 1, 2]
-    build.chunks_here = lambda: 50_000
+    build.chunks_here = lambda: int(10 / pb.FLUSH_CHUNK_S)  # 10 s of finish
     assert build._take_back() is None
     assert build.waiting
     assert next(build._units()) == 0  # the caller is told at once (it writes its segment), not at the worker's next answer
@@ -100,7 +100,7 @@ def test_a_worker_gone_after_this_process_stopped_gives_every_claim_back(tmp_pat
     assert build._take_back() == 5
     clock[0] = 1.0
     hand.on_answer(_done(0, 10))
-    build.chunks_here = lambda: 50_000
+    build.chunks_here = lambda: int(10 / pb.FLUSH_CHUNK_S)  # 10 s of finish
     assert build._take_back() is None
     hand.gone = True
     units = list(build._units())
