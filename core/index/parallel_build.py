@@ -1,32 +1,30 @@
 """Build Whoosh segments in a second process while this one indexes too.
 
-Whoosh is pure Python under one GIL, and a first index is all CPU: reading and
-parsing notes, analysing chunks, writing postings. An earlier design let a worker
-parse and analyse while this process wrote; the worker became the bottleneck
-(the writer waited ~3 s of 7 on tldr) and every posting was pickled across. Here
-both processes run the whole pipeline on different notes:
+Whoosh is pure Python under one GIL, and a first index is all CPU: reading and parsing notes,
+analysing chunks, writing postings. An earlier design let a worker parse and analyse while this
+process wrote; the worker became the bottleneck (the writer waited ~3 s of 7 on tldr) and every
+posting was pickled across. Here both processes run the whole pipeline on different notes:
 
-- the notes are cut into many small claims of about equal work (`cut_jobs`); the
-  worker takes claims from the front, this process from the back, so they meet
-  wherever their speeds put the middle (the speed of either varies ~1.5x between
-  runs on a shared machine: a static cut could not make them end together). The
-  worker is handed its next claim the moment it answers (by the thread that reads
-  its answers), one or two at a time (`AHEAD`), so it never waits for this process;
-- a claim is not a segment: the worker adds each claim's notes to one open segment
-  of its own in a scratch folder (Whoosh deletes unknown segment files from the
-  index folder at every commit, so it cannot write there) and answers with what
-  this process needs of each note (`segment_worker.IndexedNote`); it finishes the segment when told no claim is
-  left, or when the segment holds enough (`segment_worker.SEGMENT_NOTES`);
-- this process adds its own claims' notes to one open writer as it goes
-  (`core.index.bulk_writer`) and commits once, listing the worker's segment in the
-  same table of contents: only each note's manifest record, link-graph data and
-  warnings come back pickled (not the parsed note).
+- the notes are cut into many small claims of about equal work (`cut_jobs`); the worker takes claims
+  from the front, this process from the back, so they meet wherever their speeds put the middle (the
+  speed of either varies ~1.5x between runs on a shared machine: a static cut could not make them end
+  together). The worker is handed its next claim the moment it answers (by the thread that reads its
+  answers), one or two at a time (`AHEAD`), so it never waits for this process. At the end either
+  stops taking claims where the two processes' ends, finishing their segments included, come
+  soonest (`ParallelBuild._ends`);
+- a claim is not a segment: the worker adds each claim's notes to one open segment of its own in a
+  scratch folder (Whoosh deletes unknown segment files from the index folder at every commit, so it
+  cannot write there) and answers with what this process needs of each note
+  (`segment_worker.IndexedNote`); it finishes the segment when told no claim is left, or when the
+  segment holds enough (`segment_worker.SEGMENT_NOTES`);
+- this process adds its own claims' notes to one open writer as it goes (`core.index.bulk_writer`)
+  and commits once, listing the worker's segment in the same table of contents: only each note's
+  manifest record, link-graph data and warnings come back pickled (not the parsed note).
 
-A claim the worker cannot build (it died, hung, or a note broke its writer) comes
-back to be indexed here, with every claim whose segment had not arrived, note by
-note with the usual per-file error boundary. Only bulk work on a machine with a
-spare core uses it; `cairn index` forks the worker after its imports on Linux and
-spawns it before them elsewhere (`core.cli.early_worker`).
+A claim the worker cannot build (it died, hung, or a note broke its writer) comes back to be indexed
+here, with every claim whose segment had not arrived, note by note with the usual per-file error
+boundary. Only bulk work on a machine with a spare core uses it; `cairn index` forks the worker
+after its imports on Linux and spawns it before them elsewhere (`core.cli.early_worker`).
 """
 
 from __future__ import annotations
@@ -139,8 +137,7 @@ class ParallelBuild:
         self._scratch = scratch
         self._cancel = cancel
         self._all = list(jobs)
-        # Both threads hand out claims: this one takes from the back, the worker's reader gives the
-        # worker its next one from the front the moment it answers (so neither waits on the other).
+        # Both threads hand out claims: this one takes from the back, the worker's reader gives the worker its next one
         self._lock = threading.Lock()
         self._jobs: deque[int] = deque(range(len(jobs)))
         self._pending: deque[int] = deque()  # given to the worker, answer not taken in yet
@@ -151,8 +148,7 @@ class ParallelBuild:
         self._finished = False  # the worker answered FINISH (or is gone): it holds nothing more
         self._broken = False
         self.answered_notes = 0  # notes of the claims the worker answered (for progress)
-        # How each process is doing, to price the end (`_ends`):
-        self._work = list(work) if work is not None else [float(len(job)) for job in self._all]  # each claim's `work_s`
+        self._work = list(work) if work is not None else [float(len(job)) for job in self._all]  # each claim's `work_s`, to price the end (`_ends`)
         self._began = time.monotonic()
         self._worker_work = 0.0  # the work of the claims the worker answered
         self._worker_chunks = self._worker_open = 0  # their chunks (all), and those in its open segment
@@ -207,9 +203,8 @@ class ParallelBuild:
         return cls(WorkerProcess(started, setup), jobs, scratch, cancel, work)
 
     def _fill(self) -> None:
-        """Give the worker claims from the front while it holds fewer than `AHEAD`, and `FINISH` once
-        none is left, or once this process would end no later taking all that is left
-        (`_worker_ahead`; unless it stopped taking claims itself: `_here_ahead`) (under the lock)."""
+        """Give the worker claims from the front while it holds fewer than `AHEAD`, and `FINISH` once none
+        is left or `_worker_ahead` (unless this process stopped taking claims: `_here_ahead`) (under the lock)."""
         if self._finish_sent or self._broken:
             return
         weigh = not self._stopped
@@ -223,26 +218,33 @@ class ParallelBuild:
         self._worker.submit(FINISH)
 
     def _worker_ahead(self, margin: float = 1.0) -> bool:
-        """Whether the worker should take no more claims: this process, taking all that is left, would
-        end no later than the worker (`_ends`). Within `margin` times that, the worker is handed one
-        claim at a time instead of `AHEAD` (`_fill`), so that each is weighed."""
+        """Whether the worker should take no more claims: the later end (`_ends`) comes no sooner with its
+        next claim than with all that is left indexed here. With a `margin`: whether this process would
+        end within `margin` times the worker's end (then claims go out one at a time, each weighed)."""
         ends = self._ends()
-        return ends is not None and ends[1] + ends[2] <= ends[0] * margin
+        if ends is None or not self._jobs:
+            return False
+        worker, here, rate_w, rate_here, left = ends
+        if margin != 1.0:
+            return here + left * rate_here <= worker * margin
+        claim = self._work[self._jobs[0]]
+        return max(worker + claim * rate_w, here + (left - claim) * rate_here) >= max(worker, here + left * rate_here)
 
     def _here_ahead(self) -> bool:
-        """Whether this process should take no more claims: the worker, taking all that is left, would
-        end no later than this process finishing its segment now (`_ends`)."""
+        """Whether this process should take no more claims: the later of the two ends (`_ends`) comes no
+        sooner with its next claim (the one at the back) than with all that is left given the worker."""
         ends = self._ends()
-        return ends is not None and ends[0] + ends[3] <= ends[1]
+        if ends is None or not self._jobs:
+            return False
+        worker, here, rate_w, rate_here, left = ends
+        claim = self._work[self._jobs[-1]]
+        return max(here + claim * rate_here, worker + (left - claim) * rate_w) >= max(here, worker + left * rate_w)
 
-    def _ends(self) -> tuple[float, float, float, float] | None:
-        """When each process would end from now, in seconds, without another claim (worker, here),
-        and what all that is left would add here and there; None until each has finished a claim.
-
-        A process ends when it has indexed the claims it holds and finished its segment (a lump of
-        about `FLUSH_CHUNK_S` a chunk). Each one's pace so far prices its work (`work_s` is off by
-        2-3x between vaults of short and long notes); the worker's chunks a unit of work stand for
-        those of what it holds and what is left (under the lock)."""
+    def _ends(self) -> tuple[float, float, float, float, float] | None:
+        """When each process would end from now (s) without another claim (the worker, this one), what
+        a unit of work adds to each, the work left; None until each finished a claim (under the lock).
+        An end: the claims held, at the process's pace so far (`work_s` is off 2-3x between vaults),
+        then the finish, `FLUSH_CHUNK_S` a chunk (the worker's chunks a unit of work stand for the rest's)."""
         if not self._worker_work or not self._here_work:
             return None
         now = time.monotonic()
@@ -252,8 +254,7 @@ class ParallelBuild:
         held = sum(self._work[i] for i in self._pending if i not in self._answered)
         worker = max(0.0, held * pace_w - (now - self._worker_at)) + held * finish + self._worker_open * FLUSH_CHUNK_S
         here = max(0.0, self._here_claim * pace_here - (now - self._here_at)) + self.chunks_here() * FLUSH_CHUNK_S
-        left = sum(self._work[i] for i in self._jobs)
-        return worker, here, left * (pace_here + finish), left * (pace_w + finish)
+        return worker, here, pace_w + finish, pace_here + finish, sum(self._work[i] for i in self._jobs)
 
     def _on_answer(self, got: tuple[Any, ...]) -> None:
         if got[0] in (SEGMENT, FINISHED):
@@ -261,13 +262,11 @@ class ParallelBuild:
                 self._worker_open = 0
         elif got[0] in (DONE, FAILED):
             with self._lock:
-                if got[0] == DONE and got[1] in self._pending:
-                    chunks = sum(len(a.record.chunks) for a in got[2] if isinstance(a, IndexedNote))
-                    self._worker_work += self._work[got[1]]
-                    self._worker_at = time.monotonic()
-                    self._worker_chunks += chunks
-                    self._worker_open += chunks
                 if got[1] in self._pending:
+                    if got[0] == DONE:  # the worker's pace and chunks, to price the end (`_ends`)
+                        chunks = sum(len(a.record.chunks) for a in got[2] if isinstance(a, IndexedNote))
+                        self._worker_work, self._worker_at = self._worker_work + self._work[got[1]], time.monotonic()
+                        self._worker_chunks, self._worker_open = self._worker_chunks + chunks, self._worker_open + chunks
                     self._answered.add(got[1])
                     self._fill()
 
