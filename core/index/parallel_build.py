@@ -218,27 +218,17 @@ class ParallelBuild:
         self._worker.submit(FINISH)
 
     def _worker_ahead(self, margin: float = 1.0) -> bool:
-        """Whether the worker should take no more claims: the later end (`_ends`) comes no sooner with its
-        next claim than with all that is left indexed here. With a `margin`: whether this process would
-        end within `margin` times the worker's end (then claims go out one at a time, each weighed)."""
+        """Whether the worker should take no more claims: this process, taking all that is left, would end
+        no later than the worker (`_ends`). Within `margin` times that, the worker is handed one claim at
+        a time instead of `AHEAD` (`_fill`), so that each is weighed."""
         ends = self._ends()
-        if ends is None or not self._jobs:
-            return False
-        worker, here, rate_w, rate_here, left = ends
-        if margin != 1.0:
-            return here + left * rate_here <= worker * margin
-        claim = self._work[self._jobs[0]]
-        return max(worker + claim * rate_w, here + (left - claim) * rate_here) >= max(worker, here + left * rate_here)
+        return ends is not None and ends[1] + ends[4] * ends[3] <= ends[0] * margin
 
     def _here_ahead(self) -> bool:
-        """Whether this process should take no more claims: the later of the two ends (`_ends`) comes no
-        sooner with its next claim (the one at the back) than with all that is left given the worker."""
+        """Whether this process should take no more claims: the worker, taking all that is left, would
+        end no later than this process finishing its segment now (`_ends`)."""
         ends = self._ends()
-        if ends is None or not self._jobs:
-            return False
-        worker, here, rate_w, rate_here, left = ends
-        claim = self._work[self._jobs[-1]]
-        return max(here + claim * rate_here, worker + (left - claim) * rate_w) >= max(here, worker + left * rate_w)
+        return ends is not None and ends[0] + ends[4] * ends[2] <= ends[1]
 
     def _ends(self) -> tuple[float, float, float, float, float] | None:
         """When each process would end from now (s) without another claim (the worker, this one), what
