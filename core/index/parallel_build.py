@@ -219,22 +219,32 @@ class ParallelBuild:
 
     def _worker_ahead(self, margin: float = 1.0) -> bool:
         """Whether the worker should take no more claims: this process, taking all that is left, would end
-        no later than the worker (`_ends`). Within `margin` times that, the worker is handed one claim at
-        a time instead of `AHEAD` (`_fill`), so that each is weighed."""
+        no later than the worker (`_ends`), and all that is left costs less than the worker's finish
+        exceeds this process's. Within `margin` times that, the worker is handed one claim at a time
+        instead of `AHEAD` (`_fill`), so that each is weighed."""
         ends = self._ends()
-        return ends is not None and ends[1] + ends[4] * ends[3] <= ends[0] * margin
+        if ends is None:
+            return False
+        worker, here, _, rate_here, left, lumps = ends
+        return here + left * rate_here <= worker * margin and left * rate_here <= lumps * margin
 
     def _here_ahead(self) -> bool:
         """Whether this process should take no more claims: the worker, taking all that is left, would
-        end no later than this process finishing its segment now (`_ends`)."""
+        end no later than this process finishing its segment now (`_ends`), and all that is left costs
+        less than this process's finish exceeds the worker's."""
         ends = self._ends()
-        return ends is not None and ends[0] + ends[4] * ends[2] <= ends[1]
+        if ends is None:
+            return False
+        worker, here, rate_w, _, left, lumps = ends
+        return worker + left * rate_w <= here and left * rate_w <= -lumps
 
-    def _ends(self) -> tuple[float, float, float, float, float] | None:
-        """When each process would end from now (s) without another claim (the worker, this one), what
-        a unit of work adds to each, the work left; None until each finished a claim (under the lock).
-        An end: the claims held, at the process's pace so far (`work_s` is off 2-3x between vaults),
-        then the finish, `FLUSH_CHUNK_S` a chunk (the worker's chunks a unit of work stand for the rest's)."""
+    def _ends(self) -> tuple[float, float, float, float, float, float] | None:
+        """When each process would end from now (s) without another claim (the worker, this one), what a
+        unit of work adds to each, the work left, how much longer the worker's finish is (s); None until
+        each finished a claim (under the lock). An end: the claims held at the process's pace so far
+        (`work_s` is off 2-3x between vaults), then the finish, `FLUSH_CHUNK_S` a chunk (the worker's
+        chunks a unit of work stand for the rest's). Past paces mislead on a busy machine and a claim
+        left to one process is never handed back: only as much work as the finishes differ by moves."""
         if not self._worker_work or not self._here_work:
             return None
         now = time.monotonic()
@@ -242,9 +252,10 @@ class ParallelBuild:
         pace_here = (self._here_at - self._began) / self._here_work
         finish = self._worker_chunks / self._worker_work * FLUSH_CHUNK_S  # s to finish a unit of work's chunks
         held = sum(self._work[i] for i in self._pending if i not in self._answered)
-        worker = max(0.0, held * pace_w - (now - self._worker_at)) + held * finish + self._worker_open * FLUSH_CHUNK_S
-        here = max(0.0, self._here_claim * pace_here - (now - self._here_at)) + self.chunks_here() * FLUSH_CHUNK_S
-        return worker, here, pace_w + finish, pace_here + finish, sum(self._work[i] for i in self._jobs)
+        lump_w, lump_here = held * finish + self._worker_open * FLUSH_CHUNK_S, self.chunks_here() * FLUSH_CHUNK_S
+        worker = max(0.0, held * pace_w - (now - self._worker_at)) + lump_w
+        here = max(0.0, self._here_claim * pace_here - (now - self._here_at)) + lump_here
+        return worker, here, pace_w + finish, pace_here + finish, sum(self._work[i] for i in self._jobs), lump_w - lump_here
 
     def _on_answer(self, got: tuple[Any, ...]) -> None:
         if got[0] in (SEGMENT, FINISHED):

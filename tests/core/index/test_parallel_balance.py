@@ -67,7 +67,7 @@ def test_a_worker_whose_finish_is_the_longer_takes_no_more_claims(tmp_path: Path
     assert build._take_back() == 5
     clock[0] = 1.0
     assert build._take_back() == 4  # this process's pace: one unit a second
-    hand.on_answer(_done(0, int(1 / pb.FLUSH_CHUNK_S)))  # the worker's too, with a second of finish a claim
+    hand.on_answer(_done(0, int(2 / pb.FLUSH_CHUNK_S)))  # the worker's too, with 2 s of finish a claim
     assert hand.asked == [0, 1, pb.FINISH]
     assert not build.waiting
     assert [build._take_back(), build._take_back(), build._take_back()] == [3, 2, None]
@@ -117,3 +117,18 @@ def test_no_pace_no_rule(tmp_path: Path, clock: list[float]) -> None:
     hand.on_answer((FINISHED, None, []))
     assert build._take_back() == 2
     assert hand.asked == [0, 1, pb.FINISH]
+
+
+def test_a_worker_that_looked_slow_is_not_stopped_for_more_than_the_finishes_differ_by(tmp_path: Path, clock: list[float]) -> None:
+    """A worker descheduled for a while looks slow for good (its pace is from the start): this process
+    would end sooner taking all that is left, but the two segments to finish are alike, so the claims
+    go on as they always did; a claim left here is never handed back."""
+    hand = Hand()
+    build = pb.ParallelBuild(hand, _claims(6), tmp_path, work=[1.0] * 6)
+    build.chunks_here = lambda: 10
+    assert build._take_back() == 5
+    clock[0] = 1.0
+    assert build._take_back() == 4
+    clock[0] = 10.0
+    hand.on_answer(_done(0, 10))
+    assert hand.asked == [0, 1, 2]
