@@ -72,6 +72,7 @@ class OneCommit:
         self._docs: list[Document] = []
         self._records: list[FileRecord] = []  # the manifest's record of each of `_docs`, made as it came
         self._worker: list[Worker] = []
+        self.chunks = 0  # in the open writer: what its finish will write (`ParallelBuild` weighs the end by it)
 
     def add(self, doc: Document, old: FileRecord | None) -> None:
         """A note read here, into the open writer at once (`old`: what the manifest held of it)."""
@@ -84,6 +85,7 @@ class OneCommit:
         if self._flushed:  # a claim given back after this process's segment was written
             self.commit()
         self._docs.append(doc)
+        self.chunks += len(doc.chunks)
         record = record_for(doc)  # here, not at the commit: the worker waits for no tail
         record.encoded()  # nor for the manifest's row of it (the manifest is written after the commit)
         self._records.append(record)
@@ -125,6 +127,7 @@ class OneCommit:
         """One commit of all it holds; the manifest and links take the notes once it is done."""
         own, records, worker, broken = self._docs, self._records, self._worker, self._broken
         self._docs, self._records, self._worker, self._broken, self._flushed = [], [], [], False, False
+        self.chunks = 0
         writer, self._writer = self._writer, None
         if not own and not worker:
             if writer is not None:
@@ -203,6 +206,7 @@ class OneCommit:
 def take_build(intake: NoteIntake, build: ParallelBuild, todo: list[ScanEntry], p: Pass) -> None:
     """Every unit of a parallel build into the indexes, committed at the end (and every `BATCH` notes)."""
     one = OneCommit(intake, p)
+    build.chunks_here = lambda: one.chunks
     total, done, res, cancel = len(todo), 0, p.res, p.cancel
     try:
         for unit in work_units(build, todo):
