@@ -16,7 +16,6 @@ from core.base import dataclass_code, regex_code
 from core.base.errors import CairnError, UsageError
 from core.base.gc_pause import gc_paused
 from core.base.lean_import import import_filelock_lean, import_shutil_lean
-from core.base.process_end import declare_exit_at_once
 from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
 from core.cli.process_exit import ends_at_once, exit_now, quiet_collector, skip_final_collections
 from core.cli.structured_args import WHERE_HELP, add_structured_commands
@@ -250,8 +249,6 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int
             require_text(args)
             if own_process and only is not None:
                 skip_final_collections()
-            if own_process and ends_at_once(args):  # what it would free at its end is left for `os._exit`
-                declare_exit_at_once()
         code = _dispatch(args, own_process=own_process)
         if own_process and args.command == "search":
             skip_final_collections()

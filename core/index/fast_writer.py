@@ -27,7 +27,6 @@ import heapq
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from core.base.process_end import leave
 from core.index.field_analysis import Analysed, FieldAnalyser
 from core.index.note_filing import QUANTISED, Layout, file_note
 from core.index.segment_merge import segment_postings, write_per_doc
@@ -264,14 +263,6 @@ class FastSegmentWriter(SegmentWriter):
     def write_per_doc(self, fieldnames: set[str], reader: Any) -> dict[int, int] | None:
         """A merged segment's documents (see `segment_merge.write_per_doc`)."""
         return write_per_doc(self, fieldnames, reader)
-
-    def _close_segment(self) -> None:
-        """Whoosh's: the part files closed and the pool emptied; in a process that ends at once
-        (`core.base.process_end`) the pool and this writer are left for its end, not freed now."""
-        pool = self.pool
-        if isinstance(pool, TermPool) and pool.count and leave(self, pool):
-            self.pool = TermPool()
-        super()._close_segment()
 
     def _spilling_pool(self, pool: TermPool) -> PostingPool:
         spilling = PostingPool(self._tempstorage, self.newsegment, limitmb=self._limitmb)
