@@ -59,8 +59,9 @@ class FileRecord:
             object.__setattr__(self, "_row", row)
         return row
 
-    def keep_encoded(self, row: bytes) -> None:
-        """Take `row` as `encoded`'s answer: the row another process made of an equal record."""
+    def keep_encoded(self, row: bytes | None) -> None:
+        """Take `row` as `encoded`'s answer: the row another process made of an equal record (None: none
+        kept, made again when asked)."""
         object.__setattr__(self, "_row", row)
 
     def to_json(self) -> dict[str, Any]:
@@ -211,6 +212,8 @@ def save_manifest(path: Path, chunking_hash: str, files: dict[str, FileRecord]) 
     rows.append(json.dumps({"end": len(files)}).encode())
     rows.append(b"")
     write_bytes_atomic(path, b"\n".join(rows))
+    for record in files.values():  # saved: a vault kept open (the app) does not hold a second manifest in memory
+        record.keep_encoded(None)
 
 
 _ROW = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # as `json.dumps` with these options
