@@ -19,16 +19,19 @@ read back from the length column just written. None of that is needed here:
 - a merged segment is streamed into the new one at flush (`segment_merge`), not pooled.
 
 Stored fields, columns, segment files, the merge policy and the TOC are Whoosh's
-own code, so the index Whoosh reads is the index Whoosh would write.
+own code, so the index Whoosh reads is the index Whoosh would write; except that
+stored fields are kept in zlib's stored blocks rather than deflated (`stored_plain`),
+which Whoosh's reader reads alike.
 """
 from __future__ import annotations
 
 import heapq
+import zlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from core.index.field_analysis import Analysed, FieldAnalyser
-from core.index.note_filing import QUANTISED, Layout, file_note
+from core.index.note_filing import COMPRESSED_WRITER, PICKLE_WRITER, QUANTISED, Layout, file_note
 from core.index.segment_merge import segment_postings, write_per_doc
 from core.index.term_pool import Posting, TermPool
 from core.index.w3_postings import supported, write_pool, write_stream
@@ -47,6 +50,29 @@ from core.index.whoosh_pin import (
 #: Rough bytes one posting costs in a `TermPool` (a 3-tuple in a list, its value bytes, the float).
 POSTING_BYTES = 128
 NAMES_MEMO = 64  # key tuples remembered by `layout`: chunks have a handful
+
+
+def stored_plain(data: bytes, level: int = 0) -> bytes:
+    """A document's pickled stored fields as a zlib stream of stored (not deflated) blocks.
+
+    Whoosh's W3 codec deflates each document's stored fields at level 3; its reader inflates
+    whatever zlib stream it finds (`CompressedBytesColumn.Reader`), so the values read back the
+    same. Deflating a chunk's ~1 KB cost ~20 µs, on the critical path of every build and merge,
+    to save under half of the column's bytes (the figures: docs/benchmarks.md, "stored fields").
+    `level` (Whoosh's) is ignored. The compressor is made with zlib's smallest state (memLevel 1):
+    `zlib.compress(data, 0)` allocates its full state, ~256 KB, on every call.
+    """
+    packer = zlib.compressobj(0, zlib.DEFLATED, zlib.MAX_WBITS, 1)
+    return packer.compress(data) + packer.flush()
+
+
+def store_plain(perdocwriter: Any) -> None:
+    """Make `perdocwriter`'s stored-fields column write `stored_plain` streams (where it is Whoosh's
+    `PickleColumn` over `CompressedBytesColumn`, the column 2.7.5 makes)."""
+    column = getattr(perdocwriter, "_colwriters", {}).get("_stored")
+    inner: Any = getattr(column, "_child", None)
+    if type(column) is PICKLE_WRITER and type(inner) is COMPRESSED_WRITER:
+        inner._compress = stored_plain
 
 
 class _Lengths:
@@ -75,6 +101,7 @@ class FastSegmentWriter(SegmentWriter):
 
     def __init__(self, ix: Any, **kwargs: Any) -> None:
         super().__init__(ix, **kwargs)
+        store_plain(self.perdocwriter)
         self._limitmb: int = kwargs.get("limitmb", 128)
         self.pool: TermPool | PostingPool = TermPool()
         self._merged: list[tuple[Any, int, Any]] = []  # (segment, first docnum here, docnum map) merged in at flush

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import zlib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from whoosh import index as windex
 from whoosh.codec.whoosh3 import W3Codec
 
 from core.index.analysis import language
-from core.index.fast_writer import FastSegmentWriter
+from core.index.fast_writer import FastSegmentWriter, stored_plain
 from core.index.field_analysis import is_fast_text, text_items
 from core.index.keyword_schema import INDEX_NAME, build_schema, document_fields
 from core.vault.chunker import ChunkLimits, new_parser
@@ -370,3 +371,29 @@ def test_the_term_tables_key_positions_widen_as_whooshs_growable_array_does(posi
     _extend_index(ours, positions)
     assert ours.typecode == whooshs.typecode
     assert list(ours) == list(whooshs)
+
+
+@pytest.mark.parametrize("size", [0, 1, 1000, 70_000, 300_000])
+def test_stored_plain_is_a_zlib_stream_any_reader_inflates(size: int) -> None:
+    data = random.Random(size).randbytes(size)
+    plain = stored_plain(data, 3)
+    assert zlib.decompress(plain) == data
+    assert len(plain) <= size + 16 + 5 * (size // 16_000)  # stored blocks: a few bytes each, nothing deflated
+
+
+def test_stored_fields_are_kept_plain_and_read_back_as_whoosh_writes_them(tmp_path: Path) -> None:
+    # Whoosh's writer deflates a chunk's stored fields (a sentence of it is nowhere in its files); ours keeps them in
+    # zlib's stored blocks, which Whoosh's reader reads alike; the second commit merges all into one segment.
+    docs = _docs()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    slow = _write(tmp_path / "a", docs, fast=False, twice=True, optimize=True)
+    fast = _write(tmp_path / "b", docs, fast=True, twice=True, optimize=True)
+    assert len(fast._segments()) == 1
+    with slow.searcher() as s_slow, fast.searcher() as s_fast:
+        stored = [s_slow.stored_fields(n) for n in range(s_slow.doc_count_all())]
+        assert stored == [s_fast.stored_fields(n) for n in range(s_fast.doc_count_all())]
+    sentence = max((fields["body"] for fields in stored if fields.get("body")), key=len).encode()[:60]
+    assert len(sentence) == 60
+    assert not any(sentence in p.read_bytes() for p in (tmp_path / "a").iterdir())
+    assert any(sentence in p.read_bytes() for p in (tmp_path / "b").iterdir())
