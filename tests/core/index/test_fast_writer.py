@@ -375,10 +375,10 @@ def test_the_term_tables_key_positions_widen_as_whooshs_growable_array_does(posi
 
 @pytest.mark.parametrize("size", [0, 1, 1000, 70_000, 300_000])
 def test_stored_plain_is_a_zlib_stream_any_reader_inflates(size: int) -> None:
-    data = random.Random(size).randbytes(size)
+    data = (b"the same few words again and again " * (size // 35 + 1))[:size]  # deflate would make it a tenth
     plain = stored_plain(data, 3)
     assert zlib.decompress(plain) == data
-    assert len(plain) <= size + 16 + 5 * (size // 16_000)  # stored blocks: a few bytes each, nothing deflated
+    assert size <= len(plain) <= size + size // 100 + 64  # stored blocks: a few bytes each, nothing deflated
 
 
 def test_stored_fields_are_kept_plain_and_read_back_as_whoosh_writes_them(tmp_path: Path) -> None:
