@@ -3,8 +3,9 @@ chunks are not worth a vector at all."""
 
 from __future__ import annotations
 
-import hashlib
 import re
+
+from core.base.digest import sha256_hex
 
 # A chunk hash with this prefix marks a chunk the vector index leaves out (see `vector_worthy`).
 # The hash stays a hash of the input, so a chunk whose text changes is judged again.
@@ -43,7 +44,7 @@ def chunk_body(heading_path: str, text: str) -> str:
 
 
 def input_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(text.encode("utf-8"))
 
 
 def chunk_hash(title: str, heading_path: str, text: str) -> str:

@@ -9,7 +9,6 @@ the passes that decide what to read.
 from __future__ import annotations
 
 import functools
-import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING
 from core.base.atomic import write_bytes_atomic
 from core.base.config import EngineConfig, VaultConfig
 from core.base.delegated import Delegated
+from core.base.digest import sha256_hex
 from core.base.models import Document, FileWarning, SkippedFile
 from core.base.paths import AppPaths
 from core.index.index_open import IndexOpening, Recovery
@@ -58,7 +58,7 @@ class _Pass:
 
 
 def chunking_hash(limits: ChunkLimits) -> str:
-    return hashlib.sha256(f"{PARSER_VERSION};{EXTRACTOR_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode()).hexdigest()[:16]
+    return sha256_hex(f"{PARSER_VERSION};{EXTRACTOR_VERSION};{ANALYZER_VERSION};{limits.signature()}".encode())[:16]
 
 
 class VaultIndex:

@@ -39,6 +39,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from core.base.digest import will_hash
 from core.base.gc_pause import gc_paused
 from core.base.spare_core import (
     FORK_MIN_WORK_S,
@@ -190,6 +191,7 @@ class ParallelBuild:
             return None
         shutil.rmtree(scratch, ignore_errors=True)  # a crashed build's leftovers
         jobs = cut_jobs(notes)
+        will_hash(sum(entry.size for entry, _ in notes))  # each process hashes about that: its half, and its chunks'
         # A forked worker inherits its setup (the claims ...): nothing pickled, sent or waited for before its first note.
         setup = (vault, jobs, limits, max_bytes, str(scratch), (segment_worker.SEGMENT_NOTES, segment_worker.SEGMENT_BYTES))
         try:

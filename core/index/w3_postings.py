@@ -18,7 +18,6 @@ import zlib
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
-from hashlib import md5
 from itertools import groupby, starmap
 from operator import itemgetter, sub
 from struct import Struct
@@ -37,6 +36,8 @@ Posting = tuple[str, bytes, int, float, bytes | None]  # (field, term bytes, doc
 try:  # CPython's own MD5: twice as fast as OpenSSL's through `hashlib` on a term's few bytes
     from _md5 import md5 as md5_digest
 except ImportError:  # a build without it
+    from hashlib import md5
+
     md5_digest = partial(md5, usedforsecurity=False)
 from_bytes = int.from_bytes
 FLUSH_BYTES = 1 << 20  # buffered output written to the file past this size

@@ -17,7 +17,6 @@ their own front matter and are not affected.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -47,6 +46,8 @@ def read_in_child(rel_path: str) -> bool:
 
 def file_version(path: Path) -> str:
     """sha256 of the file, read in blocks: a 200 MB PDF is never held in memory to hash it."""
+    import hashlib  # here: a vault of notes only never loads OpenSSL (`core.base.digest`)
+
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         while block := fh.read(_HASH_BLOCK):

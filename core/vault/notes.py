@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from core.base.digest import sha256_hex
 from core.base.models import Chunk, Document, FileWarning
 from core.vault.chunker import ChunkLimits, chunk_markdown, chunk_text, new_parser
 from core.vault.frontmatter import clean_text, parse_front_matter
@@ -23,7 +23,7 @@ DEFAULT_SETTINGS = VaultSettings()
 
 
 def document_version(raw: bytes) -> str:
-    return hashlib.sha256(raw).hexdigest()
+    return sha256_hex(raw)
 
 
 def parse_note(

@@ -32,6 +32,9 @@ NOT_FOR_INDEXING = (
     # The search side of Whoosh and Cairn: a write builds no query and opens no searcher on a first index.
     "whoosh.query", "whoosh.scoring", "whoosh.searching", "core.index.bm25_fast", "core.index.bm25_python",
     "core.index.phrase_match", "whoosh.lang.snowball",  # the vault is English: no Snowball stemmer at all
+    # OpenSSL (hashlib) for a small vault's digests, and decimal for NUMERIC fields with decimal places and
+    # timeouts given as Decimals: core.base.digest, core.base.lean_import.class_once_loaded.
+    "hashlib", "_hashlib", "decimal", "_decimal",
 )  # fmt: skip
 # shutil's probes, which the `cairn` command answers without loading them (core.base.lean_import.import_shutil_lean;
 # a spawned worker's multiprocessing imports shutil before any of Cairn's code runs), and what filelock imports for

@@ -121,14 +121,14 @@ def test_filelocks_stand_ins_cover_every_use_of_secrets_and_platform_in_the_inst
 
     from core.base.lean_import import FILELOCK_STAND_INS
 
-    used: dict[str, set[str]] = {name: set() for name in ("secrets", "platform")}  # logging: see the test below
+    used: dict[str, set[str]] = {name: set() for name in ("secrets", "platform", "decimal")}  # logging: see the test below
     for path in Path(filelock.__file__).parent.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module in used:
                 used[node.module].update(alias.name for alias in node.names)  # `from secrets import x` would bypass the module
             elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in used:
                 used[node.value.id].add(node.attr)
-    assert used["secrets"] and used["platform"]  # the scan sees the package's uses
+    assert used["secrets"] and used["platform"] and used["decimal"]  # the scan sees the package's uses
     for module, names in used.items():
         assert names <= set(FILELOCK_STAND_INS[module]), (module, names - set(FILELOCK_STAND_INS[module]))
 
@@ -138,8 +138,8 @@ import json, sys
 from core.base.lean_import import import_filelock_lean
 import_filelock_lean()
 import filelock, filelock._util
-loaded = sorted(m for m in ("secrets", "platform", "hmac", "base64") if m in sys.modules)
-lock = filelock.FileLock(sys.argv[1], thread_local=False)
+loaded = sorted(m for m in ("secrets", "platform", "hmac", "base64", "decimal") if m in sys.modules)
+lock = filelock.FileLock(sys.argv[1], thread_local=False, timeout=2.5)
 with lock:
     held = lock.is_locked
 other = filelock.FileLock(sys.argv[1], timeout=0)
@@ -148,7 +148,14 @@ other.release()
 import platform, secrets
 calls = [filelock._util.platform.machine() == platform.machine(), len(filelock._util.secrets.token_hex(16)),
          0 <= filelock._api.secrets.randbelow(10) < 10, secrets.token_bytes.__module__]
-print(json.dumps([loaded, held, lock.is_locked, calls]))
+from decimal import Decimal  # a timeout given as a Decimal, once something has imported decimal: checked as before
+refused = []
+for timeout in (Decimal("0.5"), Decimal("sNaN"), "1", True):
+    try:
+        filelock.FileLock(sys.argv[1] + "2", timeout=timeout).acquire(timeout=timeout)
+    except (TypeError, ValueError) as error:
+        refused.append(type(error).__name__)
+print(json.dumps([loaded, held, lock.is_locked, calls, refused]))
 """
 
 
@@ -157,9 +164,10 @@ def test_filelock_imported_lean_locks_as_before_without_secrets_and_platform(tmp
     done = subprocess.run(
         [sys.executable, "-c", FILELOCK, str(tmp_path / "x.lock")], capture_output=True, text=True, cwd=repo, timeout=60, check=True
     )
-    loaded, held, still_held, calls = json.loads(done.stdout)
+    loaded, held, still_held, calls, refused = json.loads(done.stdout)
     assert loaded == [] and held is True and still_held is False
     assert calls == [True, 32, True, "secrets"]  # the stand-ins hand on to the real functions; later imports are real
+    assert refused == ["ValueError", "TypeError", "TypeError"]  # a Decimal is taken, a signalling NaN, a string, a bool are not
 
 
 LOADED_LEAN = """
@@ -229,3 +237,24 @@ def test_filelocks_logger_is_quiet_until_logging_is_imported_then_the_real_one(t
     assert any("acquired on LOCK" in message for _, message, _ in records)
     assert any("released on LOCK" in message for _, message, _ in records)
     assert all(at_api for _, _, at_api in records[:-1])  # filelock's own line, not the stand-in's, is the origin
+
+
+ONCE_LOADED = """
+import json, sys
+from core.base.lean_import import class_once_loaded
+Decimal = class_once_loaded("decimal", "Decimal")
+before = [isinstance(x, Decimal) for x in (1, 2.5, "3", None)] + ["decimal" in sys.modules]
+import decimal
+after = [isinstance(decimal.Decimal("1.5"), Decimal), isinstance(1.5, Decimal), isinstance(decimal.Decimal(1), (int, Decimal))]
+made = Decimal("1.25") * 4
+print(json.dumps([before, after, type(made).__module__, str(made), Decimal.__name__]))
+"""
+
+
+def test_a_class_once_loaded_answers_no_until_its_module_is_loaded_then_as_the_real_class() -> None:
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", ONCE_LOADED], capture_output=True, text=True, cwd=repo, timeout=60, check=True)
+    before, after, module, made, name = json.loads(done.stdout)
+    assert before == [False, False, False, False, False]  # nothing can be a Decimal yet: no check imported decimal
+    assert after == [True, False, True]
+    assert (module, made, name) == ("decimal", "5.00", "Decimal")  # a call makes the real thing

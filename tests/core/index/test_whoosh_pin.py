@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -139,3 +140,41 @@ def test_a_columns_offsets_are_whooshs_own_summed_faster(write_offsets: bool) ->
     assert ours.had_stored_offsets == whooshs.had_stored_offsets == write_offsets
     assert list(ours._offsets) == list(whooshs._offsets) and list(ours._lengths) == list(whooshs._lengths)
     assert [ours[n] for n in range(len(values))] == values
+
+
+DIGESTS = """
+import hashlib, json, sys
+from whoosh.filedb import filetables
+from whoosh.fields import NUMERIC
+import whoosh.fields
+keys = [b"", b"a", "caf\u00e9".encode(), bytes(range(256)) * 3]
+same = [filetables.md5_hash(k) == int(hashlib.md5(k).hexdigest(), 16) & 0xFFFFFFFF for k in keys]
+from decimal import Decimal
+field = NUMERIC(int, decimal_places=2, stored=True)
+print(json.dumps([LOADED, filetables.md5.__module__, same, field.to_bytes(Decimal("1.25")) == NUMERIC(int).to_bytes(125)]))
+"""
+PRELUDE = """
+import sys
+import core.index.keyword_index
+LOADED = sorted(m for m in ("hashlib", "_hashlib", "decimal", "_decimal") if m in sys.modules)
+"""
+
+
+def test_whoosh_hashes_with_cpythons_own_md5_and_makes_decimals_only_once_loaded() -> None:
+    """Whoosh's term table keys hash as with hashlib's MD5, without OpenSSL; `decimal` is not loaded for a
+    NUMERIC field Cairn never declares, and such a field still files a Decimal once something imported it."""
+    done = subprocess.run([sys.executable, "-c", PRELUDE + DIGESTS], capture_output=True, text=True, cwd=REPO, timeout=60, check=True)
+    loaded, md5_module, same, decimal_filed = json.loads(done.stdout)
+    assert loaded == []
+    assert md5_module == "_md5" and same == [True] * 4 and decimal_filed is True
+
+
+def test_cairns_schema_declares_no_field_that_would_make_a_decimal() -> None:
+    """`whoosh.fields` sees a `Decimal` stand-in (`core.base.lean_import.class_once_loaded`), which differs only
+    in an identity test: `NUMERIC(Decimal)`, a type Cairn's schema must not use."""
+    from whoosh.fields import NUMERIC
+
+    from core.index.keyword_schema import build_schema
+
+    numeric = [field for _, field in build_schema().items() if isinstance(field, NUMERIC)]
+    assert numeric and all(field.numtype in (int, float) and field.decimal_places == 0 for field in numeric)
