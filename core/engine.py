@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class SyncReport:
+    """One vault's sync, stage by stage: the keyword index, the vectors, OCR."""
+
     keyword: SyncStats
     embedding: EmbedStats | None
     semantic_problem: str | None = None

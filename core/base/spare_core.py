@@ -283,6 +283,8 @@ def run_forked(conn: Channel, target: str) -> None:
 
 @dataclass(slots=True)
 class _Pending:
+    """A `prestart` under way: the thread looking for a spare core, and what it found."""
+
     thread: threading.Thread
     started: Started | ForkLater | None = None
     asked: threading.Event = field(default_factory=threading.Event)  # set by `take`: the window may end

@@ -31,6 +31,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
 
 @dataclass(frozen=True, slots=True)
 class Block:
+    """A top-level block of a note's body, where the chunker may cut."""
+
     start: int  # byte offsets into the raw file
     end: int
     heading_level: int  # 0 for a non-heading block
@@ -39,6 +41,8 @@ class Block:
 
 @dataclass(frozen=True, slots=True)
 class ChunkedBody:
+    """A note's body cut into chunks, with what the chunker learnt on the way (title, tags, link texts)."""
+
     chunks: tuple[Chunk, ...]
     first_h1: str | None
     inline_tags: tuple[str, ...]

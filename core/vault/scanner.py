@@ -40,6 +40,8 @@ class ScanEntry:
 
 @dataclass(frozen=True, slots=True)
 class ScanResult:
+    """A walk of a vault: the notes to index, the files left out and why, and problems with its ignore rules."""
+
     entries: tuple[ScanEntry, ...]
     skipped: tuple[SkippedFile, ...]
     warnings: tuple[FileWarning, ...] = ()  # e.g. ignore-file lines that are not valid patterns
