@@ -17,7 +17,6 @@ changed index (a live edit) gets a new one, so nothing here is ever stale.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import weakref
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from core.base.atomic import write_bytes_atomic
+from core.base.digest import sha256_hex
 
 FIELDS = ("body", "title", "names")
 TERMS_EXT = "cairnterms"  # `<segment id>.cairnterms`: Whoosh's clean-up removes it with its segment
@@ -179,7 +179,7 @@ def _merged_path(leaves: Sequence[Any], directory: Path | None) -> Path | None:
     if directory is None or not paths or any(p is None for p in paths):
         return None
     names = "\n".join(sorted(p.name for p in paths if p is not None))
-    return directory / f"terms-{hashlib.sha256(names.encode()).hexdigest()[:20]}.{MERGED_EXT}"
+    return directory / f"terms-{sha256_hex(names.encode())[:20]}.{MERGED_EXT}"
 
 
 def _read_merged(path: Path | None) -> list[str] | None:

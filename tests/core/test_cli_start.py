@@ -30,6 +30,7 @@ HEAVY = (
     "httpx", "onnxruntime", "usearch", "markdown_it", "yaml", "pathspec", "tokenizers", "numpy", "urllib.request", "asyncio", "core.vault.pdf",
     "core.index.ocr_pass",  # the OCR stage's: only when OCR is switched on
     "bz2", "lzma",  # shutil's probes of them (core.base.lean_import.import_shutil_lean)
+    "_hashlib", "decimal",  # OpenSSL for a few digests, Decimal for Whoosh's NUMERIC fields (core.base.digest, whoosh_pin)
 )  # fmt: skip
 # What only writing an index needs (walking, reading and chunking files, resolving links), `logging`
 # (nothing went wrong) and rapidfuzz (every word known): ~35 ms of a cold keyword search (issue #30).
