@@ -19,6 +19,7 @@ Two things make it work for every language:
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import sys
@@ -31,7 +32,6 @@ from whoosh.analysis import Analyzer, Filter, Tokenizer
 from whoosh.analysis.acore import Token
 from whoosh.analysis.analyzers import STOP_WORDS
 from whoosh.lang import stemmer_for_language, stopwords_for_language
-from whoosh.support.charset import accent_map
 
 from core.base.char_ranges import CharRanges
 from core.base.lazy_re import LazyPattern
@@ -193,14 +193,25 @@ class _Terms:
         return term
 
 
+@functools.cache
+def accent_map() -> dict[int, str]:
+    """Whoosh's accent-folding table (`whoosh.support.charset`), loaded when a word first needs it:
+    the module is ~0.5 ms to load (a 700-entry table built from a 114 KB module), before the
+    fork of every cold index, and a vault of English notes never folds an accent."""
+    from whoosh.support.charset import accent_map as table
+
+    return table
+
+
 def fold_accents(stem: str) -> str:
-    """`stem.translate(accent_map)`, without the per-character look-ups where they change nothing.
+    """`stem.translate(accent_map())`, without the per-character look-ups where they change nothing.
 
     `accent_map`'s only ASCII keys that change a character are upper-case letters (H -> h ...):
-    an ASCII stem with no upper-case letter (`islower`: cased characters, all lower) is its own
-    folding. Most stems are such; `translate` with a 700-entry dict cost ~0.5 us a new word.
+    an ASCII stem with no upper-case letter (`islower`: cased characters, all lower; or none at
+    all, as in a number) is its own folding. Most stems are such; `translate` with a 700-entry
+    dict cost ~0.5 us a new word.
     """
-    return stem if stem.isascii() and stem.islower() else stem.translate(accent_map)
+    return stem if stem.isascii() and (stem.islower() or stem == stem.lower()) else stem.translate(accent_map())
 
 
 _TERMS: dict[str, _Terms] = {}
@@ -304,7 +315,7 @@ class Stemmer:
 
 def fold(word: str) -> str:
     """A word as a phrase compares it when the index drops it: lower case, accents folded."""
-    return word.lower().translate(accent_map)
+    return word.lower().translate(accent_map())
 
 
 def word_keys(text: str, lang: str = DEFAULT_LANGUAGE) -> list[tuple[int, int, str]]:

@@ -24,10 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from whoosh.support.charset import accent_map
-
 from core.base.python_turns import python_turns
-from core.index.analysis import fold, phrase_spans, pieces, terms_for
+from core.index.analysis import accent_map, fold, phrase_spans, pieces, terms_for
 
 PHRASE_FIELDS = ("title", "heading_path", "body")  # where a phrase may stand (as the phrase query looks)
 LITERAL_SCORE = 1.0  # score of a chunk found only by its stop-word phrase, per (1 + ln count)
@@ -124,4 +122,4 @@ def scan(
 
 def _folded(text: str) -> str:
     low = text.lower()
-    return low if low.isascii() else low.translate(accent_map)
+    return low if low.isascii() else low.translate(accent_map())

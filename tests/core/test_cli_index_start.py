@@ -35,6 +35,7 @@ NOT_FOR_INDEXING = (
     # OpenSSL (hashlib) for a small vault's digests, and decimal for NUMERIC fields with decimal places and
     # timeouts given as Decimals: core.base.digest, core.base.lean_import.class_once_loaded.
     "hashlib", "_hashlib", "decimal", "_decimal",
+    "whoosh.support.charset",  # accent folding: no word of these English notes has an accent to fold
 )  # fmt: skip
 # shutil's probes, which the `cairn` command answers without loading them (core.base.lean_import.import_shutil_lean;
 # a spawned worker's multiprocessing imports shutil before any of Cairn's code runs), and what filelock imports for
