@@ -6,19 +6,23 @@ degraded against its baseline, 4 index not built.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn, TypeAlias
 
-from core.base import dataclass_code, regex_code
-from core.base.errors import CairnError, UsageError
-from core.base.gc_pause import gc_paused
-from core.base.lean_import import import_filelock_lean, import_shutil_lean
-from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: F401 - the exit codes are main's contract
-from core.cli.process_exit import ends_at_once, exit_now, quiet_collector, skip_final_collections
-from core.cli.structured_args import WHERE_HELP, add_structured_commands
+from core.base.lean_import import import_argparse_lean, import_filelock_lean, import_shutil_lean
+
+import_argparse_lean()  # before anything imports argparse (see its docstring)
+
+import argparse  # noqa: E402
+
+from core.base import dataclass_code, regex_code  # noqa: E402
+from core.base.errors import CairnError, UsageError  # noqa: E402
+from core.base.gc_pause import gc_paused  # noqa: E402
+from core.cli.common import EXIT_DEGRADED, EXIT_FAIL, EXIT_NOT_BUILT, EXIT_OK, EXIT_USAGE  # noqa: E402, F401 - the exit codes are main's contract
+from core.cli.process_exit import ends_at_once, exit_now, quiet_collector, skip_final_collections  # noqa: E402
+from core.cli.structured_args import WHERE_HELP, add_structured_commands  # noqa: E402
 
 
 class _Parser(argparse.ArgumentParser):

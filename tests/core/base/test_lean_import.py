@@ -258,3 +258,39 @@ def test_a_class_once_loaded_answers_no_until_its_module_is_loaded_then_as_the_r
     assert before == [False, False, False, False, False]  # nothing can be a Decimal yet: no check imported decimal
     assert after == [True, False, True]
     assert (module, made, name) == ("decimal", "5.00", "Decimal")  # a call makes the real thing
+
+
+ARGPARSE = """
+import json, os, sys
+from core.base.lean_import import import_argparse_lean
+prefix = os.path.join(sys.argv[2], sys.argv[1])  # a prefix of its own for each flavour
+if sys.argv[1] == "catalogs":  # a catalog folder, as a system Python has: every message goes through gettext
+    os.makedirs(os.path.join(prefix, "share", "locale"), exist_ok=True)
+sys.base_prefix = prefix
+import_argparse_lean()
+import argparse
+parser = argparse.ArgumentParser(prog="cairn")
+parser.add_argument("--vault", required=True)
+usage = parser.format_help()
+loaded = sorted(m for m in ("gettext", "locale") if m in sys.modules)
+import gettext
+one, many = "expected %s argument", "expected %s arguments"
+real = [gettext.gettext("usage: "), gettext.ngettext(one, many, 1), gettext.ngettext(one, many, 3)]
+mine = [argparse._("usage: "), argparse.ngettext(one, many, 1), argparse.ngettext(one, many, 3)]
+print(json.dumps([loaded, usage, real == mine, argparse._.__module__]))
+"""
+
+
+@pytest.mark.parametrize("where", ["none", "catalogs"])
+def test_argparse_translates_through_gettext_only_where_a_catalog_can_exist(where: str, tmp_path: Path) -> None:
+    """Without a `<prefix>/share/locale` folder no catalog can translate argparse's words: they are its own,
+    without `gettext` and `locale` loaded; with one, each goes through the real `gettext` (loaded then)."""
+    repo = Path(__file__).resolve().parents[3]
+    runs = {
+        flavour: subprocess.run([sys.executable, "-c", ARGPARSE, flavour, str(tmp_path)], capture_output=True, text=True, cwd=repo, timeout=60, check=True)
+        for flavour in (where, "none")
+    }
+    loaded, usage, same, module = json.loads(runs[where].stdout)
+    plain_usage = json.loads(runs["none"].stdout)[1]
+    assert same and module == "core.base.lean_import" and usage == plain_usage
+    assert loaded == ([] if where == "none" else ["gettext", "locale"])
