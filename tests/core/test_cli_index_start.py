@@ -36,6 +36,7 @@ NOT_FOR_INDEXING = (
     # timeouts given as Decimals: core.base.digest, core.base.lean_import.class_once_loaded.
     "hashlib", "_hashlib", "decimal", "_decimal",
     "whoosh.support.charset",  # accent folding: no word of these English notes has an accent to fold
+    "whoosh.util.times", "calendar", "gettext",  # date fields Cairn's schema has none of; argparse's catalogs
 )  # fmt: skip
 # shutil's probes, which the `cairn` command answers without loading them (core.base.lean_import.import_shutil_lean;
 # a spawned worker's multiprocessing imports shutil before any of Cairn's code runs), and what filelock imports for

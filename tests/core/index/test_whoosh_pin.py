@@ -151,22 +151,28 @@ keys = [b"", b"a", "caf\u00e9".encode(), bytes(range(256)) * 3]
 same = [filetables.md5_hash(k) == int(hashlib.md5(k).hexdigest(), 16) & 0xFFFFFFFF for k in keys]
 from decimal import Decimal
 field = NUMERIC(int, decimal_places=2, stored=True)
-print(json.dumps([LOADED, filetables.md5.__module__, same, field.to_bytes(Decimal("1.25")) == NUMERIC(int).to_bytes(125)]))
+import datetime
+from whoosh.fields import DATETIME
+from whoosh.util.times import datetime_to_long
+when = datetime.datetime(2026, 11, 27, 18, 30)
+dated = [DATETIME().to_column_value(when) == datetime_to_long(when), DATETIME().from_bytes(DATETIME().to_bytes(when)) == when]
+print(json.dumps([LOADED, filetables.md5.__module__, same, field.to_bytes(Decimal("1.25")) == NUMERIC(int).to_bytes(125), dated]))
 """
 PRELUDE = """
 import sys
 import core.index.keyword_index
-LOADED = sorted(m for m in ("hashlib", "_hashlib", "decimal", "_decimal") if m in sys.modules)
+LOADED = sorted(m for m in ("hashlib", "_hashlib", "decimal", "_decimal", "whoosh.util.times", "calendar", "locale") if m in sys.modules)
 """
 
 
-def test_whoosh_hashes_with_cpythons_own_md5_and_makes_decimals_only_once_loaded() -> None:
-    """Whoosh's term table keys hash as with hashlib's MD5, without OpenSSL; `decimal` is not loaded for a
-    NUMERIC field Cairn never declares, and such a field still files a Decimal once something imported it."""
+def test_whoosh_hashes_with_cpythons_own_md5_and_loads_decimals_and_dates_only_when_used() -> None:
+    """Whoosh's term table keys hash as with hashlib's MD5, without OpenSSL; `decimal`, and the date
+    conversions with `calendar` and `locale`, are not loaded for NUMERIC and DATETIME fields Cairn never
+    declares, and such fields still file a Decimal and a datetime as Whoosh's own code does."""
     done = subprocess.run([sys.executable, "-c", PRELUDE + DIGESTS], capture_output=True, text=True, cwd=REPO, timeout=60, check=True)
-    loaded, md5_module, same, decimal_filed = json.loads(done.stdout)
+    loaded, md5_module, same, decimal_filed, dated = json.loads(done.stdout)
     assert loaded == []
-    assert md5_module == "_md5" and same == [True] * 4 and decimal_filed is True
+    assert md5_module == "_md5" and same == [True] * 4 and decimal_filed is True and dated == [True, True]
 
 
 def test_cairns_schema_declares_no_field_that_would_make_a_decimal() -> None:
