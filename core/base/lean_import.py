@@ -197,3 +197,42 @@ def import_argparse_lean() -> None:
     (0.76 ms of every cold `cairn index`). Elsewhere, and once anything has imported `gettext`, every
     message goes through the real `gettext` as before."""
     import_lean({"gettext": {"gettext": _gettext, "ngettext": _ngettext}}, "argparse")
+
+
+def module_on_first_use(name: str, **kept: Any) -> dict[str, Any]:
+    """A stand-in's contents for a library that imports module `name` at its top and uses it only in
+    functions: every attribute (but `kept`) is the real module's, which is imported when one is first
+    asked for. Asked for during the import itself, the real module is imported then and takes the
+    stand-in's place: the library gets it, and nothing is lost but the time."""
+
+    def __getattr__(attribute: str) -> Any:
+        module = sys.modules.get(name)
+        if module is None or module.__dict__.get("__getattr__") is __getattr__:  # the stand-in itself
+            sys.modules.pop(name, None)
+            module = importlib.import_module(name)
+        return getattr(module, attribute)
+
+    return {"__getattr__": __getattr__, **kept}
+
+
+class _NodeVisitor:
+    """`ast.NodeVisitor`, for a class that subclasses it when its module is imported (`inspect`'s
+    `_ClassFinder`, used by `inspect.getsource` for a class): each method is the real one, found when called."""
+
+    def visit(self, node: Any) -> Any:
+        return importlib.import_module("ast").NodeVisitor.visit(self, node)
+
+    def generic_visit(self, node: Any) -> Any:
+        return importlib.import_module("ast").NodeVisitor.generic_visit(self, node)
+
+    def visit_Constant(self, node: Any) -> Any:  # noqa: N802 - ast's own name
+        return importlib.import_module("ast").NodeVisitor.visit_Constant(self, node)
+
+
+#: What `inspect` imports at its top for source code (`getsource`, `signature` of a builtin from its text):
+#: `ast` (the C module's ~120 node types and ast's own unparser) and `tokenize`. `dataclasses` imports
+#: `inspect`, and filelock calls `inspect.signature` on Python functions, which need neither.
+INSPECT_STAND_INS: dict[str, dict[str, Any]] = {
+    "ast": module_on_first_use("ast", NodeVisitor=_NodeVisitor),
+    "tokenize": module_on_first_use("tokenize"),
+}

@@ -39,9 +39,9 @@ NOT_FOR_INDEXING = (
     "whoosh.util.times", "calendar", "gettext",  # date fields Cairn's schema has none of; argparse's catalogs
 )  # fmt: skip
 # shutil's probes, which the `cairn` command answers without loading them (core.base.lean_import.import_shutil_lean;
-# a spawned worker's multiprocessing imports shutil before any of Cairn's code runs), and what filelock imports for
-# locks Cairn never takes (`import_filelock_lean`).
-NOT_FOR_THE_COMMAND = ("bz2", "lzma", "secrets", "hmac", "base64", "platform", "logging", "traceback")
+# a spawned worker's multiprocessing imports shutil before any of Cairn's code runs), what filelock imports for
+# locks Cairn never takes (`import_filelock_lean`), and what inspect imports to read source (`INSPECT_STAND_INS`).
+NOT_FOR_THE_COMMAND = ("bz2", "lzma", "secrets", "hmac", "base64", "platform", "logging", "traceback", "ast", "tokenize")
 
 # The real CLI in a fresh interpreter (tests/core/cli_probe.py), as `test_cli_start` runs it.
 INDEX_PROBE = probe_script(NOT_FOR_INDEXING + NOT_FOR_THE_COMMAND)

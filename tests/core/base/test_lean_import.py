@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -294,3 +295,61 @@ def test_argparse_translates_through_gettext_only_where_a_catalog_can_exist(wher
     plain_usage = json.loads(runs["none"].stdout)[1]
     assert same and module == "core.base.lean_import" and usage == plain_usage
     assert loaded == ([] if where == "none" else ["gettext", "locale"])
+
+
+INSPECT = """
+import json, pathlib, sys
+from core.base import dataclass_code
+dataclass_code.install(pathlib.Path(sys.argv[1]))
+import dataclasses, inspect
+loaded = sorted(m for m in ("ast", "_ast", "tokenize") if m in sys.modules)
+import traceback  # (its linecache imports the real tokenize)
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int = 0
+
+source = inspect.getsource(Point)  # inspect's `_ClassFinder` walks the module's tree (ast) it read (tokenize)
+signature = str(inspect.signature(len))  # a builtin's: parsed from its text signature with ast
+try:
+    raise ValueError("shown")
+except ValueError:
+    shown = traceback.format_exc()  # the failing line, read through linecache (tokenize)
+import ast
+print(json.dumps([loaded, source.splitlines()[1:3], Point.__doc__, signature, "raise ValueError" in shown,
+                  inspect.ast.parse("x = 1").body[0].__class__ is ast.Assign]))
+"""
+
+
+def test_inspect_without_ast_and_tokenize_still_reads_source_signatures_and_tracebacks(tmp_path: Path) -> None:
+    """`dataclasses` (with it `inspect`) imported without `ast` and `tokenize`: neither is loaded by making
+    dataclasses, and everything of inspect's that reads source still works, on the real modules."""
+    repo = Path(__file__).resolve().parents[3]
+    script = tmp_path / "probe.py"
+    script.write_text(INSPECT, encoding="utf-8")  # a file: getsource needs the class's source on disk
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "table")], capture_output=True, text=True, cwd=repo, timeout=60, check=True, env=env)
+    loaded, source, doc, signature, shown, parsed = json.loads(done.stdout)
+    assert loaded == []
+    assert source == ["class Point:", "    x: int"] and doc == "Point(x: int, y: int = 0)"
+    assert signature == "(obj, /)" and shown and parsed
+
+
+USED_EARLY = f"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from core.base.lean_import import import_lean, module_on_first_use
+import_lean({{"tokenize": module_on_first_use("tokenize")}}, {PROBE!r})
+import tokenize
+print(sys.modules[{PROBE!r}].SEEN, type(sys.modules[{PROBE!r}].tokenize).__name__, sys.modules[{PROBE!r}].tokenize is tokenize)
+"""
+
+
+def test_a_module_stood_in_until_used_and_used_during_the_import_is_the_real_one(tmp_path: Path) -> None:
+    (tmp_path / f"{PROBE}.py").write_text("import tokenize\nSEEN = tokenize.NAME\n", encoding="utf-8")  # used at once
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", USED_EARLY, str(tmp_path)], capture_output=True, text=True, cwd=repo, timeout=60, check=True)
+    import token
+
+    assert done.stdout.split() == [str(token.NAME), "module", "False"]  # the value is the real one; the module object stays the stand-in
