@@ -229,10 +229,24 @@ class _NodeVisitor:
         return importlib.import_module("ast").NodeVisitor.visit_Constant(self, node)
 
 
-#: What `inspect` imports at its top for source code (`getsource`, `signature` of a builtin from its text):
-#: `ast` (the C module's ~120 node types and ast's own unparser) and `tokenize`. `dataclasses` imports
-#: `inspect`, and filelock calls `inspect.signature` on Python functions, which need neither.
-INSPECT_STAND_INS: dict[str, dict[str, Any]] = {
-    "ast": module_on_first_use("ast", NodeVisitor=_NodeVisitor),
-    "tokenize": module_on_first_use("tokenize"),
-}
+#: `dis.COMPILER_FLAG_NAMES` as CPython 3.11 defines it: `inspect` makes its `CO_*` names of code flags from
+#: it at import (`tests/core/base/test_lean_import.py` holds it to the real module's).
+COMPILER_FLAG_NAMES_311 = {
+    1: "OPTIMIZED", 2: "NEWLOCALS", 4: "VARARGS", 8: "VARKEYWORDS", 16: "NESTED", 32: "GENERATOR", 64: "NOFREE",
+    128: "COROUTINE", 256: "ITERABLE_COROUTINE", 512: "ASYNC_GENERATOR",
+}  # fmt: skip
+
+
+def _inspect_stand_ins() -> dict[str, dict[str, Any]]:
+    """What `inspect` imports at its top for source code and bytecode (`getsource`, a builtin's `signature`
+    from its text, frames' positions): `ast` (the C module's ~120 node types and ast's own unparser),
+    `tokenize` and, on CPython 3.11, `dis` (with `opcode`; of it `inspect` reads one table at import).
+    `dataclasses` imports `inspect`, and filelock calls `inspect.signature` on Python functions, which
+    need none of them."""
+    stand_ins = {"ast": module_on_first_use("ast", NodeVisitor=_NodeVisitor), "tokenize": module_on_first_use("tokenize")}
+    if sys.version_info[:2] == (3, 11) and sys.implementation.name == "cpython":
+        stand_ins["dis"] = module_on_first_use("dis", COMPILER_FLAG_NAMES=dict(COMPILER_FLAG_NAMES_311))
+    return stand_ins
+
+
+INSPECT_STAND_INS: dict[str, dict[str, Any]] = _inspect_stand_ins()

@@ -41,7 +41,10 @@ NOT_FOR_INDEXING = (
 # shutil's probes, which the `cairn` command answers without loading them (core.base.lean_import.import_shutil_lean;
 # a spawned worker's multiprocessing imports shutil before any of Cairn's code runs), what filelock imports for
 # locks Cairn never takes (`import_filelock_lean`), and what inspect imports to read source (`INSPECT_STAND_INS`).
-NOT_FOR_THE_COMMAND = ("bz2", "lzma", "secrets", "hmac", "base64", "platform", "logging", "traceback", "ast", "tokenize")
+NOT_FOR_THE_COMMAND = (
+    "bz2", "lzma", "secrets", "hmac", "base64", "platform", "logging", "traceback", "ast", "tokenize",
+    *(("dis", "opcode") if sys.version_info[:2] == (3, 11) else ()),  # its table copied for 3.11 only
+)  # fmt: skip
 
 # The real CLI in a fresh interpreter (tests/core/cli_probe.py), as `test_cli_start` runs it.
 INDEX_PROBE = probe_script(NOT_FOR_INDEXING + NOT_FOR_THE_COMMAND)

@@ -302,7 +302,7 @@ import json, pathlib, sys
 from core.base import dataclass_code
 dataclass_code.install(pathlib.Path(sys.argv[1]))
 import dataclasses, inspect
-loaded = sorted(m for m in ("ast", "_ast", "tokenize") if m in sys.modules)
+loaded = sorted(m for m in ("ast", "_ast", "tokenize", "dis", "opcode") if m in sys.modules)
 import traceback  # (its linecache imports the real tokenize)
 
 @dataclasses.dataclass
@@ -316,24 +316,33 @@ try:
     raise ValueError("shown")
 except ValueError:
     shown = traceback.format_exc()  # the failing line, read through linecache (tokenize)
-import ast
+import ast, dis
+flags = {name: getattr(inspect, name) for name in dir(inspect) if name.startswith("CO_")}
+real_flags = {"CO_" + v: k for k, v in dis.COMPILER_FLAG_NAMES.items()}
+
+async def nap():
+    pass
+
+frame = inspect.getframeinfo(sys._getframe())  # positions of the frame's instruction (dis)
 print(json.dumps([loaded, source.splitlines()[1:3], Point.__doc__, signature, "raise ValueError" in shown,
-                  inspect.ast.parse("x = 1").body[0].__class__ is ast.Assign]))
+                  inspect.ast.parse("x = 1").body[0].__class__ is ast.Assign, flags == real_flags,
+                  inspect.iscoroutinefunction(nap), frame.positions is not None]))
 """
 
 
 def test_inspect_without_ast_and_tokenize_still_reads_source_signatures_and_tracebacks(tmp_path: Path) -> None:
-    """`dataclasses` (with it `inspect`) imported without `ast` and `tokenize`: neither is loaded by making
-    dataclasses, and everything of inspect's that reads source still works, on the real modules."""
+    """`dataclasses` (with it `inspect`) imported without `ast`, `tokenize` and `dis`: none is loaded by making
+    dataclasses, and everything of inspect's that reads source or bytecode still works, on the real modules."""
     repo = Path(__file__).resolve().parents[3]
     script = tmp_path / "probe.py"
     script.write_text(INSPECT, encoding="utf-8")  # a file: getsource needs the class's source on disk
     env = {**os.environ, "PYTHONPATH": str(repo)}
     done = subprocess.run([sys.executable, str(script), str(tmp_path / "table")], capture_output=True, text=True, cwd=repo, timeout=60, check=True, env=env)
-    loaded, source, doc, signature, shown, parsed = json.loads(done.stdout)
-    assert loaded == []
+    loaded, source, doc, signature, shown, parsed, flags, coroutine, positions = json.loads(done.stdout)
+    assert loaded == ([] if sys.version_info[:2] == (3, 11) else ["dis", "opcode"])  # `dis` stood in on 3.11 only
     assert source == ["class Point:", "    x: int"] and doc == "Point(x: int, y: int = 0)"
     assert signature == "(obj, /)" and shown and parsed
+    assert flags and coroutine and positions  # inspect's CO_* names as `dis` would have made them
 
 
 USED_EARLY = f"""
@@ -353,3 +362,15 @@ def test_a_module_stood_in_until_used_and_used_during_the_import_is_the_real_one
     import token
 
     assert done.stdout.split() == [str(token.NAME), "module", "False"]  # the value is the real one; the module object stays the stand-in
+
+
+def test_the_compiler_flag_table_is_this_pythons() -> None:
+    import dis
+
+    from core.base.lean_import import COMPILER_FLAG_NAMES_311, INSPECT_STAND_INS
+
+    if sys.version_info[:2] == (3, 11):
+        assert COMPILER_FLAG_NAMES_311 == dis.COMPILER_FLAG_NAMES
+        assert INSPECT_STAND_INS["dis"]["COMPILER_FLAG_NAMES"] == dis.COMPILER_FLAG_NAMES
+    else:
+        assert "dis" not in INSPECT_STAND_INS
