@@ -74,9 +74,9 @@ def install(path: Path | None = None, role: str = "") -> MethodCache:
     from core.base.gc_pause import gc_paused
     from core.base.lean_import import INSPECT_STAND_INS, import_lean
 
-    with gc_paused():  # dataclasses' own imports (inspect, dis) and ~350 code objects: no garbage to look for
-        # here, not at the top: the CLI imports this module first thing; `inspect` without `ast` and `tokenize`
-        # (~2.5 ms of every cold command: `core.base.lean_import.INSPECT_STAND_INS`)
+    with gc_paused():  # dataclasses' own imports (inspect) and ~350 code objects: no garbage to look for
+        # here, not at the top: the CLI imports this module first thing; `inspect` without `ast`, `tokenize` and
+        # (on 3.11) `dis`: ~3.5 ms of every cold command (`core.base.lean_import.INSPECT_STAND_INS`)
         import_lean(INSPECT_STAND_INS, "dataclasses")
         import dataclasses
 

@@ -45,8 +45,8 @@ def sha256_hex(data: bytes) -> str:
 
 def will_hash(nbytes: int) -> None:
     """This process (and each it forks next) is about to hash some `nbytes`: where that is past the
-    budget, OpenSSL's is loaded now, once before a fork, instead of after a megabyte hashed at
-    CPython's pace in every process."""
+    budget, OpenSSL's is loaded now, once before a fork, instead of in every process after its
+    budget is hashed at CPython's pace."""
     global _budget
     if nbytes > _budget:
         _budget = 0

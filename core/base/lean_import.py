@@ -148,18 +148,37 @@ def class_once_loaded(module: str, name: str) -> type:
     return OnceLoaded(name, (), {"__doc__": f"`{module}.{name}` until it is loaded (core.base.lean_import.class_once_loaded)"})
 
 
+def module_on_first_use(name: str, **kept: Any) -> dict[str, Any]:
+    """A stand-in's contents for a library that imports module `name` at its top and uses it only in
+    functions: every attribute (but `kept`, and the dunder names the import system probes for, such as
+    `__path__`) is the real module's, which is imported when one is first asked for. Asked for during
+    the import itself, the real module is imported then and takes the stand-in's place: the library
+    gets it, and nothing is lost but the time."""
+
+    def __getattr__(attribute: str) -> Any:
+        if attribute.startswith("__") and attribute.endswith("__"):  # the import system's probes (`__path__` ...)
+            raise AttributeError(attribute)
+        module = sys.modules.get(name)
+        if module is None or module.__dict__.get("__getattr__") is __getattr__:  # the stand-in itself
+            sys.modules.pop(name, None)
+            module = importlib.import_module(name)
+        return getattr(module, attribute)
+
+    return {"__getattr__": __getattr__, **kept}
+
+
 #: What filelock (4.2) imports at its top and calls only on paths a Cairn lock (`fcntl.flock` on a
 #: lock file) never takes: random marker names and jittered back-off of its soft and hard-link
 #: locks, breaking a stale soft lock (`secrets`), that break's `renameat2` syscall number by machine
 #: (`platform`); its module logger, which a lock's acquire and release tell at DEBUG level
 #: (`logging`, see `QuietUntilLogging`); and the `Decimal` a timeout is checked against
-#: (`decimal` and its C extension: ~1.2 ms). `tests/core/base/test_lean_import.py` holds these to every use in the
+#: (`decimal` and its C extension: ~0.8 ms). `tests/core/base/test_lean_import.py` holds these to every use in the
 #: installed package.
-FILELOCK_STAND_INS: dict[str, dict[str, Callable[..., Any] | type]] = {
+FILELOCK_STAND_INS: dict[str, dict[str, Any]] = {
     "secrets": {name: on_first_call("secrets", name) for name in ("randbelow", "token_hex")},
     "platform": {"machine": on_first_call("platform", "machine")},
     "logging": {"getLogger": QuietUntilLogging},
-    "decimal": {"Decimal": class_once_loaded("decimal", "Decimal")},
+    "decimal": module_on_first_use("decimal", Decimal=class_once_loaded("decimal", "Decimal")),
 }
 
 
@@ -197,22 +216,6 @@ def import_argparse_lean() -> None:
     (0.76 ms of every cold `cairn index`). Elsewhere, and once anything has imported `gettext`, every
     message goes through the real `gettext` as before."""
     import_lean({"gettext": {"gettext": _gettext, "ngettext": _ngettext}}, "argparse")
-
-
-def module_on_first_use(name: str, **kept: Any) -> dict[str, Any]:
-    """A stand-in's contents for a library that imports module `name` at its top and uses it only in
-    functions: every attribute (but `kept`) is the real module's, which is imported when one is first
-    asked for. Asked for during the import itself, the real module is imported then and takes the
-    stand-in's place: the library gets it, and nothing is lost but the time."""
-
-    def __getattr__(attribute: str) -> Any:
-        module = sys.modules.get(name)
-        if module is None or module.__dict__.get("__getattr__") is __getattr__:  # the stand-in itself
-            sys.modules.pop(name, None)
-            module = importlib.import_module(name)
-        return getattr(module, attribute)
-
-    return {"__getattr__": __getattr__, **kept}
 
 
 class _NodeVisitor:

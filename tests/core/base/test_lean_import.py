@@ -374,3 +374,24 @@ def test_the_compiler_flag_table_is_this_pythons() -> None:
         assert INSPECT_STAND_INS["dis"]["COMPILER_FLAG_NAMES"] == dis.COMPILER_FLAG_NAMES
     else:
         assert "dis" not in INSPECT_STAND_INS
+
+
+LATER_USE = f"""
+import hashlib as real_hashlib
+import sys
+del sys.modules["hashlib"]
+sys.path.insert(0, sys.argv[1])
+from core.base.lean_import import import_lean, module_on_first_use
+import_lean({{"hashlib": module_on_first_use("hashlib", md5=print)}}, {PROBE!r})
+probe = sys.modules[{PROBE!r}]
+print(probe.SEEN is print, probe.hashlib.sha256(b"x").hexdigest() == real_hashlib.sha256(b"x").hexdigest(), "__path__" in dir(probe.hashlib))
+"""
+
+
+def test_a_module_stood_in_until_used_hands_on_what_it_does_not_keep(tmp_path: Path) -> None:
+    """Kept names are the stand-in's; `from m import name` does not load the real module (the import system's
+    `__path__` probe is answered no); any other name, asked for later, is the real module's."""
+    (tmp_path / f"{PROBE}.py").write_text("import hashlib\nfrom hashlib import md5\nSEEN = md5\n", encoding="utf-8")
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", LATER_USE, str(tmp_path)], capture_output=True, text=True, cwd=repo, timeout=60, check=True)
+    assert done.stdout.split() == ["True", "True", "False"]
