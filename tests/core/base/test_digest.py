@@ -1,4 +1,4 @@
-"""`sha256_hex`: hashlib's digests, CPython's own SHA-256 for a process's first megabyte, OpenSSL's after."""
+"""`sha256_hex`: hashlib's digests, CPython's own SHA-256 for a process's first 512 KB, OpenSSL's after."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ print(json.dumps([seen, digest._budget, list(fresh.values())]))
 """
 
 
-def test_a_process_loads_openssl_only_once_its_first_megabyte_is_hashed_or_more_is_announced() -> None:
+def test_a_process_loads_openssl_only_once_its_budget_is_hashed_or_more_is_announced() -> None:
     done = subprocess.run([sys.executable, "-c", SPENDING], capture_output=True, text=True, cwd=REPO, timeout=60, check=True)
     seen, left, announced = json.loads(done.stdout)
     assert seen == [False, False, False, True, True]  # 90 % of the budget within it; the fourth part past it, and from then on
