@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +21,7 @@ from core.base.paths import AppPaths
 from core.engine_vaults import VaultRegistry
 from core.index.indexer import Progress, SyncStats, VaultIndex
 from core.index.manifest import IndexInfo, load_info
+from core.index.sync_report import SyncReport
 from core.index.vault_lock import BUSY_STATE, LIVE_WAIT_S
 from core.ocr_stage import ocr_stage
 from core.search.admission import Admission
@@ -38,23 +38,12 @@ from core.semantic import (
 if TYPE_CHECKING:
     # Imported where used: the semantic side never by a keyword search, the search stack never by `cairn index`.
     from core.base.models import SearchResponse
-    from core.index.ocr_stats import OcrStats
     from core.index.vector_store import EmbedStats, VaultVectors
     from core.providers.embedding import Embedder
     from core.search.related import NoteLinks
     from core.search.search import SearchRequest
     from core.search.sides import VaultSearchSide
     from core.status import VaultStatus
-
-@dataclass(frozen=True, slots=True)
-class SyncReport:
-    """One vault's sync, stage by stage: the keyword index, the vectors, OCR."""
-
-    keyword: SyncStats
-    embedding: EmbedStats | None
-    semantic_problem: str | None = None
-    ocr: OcrStats | None = None  # the OCR stage (core.ocr_stage), when it ran
-
 
 class Engine:
     def __init__(

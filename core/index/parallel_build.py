@@ -180,10 +180,8 @@ class ParallelBuild:
         """
         early = take(WORKER_TARGET)
         forked = isinstance(early, ForkLater) and fork_safe()  # else a worker is spawned, and worth it on more work
-        if (
-            work_s(len(notes), sum(entry.size for entry, _ in notes)) < (FORK_MIN_WORK_S if forked else MIN_WORK_S)
-            or daemon_child()
-        ):
+        size = sum(entry.size for entry, _ in notes)
+        if work_s(len(notes), size) < (FORK_MIN_WORK_S if forked else MIN_WORK_S) or daemon_child():
             if isinstance(early, Started):
                 early.stop()
             return None
@@ -191,7 +189,7 @@ class ParallelBuild:
             return None
         shutil.rmtree(scratch, ignore_errors=True)  # a crashed build's leftovers
         jobs = cut_jobs(notes)
-        will_hash(sum(entry.size for entry, _ in notes))  # each process hashes about that: its half, and its chunks'
+        will_hash(size)  # each process hashes about that: its half, and its chunks'
         # A forked worker inherits its setup (the claims ...): nothing pickled, sent or waited for before its first note.
         setup = (vault, jobs, limits, max_bytes, str(scratch), (segment_worker.SEGMENT_NOTES, segment_worker.SEGMENT_BYTES))
         try:

@@ -11,9 +11,14 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from core.base.models import FileWarning, SkippedFile
 from core.index.manifest import FileRecord, IndexInfo
+
+if TYPE_CHECKING:
+    from core.index.ocr_stats import OcrStats
+    from core.index.vector_store import EmbedStats
 
 IGNORE_WARNING = "ignore_pattern"  # FileWarning code of a bad ignore-file line (see IgnoreRules)
 
@@ -41,6 +46,16 @@ class SyncStats:
     def untouched(cls, info: IndexInfo) -> SyncStats:
         """The keyword side of a sync that left the keyword index alone (Resume of an embedding)."""
         return cls(info.vault, info.documents, info.chunks, 0, 0, 0, info.documents, {}, 0, 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    """One vault's sync, stage by stage: the keyword index, the vectors, OCR (`core.engine.Engine.sync`)."""
+
+    keyword: SyncStats
+    embedding: EmbedStats | None
+    semantic_problem: str | None = None
+    ocr: OcrStats | None = None  # the OCR stage (core.ocr_stage), when it ran
 
 
 @dataclass
