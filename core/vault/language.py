@@ -3,8 +3,9 @@
 The keyword index stems each chunk with its own language's Snowball stemmer and
 records the language so `lang:` can filter on it. That needs a guess per chunk
 in microseconds, not a model: scripts decide CJK, Korean and Cyrillic, and the
-most frequent function words decide between the Latin-script languages. Code
-spans and fenced blocks are dropped first: a Chinese note full of shell
+most frequent function words decide between the Latin-script languages (English by
+default: another one needs several different function words, not one said over and
+over). Code spans and fenced blocks are dropped first: a Chinese note full of shell
 commands is still a Chinese note.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
 from itertools import chain, repeat
 from operator import itemgetter
 
@@ -20,6 +23,10 @@ from core.base.lazy_re import LazyPattern
 
 SAMPLE_CHARS = 4000  # the first few thousand characters say as much as the whole note
 MIN_WORDS = 4  # fewer prose words than this: no opinion (the caller falls back to the note's language)
+# Different function words of a language a sample must hold before that language can win: one word said
+# over and over is more often a name than a language ("non-task child" ×15 made a Tasks note Italian,
+# "no_yaml" a Portuguese one), and real prose in any language uses several of them.
+MIN_DISTINCT = 2
 
 _FENCE = LazyPattern(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 _CODE = re.compile(r"`[^`\n]*`|<https?://[^>\s]*>|https?://\S+|\{\{[^}]*\}\}")
@@ -91,7 +98,8 @@ def detect_language(text: str, min_words: int = MIN_WORDS) -> str:
     if sample.isascii() or not _ANY_COUNTED.found(sample):  # most notes: no CJK or Cyrillic to count
         ascii_words = ascii_latin_words(sample) if min_words > 0 else None  # (no words and no minimum: the scripts' rule)
         if ascii_words is not None:
-            return _latin_language(len(ascii_words), _ascii_function_word_counts(ascii_words), min_words)
+            distinct = partial(_ascii_function_word_counts, ascii_words, once=True)
+            return _latin_language(len(ascii_words), _ascii_function_word_counts(ascii_words), distinct, min_words)
         latin = _LATIN_WORD.findall(sample)
         han = kana = hangul = 0
         cyrillic: list[str] = []
@@ -111,17 +119,23 @@ def detect_language(text: str, min_words: int = MIN_WORDS) -> str:
         return "ja" if kana and kana * 10 >= han + kana else "zh"  # Japanese writes its grammar in kana
     if len(cyrillic) > len(latin):
         return "uk" if _UKRAINIAN.search(sample) else "ru"
-    return _latin_language(len(latin), function_word_counts(latin), 0)
+    return _latin_language(len(latin), function_word_counts(latin), partial(function_word_counts, latin, once=True), 0)
 
 
-def _latin_language(words: int, counts: Counter[str], min_words: int) -> str:
-    """The Latin-script language the function word `counts` of a sample of `words` words say ("en" when none decides)."""
+def _latin_language(words: int, counts: Counter[str], distinct: Callable[[], Counter[str]], min_words: int) -> str:
+    """The Latin-script language the function word `counts` of a sample of `words` words say: the one
+    with the most of them, if it is English (the default) or `MIN_DISTINCT` of them are different words
+    (`distinct()`, each counted once: asked only then); else the next such language; else English."""
     if words < min_words:
         return ""
     if not counts:
         return "en"
     best, n = max(counts.items(), key=itemgetter(1))  # `counts.most_common(1)[0]`, without its two calls around `max`
-    return best if n >= 2 else "en"
+    if best == "en" or n < MIN_DISTINCT:
+        return "en"
+    different = distinct()
+    ranked = [(lang, count) for lang, count in counts.items() if lang == "en" or different[lang] >= MIN_DISTINCT]
+    return max(ranked, key=itemgetter(1))[0] if ranked else "en"
 
 
 # `ascii_latin_words`' byte maps: an ASCII letter to its lower case, any other byte to a space; and the
@@ -148,13 +162,14 @@ def ascii_latin_words(sample: str) -> list[bytes] | None:
     return raw.translate(_LOWER_LETTERS).split()
 
 
-def _ascii_function_word_counts(words: list[bytes]) -> Counter[str]:
+def _ascii_function_word_counts(words: list[bytes], *, once: bool = False) -> Counter[str]:
     """`function_word_counts` of `ascii_latin_words`' lowered words (same counts, same order)."""
-    return Counter(chain.from_iterable(map(_WORD_LANGS_BYTES.get, words, repeat(()))))
+    return Counter(chain.from_iterable(map(_WORD_LANGS_BYTES.get, dict.fromkeys(words) if once else words, repeat(()))))
 
 
-def function_word_counts(latin: list[str]) -> Counter[str]:
-    """How many of `latin`'s words are function words of each language, in first-seen order.
+def function_word_counts(latin: list[str], *, once: bool = False) -> Counter[str]:
+    """How many of `latin`'s words are function words of each language, in first-seen order; with
+    `once`, how many different ones (each word, lowered, counted once).
 
     One pass in C (`map`, `chain`, `Counter`'s counting) instead of a Python loop over every
     word: each word is lowered on its own, as before (lowering the whole sample instead could
@@ -167,7 +182,8 @@ def function_word_counts(latin: list[str]) -> Counter[str]:
     iterable's order, and the flattened iterable yields exactly that loop's languages in that
     loop's order. `tests/core/vault/test_language.py` holds the two equal.
     """
-    return Counter(chain.from_iterable(map(_WORD_LANGS.get, map(str.lower, latin), repeat(()))))
+    lowered = map(str.lower, latin)
+    return Counter(chain.from_iterable(map(_WORD_LANGS.get, dict.fromkeys(lowered) if once else lowered, repeat(()))))
 
 
 def confident_query_language(text: str) -> str:

@@ -41,6 +41,36 @@ def test_other_languages(text: str, lang: str) -> None:
     assert detect_language(text) == lang
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # obsidian-tasks-demo: "non-task" made this Italian, "no_yaml" that one Portuguese
+        "- [ ] #task task parent\n    - [ ] #task task child\n    - [ ] non-task child\n    - [x] non-task child status x\n",
+        "# no_yaml\n\n- [ ] #task Task in 'no_yaml'\n",
+        # simonw-til: SQL's NO and Spanish-looking names, one word many times
+        "Use PRAGMA table_info with no rowid: no columns, no types, no defaults on the view.",
+        "Fetch el.value for each el in the list: el is the element, el.id its id, el.name its name.",
+        "Convert to em units: 2em, 1.5em and 0.5em of the em box; em is relative.",
+    ],
+)
+def test_one_function_word_said_again_and_again_is_not_a_language(text: str) -> None:
+    """A language wins only with `MIN_DISTINCT` different function words: a repeated word is more often a
+    name (`non-task`, SQL's NO, `el`, `em`) than a language, and English stays the default."""
+    assert detect_language(text) == "en"
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Lista de la compra para el fin de semana y la fiesta", "es"),
+        ("Die Datei ist nicht da", "de"),
+        ("Non è una cosa che si fa per gli altri", "it"),
+    ],
+)
+def test_a_short_sample_with_several_function_words_keeps_its_language(text: str, lang: str) -> None:
+    assert detect_language(text) == lang
+
+
 def test_too_little_prose_has_no_opinion() -> None:
     assert detect_language("`tar xf a.tar`") == ""
     assert detect_language("## Setup") == ""
