@@ -35,6 +35,12 @@ def pycache_path(*name: str) -> Path:
 ROLES = frozenset({"index", "search", "cli", "worker", "app"})
 
 
+def command_role(argv: list[str]) -> str:
+    """The table role of a `cairn` command with these arguments: a cold index and a search (the commands
+    people time) have their own, every other command shares one."""
+    return argv[1] if argv[1:2] in (["index"], ["search"]) else "cli"
+
+
 def roled(role: str) -> tuple[str, ...]:
     """The name part that gives `role`'s processes a table of their own (none for ""; an unknown role is refused)."""
     if role and role not in ROLES:

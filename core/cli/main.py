@@ -11,7 +11,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn, TypeAlias
 
-from core.base.lean_import import import_argparse_lean, import_filelock_lean, import_shutil_lean
+from core.base import module_code
+from core.base.compiled_table import command_role
+
+if __name__ == "__main__":  # `python -m core.cli.main`: the command itself, its imports served from here on (`entry`)
+    module_code.install(role=command_role(sys.argv))
+
+from core.base.lean_import import import_argparse_lean, import_filelock_lean, import_shutil_lean  # noqa: E402
 
 import_argparse_lean()  # before anything imports argparse (see its docstring)
 
@@ -219,16 +225,18 @@ def _add_filter_args(p: argparse.ArgumentParser) -> None:
 
 
 def entry() -> NoReturn:
-    """The `cairn` command: `main` (its regular expressions and dataclasses made from what earlier runs compiled:
-    `core.base.regex_code`, `core.base.dataclass_code`), then an exit, at once after a search or a keyword-only
-    index (core.cli.process_exit)."""
-    role = sys.argv[1] if sys.argv[1:2] in (["index"], ["search"]) else "cli"  # a table per kind of process
+    """The `cairn` command: `main` (its modules, regular expressions and dataclasses made from what earlier runs
+    read and compiled: `core.base.module_code`, `core.base.regex_code`, `core.base.dataclass_code`), then an exit,
+    at once after a search or a keyword-only index (core.cli.process_exit)."""
+    role = command_role(sys.argv)  # a table per kind of process
+    module_code.install(role=role)
     regex_code.install(role=role)
     dataclass_code.install(role=role)
     import_shutil_lean()
     code = main(own_process=True)
     dataclass_code.save()
     regex_code.save()
+    module_code.save()
     if len(_ran) == 1 and ends_at_once(_ran[0]):
         exit_now(code)
     sys.exit(code)
