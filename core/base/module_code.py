@@ -104,6 +104,7 @@ class ModuleCode:
         self._seen: dict[str, bool] = {}  # folder -> unchanged since (asked once a process)
         self._path_ok = False
         self._before = frozenset(sys.modules)  # imported before the table could serve them: no reason to write it
+        self._start_path = list(sys.path)  # a process that changed it writes no table (the next one starts from this one)
         self.served = 0
         self._load()
 
@@ -203,7 +204,7 @@ class ModuleCode:
         (another command's: a kind of process's commands differ); whether it was written."""
         modules = servable(sys.modules)
         fresh = {name: spec for name, spec in modules.items() if not isinstance(spec.loader, TableLoader)}
-        if fresh.keys() <= self._before or not may_write():
+        if fresh.keys() <= self._before or not may_write() or sys.path != self._start_path:
             return False
         stamps: dict[str, int | None] = {entry: folder_stamp(entry) for entry in sys.path}
         rows: list[tuple[str, tuple[str, bool, int, int], bytes]] = []

@@ -208,3 +208,14 @@ def test_where_the_system_has_no_pread_the_table_is_read_by_seek(tmp_path: Path,
     module_code.install(table)
     mod = importlib.import_module(f"{name}.mod")
     assert isinstance(mod.__loader__, TableLoader) and mod.double(4) == 8
+
+
+def test_a_process_that_changed_sys_path_writes_no_table(tmp_path: Path, place: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next process starts from the path this one started with: a table written for another would not serve it."""
+    _, name = place
+    table = tmp_path / "table.marshal"
+    module_code.install(table)
+    importlib.import_module(f"{name}.mod")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])
+    assert not module_code._INSTALLED[0].save()
+    assert not table.exists()
