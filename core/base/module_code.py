@@ -204,7 +204,7 @@ class ModuleCode:
         (another command's: a kind of process's commands differ); whether it was written."""
         modules = servable(sys.modules)
         fresh = {name: spec for name, spec in modules.items() if not isinstance(spec.loader, TableLoader)}
-        if fresh.keys() <= self._before or not may_write() or sys.path != self._start_path:
+        if fresh.keys() <= self._before or not may_write() or sys.path != self._start_path or not _writable(self.path.parent):
             return False
         stamps: dict[str, int | None] = {entry: folder_stamp(entry) for entry in sys.path}
         rows: list[tuple[str, tuple[str, bool, int, int], bytes]] = []
@@ -264,6 +264,13 @@ def servable(modules: dict[str, Any]) -> dict[str, ModuleSpec]:
         if spec is not None and type(spec.loader) in (SourceFileLoader, TableLoader) and spec.origin and spec.name == name:
             out[name] = spec
     return out
+
+
+def _writable(folder: Path) -> bool:
+    """Whether the table's folder can be written (asked first: a read-only install would otherwise make
+    every process marshal its modules' code for a file it then cannot write)."""
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    return existing is not None and os.access(existing, os.W_OK)
 
 
 def _write(path: Path, parts: list[bytes]) -> bool:

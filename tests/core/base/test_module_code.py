@@ -219,3 +219,14 @@ def test_a_process_that_changed_sys_path_writes_no_table(tmp_path: Path, place: 
     monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])
     assert not module_code._INSTALLED[0].save()
     assert not table.exists()
+
+
+def test_a_read_only_folder_is_not_written_to(tmp_path: Path, place: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    _, name = place
+    table = tmp_path / "ro" / "table.marshal"
+    module_code.install(table)
+    importlib.import_module(f"{name}.mod")
+    monkeypatch.setattr(module_code.os, "access", lambda path, mode: False)  # root writes anywhere: the answer a read-only install gives
+    monkeypatch.setattr(module_code.marshal, "dumps", lambda *a: pytest.fail("marshalled for a file it cannot write"))
+    assert not module_code._INSTALLED[0].save()
+    assert not table.exists()
