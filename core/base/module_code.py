@@ -201,7 +201,8 @@ class ModuleCode:
     def save(self) -> bool:
         """Write the table where this process imported a module the usual way and the file may be
         written: the modules it imported from source files, and the table's others that still hold
-        (another command's: a kind of process's commands differ); whether it was written."""
+        (another command's: a kind of process's commands differ); whether it was written. A table
+        that writes serves no more imports (its process is ending)."""
         modules = servable(sys.modules)
         fresh = {name: spec for name, spec in modules.items() if not isinstance(spec.loader, TableLoader)}
         if fresh.keys() <= self._before or not may_write() or sys.path != self._start_path or not _writable(self.path.parent):
@@ -220,6 +221,7 @@ class ModuleCode:
             index[name] = (origin, package, mtime_ns, size, offset, len(data))
             offset += len(data)
         head = marshal.dumps((FORMAT, index, stamps, list(sys.path)))
+        self.close()  # serves nothing more: Windows replaces no file a process holds open, this one included
         return _write(self.path, [len(head).to_bytes(_HEAD, "little"), head, *(data for *_, data in rows[:MAX_MODULES])])
 
     def _fresh_row(self, spec: ModuleSpec, stamps: dict[str, int | None]) -> tuple[tuple[str, bool, int, int], bytes] | None:

@@ -230,3 +230,24 @@ def test_a_read_only_folder_is_not_written_to(tmp_path: Path, place: tuple[Path,
     monkeypatch.setattr(module_code.marshal, "dumps", lambda *a: pytest.fail("marshalled for a file it cannot write"))
     assert not module_code._INSTALLED[0].save()
     assert not table.exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc to list open files")
+def test_a_table_that_wrote_holds_its_file_no_longer(tmp_path: Path, place: tuple[Path, str]) -> None:
+    """Windows replaces no file a process holds open, the writing process's own included."""
+    _, name = place
+    table = written_table(tmp_path, name)
+    module_code.install(table)
+    importlib.import_module(f"{name}.mod")
+    (place[0] / name / "mod.py").write_text("X = 1\n", encoding="utf-8")  # something to write anew
+    importlib.import_module(f"{name}.sub.deep")
+    forget(name)
+    importlib.import_module(f"{name}.mod")
+
+    def held() -> bool:
+        fds = Path("/proc/self/fd")
+        return any(os.path.realpath(fds / fd) == str(table.resolve()) for fd in os.listdir(fds) if (fds / fd).exists())
+
+    assert held()
+    assert module_code._INSTALLED[0].save()
+    assert not held()
