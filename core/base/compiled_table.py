@@ -15,6 +15,7 @@ import marshal
 import os
 import sys
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -52,6 +53,25 @@ def may_write() -> bool:
     """Whether this process may write beside Cairn's bytecode: not where Python writes no `.pyc` files
     (`sys.dont_write_bytecode`), nor in a frozen build (the bundle's folder, often unpacked anew per run)."""
     return not sys.dont_write_bytecode and not getattr(sys, "frozen", False)
+
+
+def replace_file(path: Path, parts: Iterable[bytes]) -> bool:
+    """Replace `path` with `parts` by a rename (a cache every reader checks: not fsynced), made as Python
+    makes a `.pyc` (the umask applies); False where it cannot be written (read-only, full)."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.writelines(parts)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    except OSError:
+        return False
+    return True
 
 
 class CompiledTable(ABC, Generic[K, V]):
@@ -105,18 +125,11 @@ class CompiledTable(ABC, Generic[K, V]):
                 table = dict(self.used)
         except RuntimeError:  # another thread (the app's, at its end) compiled meanwhile: written next time
             return False
-        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)  # as Python writes a .pyc: the umask applies
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    marshal.dump(table, f)
-                os.replace(tmp, self.path)
-            except BaseException:
-                tmp.unlink(missing_ok=True)
-                raise
-        except (OSError, ValueError):  # read-only, full, or a value marshal refuses: compiled again next time
+            data = marshal.dumps(table)
+        except ValueError:  # a value marshal refuses: compiled again next time
+            return False
+        if not replace_file(self.path, [data]):  # read-only or full: compiled again next time
             return False
         self.known, self.compiled = table, 0
         return True

@@ -37,7 +37,7 @@ from importlib.machinery import ModuleSpec, PathFinder, SourceFileLoader
 from pathlib import Path
 from typing import Any
 
-from core.base.compiled_table import may_write, pycache_path, roled
+from core.base.compiled_table import may_write, pycache_path, replace_file, roled
 
 FORMAT = 1
 MAX_MODULES = 3000  # past this, a save keeps the modules of the process saving first (a table stays a few MB)
@@ -222,7 +222,7 @@ class ModuleCode:
             offset += len(data)
         head = marshal.dumps((FORMAT, index, stamps, list(sys.path)))
         self.close()  # serves nothing more: Windows replaces no file a process holds open, this one included
-        return _write(self.path, [len(head).to_bytes(_HEAD, "little"), head, *(data for *_, data in rows[:MAX_MODULES])])
+        return replace_file(self.path, [len(head).to_bytes(_HEAD, "little"), head, *(data for *_, data in rows[:MAX_MODULES])])
 
     def _fresh_row(self, spec: ModuleSpec, stamps: dict[str, int | None]) -> tuple[tuple[str, bool, int, int], bytes] | None:
         """A module imported the usual way, as the table keeps it (None: its file is gone or changed)."""
@@ -273,24 +273,6 @@ def _writable(folder: Path) -> bool:
     every process marshal its modules' code for a file it then cannot write)."""
     existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
     return existing is not None and os.access(existing, os.W_OK)
-
-
-def _write(path: Path, parts: list[bytes]) -> bool:
-    """Replace `path` with `parts` (a cache every reader checks: not fsynced)."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)  # as a .pyc: the umask applies
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.writelines(parts)
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-    except OSError:
-        return False
-    return True
 
 
 _INSTALLED: list[ModuleCode] = []
